@@ -1,0 +1,73 @@
+// Caller: everything a backend call needs from whoever is calling it.
+//
+// The seed relies on process-global state for these (faults.barrier, threading.RLock, one id counter); the
+// port makes them an explicit first argument so that the simulator can give each actor its own:
+// - barrier(): the seed's `faults.barrier(name, **context)`. Under the simulator it is a scheduling point
+//   (DESIGN.md §2). It may throw to inject a fault (crash/raise, CONTRACT.md §2).
+// - lock()/unlock(): the seed's `with self._lock:` (a re-entrant lock). Under the simulator, a simulated
+//   re-entrant mutex where a contended acquire blocks the actor. unlock() never switches.
+// - next_id(): ids for plans, claims and generations. The seed draws them from one global counter; the
+//   port asks the caller, and the simulator answers from a counter per actor ("gen-flowA-2"), so ids never
+//   depend on how unrelated actors interleave (a deliberate deviation, DESIGN.md §3).
+// - touch(): the footprint of the current step (DPOR); a no-op by default.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace allocsim::backend {
+
+/// What a fired barrier tells its caller (CONTRACT.md §2 `Hit`).
+struct BarrierHit {
+  bool drop_response = false;
+};
+
+/// Objects a step can touch, for footprints (DESIGN.md §2).
+enum class Obj : unsigned char { Node, Claim, SharedMap, Pointer, Clock, FailedReads, FailingGeometry, Audit, Lock, AllNodes };
+
+class Caller {
+ public:
+  virtual ~Caller() = default;
+  /// Fires barrier `name` (one of CONTRACT.md §2's allocation barriers); `detail` is its context rendered
+  /// as "key=value key=value". REQUIRES: name is a known barrier.
+  virtual BarrierHit barrier(std::string_view name, std::string detail) = 0;
+  virtual void lock() = 0;
+  virtual void unlock() = 0;
+  /// A fresh id of `kind` ("plan", "claim", "gen"), e.g. "claim-3" or "claim-flowA-3".
+  virtual std::string next_id(std::string_view kind) = 0;
+  /// Records that the current step reads (write=false) or writes object `what` named `name`.
+  virtual void touch(Obj what, std::string_view name, bool write) { (void)what, (void)name, (void)write; }
+};
+
+/// RAII for Caller::lock (the seed's `with self._lock:`).
+class LockGuard {
+ public:
+  explicit LockGuard(Caller& c) : c_(c) { c_.lock(); }
+  ~LockGuard() { c_.unlock(); }
+  LockGuard(const LockGuard&) = delete;
+  LockGuard& operator=(const LockGuard&) = delete;
+
+ private:
+  Caller& c_;
+};
+
+/// A caller for sequential use (tests, tools): barriers do nothing, the lock is free, and ids come from
+/// one counter shared by all kinds ("plan-1", "claim-2", "gen-3"), exactly as the seed's.
+class SequentialCaller : public Caller {
+ public:
+  BarrierHit barrier(std::string_view name, std::string detail) override {
+    fired.emplace_back(std::string(name), std::move(detail));
+    return {};
+  }
+  void lock() override { ++depth; }
+  void unlock() override { --depth; }
+  std::string next_id(std::string_view kind) override { return std::string(kind) + "-" + std::to_string(++counter); }
+
+  std::vector<std::pair<std::string, std::string>> fired;  // barriers fired, in order
+  int depth = 0;                                            // current lock depth (0 between calls)
+  long counter = 0;
+};
+
+}  // namespace allocsim::backend

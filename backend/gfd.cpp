@@ -1,0 +1,90 @@
+// GPU Feature Discovery label classification (CONTRACT.md §4, upstream deploy/cluster.py).
+#include "backend/gfd.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace allocsim::backend {
+namespace {
+
+constexpr std::string_view kSharingStrategy = "nvidia.com/gpu.sharing-strategy";
+constexpr std::string_view kProduct = "nvidia.com/gpu.product";
+constexpr std::string_view kReplicas = "nvidia.com/gpu.replicas";
+constexpr std::string_view kCount = "nvidia.com/gpu.count";
+constexpr std::string_view kMigStrategy = "nvidia.com/mig.strategy";
+constexpr std::string_view kMigCapable = "nvidia.com/mig.capable";
+constexpr std::string_view kMigConfig = "nvidia.com/mig.config";
+constexpr std::string_view kMigConfigState = "nvidia.com/mig.config.state";
+
+const std::string* label(const Labels& labels, std::string_view key) { return find_in(labels, key); }
+
+bool label_is(const Labels& labels, std::string_view key, std::string_view value) {
+  const std::string* v = label(labels, key);
+  return v != nullptr && *v == value;
+}
+
+std::string strip(std::string_view s) {
+  const auto ws = [](char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; };
+  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Python's str.isdigit() for ASCII: non-empty, digits only (no sign, no spaces).
+bool is_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// Compares two digit strings by value without overflow: strip leading zeros, then length, then text.
+int compare_digits(std::string a, std::string b) {
+  a.erase(0, std::min(a.find_first_not_of('0'), a.size()));
+  b.erase(0, std::min(b.find_first_not_of('0'), b.size()));
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  return a.compare(b);
+}
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+}  // namespace
+
+std::string classify_gfd_labels(const Labels& labels, std::optional<long> advertised_units) {
+  const std::string* product_label = label(labels, kProduct);
+  const std::string product = product_label ? *product_label : "";
+  const std::string replicas = strip(label(labels, kReplicas) ? *label(labels, kReplicas) : "");
+  const std::string card_count = strip(label(labels, kCount) ? *label(labels, kCount) : "");
+  const std::string advertised = advertised_units ? std::to_string(*advertised_units) : "";
+  const bool more_units_than_cards =
+      is_digits(card_count) && is_digits(advertised) && compare_digits(advertised, card_count) > 0;
+
+  // Rule 1: MPS is recognised from its strategy label alone, whatever the replica auxiliaries say.
+  if (label_is(labels, kSharingStrategy, "mps")) return kClassMps;
+  // Rule 2: any of the three time-slicing signals.
+  const bool shared_product = product.size() >= 7 && product.compare(product.size() - 7, 7, "-SHARED") == 0;
+  if (label_is(labels, kSharingStrategy, "time-slicing") || shared_product ||
+      (is_digits(replicas) && compare_digits(replicas, "1") > 0))
+    return kClassTimeSliced;
+  // Rule 3: single-strategy MIG needs geometry evidence; a MIG-capable card with MIG off is physical.
+  const std::string* capable = label(labels, kMigCapable);
+  const std::string* config = label(labels, kMigConfig);
+  const bool config_applied = config != nullptr && !config->empty() && *config != kDefaultMigConfig &&
+                              label_is(labels, kMigConfigState, "success");
+  if (label_is(labels, kMigStrategy, "single") && capable != nullptr && lower(*capable) == "true" &&
+      (product.find("-MIG-") != std::string::npos || more_units_than_cards || config_applied))
+    return kClassMig;
+  // Rule 4.
+  for (const auto& [key, value] : labels)
+    if (key.rfind("nvidia.com/gpu", 0) == 0) return kClassPhysical;
+  return kClassUnknown;
+}
+
+std::string combine_classifications(const std::vector<std::string>& kinds) {
+  for (const char* kind : {kClassTimeSliced, kClassMps, kClassMig, kClassUnknown, kClassPhysical})
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return kind;
+  return kClassUnknown;
+}
+
+}  // namespace allocsim::backend

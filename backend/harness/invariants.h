@@ -1,0 +1,38 @@
+// The invariants of DESIGN.md §5, each a named function over a BackendWorld after a step.
+//
+// Contract: each returns the first violation it finds (nullopt when it holds), with a message naming
+// the objects involved and a `state` rendering of the fields that broke it. They read only; they are
+// run in invariant_catalog() order, after every step and again at quiescence. Where a property allows,
+// it is checked per object (per node, per claim) so that footprints stay narrow (DPOR).
+#pragma once
+
+#include <optional>
+
+#include "backend/harness/world.h"
+#include "sim/world.h"
+
+namespace allocsim::harness {
+
+/// Context of one check: the actor that just took a step (kNoActor at quiescence).
+struct CheckContext {
+  const BackendWorld& world;
+  sim::ActorId actor;
+  bool quiescent;
+};
+
+std::optional<sim::Violation> check_single_ownership(const CheckContext& c);
+std::optional<sim::Violation> check_no_double_grant(const CheckContext& c);
+std::optional<sim::Violation> check_no_orphaned_geometry(const CheckContext& c);
+std::optional<sim::Violation> check_shared_map_never_deleted(const CheckContext& c);
+std::optional<sim::Violation> check_geometry_stable_under_workloads(const CheckContext& c);
+std::optional<sim::Violation> check_readiness_answers_its_write(const CheckContext& c);
+std::optional<sim::Violation> check_partial_inventory_never_idle(const CheckContext& c);
+std::optional<sim::Violation> check_stale_plan_writes_nothing(const CheckContext& c);
+std::optional<sim::Violation> check_rollback_keeps_newer_owner(const CheckContext& c);
+std::optional<sim::Violation> check_quiescent_clean(const CheckContext& c);
+
+/// Runs the enabled invariants in catalog order; at quiescence also quiescent-clean. Then advances the
+/// world's shadow state (audit position, owner epochs) that per-step invariants compare against.
+std::optional<sim::Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent);
+
+}  // namespace allocsim::harness

@@ -1,0 +1,48 @@
+// Runs a scenario under a strategy and judges it against its `expect` (DESIGN.md §4).
+//
+// Contract: deterministic for a given (scenario, config). The verdict lists every unmet expectation in
+// a fixed order: violations (unexpected, or expected but not found), actor outcomes outside what
+// `expect.actors` allows, and barriers in `expect.reach` that never fired.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/harness/scenario.h"
+#include "backend/harness/world.h"
+#include "sim/explorer.h"
+
+namespace allocsim::harness {
+
+struct RunConfig {
+  std::string strategy = "random";  // random (more strategies arrive with the sweep work)
+  uint64_t seed = 0;
+  uint64_t executions = 1000;
+  uint64_t max_steps = 10000;
+  std::vector<std::string> mutants;  // added to the scenario's (--mutant)
+  bool stop_at_first_violation = false;
+  /// Called after every execution (progress reporting); may be empty.
+  std::function<void(uint64_t done, uint64_t violating)> progress;
+};
+
+struct ScenarioReport {
+  sim::ExploreSummary summary;
+  // actor -> op name -> outcome -> count, in script order of first appearance
+  std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;
+  std::vector<std::string> reached;      // barriers fired in at least one execution, catalog order
+  bool met = false;                      // every expectation held
+  std::vector<std::string> unmet;        // why not, one line each
+};
+
+/// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant.
+ScenarioReport run_scenario(const Scenario& scenario, const RunConfig& config);
+
+/// Re-runs exactly one execution with the given execution seed and returns its result (the `replay
+/// --seed` path: execution 0 of a run seeded with it).
+sim::ExecutionResult replay_seed(const Scenario& scenario, const RunConfig& config, uint64_t execution_seed);
+
+}  // namespace allocsim::harness

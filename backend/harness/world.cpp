@@ -1,0 +1,339 @@
+#include "backend/harness/world.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "backend/errors.h"
+#include "backend/harness/catalog.h"
+#include "backend/harness/invariants.h"
+
+namespace allocsim::harness {
+
+using backend::ClaimObservation;
+using backend::FeasiblePlan;
+using backend::OwnershipConflict;
+using sim::PointKind;
+
+bool CompiledScenario::checks(std::string_view invariant) const {
+  for (size_t i : invariants)
+    if (invariant == invariant_catalog()[i].name) return true;
+  return false;
+}
+
+std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<std::string>& extra_mutants) {
+  backend::BackendOptions opt;
+  opt.authority = sc.authority;
+  opt.mig_apply_seconds = sc.mig_apply_seconds;
+  std::vector<std::string> names = sc.mutants;
+  names.insert(names.end(), extra_mutants.begin(), extra_mutants.end());
+  for (const std::string& m : names) {
+    auto id = backend::mutant_by_name(m);
+    if (!id) throw ScenarioError(sc.path, "/backend/mutants", fmt::format("unknown mutant \"{}\"", m));
+    opt.mutants.add(*id);
+  }
+  std::vector<backend::NodeFixture> nodes;
+  for (const NodeSpec& n : sc.nodes) {
+    backend::NodeFixture f;
+    f.name = n.name;
+    f.product = n.product;
+    f.gpu_count = n.gpu_count;
+    f.memory_gib = n.memory_gib;
+    f.labels = n.labels;
+    f.workloads = n.workloads;
+    f.mig_config = n.mig_config;
+    nodes.push_back(std::move(f));
+  }
+  auto c = std::unique_ptr<CompiledScenario>(
+      new CompiledScenario{&sc, backend::MemoryBackend(std::move(nodes), opt), {}});
+  const auto& cat = invariant_catalog();
+  for (size_t i = 0; i < cat.size(); ++i) {
+    bool on = sc.invariants.empty();
+    for (const std::string& name : sc.invariants) on |= name == cat[i].name;
+    if (on) c->invariants.push_back(i);
+  }
+  return c;
+}
+
+// The Caller an actor hands the backend: barriers and the lock become scheduling points, ids come
+// from the actor's own counter.
+class ActorCaller final : public backend::Caller {
+ public:
+  ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {}
+
+  backend::BarrierHit barrier(std::string_view name, std::string detail) override {
+    const auto& cat = barrier_catalog();
+    for (size_t i = 0; i < cat.size(); ++i) {
+      if (name != cat[i].name) continue;
+      ++w_.barrier_hits_[i];
+      ctx_.point(PointKind::Barrier, cat[i].name, std::move(detail));  // catalog names are static
+      return {};
+    }
+    // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
+    throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
+  }
+  void lock() override { w_.lock_.lock(ctx_); }
+  void unlock() override { w_.lock_.unlock(); }
+  std::string next_id(std::string_view kind) override {
+    std::string id = fmt::format("{}-{}-{}", kind, st_.name, ++st_.id_counter);
+    if (kind == "gen") st_.op_epoch = id;
+    return id;
+  }
+
+ private:
+  BackendWorld& w_;
+  sim::ActorContext& ctx_;
+  ActorState& st_;
+};
+
+BackendWorld::BackendWorld(const CompiledScenario& c) : c_(c), backend_(c.prototype) {
+  const Scenario& sc = *c.scenario;
+  actors_.resize(sc.actors.size());
+  for (size_t i = 0; i < sc.actors.size(); ++i) {
+    actors_[i].name = sc.actors[i].name;
+    actors_[i].outcomes.assign(sc.actors[i].script.size(), nullptr);
+  }
+  barrier_hits_.assign(barrier_catalog().size(), 0);
+  for (const auto& n : backend_.state().nodes) {
+    shadow.push_back({n.owner_epoch});
+    original_configs_.push_back(n.mig_config);
+  }
+  audit_seen = backend_.state().audit.size();
+}
+
+namespace {
+
+std::vector<backend::WorkloadRequest> to_requests(const std::string& flow, const std::vector<RequestSpec>& specs) {
+  std::vector<backend::WorkloadRequest> out;
+  for (const RequestSpec& r : specs) {
+    backend::WorkloadRequest w;
+    w.flow_id = flow;
+    w.workload_id = r.workload;
+    w.device_count = r.devices;
+    w.sharing = r.sharing;
+    if (r.minimum_usable_memory_gib)
+      w.minimum_usable_memory_bytes = static_cast<int64_t>(*r.minimum_usable_memory_gib * double(backend::kGiB));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::string op_detail(const Op& op) {
+  switch (op.kind) {
+    case OpKind::BindWorkload: return fmt::format("node={} workload={} units={}", op.node, op.workload, op.units);
+    case OpKind::UnbindWorkload: return fmt::format("node={} workload={}", op.node, op.workload);
+    case OpKind::FailReads:
+    case OpKind::RestoreReads: return fmt::format("kind={}", op.read_kind);
+    case OpKind::FailGeometry: return fmt::format("node={}", op.node);
+    case OpKind::AdvanceClock: return fmt::format("seconds={:g}", op.seconds);
+    case OpKind::Await: return fmt::format("status={}", op.status);
+    case OpKind::Reconcile: return fmt::format("desired={}", op.status);
+    case OpKind::Release: return op.keep_workloads ? "keep_workloads=true" : "";
+    case OpKind::Reserve: return op.plan_from ? fmt::format("plan_from={}", *op.plan_from) : "";
+    default: return "";
+  }
+}
+
+bool pods_failing(const backend::MemoryBackend& b) {
+  return backend::find_in(b.state().failed_reads, std::string("pods")) != nullptr;
+}
+
+}  // namespace
+
+// One actor's script. Runs inside the actor's fiber; every backend call is preceded by a point.
+class ScriptRunner {
+ public:
+  ScriptRunner(BackendWorld& w, sim::ActorContext& ctx, ActorState& st, const ActorSpec& spec)
+      : w_(w), b_(w.mutable_backend()), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
+
+  void run() {
+    for (size_t k = 0; k < spec_.script.size(); ++k) st_.outcomes[k] = execute(spec_.script[k]);
+  }
+
+ private:
+  void call(const char* what, std::string detail = {}) { ctx_.point(PointKind::Call, what, std::move(detail)); }
+
+  const char* inventory(const std::optional<std::vector<std::string>>& scope) {
+    const bool failed_pods = pods_failing(b_);
+    auto obs = b_.inventory(caller_, scope);
+    if (!obs.known) {
+      st_.inventory.reset();
+      return "unknown";
+    }
+    st_.inventory = std::move(obs.value);
+    st_.inventory_with_failed_pods = failed_pods;
+    return st_.inventory->completeness == backend::kCompletenessPartial ? "partial" : "complete";
+  }
+
+  const char* plan(const std::vector<RequestSpec>& requests) {
+    st_.plan = b_.plan(caller_, to_requests(st_.name, requests), *st_.inventory);
+    st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
+    const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
+    st_.told.plan_feasible = feasible;
+    st_.told.plan_from_failed_pods = st_.plan_with_failed_pods;
+    return feasible ? "feasible" : "infeasible";
+  }
+
+  const char* reserve(const FeasiblePlan& plan) {
+    const std::string op_id = fmt::format("{}:op{}", st_.name, ++st_.reserves);
+    // The seed's generation check compares against every node's version; remember a stale reserve so
+    // that stale-plan-writes-nothing can hold it to writing nothing.
+    int64_t sum = 0;
+    for (const auto& n : b_.state().nodes) sum += n.resource_version;
+    if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
+    st_.op_epoch.clear();
+    try {
+      ClaimObservation obs = b_.reserve(caller_, plan, op_id, plan.snapshot_generation);
+      st_.claim_id = obs.claim_id;
+      st_.claim_generation = obs.desired_generation;
+      ++st_.claims_held;
+      ++st_.claims_made;
+      st_.told.observation = std::move(obs);
+      return "claimed";
+    } catch (const OwnershipConflict&) {
+      return "conflict";
+    }
+  }
+
+  const char* observe_once() {
+    auto obs = b_.observe(caller_, *st_.claim_id);
+    if (!obs.known) return "unknown";
+    st_.told.observation = obs.value;
+    return status_word(obs.value.status);
+  }
+
+  static const char* status_word(const std::string& s) {
+    for (const char* w : {backend::kClaimPending, backend::kClaimAllocated, backend::kClaimPrepared,
+                          backend::kClaimReady, backend::kClaimFailed, backend::kClaimReleasing})
+      if (s == w) return w;
+    throw std::logic_error("unknown claim status " + s);
+  }
+
+  const char* execute(const Op& op) {
+    switch (op.kind) {
+      case OpKind::Inventory:
+        call("inventory");
+        return inventory(op.nodes);
+      case OpKind::Plan:
+        if (!st_.inventory) return "skipped";
+        call("plan");
+        return plan(op.requests);
+      case OpKind::Reserve: return execute_reserve(op);
+      case OpKind::Observe:
+        if (!st_.claim_id) return "skipped";
+        call("observe");
+        return observe_once();
+      case OpKind::Await: {
+        if (!st_.claim_id) return "skipped";
+        for (int i = 0; i < op.polls_max; ++i) {
+          call("observe", fmt::format("await={} poll={}", op.status, i + 1));
+          const char* got = observe_once();
+          if (got == op.status || std::string_view(got) == backend::kClaimFailed) return got;
+        }
+        return "timeout";
+      }
+      case OpKind::MarkReady:
+        if (!st_.claim_id) return "skipped";
+        call("mark_ready");
+        b_.mark_workload_ready(caller_, *st_.claim_id);
+        return "done";
+      case OpKind::Reconcile:
+        if (!st_.claim_id) return "skipped";
+        call("reconcile", op_detail(op));
+        try {
+          auto obs = b_.reconcile(caller_, *st_.claim_id, op.status, st_.claim_generation);
+          st_.told.observation = obs;
+          return status_word(obs.status);
+        } catch (const OwnershipConflict&) {
+          return "conflict";
+        }
+      case OpKind::Release: {
+        if (!st_.claim_id) return "skipped";
+        call("release", op_detail(op));
+        const std::string op_id = fmt::format("{}:release{}", st_.name, ++st_.releases);
+        st_.op_epoch = st_.claim_generation;
+        auto r = b_.release(caller_, *st_.claim_id, op_id, st_.claim_generation, op.keep_workloads);
+        if (r.status == backend::kReleaseReleased) {
+          st_.claim_id.reset();
+          --st_.claims_held;
+          return backend::kReleaseReleased;
+        }
+        return r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
+      }
+      case OpKind::BindWorkload:
+        call("bind_workload", op_detail(op));
+        b_.bind_workload(caller_, op.node, op.workload, op.units);
+        return "done";
+      case OpKind::UnbindWorkload:
+        call("unbind_workload", op_detail(op));
+        b_.unbind_workload(caller_, op.node, op.workload);
+        return "done";
+      case OpKind::FailReads:
+        call("fail_reads", op_detail(op));
+        b_.fail_reads(caller_, op.read_kind, "timeout");
+        return "done";
+      case OpKind::RestoreReads:
+        call("restore_reads", op_detail(op));
+        b_.fail_reads(caller_, op.read_kind, std::nullopt);
+        return "done";
+      case OpKind::FailGeometry:
+        call("fail_geometry", op_detail(op));
+        b_.fail_geometry(caller_, op.node);
+        return "done";
+      case OpKind::AdvanceClock:
+        call("advance_clock", op_detail(op));
+        b_.advance_clock(caller_, op.seconds);
+        b_.apply_pending_geometry(caller_);
+        return "done";
+    }
+    throw std::logic_error("unhandled op");
+  }
+
+  const char* execute_reserve(const Op& op) {
+    if (op.has_requests) {
+      call("inventory", "reserve=1");
+      if (std::string_view(inventory(std::nullopt)) == "unknown") return "unknown";
+      call("plan", "reserve=1");
+      if (std::string_view(plan(op.requests)) == "infeasible") return "infeasible";
+      call("reserve");
+      return reserve(std::get<FeasiblePlan>(*st_.plan));
+    }
+    if (op.plan_from) {
+      // Another actor's plan is only known at the time of the call: the point comes first.
+      call("reserve", op_detail(op));
+      const ActorState* from = nullptr;
+      for (const ActorState& a : w_.actors())
+        if (a.name == *op.plan_from) from = &a;
+      if (!from || !from->plan) return "skipped";
+      if (!std::holds_alternative<FeasiblePlan>(*from->plan)) return "infeasible";
+      const FeasiblePlan plan = std::get<FeasiblePlan>(*from->plan);  // a copy: the owner may re-plan
+      return reserve(plan);
+    }
+    if (!st_.plan) return "skipped";
+    if (!std::holds_alternative<FeasiblePlan>(*st_.plan)) return "infeasible";
+    call("reserve");
+    const FeasiblePlan plan = std::get<FeasiblePlan>(*st_.plan);
+    return reserve(plan);
+  }
+
+  BackendWorld& w_;
+  backend::MemoryBackend& b_;
+  sim::ActorContext& ctx_;
+  ActorState& st_;
+  const ActorSpec& spec_;
+  ActorCaller caller_;
+};
+
+void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
+  ScriptRunner(*this, ctx, actors_[id], c_.scenario->actors[id]).run();
+}
+
+std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId actor) {
+  auto v = check_invariants(*this, actor, false);
+  actors_[actor].told = Told{};
+  return v;
+}
+
+std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }
+
+}  // namespace allocsim::harness

@@ -1,0 +1,749 @@
+// MemoryBackend: the seed's MemoryAllocationBackend, line for line (seed/memory_backend_reindented.py).
+// Line numbers in comments refer to that file.
+//
+// Two porting rules run through this file:
+// - The lock is taken exactly where the seed writes `with self._lock:`, and barriers the seed fires
+//   outside it are fired with no LockGuard alive.
+// - After any barrier, other actors may have run: pointers into s_.nodes / s_.claims are looked up
+//   again by name or id (the seed's Python references stay valid across the gap, C++ ones do not).
+#include "backend/memory_backend.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "backend/errors.h"
+#include "backend/mig_geometry.h"
+#include "backend/packing.h"
+#include "backend/pyrepr.h"
+
+namespace allocsim::backend {
+namespace {
+
+constexpr const char* kMapName = "videoflow-map";
+constexpr const char* kPolicyName = "clusterpolicy";
+constexpr const char* kClockName = "clock";
+constexpr const char* kPendingName = "pending-geometry";
+
+bool is_truthy(const std::optional<std::string>& s) { return s.has_value() && !s->empty(); }
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? std::string(sep) : "") + items[i];
+  return out;
+}
+
+// The seed's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`.
+std::string layout_string(OrderedMap<std::string, int> layout) {
+  std::sort(layout.begin(), layout.end());
+  std::vector<std::string> parts;
+  for (const auto& [profile, count] : layout) parts.push_back(fmt::format("{}:{}", profile, count));
+  return join(parts, ",");
+}
+
+// Python's `seq[:n]` for a list of length `size`.
+size_t slice_end(size_t size, int n) {
+  if (n >= 0) return std::min(size, static_cast<size_t>(n));
+  const size_t drop = static_cast<size_t>(-static_cast<long>(n));
+  return drop >= size ? 0 : size - drop;
+}
+
+}  // namespace
+
+// -- state lookups ------------------------------------------------------------------------------
+
+std::string NodeFixture::classification() const {
+  if (!mig_layout.empty()) return kClassMig;
+  return classify_gfd_labels(labels);
+}
+
+const NodeFixture* BackendState::node(std::string_view name) const {
+  for (const auto& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+NodeFixture* BackendState::node(std::string_view name) {
+  return const_cast<NodeFixture*>(static_cast<const BackendState*>(this)->node(name));
+}
+const Claim* BackendState::claim(std::string_view id) const {
+  for (const auto& c : claims)
+    if (c.claim_id == id) return &c;
+  return nullptr;
+}
+Claim* BackendState::claim(std::string_view id) {
+  return const_cast<Claim*>(static_cast<const BackendState*>(this)->claim(id));
+}
+
+NodeFixture& MemoryBackend::node_at(const std::string& name) {
+  if (NodeFixture* n = s_.node(name)) return *n;
+  throw std::out_of_range("no node " + name);
+}
+Claim& MemoryBackend::claim_at(const std::string& id) {
+  if (Claim* c = s_.claim(id)) return *c;
+  throw std::out_of_range("no claim " + id);
+}
+
+template <class T>
+Observation<T> MemoryBackend::known_now(T value, std::optional<std::string> generation) const {
+  Observation<T> o;
+  o.known = true;
+  o.value = std::move(value);
+  o.generation = std::move(generation);
+  o.observed_at = s_.clock.now();
+  return o;
+}
+template <class T>
+Observation<T> MemoryBackend::unknown_now(std::string reason, std::string detail) const {
+  Observation<T> o;
+  o.reason = std::move(reason);
+  o.detail = std::move(detail);
+  o.observed_at = s_.clock.now();
+  return o;
+}
+
+// -- construction, capabilities (lines 132-165) -----------------------------------------------------
+
+MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options) : opt_(std::move(options)) {
+  // `{n.name: n for n in nodes}`: a repeated name keeps its first position and its last value.
+  for (auto& n : nodes) {
+    if (NodeFixture* same = s_.node(n.name))
+      *same = std::move(n);
+    else
+      s_.nodes.push_back(std::move(n));
+  }
+}
+
+AllocationCapabilities MemoryBackend::capabilities() const {
+  const std::string& a = opt_.authority;
+  const bool managed = a == kAuthorityManagedMig;
+  const bool dra = a == kAuthorityDra;
+  AllocationCapabilities caps;
+  caps.adapter = "memory-" + a;
+  caps.authority = a;
+  caps.exclusive_device = true;
+  caps.isolated_mig = managed || dra;
+  caps.cooperative_sharing = a == kAuthorityLocal;
+  caps.memory_enforcement = (managed || dra) ? "hardware" : (a == kAuthorityLocal ? "none" : "accounting");
+  caps.multi_device = true;
+  caps.topology_verification = false;
+  caps.elastic = !managed;
+  caps.admission_boundary = true;
+  return caps;
+}
+
+// -- reads (lines 168-191) ----------------------------------------------------------------------------
+
+void MemoryBackend::fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason) {
+  LockGuard lock(c);
+  c.touch(Obj::FailedReads, kind, true);
+  if (!reason)
+    erase_in(s_.failed_reads, kind);
+  else
+    put_in(s_.failed_reads, kind, *reason);
+}
+
+Observation<InventorySnapshot> MemoryBackend::inventory(Caller& c,
+                                                        const std::optional<std::vector<std::string>>& scope_nodes) {
+  LockGuard lock(c);
+  c.touch(Obj::FailedReads, "nodes", false);
+  c.touch(Obj::Clock, kClockName, false);
+  if (const std::string* reason = find_in(s_.failed_reads, "nodes"))
+    return unknown_now<InventorySnapshot>(*reason, "node listing failed");
+  c.touch(Obj::FailedReads, "pods", false);
+  c.touch(Obj::AllNodes, "", false);
+  std::vector<const NodeFixture*> nodes;
+  for (const auto& n : s_.nodes) {
+    if (scope_nodes && std::find(scope_nodes->begin(), scope_nodes->end(), n.name) == scope_nodes->end()) continue;
+    c.touch(Obj::Node, n.name, false);
+    nodes.push_back(&n);
+  }
+  InventorySnapshot snap;
+  for (const NodeFixture* n : nodes)
+    for (int i = 0; i < n->gpu_count; ++i)
+      snap.devices.push_back({n->name, i, fmt::format("GPU-{}-{}", n->name, i), std::nullopt, n->product,
+                              static_cast<int64_t>(n->memory_gib * static_cast<double>(kGiB)), std::nullopt});
+  const bool partial = find_in(s_.failed_reads, "pods") != nullptr;
+  const bool idle_mutant = partial && opt_.mutants.has(Mutant::PartialInventoryIsIdle);
+  if (!partial || idle_mutant)
+    for (const NodeFixture* n : nodes) {
+      int used = 0;
+      for (const auto& [workload, units] : n->workloads) used += units;
+      snap.occupancy.emplace_back(n->name, idle_mutant ? 0 : used);
+    }
+  int64_t generation = 0;
+  for (const NodeFixture* n : nodes) {
+    snap.sharing.emplace_back(n->name, n->classification());
+    if (is_truthy(n->owner)) snap.owners.emplace_back(n->name, *n->owner);
+    generation += n->resource_version;
+  }
+  snap.completeness = (partial && !idle_mutant) ? kCompletenessPartial : kCompletenessComplete;
+  snap.observed_at = s_.clock.now();
+  snap.generation = std::to_string(generation);
+  std::string gen = snap.generation;
+  return known_now(std::move(snap), std::move(gen));
+}
+
+// -- planning (lines 194-259) ---------------------------------------------------------------------------
+
+PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& requests,
+                                const InventorySnapshot& snapshot) {
+  std::vector<std::string> reasons;
+  if (snapshot.completeness != kCompletenessComplete)
+    return Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
+  OrderedMap<std::string, std::vector<DeviceIdentity>> by_node;
+  for (const auto& device : snapshot.devices) {
+    if (!device.node) continue;
+    if (auto* list = find_in(by_node, *device.node))
+      list->push_back(device);
+    else
+      by_node.emplace_back(*device.node, std::vector<DeviceIdentity>{device});
+  }
+  OrderedMap<std::string, int> free;
+  std::vector<std::string> excluded;
+  for (const auto& [node, devices] : by_node) {
+    const std::string* owner = find_in(snapshot.owners, node);
+    if (owner && !owner->empty() && !requests.empty() && *owner != requests[0].flow_id) {
+      excluded.push_back(fmt::format("{}: owned by {}", node, *owner));
+      continue;  // another flow's node is not ours to plan on
+    }
+    // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
+    // sharers reach MIG through geometry instead (seed comment, lines 210-213).
+    const std::string* sharing = find_in(snapshot.sharing, node);
+    if (sharing && (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown ||
+                    *sharing == kClassMig)) {
+      excluded.push_back(fmt::format("{}: {} \u2014 its units are shares or slices, not whole devices", node, *sharing));
+      continue;
+    }
+    const int* occupied = find_in(snapshot.occupancy, node);
+    put_in(free, node, static_cast<int>(devices.size()) - (occupied ? *occupied : 0));
+  }
+
+  OrderedMap<std::string, std::vector<DeviceIdentity>> assignments;
+  OrderedMap<std::string, std::string> geometry;
+  std::vector<const WorkloadRequest*> exclusive, sharers;
+  for (const auto& r : requests) {
+    if (r.sharing == kSharingExclusive || r.sharing == kSharingCooperative || r.sharing == kSharingAccountingOnly)
+      exclusive.push_back(&r);
+    if (r.sharing == kSharingIsolatedMig) sharers.push_back(&r);
+  }
+  std::vector<std::pair<std::string, int>> wanted;
+  for (const auto* r : exclusive) wanted.emplace_back(r->workload_id, r->device_count);
+  const auto packed = pack_whole_devices(wanted, free);
+  if (!packed) {
+    reasons.push_back(fmt::format(
+        "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
+        py::dict(free), excluded.empty() ? std::string("none") : py::list(excluded)));
+  } else {
+    for (const auto& [workload_id, node] : *packed) {
+      const WorkloadRequest* request =
+          *std::find_if(exclusive.begin(), exclusive.end(), [&](const auto* r) { return r->workload_id == workload_id; });
+      std::vector<DeviceIdentity> taken;
+      for (const auto& d : *find_in(by_node, node)) {
+        bool assigned = false;
+        for (const auto& [w, devices] : assignments)
+          assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
+        if (!assigned) taken.push_back(d);
+      }
+      taken.resize(slice_end(taken.size(), request->device_count));
+      put_in(assignments, workload_id, std::move(taken));
+    }
+  }
+  if (!sharers.empty()) {
+    if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
+      reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
+    } else {
+      OrderedMap<std::string, OrderedMap<std::string, int>> layouts;
+      for (const WorkloadRequest* request : sharers) {
+        // The first free node in `free`'s (insertion) order that no whole-device request took.
+        std::optional<std::string> mig_node;
+        if (packed)
+          for (const auto& [n, units] : free) {
+            bool taken = false;
+            for (const auto& [w, host] : *packed) taken = taken || host == n;
+            if (!taken && units > 0) {
+              mig_node = n;
+              break;
+            }
+          }
+        if (!mig_node) {
+          reasons.push_back("no free card for MIG sharer " + request->workload_id);
+          continue;
+        }
+        const std::string& node = *mig_node;
+        const std::string product = node_at(node).product;
+        const double gib = static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) /
+                           static_cast<double>(kGiB);
+        const auto profile = smallest_profile(product, gib);
+        if (!profile) {
+          reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
+          continue;
+        }
+        if (!find_in(layouts, node)) layouts.emplace_back(node, OrderedMap<std::string, int>{});
+        OrderedMap<std::string, int>& layout = *find_in(layouts, node);
+        const int* had = find_in(layout, profile->name);
+        const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
+        put_in(assignments, request->workload_id,
+               std::vector<DeviceIdentity>{{node, std::nullopt, std::nullopt,
+                                            fmt::format("MIG-{}-{}-{}", node, profile->name, count), product,
+                                            int64_t{profile->memory_gib} * kGiB, profile->name}});
+      }
+      for (const auto& [node, layout] : layouts) {
+        for (const auto& p : check_layout(node_at(node).product, layout)) reasons.push_back(node + ": " + p);
+        put_in(geometry, node, layout_string(layout));
+      }
+    }
+  }
+  if (!reasons.empty()) return Infeasible{std::move(reasons)};
+  return FeasiblePlan{std::move(assignments), std::move(geometry), snapshot.generation, c.next_id("plan"),
+                      std::move(excluded)};
+}
+
+// -- reservation (CAS) (lines 262-347) --------------------------------------------------------------------
+
+ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                                        const std::optional<std::string>& expected_generation) {
+  const std::string owner = operation_id.substr(0, operation_id.find(':'));
+  std::set<std::string> node_set;
+  for (const auto& [workload, devices] : plan.assignments)
+    for (const auto& d : devices)
+      if (is_truthy(d.node)) node_set.insert(*d.node);
+  const std::vector<std::string> nodes(node_set.begin(), node_set.end());
+  std::string current;
+  {
+    LockGuard lock(c);
+    c.touch(Obj::AllNodes, "", false);
+    int64_t sum = 0;
+    for (const auto& n : s_.nodes) {
+      c.touch(Obj::Node, n.name, false);
+      sum += n.resource_version;
+    }
+    current = std::to_string(sum);
+  }
+  if (expected_generation && *expected_generation != current && !opt_.mutants.has(Mutant::StalePlanApplied))
+    // The plan was made on an inventory that has since changed: never apply a stale plan (ALLOC-023).
+    throw OwnershipConflict(fmt::format("the inventory changed since the plan was made (generation {} -> {}); "
+                                        "nothing was reserved",
+                                        *expected_generation, current),
+                            "Re-plan against the current inventory.");
+  const std::string claim_id = c.next_id("claim");
+  const std::string generation = c.next_id("gen");
+  std::vector<std::string> stamped;
+  for (const std::string& node_name : nodes) {
+    // Read and write are two API calls; the barriers between them sit outside the lock so a second
+    // claimant can read the same version meanwhile (ALLOC-004). The write re-checks the version.
+    std::optional<std::string> seen_owner;
+    int64_t seen_version = 0;
+    {
+      LockGuard lock(c);
+      c.touch(Obj::Node, node_name, false);
+      const NodeFixture& node = node_at(node_name);
+      seen_owner = node.owner;
+      seen_version = node.resource_version;
+    }
+    c.barrier("owner.read.after", fmt::format("node={} op_id={} version={}", node_name, operation_id, seen_version));
+    if (seen_owner && *seen_owner != owner) {
+      {
+        LockGuard lock(c);
+        rollback(c, stamped, generation, operation_id);
+      }
+      throw OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
+                              "Re-plan against the remaining pool.", node_name);
+    }
+    c.barrier("owner.update.before", fmt::format("node={} op_id={}", node_name, operation_id));
+    {
+      LockGuard lock(c);
+      c.touch(Obj::Node, node_name, false);
+      // client-side-claim mutant: the write names no resourceVersion, so a lost race goes unnoticed.
+      if (!opt_.mutants.has(Mutant::ClientSideClaim) && node_at(node_name).resource_version != seen_version) {
+        rollback(c, stamped, generation, operation_id);
+        throw OwnershipConflict(fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write",
+                                            node_name, seen_version, node_at(node_name).resource_version),
+                                "Re-plan against the current state.", node_name);
+      }
+      NodeFixture& node = node_at(node_name);
+      if (node.owner != owner) {
+        c.touch(Obj::Node, node_name, true);
+        node.owner = owner;
+        node.owner_epoch = generation;
+        node.resource_version += 1;
+        stamped.push_back(node_name);
+        record(c, operation_id, "stamp-owner", node_name, owner);
+      }
+    }
+    c.barrier("owner.update.after", fmt::format("node={} op_id={}", node_name, operation_id));
+  }
+
+  LockGuard lock(c);
+  Claim fresh;
+  fresh.claim_id = claim_id;
+  fresh.owner = owner;
+  fresh.plan = plan;
+  fresh.generation = generation;
+  fresh.nodes = nodes;
+  fresh.op_id = operation_id;
+  c.touch(Obj::Claim, "", true);
+  c.touch(Obj::Claim, claim_id, true);
+  if (Claim* same = s_.claim(claim_id))
+    *same = std::move(fresh);  // `self._claims[claim_id] = claim` keeps a reused id's position
+  else
+    s_.claims.push_back(std::move(fresh));
+  c.barrier("claim.create.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+  if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
+    const std::string entry = fmt::format("{}{}-{}", kEntryPrefix, owner, generation);
+    claim_at(claim_id).entry_name = entry;
+    c.touch(Obj::SharedMap, kMapName, true);
+    OrderedMap<std::string, int> members;
+    for (const auto& [node_name, layout] : plan.geometry) put_in(members, node_name, 1);
+    put_in(s_.shared_config, entry, std::move(members));
+    s_.shared_config_version += 1;
+    s_.shared_tombstone = false;
+    s_.shared_map_deleted = false;  // only ever true under the map-deleted-on-last-out mutant
+    record(c, operation_id, "publish-entry", entry, py::dict(plan.geometry));
+    c.touch(Obj::Pointer, kPolicyName, true);
+    if (s_.pointer != kActivePointer) {
+      s_.pointer_restore = s_.pointer;
+      s_.pointer = kActivePointer;
+      s_.pointer_version += 1;
+      record(c, operation_id, "point-policy", kPolicyName, kActivePointer);
+    }
+    for (const auto& [node_name, layout] : plan.geometry) {
+      c.touch(Obj::Node, node_name, true);
+      NodeFixture& node = node_at(node_name);
+      if (!node.restore_record) {
+        node.restore_record = node.mig_config;
+        record(c, operation_id, "record-restore", node_name, node.mig_config);
+      }
+      node.mig_config = entry;
+      // stale-success-readiness mutant: the node keeps showing its previous terminal state.
+      if (!opt_.mutants.has(Mutant::StaleSuccessReadiness)) node.mig_state = "pending";
+      node.resource_version += 1;
+      record(c, operation_id, "label-geometry", node_name, entry);
+      const int64_t version = node_at(node_name).resource_version;
+      put_in(claim_at(claim_id).label_versions, node_name, version);
+      if (opt_.mig_apply_seconds > 0) {
+        c.touch(Obj::Clock, kClockName, false);
+        c.touch(Obj::Clock, kPendingName, true);
+        s_.pending_geometry.push_back({s_.clock.now() + opt_.mig_apply_seconds, node_name, version});
+      } else {
+        apply_geometry(c, node_name, version);
+      }
+    }
+  }
+  claim_at(claim_id).status = kClaimAllocated;
+  c.barrier("claim.schedule.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+  return observe_claim(c, claim_at(claim_id));
+}
+
+void MemoryBackend::rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,
+                             const std::string& operation_id) {
+  for (const std::string& node_name : stamped) {
+    c.touch(Obj::Node, node_name, false);
+    NodeFixture& node = node_at(node_name);
+    if (node.owner_epoch == generation) {  // only what *we* stamped, never a newer owner
+      c.touch(Obj::Node, node_name, true);
+      node.owner.reset();
+      node.owner_epoch.reset();
+      node.resource_version += 1;
+      record(c, operation_id, "release-owner", node_name, "rollback");
+    }
+  }
+}
+
+// -- geometry application (lines 349-378) ----------------------------------------------------------------
+
+void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
+  LockGuard lock(c);
+  c.touch(Obj::FailingGeometry, node, true);
+  if (std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node) == s_.failing_geometry.end())
+    s_.failing_geometry.push_back(node);
+}
+
+void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
+  c.touch(Obj::FailingGeometry, node_name, false);
+  c.touch(Obj::Node, node_name, true);
+  const bool failing = std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) !=
+                       s_.failing_geometry.end();
+  NodeFixture& node = node_at(node_name);
+  node.mig_state = failing ? "failed" : "success";
+  node.mig_state_generation = version;
+  if (failing) return;
+  c.touch(Obj::SharedMap, kMapName, false);
+  OrderedMap<std::string, int> layout;
+  if (find_in(s_.shared_config, node.mig_config) != nullptr) {
+    c.touch(Obj::Claim, "", false);
+    for (const auto& claim : s_.claims) {
+      c.touch(Obj::Claim, claim.claim_id, false);
+      if (claim.entry_name != node.mig_config) continue;
+      const std::string* geometry = find_in(claim.plan.geometry, node_name);
+      std::string_view rest = geometry ? std::string_view(*geometry) : std::string_view();
+      // `for part in geometry.split(','): if ':' in part: profile, count = part.split(':')`
+      while (true) {
+        const size_t comma = rest.find(',');
+        const std::string_view part = rest.substr(0, comma);
+        const size_t colon = part.find(':');
+        if (colon != std::string_view::npos)
+          put_in(layout, std::string(part.substr(0, colon)), std::stoi(std::string(part.substr(colon + 1))));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    }
+  }
+  node.mig_layout = std::move(layout);
+}
+
+void MemoryBackend::apply_pending_geometry(Caller& c) {
+  LockGuard lock(c);
+  c.touch(Obj::Clock, kClockName, false);
+  c.touch(Obj::Clock, kPendingName, true);
+  const double now = s_.clock.now();
+  std::vector<PendingGeometry> due, later;
+  for (auto& p : s_.pending_geometry) (p.due <= now ? due : later).push_back(p);
+  s_.pending_geometry = std::move(later);
+  for (const auto& p : due) apply_geometry(c, p.node, p.version);
+}
+
+// -- observation (lines 381-440) -----------------------------------------------------------------------------
+
+Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::string& claim_id) {
+  LockGuard lock(c);
+  c.touch(Obj::FailedReads, "nodes", false);
+  c.touch(Obj::Clock, kClockName, false);
+  if (const std::string* reason = find_in(s_.failed_reads, "nodes"))
+    return unknown_now<ClaimObservation>(*reason, "node read failed");
+  c.touch(Obj::Claim, claim_id, false);
+  const Claim* claim = s_.claim(claim_id);
+  if (claim == nullptr) return unknown_now<ClaimObservation>("unreachable", "no claim " + claim_id);
+  return known_now(observe_claim(c, *claim), claim->generation);
+}
+
+ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) const {
+  c.touch(Obj::Claim, claim.claim_id, false);
+  ClaimObservation obs;
+  bool prepared = true;
+  bool failed = false;
+  for (const std::string& node_name : claim.nodes) {
+    c.touch(Obj::Node, node_name, false);
+    const NodeFixture* found = s_.node(node_name);
+    if (found == nullptr) throw std::out_of_range("no node " + node_name);
+    const NodeFixture& node = *found;
+    obs.evidence.push_back({node_name, node.mig_config, node.mig_state, node.mig_state_generation,
+                            node.resource_version, node.mig_layout});
+    if (!claim.entry_name.empty()) {
+      // Operation-correlated readiness: the state must answer *this* write (the seed's `- 0` dropped).
+      bool answers = node.mig_config == claim.entry_name && node.mig_state == "success" &&
+                     node.mig_state_generation >= node.resource_version;
+      if (opt_.mutants.has(Mutant::StaleSuccessReadiness)) answers = node.mig_state == "success";
+      prepared = prepared && answers;
+      failed = failed || (node.mig_state == "failed" && node.mig_config == claim.entry_name);
+    }
+  }
+  if (claim.status == kClaimFailed || failed)
+    obs.status = kClaimFailed;
+  else if (claim.workload_ready)
+    obs.status = kClaimReady;
+  else if (!claim.entry_name.empty() && prepared)
+    obs.status = kClaimPrepared;
+  else
+    obs.status = claim.status;
+  if (opt_.mutants.has(Mutant::AllocatedIsReady) && obs.status == kClaimAllocated) obs.status = kClaimReady;
+  obs.claim_id = claim.claim_id;
+  obs.owner = claim.owner;
+  obs.desired_generation = claim.generation;
+  obs.observed_generation = claim.generation;
+  for (const auto& [workload, devices] : claim.plan.assignments)
+    obs.grant.insert(obs.grant.end(), devices.begin(), devices.end());
+  return obs;
+}
+
+void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) {
+  LockGuard lock(c);
+  c.touch(Obj::Claim, claim_id, true);
+  claim_at(claim_id).workload_ready = true;
+  c.barrier("claim.ready.after", "claim=" + claim_id);
+}
+
+WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
+  LockGuard lock(c);
+  c.touch(Obj::Claim, claim_id, false);
+  const Claim& claim = claim_at(claim_id);
+  const auto* found = find_in(claim.plan.assignments, workload_id);
+  const std::vector<DeviceIdentity> devices = found ? *found : std::vector<DeviceIdentity>{};
+  std::vector<std::string> visible;
+  std::set<std::string> node_set;
+  for (const auto& d : devices) {
+    // `d.mig_uuid or d.uuid or str(d.ordinal)`: empty strings are falsy, a missing ordinal prints None.
+    visible.push_back(is_truthy(d.mig_uuid) ? *d.mig_uuid
+                      : is_truthy(d.uuid)   ? *d.uuid
+                      : d.ordinal           ? std::to_string(*d.ordinal)
+                                            : "None");
+    if (is_truthy(d.node)) node_set.insert(*d.node);
+  }
+  WorkloadBindings b;
+  b.env = {{"CUDA_VISIBLE_DEVICES", join(visible, ",")}, {"VF_GPU_COUNT", std::to_string(devices.size())}};
+  b.nodes.assign(node_set.begin(), node_set.end());
+  if (!b.nodes.empty()) b.node_selector_hostname = b.nodes.front();
+  b.gpu_limit = static_cast<int>(devices.size());
+  return b;
+}
+
+ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
+                                          const std::string& expected_generation) {
+  LockGuard lock(c);
+  c.touch(Obj::Claim, claim_id, true);
+  Claim& claim = claim_at(claim_id);
+  if (claim.generation != expected_generation)
+    throw OwnershipConflict(fmt::format("claim {} is at {}, not {}", claim_id, claim.generation, expected_generation),
+                            "Observe the claim and retry with its current generation.");
+  if (desired == kClaimFailed) claim.status = kClaimFailed;
+  return observe_claim(c, claim);
+}
+
+// -- release (lines 443-498) ------------------------------------------------------------------------------------
+
+ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                                          const std::string& expected_generation, bool keep_workloads) {
+  // A copy: the seed keeps its Python reference to the claim after another release may have popped it.
+  Claim claim;
+  {
+    LockGuard lock(c);
+    c.touch(Obj::Claim, claim_id, false);
+    const Claim* found = s_.claim(claim_id);
+    if (found == nullptr) return {claim_id, kReleaseReleased, {}, "already released"};
+    claim = *found;
+    if (claim.generation != expected_generation)
+      return {claim_id, kReleaseStale, claim.nodes, "claim generation is " + claim.generation};
+    std::vector<std::string> busy;
+    for (const std::string& n : claim.nodes) {
+      c.touch(Obj::Node, n, false);
+      if (!node_at(n).workloads.empty()) busy.push_back(n);
+    }
+    if (keep_workloads || !busy.empty())
+      return {claim_id, kReleasePendingRecovery, busy.empty() ? claim.nodes : busy,
+              busy.empty() ? "workloads retained" : "workloads still hold the devices"};
+    c.barrier("restore.before", fmt::format("claim={} op_id={}", claim_id, operation_id));
+    c.touch(Obj::FailedReads, "config", false);
+    if (find_in(s_.failed_reads, "config") != nullptr)
+      return {claim_id, kReleasePendingRecovery, claim.nodes,
+              "shared configuration could not be read; ownership retained for retry"};
+    if (Claim* live = s_.claim(claim_id)) {
+      c.touch(Obj::Claim, claim_id, true);
+      live->releasing = true;  // port-only: from here on the claim is releasing, no longer live
+    }
+    for (const std::string& node_name : claim.nodes) {
+      c.touch(Obj::Node, node_name, false);
+      NodeFixture& node = node_at(node_name);
+      if (!claim.entry_name.empty() && node.restore_record) {
+        c.touch(Obj::Node, node_name, true);
+        node.mig_config = *node.restore_record;
+        node.mig_layout.clear();
+        node.mig_state = "success";
+        node.resource_version += 1;
+        node.mig_state_generation = node.resource_version;
+        node.restore_record.reset();
+        record(c, operation_id, "restore-geometry", node_name, node.mig_config);
+      }
+      if (node.owner == claim.owner && node.owner_epoch == claim.generation) {
+        c.touch(Obj::Node, node_name, true);
+        node.owner.reset();
+        node.owner_epoch.reset();
+        node.resource_version += 1;
+        record(c, operation_id, "release-owner", node_name, claim.owner);
+      }
+    }
+    c.barrier("restore.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+  }
+  if (!claim.entry_name.empty()) {
+    // The last-owner read and the write are two API calls: the barrier between them sits outside the
+    // lock, so another flow can publish in the gap; the decision is made on the map as it is at the
+    // write, never on the earlier read (ALLOC-005), unless the stale-last-out mutant is on.
+    OrderedMap<std::string, OrderedMap<std::string, int>> seen;
+    {
+      LockGuard lock(c);
+      c.touch(Obj::SharedMap, kMapName, false);
+      seen = s_.shared_config;
+    }
+    std::vector<std::string> seen_names;
+    for (const auto& [entry, members] : seen) seen_names.push_back(entry);
+    std::sort(seen_names.begin(), seen_names.end());
+    c.barrier("delete.before",
+              fmt::format("entry={} op_id={} seen={}", claim.entry_name, operation_id, join(seen_names, ",")));
+    {
+      LockGuard lock(c);
+      c.touch(Obj::SharedMap, kMapName, true);
+      erase_in(s_.shared_config, claim.entry_name);
+      s_.shared_config_version += 1;
+      record(c, operation_id, "strip-entry", claim.entry_name, "");
+      bool last_out = s_.shared_config.empty();
+      if (opt_.mutants.has(Mutant::StaleLastOut)) {
+        erase_in(seen, claim.entry_name);
+        last_out = seen.empty();
+      }
+      if (last_out) {
+        // Last one out: restore the pointer, keep the map (tombstoned), never delete it.
+        c.touch(Obj::Pointer, kPolicyName, true);
+        if (s_.pointer_restore) {
+          s_.pointer = *s_.pointer_restore;
+          s_.pointer_restore.reset();
+          s_.pointer_version += 1;
+          record(c, operation_id, "restore-policy", kPolicyName, s_.pointer);
+        }
+        if (opt_.mutants.has(Mutant::MapDeletedOnLastOut)) {
+          s_.shared_map_deleted = true;
+          s_.shared_config.clear();
+          record(c, operation_id, "delete-map", kMapName, "");
+        } else {
+          s_.shared_tombstone = true;
+        }
+      }
+    }
+    c.barrier("delete.after", fmt::format("entry={} op_id={}", claim.entry_name, operation_id));
+  }
+  {
+    LockGuard lock(c);
+    c.touch(Obj::Claim, "", true);
+    c.touch(Obj::Claim, claim_id, true);
+    // Tolerant removal: a concurrent release of the same claim may have removed it already.
+    s_.claims.erase(std::remove_if(s_.claims.begin(), s_.claims.end(),
+                                   [&](const Claim& x) { return x.claim_id == claim_id; }),
+                    s_.claims.end());
+  }
+  return {claim_id, kReleaseReleased, {}, ""};
+}
+
+// -- test hooks (lines 501-528) -------------------------------------------------------------------------------------
+
+void MemoryBackend::bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units) {
+  LockGuard lock(c);
+  c.touch(Obj::Node, node, true);
+  NodeFixture& n = node_at(node);
+  put_in(n.workloads, workload_id, units);
+  n.resource_version += 1;
+}
+
+void MemoryBackend::unbind_workload(Caller& c, const std::string& node, const std::string& workload_id) {
+  LockGuard lock(c);
+  c.touch(Obj::Node, node, true);
+  erase_in(node_at(node).workloads, workload_id);
+}
+
+void MemoryBackend::advance_clock(Caller& c, double seconds) {
+  LockGuard lock(c);
+  c.touch(Obj::Clock, kClockName, true);
+  s_.clock.advance(seconds);
+}
+
+std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& kinds) const {
+  std::vector<Mutation> out;
+  for (const auto& m : s_.audit)
+    if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) out.push_back(m);
+  return out;
+}
+
+void MemoryBackend::record(Caller& c, const std::string& op_id, std::string kind, std::string target,
+                           std::string detail) {
+  c.touch(Obj::Audit, "", true);
+  s_.audit.push_back({op_id, std::move(kind), std::move(target), std::move(detail)});
+}
+
+}  // namespace allocsim::backend

@@ -1,0 +1,203 @@
+// MemoryBackend: the seed's in-memory AcceleratorAllocationBackend (seed/memory_backend.py), ported
+// line for line. A cluster of GPU nodes as data, with the concurrency protocol real adapters must honour:
+// reads can fail; ownership is a server-side CAS on resourceVersion; readiness is correlated with the
+// write it answers; workloads hold devices; the shared mig-parted map is never deleted; every mutation is
+// audited.
+//
+// Contract:
+// - Every public operation takes a Caller first (caller.h): the seed's global barrier, lock and id
+//   counter, made explicit. The lock is taken exactly where the seed's reindented reading holds
+//   `self._lock`: owner.read.after, owner.update.before, owner.update.after, delete.before and
+//   delete.after fire outside it; claim.create.after, claim.schedule.after, restore.before,
+//   restore.after and claim.ready.after fire while it is held.
+// - Nodes, claims, the shared map and geometry iterate in insertion order (scenario order), as the
+//   seed's dicts do. Nothing is sorted unless the seed sorts it.
+// - Errors: OwnershipConflict for the seed's CAS failures (reserve, reconcile). A claim id the seed
+//   would index with `self._claims[...]` (KeyError) throws std::out_of_range naming the claim.
+// - Deviations from the seed (all documented in docs and here):
+//   1. ids come from the Caller (per actor under the simulator);
+//   2. a claim carries port-only bookkeeping for invariants (`releasing`, `label_versions`, `op_id`)
+//      that no seed behaviour reads;
+//   3. mutants (mutants.h) switch on deliberate defects; with none set the behaviour is the seed's;
+//   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
+//      nothing in an execution depends on wall time.
+// - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
+//   every node at once (inventory, the reserve generation sum; each node is touched as well);
+//   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
+//   removed, read by whatever iterates the claims); (SharedMap, "videoflow-map") entries, version,
+//   tombstone, deletion; (Pointer, "clusterpolicy") pointer and its restore record; (Clock, "clock") the
+//   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind);
+//   (FailingGeometry, node); (Audit, "") the audit log. The lock is the Caller's own business. plan()
+//   touches nothing: it reads only the snapshot it is given and node products, which never change.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/caller.h"
+#include "backend/contract.h"
+#include "backend/fake_clock.h"
+#include "backend/gfd.h"
+#include "backend/mutants.h"
+
+namespace allocsim::backend {
+
+/// One GPU node (seed `NodeFixture`). `labels` follow GPU Feature Discovery's vocabulary.
+struct NodeFixture {
+  std::string name;
+  std::string product;
+  int gpu_count = 0;
+  double memory_gib = 0;
+  Labels labels;
+  std::optional<std::string> owner;
+  std::optional<std::string> owner_epoch;
+  int64_t resource_version = 1;
+  std::string mig_config = kDefaultMigConfig;
+  std::string mig_state = "success";
+  int64_t mig_state_generation = 0;
+  OrderedMap<std::string, int> mig_layout;
+  OrderedMap<std::string, int> workloads;  // workload id -> GPU units held
+  std::optional<std::string> restore_record;
+
+  /// GFD classification of `labels`, or "mig" when this backend carved geometry here (seed).
+  std::string classification() const;
+};
+
+/// A claim (seed `_Claim`) plus port-only bookkeeping for invariants.
+struct Claim {
+  std::string claim_id;
+  std::string owner;
+  FeasiblePlan plan;
+  std::string generation;
+  std::vector<std::string> nodes;  // sorted node names (seed: sorted set)
+  std::string status = kClaimPending;
+  bool workload_ready = false;
+  std::string entry_name;
+  // -- port-only, read by invariants, never by seed behaviour --
+  std::string op_id;                                 // the reserve's operation id
+  bool releasing = false;                            // set right before release's first mutation
+  OrderedMap<std::string, int64_t> label_versions;   // node -> resourceVersion after this claim's label write
+};
+
+/// A geometry write waiting for its fake-clock delay (seed `_pending_geometry`).
+struct PendingGeometry {
+  double due;
+  std::string node;
+  int64_t version;
+};
+
+/// Everything the backend holds. Public read-only through MemoryBackend::state() (invariants, tests).
+struct BackendState {
+  std::vector<NodeFixture> nodes;  // scenario order
+  std::vector<Claim> claims;       // insertion order (seed dict)
+  OrderedMap<std::string, std::string> failed_reads;             // kind -> reason
+  OrderedMap<std::string, OrderedMap<std::string, int>> shared_config;  // entry -> {node: 1}
+  int64_t shared_config_version = 1;
+  bool shared_tombstone = false;
+  bool shared_map_deleted = false;  // only the map-deleted-on-last-out mutant sets it
+  std::string pointer = kDefaultPointer;
+  int64_t pointer_version = 1;
+  std::optional<std::string> pointer_restore;
+  std::vector<PendingGeometry> pending_geometry;
+  std::vector<std::string> failing_geometry;  // a set in the seed; kept in insertion order here
+  std::vector<Mutation> audit;
+  FakeClock clock;
+
+  /// The node / claim with that name / id, or nullptr.
+  const NodeFixture* node(std::string_view name) const;
+  NodeFixture* node(std::string_view name);
+  const Claim* claim(std::string_view id) const;
+  Claim* claim(std::string_view id);
+};
+
+struct BackendOptions {
+  std::string authority = kAuthorityDevicePlugin;
+  double mig_apply_seconds = 0.0;  // fake-clock delay before a geometry write reaches success
+  MutantSet mutants;
+};
+
+class MemoryBackend {
+ public:
+  /// The cluster `nodes` (scenario order; a repeated name keeps its first position, last value).
+  MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options);
+
+  /// Seed `capabilities` (CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
+  /// enforcement for managed-mig/dra, cooperative sharing only for local, elastic unless managed-mig.
+  /// version_matrix is not modelled (the caller supplies its own).
+  AllocationCapabilities capabilities() const;
+
+  /// Make `kind` ("nodes" | "pods" | "config") reads fail with `reason`; nullopt restores them.
+  void fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason = "timeout");
+
+  /// `scope_nodes`: nullopt = every node. Unknown when node reads fail; partial (no occupancy) when pod
+  /// reads fail (unless the partial-inventory-is-idle mutant is on).
+  Observation<InventorySnapshot> inventory(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes);
+
+  /// Seed `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
+  /// smallest_profile + check_layout. Infeasible reasons worded as the seed's.
+  PlanOutcome plan(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot);
+
+  /// Seed `reserve`: generation check, per-node read / barrier / owner check / barrier / CAS write,
+  /// claim, entry, pointer, restore records, labels, (delayed) apply. Throws OwnershipConflict.
+  ClaimObservation reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                           const std::optional<std::string>& expected_generation);
+
+  /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
+  void fail_geometry(Caller& c, const std::string& node);
+  /// Seed `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
+  void apply_pending_geometry(Caller& c);
+  /// Seed `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",
+  /// "no claim <id>") for an unknown claim, else the claim's status by the precedence of CONTRACT.md §1.
+  Observation<ClaimObservation> observe(Caller& c, const std::string& claim_id);
+  /// Seed `mark_workload_ready`; fires claim.ready.after under the lock. std::out_of_range for an unknown claim.
+  void mark_workload_ready(Caller& c, const std::string& claim_id);
+  /// Seed `bindings`: env CUDA_VISIBLE_DEVICES (mig uuid, else uuid, else ordinal) and VF_GPU_COUNT, the
+  /// first node as hostname selector, nvidia.com/gpu limit = device count. std::out_of_range for an unknown claim.
+  WorkloadBindings bindings(Caller& c, const std::string& claim_id, const std::string& workload_id);
+  /// Seed `reconcile`: OwnershipConflict when `expected_generation` is not the claim's; desired "failed"
+  /// forces failed; returns the observation. std::out_of_range for an unknown claim.
+  ClaimObservation reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
+                             const std::string& expected_generation);
+  /// Seed `release` (CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
+  /// wrong generation -> stale; busy nodes or keep_workloads -> pending_recovery; config reads failing ->
+  /// pending_recovery with ownership kept; else restores geometry and owners, strips the entry (last one
+  /// out restores the pointer and tombstones the map) and removes the claim -> released.
+  ReleaseObservation release(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                             const std::string& expected_generation, bool keep_workloads = false);
+
+  /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (seed).
+  void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);
+  /// Drops the workload; deliberately no resourceVersion bump (seed; CONTRACT.md §8).
+  void unbind_workload(Caller& c, const std::string& node, const std::string& workload_id);
+  /// Moves the fake clock (negative -> std::invalid_argument). Does not apply pending geometry.
+  void advance_clock(Caller& c, double seconds);
+
+  /// Everything the backend holds, for invariants and tests (read-only).
+  const BackendState& state() const { return s_; }
+  BackendState& mutable_state() { return s_; }  // for tests that build a breaking state by hand
+  const BackendOptions& options() const { return opt_; }
+
+  /// Audit entries, optionally only those of the given kinds.
+  std::vector<Mutation> mutations(const std::vector<std::string>& kinds = {}) const;
+
+ private:
+  void rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,
+                const std::string& operation_id);
+  void apply_geometry(Caller& c, const std::string& node, int64_t version);
+  ClaimObservation observe_claim(Caller& c, const Claim& claim) const;
+  void record(Caller& c, const std::string& op_id, std::string kind, std::string target, std::string detail);
+  NodeFixture& node_at(const std::string& name);  // the seed's self._nodes[name]: std::out_of_range if absent
+  Claim& claim_at(const std::string& id);         // the seed's self._claims[id]: std::out_of_range if absent
+  template <class T>
+  Observation<T> known_now(T value, std::optional<std::string> generation) const;
+  template <class T>
+  Observation<T> unknown_now(std::string reason, std::string detail) const;
+
+  BackendState s_;
+  BackendOptions opt_;
+};
+
+}  // namespace allocsim::backend

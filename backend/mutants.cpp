@@ -1,0 +1,32 @@
+// The mutant catalog (DESIGN.md §6). Names are the public vocabulary (`--mutant`, `backend.mutants`).
+#include "backend/mutants.h"
+
+namespace allocsim::backend {
+
+const std::vector<MutantInfo>& mutant_catalog() {
+  static const std::vector<MutantInfo> catalog = {
+      {Mutant::ClientSideClaim, "client-side-claim", "ALLOC-004",
+       "the owner write skips the resourceVersion precondition, so two claimants that read one version both stamp"},
+      {Mutant::StaleLastOut, "stale-last-out", "ALLOC-005",
+       "last-one-out is decided on the map read before delete.before, so an entry published in the gap is orphaned"},
+      {Mutant::StaleSuccessReadiness, "stale-success-readiness", "ALLOC-003",
+       "readiness completes on any mig state 'success', whatever geometry write it answers"},
+      {Mutant::MapDeletedOnLastOut, "map-deleted-on-last-out", "ALLOC-006",
+       "the last owner out deletes the shared mig-parted map instead of tombstoning it"},
+      {Mutant::PartialInventoryIsIdle, "partial-inventory-is-idle", "ALLOC-007",
+       "a failed pod listing reads as a complete inventory with zero occupancy"},
+      {Mutant::AllocatedIsReady, "allocated-is-ready", "ALLOC-021",
+       "a claim reports ready as soon as it is allocated"},
+      {Mutant::StalePlanApplied, "stale-plan-applied", "ALLOC-023",
+       "reserve skips the inventory-generation check and applies a stale plan"},
+  };
+  return catalog;
+}
+
+std::optional<Mutant> mutant_by_name(std::string_view name) {
+  for (const auto& m : mutant_catalog())
+    if (name == m.name) return m.id;
+  return std::nullopt;
+}
+
+}  // namespace allocsim::backend

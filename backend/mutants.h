@@ -1,0 +1,43 @@
+// Mutants: named, deliberate protocol defects (DESIGN.md §6). Each proves the simulator catches a class of
+// bug; each has a scenario under scenarios/mutants/ expecting its violation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace allocsim::backend {
+
+enum class Mutant : uint8_t {
+  ClientSideClaim,         // ALLOC-004: the owner write carries no resourceVersion precondition
+  StaleLastOut,            // ALLOC-005: last-one-out decided on the map read before delete.before
+  StaleSuccessReadiness,   // ALLOC-003: readiness completes on any success, whatever write it answers
+  MapDeletedOnLastOut,     // ALLOC-006: the last owner out deletes the shared map instead of tombstoning
+  PartialInventoryIsIdle,  // ALLOC-007: a failed pod listing reads as zero occupancy
+  AllocatedIsReady,        // ALLOC-021: a claim reports ready as soon as it is allocated
+  StalePlanApplied,        // ALLOC-023: reserve skips the generation check
+};
+
+struct MutantInfo {
+  Mutant id;
+  const char* name;         // e.g. "client-side-claim"
+  const char* alloc_case;   // e.g. "ALLOC-004"
+  const char* description;  // one line
+};
+
+/// Every mutant, in declaration order.
+const std::vector<MutantInfo>& mutant_catalog();
+
+/// The mutant called `name`, or nullopt.
+std::optional<Mutant> mutant_by_name(std::string_view name);
+
+/// A set of mutants as a bit mask (bit = enum value).
+struct MutantSet {
+  uint32_t bits = 0;
+  bool has(Mutant m) const { return (bits >> static_cast<unsigned>(m)) & 1u; }
+  void add(Mutant m) { bits |= 1u << static_cast<unsigned>(m); }
+};
+
+}  // namespace allocsim::backend

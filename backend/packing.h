@@ -1,0 +1,23 @@
+// Exhaustive per-host packing of whole-device requests (seed `pack_whole_devices`).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/contract.h"
+
+namespace allocsim::backend {
+
+/// Each request (workload, count) needs `count` whole devices on one host. Requests are tried widest
+/// first (stable), hosts in name order (the seed's `sorted(remaining)`), with backtracking. `eligible`
+/// narrows the hosts a workload may take; a workload absent from it may take any host.
+/// Returns workload -> host in placement order, or nullopt when no assignment exists.
+/// Cost: exponential in the number of requests; callers keep inventories small (the seed's own note).
+std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
+    const std::vector<std::pair<std::string, int>>& requests, const OrderedMap<std::string, int>& free,
+    const OrderedMap<std::string, std::set<std::string>>* eligible = nullptr);
+
+}  // namespace allocsim::backend

@@ -1,0 +1,67 @@
+// Python's printed forms, for messages the seed builds with `{x!r}`, `str(dict)` or `str(list)`.
+//
+// The seed's error and audit texts embed Python reprs (e.g. "node n1 is owned by 'flowB'", "free per
+// node: {'n1': 2}"); scenarios and tests compare those texts, so the port renders them the same way.
+// Header-only: small, and shared by mig_geometry.cpp and memory_backend.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "backend/contract.h"
+
+namespace allocsim::backend::py {
+
+/// `repr(s)` for a str: single quotes unless `s` holds a ' and no ", escapes as CPython does for ASCII
+/// controls; non-ASCII bytes pass through (CPython keeps printable non-ASCII characters as they are).
+inline std::string repr(std::string_view s) {
+  const bool dq = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
+  const char q = dq ? '"' : '\'';
+  std::string out(1, q);
+  for (unsigned char ch : s) {
+    if (ch == '\\' || ch == static_cast<unsigned char>(q)) {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch < 0x20 || ch == 0x7f) {
+      out += fmt::format("\\x{:02x}", ch);
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  out += q;
+  return out;
+}
+
+inline std::string repr(int v) { return std::to_string(v); }
+inline std::string repr(long v) { return std::to_string(v); }
+inline std::string repr(long long v) { return std::to_string(v); }
+
+/// `str(list_of_str)`, e.g. "['a', 'b']"; "[]" when empty.
+inline std::string list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
+  return out + "]";
+}
+
+/// `str(dict)` for a str-keyed dict in insertion order, e.g. "{'n1': 2}"; "{}" when empty.
+template <class V>
+std::string dict(const OrderedMap<std::string, V>& m) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    out += (first ? "" : ", ") + repr(k) + ": " + repr(v);
+    first = false;
+  }
+  return out + "}";
+}
+
+}  // namespace allocsim::backend::py

@@ -1,0 +1,250 @@
+#include "sim/engine.h"
+
+#include <xxhash.h>
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/pooled_fixedsize_stack.hpp>
+#include <cassert>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace allocsim::sim {
+
+namespace bctx = boost::context;
+
+const char* to_string(PointKind k) {
+  switch (k) {
+    case PointKind::Call: return "call";
+    case PointKind::Barrier: return "barrier";
+    case PointKind::LockWait: return "lock-wait";
+  }
+  return "?";
+}
+
+uint64_t ExecutionResult::fingerprint() const {
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  const auto add = [&](const void* p, size_t n) { XXH3_64bits_update(st, p, n); };
+  const char sep = '\x1f';
+  for (const StepRecord& s : steps) {
+    add(&s.actor, sizeof s.actor);
+    add(&s.kind, sizeof s.kind);
+    add(s.what.data(), s.what.size());
+    add(&sep, 1);
+    add(s.detail.data(), s.detail.size());
+    add(&sep, 1);
+  }
+  if (violation) {
+    add(violation->invariant.data(), violation->invariant.size());
+    add(&sep, 1);
+    add(violation->message.data(), violation->message.size());
+  }
+  const uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
+namespace {
+
+enum class SlotState : uint8_t { AtPoint, Blocked, Done };
+
+struct Slot {
+  bctx::fiber fiber;  // the actor while suspended; empty once it has finished
+  bctx::fiber sink;   // the scheduler, held by the actor while it runs
+  SlotState state = SlotState::AtPoint;
+  PointKind kind = PointKind::Call;
+  std::string_view what;
+  std::string detail;
+  const SimMutex* waiting = nullptr;
+  std::optional<std::string> exception;
+};
+
+}  // namespace
+
+struct Engine::Impl {
+  // Per-actor context handed to the world: it only forwards to the engine with the actor's id.
+  struct Ctx final : ActorContext {
+    Impl* impl = nullptr;
+    ActorId id = kNoActor;
+    ActorId self() const override { return id; }
+    void point(PointKind kind, std::string_view what, std::string detail) override {
+      impl->point(id, kind, what, std::move(detail));
+    }
+    uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
+    void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
+    void touch(uint64_t, bool) override {}
+  };
+
+  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes) {}
+
+  bctx::pooled_fixedsize_stack stacks;
+  std::vector<Slot> slots;
+  std::vector<Ctx> ctxs;
+  World* world = nullptr;
+  Strategy* strategy = nullptr;
+  ExecutionResult* result = nullptr;
+  bool unwinding = false;
+
+  void yield_to_scheduler(ActorId id) {
+    Slot& s = slots[id];
+    s.sink = std::move(s.sink).resume();
+  }
+
+  void point(ActorId id, PointKind kind, std::string_view what, std::string detail) {
+    // While fibers are being unwound at the end of an execution, nothing may switch.
+    if (unwinding) return;
+    Slot& s = slots[id];
+    s.state = SlotState::AtPoint;
+    s.kind = kind;
+    s.what = what;
+    s.detail = std::move(detail);
+    yield_to_scheduler(id);
+  }
+
+  void wait_for(ActorId id, const SimMutex& m) {
+    if (unwinding) throw std::logic_error("wait_for during unwinding");
+    Slot& s = slots[id];
+    s.state = SlotState::Blocked;
+    s.kind = PointKind::LockWait;
+    s.what = "lock.wait";
+    s.detail = m.holder() == kNoActor ? std::string() : fmt::format("held by {}", world->actor_name(m.holder()));
+    s.waiting = &m;
+    yield_to_scheduler(id);
+    s.waiting = nullptr;
+  }
+
+  uint64_t draw(uint64_t bound) {
+    if (bound == 0) throw std::invalid_argument("draw(0)");
+    const uint64_t v = strategy->draw(bound);
+    if (v >= bound) throw std::logic_error(fmt::format("strategy drew {} outside [0, {})", v, bound));
+    result->schedule.push_back({Choice::Draw, v});
+    return v;
+  }
+
+  bool runnable(ActorId id) const {
+    const Slot& s = slots[id];
+    if (s.state == SlotState::AtPoint) return true;
+    return s.state == SlotState::Blocked && s.waiting->holder() == kNoActor;
+  }
+
+  void start_fiber(ActorId id) {
+    slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& sink) -> bctx::fiber {
+      slots[id].sink = std::move(sink);
+      try {
+        world->run_actor(id, ctxs[id]);
+      } catch (const bctx::detail::forced_unwind&) {
+        throw;  // Boost unwinds an abandoned fiber with this; swallowing it would corrupt the switch
+      } catch (const std::exception& e) {
+        slots[id].exception = e.what();
+      } catch (...) {
+        slots[id].exception = "an exception that is not a std::exception";
+      }
+      slots[id].state = SlotState::Done;
+      return std::move(slots[id].sink);
+    });
+  }
+
+  void resume(ActorId id) { slots[id].fiber = std::move(slots[id].fiber).resume(); }
+
+  std::optional<Violation> exception_violation(ActorId id) {
+    if (!slots[id].exception) return std::nullopt;
+    return Violation{"actor-exception",
+                     fmt::format("actor {} threw: {}", world->actor_name(id), *slots[id].exception), ""};
+  }
+
+  std::string deadlock_state() const {
+    std::string out;
+    for (ActorId i = 0; i < slots.size(); ++i) {
+      if (slots[i].state != SlotState::Blocked) continue;
+      const ActorId h = slots[i].waiting->holder();
+      out += fmt::format("{} waits for the lock held by {}{}\n", world->actor_name(i),
+                         h == kNoActor ? "nobody" : std::string(world->actor_name(h)),
+                         h != kNoActor && slots[h].state == SlotState::Done ? " (finished while holding it)" : "");
+    }
+    return out;
+  }
+
+  void unwind_all() {
+    unwinding = true;
+    for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
+    unwinding = false;
+  }
+};
+
+Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
+Engine::~Engine() = default;
+
+ExecutionResult Engine::run(World& world, Strategy& strategy) {
+  Impl& m = *impl_;
+  ExecutionResult r;
+  const auto n = static_cast<ActorId>(world.actor_count());
+  m.world = &world;
+  m.strategy = &strategy;
+  m.result = &r;
+  m.slots.clear();
+  m.slots.resize(n);
+  m.ctxs.clear();
+  m.ctxs.resize(n);
+  for (ActorId i = 0; i < n; ++i) m.ctxs[i].impl = &m, m.ctxs[i].id = i;
+
+  // Prologue: each actor, in id order, runs up to its first scheduling point (no shared effects).
+  for (ActorId i = 0; i < n && !r.violation; ++i) {
+    m.start_fiber(i);
+    m.resume(i);
+    if (auto v = m.exception_violation(i)) r.violation = v, r.violation_actor = i;
+  }
+
+  std::vector<Candidate> cands;
+  cands.reserve(n);
+  ActorId current = kNoActor;
+  while (!r.violation) {
+    cands.clear();
+    bool blocked = false;
+    for (ActorId i = 0; i < n; ++i) {
+      if (m.runnable(i)) cands.push_back({i, m.slots[i].kind, m.slots[i].what});
+      else if (m.slots[i].state == SlotState::Blocked) blocked = true;
+    }
+    if (cands.empty()) {
+      if (blocked) {
+        r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", m.deadlock_state()};
+      } else {
+        r.quiescent = true;
+        r.violation = world.check_quiescent();
+      }
+      break;
+    }
+    if (r.steps.size() >= opt_.max_steps) {
+      r.violation = Violation{
+          "steps-bounded",
+          fmt::format("the execution did not end within {} steps (--max-steps); likely an actor that polls or "
+                      "retries without bound, or a livelock between actors",
+                      opt_.max_steps),
+          ""};
+      break;
+    }
+    const ActorId pick = strategy.choose(cands, current);
+    bool valid = false;
+    for (const Candidate& c : cands) valid |= c.actor == pick;
+    if (!valid) throw std::logic_error(fmt::format("strategy chose actor {}, which is not runnable", pick));
+    const bool preempt = current != kNoActor && current != pick && m.runnable(current);
+    r.preemptions += preempt;
+    r.schedule.push_back({Choice::Actor, pick});
+    Slot& s = m.slots[pick];
+    r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt});
+    m.resume(pick);
+    current = pick;
+    if (auto v = m.exception_violation(pick)) {
+      r.violation = v, r.violation_actor = pick;
+      break;
+    }
+    if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
+  }
+  m.unwind_all();
+  m.world = nullptr;
+  m.strategy = nullptr;
+  m.result = nullptr;
+  return r;
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,77 @@
+// The engine: runs one execution of a World under a Strategy, one Boost.Context fiber per actor.
+//
+// Execution model (DESIGN.md §2): each actor runs its prologue up to its first scheduling point; then,
+// repeatedly, the strategy picks a runnable actor, the engine resumes it until its next scheduling point
+// (one step), and the world checks its invariants. An execution ends at quiescence (no actor left), at the
+// first violation, at a deadlock (nothing runnable, someone blocked: `no-deadlock`), or at the step limit
+// (`steps-bounded`). An exception escaping an actor ends that actor and the execution (`actor-exception`);
+// it never crosses a context switch, and Boost's forced_unwind is always rethrown.
+//
+// Preemption: a choice that switches away from the actor that just ran while it is still runnable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/strategy.h"
+#include "sim/world.h"
+
+namespace allocsim::sim {
+
+/// One step: `actor` resumed from the point (kind, what, detail) it was waiting at.
+struct StepRecord {
+  ActorId actor;
+  PointKind kind;
+  std::string_view what;  // static storage (see ActorContext::point)
+  std::string detail;
+  bool preemption;
+};
+
+/// One choice of a schedule: which actor ran (Actor) or a number drawn inside a step (Draw).
+struct Choice {
+  enum Kind : uint8_t { Actor, Draw } kind;
+  uint64_t value;
+  bool operator==(const Choice&) const = default;
+};
+
+struct ExecutionResult {
+  std::vector<StepRecord> steps;
+  std::vector<Choice> schedule;
+  std::optional<Violation> violation;
+  std::optional<ActorId> violation_actor;  // the actor whose step broke it, if any
+  uint32_t preemptions = 0;
+  bool quiescent = false;  // ended with every actor finished
+
+  /// XXH3-64 over every step's (actor, kind, what, detail) and the violation's invariant and message:
+  /// equal fingerprints mean the same execution, byte for byte (DESIGN.md §3).
+  uint64_t fingerprint() const;
+};
+
+struct EngineOptions {
+  uint64_t max_steps = 10000;          // `steps-bounded` fires when an execution needs more
+  size_t stack_bytes = 256 * 1024;     // per actor fiber
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Runs one execution of `world` (freshly built) under `strategy`, whose begin_execution() the caller
+  /// has already called. The world outlives the call; every fiber is finished or unwound on return.
+  ExecutionResult run(World& world, Strategy& strategy);
+
+  const EngineOptions& options() const { return opt_; }
+
+ private:
+  struct Impl;
+  EngineOptions opt_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,30 @@
+#include "sim/explorer.h"
+
+#include "sim/prng.h"
+
+namespace allocsim::sim {
+
+ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
+                       const ExploreOptions& options, const ExecutionObserver& observe) {
+  ExploreSummary sum;
+  for (uint64_t i = 0; i < options.executions; ++i) {
+    const uint64_t seed = execution_seed(options.seed, i);
+    strategy.begin_execution(seed);
+    std::unique_ptr<World> world = make_world();
+    ExecutionResult r = engine.run(*world, strategy);
+    ++sum.executions;
+    sum.steps += r.steps.size();
+    if (observe) observe(i, seed, *world, r);
+    const bool more = strategy.end_execution(r);
+    if (r.violation) {
+      ++sum.violating_executions;
+      ++sum.violations_by_invariant[r.violation->invariant];
+      if (!sum.first) sum.first = Finding{i, seed, std::move(r)};
+      if (options.stop_at_first_violation) break;
+    }
+    if (!more) break;
+  }
+  return sum;
+}
+
+}  // namespace allocsim::sim

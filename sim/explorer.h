@@ -1,0 +1,47 @@
+// The explorer drives executions: builds a fresh world, seeds the strategy, runs, observes, repeats.
+// It owns no policy (the strategy chooses) and no mechanism (the engine switches).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sim/engine.h"
+#include "sim/strategy.h"
+#include "sim/world.h"
+
+namespace allocsim::sim {
+
+using WorldFactory = std::function<std::unique_ptr<World>()>;
+
+/// Called after every execution with its index, seed, the world as it ended, and the result.
+using ExecutionObserver = std::function<void(uint64_t index, uint64_t seed, World& world, const ExecutionResult&)>;
+
+struct ExploreOptions {
+  uint64_t seed = 0;           // run seed S: execution i uses execution_seed(S, i)
+  uint64_t executions = 1000;  // upper bound; an exhaustive strategy may stop earlier
+  bool stop_at_first_violation = false;
+};
+
+/// An execution that violated an invariant, with everything needed to replay it.
+struct Finding {
+  uint64_t index;  // execution index within the run
+  uint64_t seed;   // its execution seed: `replay --seed <seed>` reruns it
+  ExecutionResult result;
+};
+
+struct ExploreSummary {
+  uint64_t executions = 0;
+  uint64_t steps = 0;
+  uint64_t violating_executions = 0;
+  std::map<std::string, uint64_t> violations_by_invariant;  // ordered: deterministic reports
+  std::optional<Finding> first;                             // the first violating execution
+};
+
+ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
+                       const ExploreOptions& options, const ExecutionObserver& observe = {});
+
+}  // namespace allocsim::sim

@@ -1,0 +1,39 @@
+#include "sim/strategies/replay.h"
+
+#include <fmt/format.h>
+
+namespace allocsim::sim {
+
+ActorId ReplayStrategy::choose(std::span<const Candidate> runnable, ActorId current) {
+  const size_t at = pos_;
+  if (!divergence_ && pos_ < schedule_.size() && schedule_[pos_].kind == Choice::Actor) {
+    const uint64_t want = schedule_[pos_++].value;
+    for (const Candidate& c : runnable)
+      if (c.actor == want) return c.actor;
+    divergence_ = fmt::format("choice {}: the schedule runs actor #{}, which cannot run here", at, want);
+  } else if (!divergence_) {
+    divergence_ = pos_ < schedule_.size()
+                      ? fmt::format("choice {}: the schedule has a draw where the program picks an actor", at)
+                      : fmt::format("choice {}: the schedule ended but the program goes on", at);
+  }
+  // After a divergence keep the execution deterministic: stay with the current actor when possible.
+  for (const Candidate& c : runnable)
+    if (c.actor == current) return c.actor;
+  return runnable[0].actor;
+}
+
+uint64_t ReplayStrategy::draw(uint64_t bound) {
+  const size_t at = pos_;
+  if (!divergence_ && pos_ < schedule_.size() && schedule_[pos_].kind == Choice::Draw) {
+    const uint64_t v = schedule_[pos_++].value;
+    if (v < bound) return v;
+    divergence_ = fmt::format("choice {}: the schedule draws {} where only [0, {}) is possible", at, v, bound);
+  } else if (!divergence_) {
+    divergence_ = pos_ < schedule_.size()
+                      ? fmt::format("choice {}: the schedule picks an actor where the program draws", at)
+                      : fmt::format("choice {}: the schedule ended but the program draws", at);
+  }
+  return 0;
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,37 @@
+// A strategy chooses; it never switches (that is the engine's job). One strategy per file under
+// sim/strategies/, behind this interface (shuttle's Scheduler, loom's path.rs vs scheduler.rs).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "sim/world.h"
+
+namespace allocsim::sim {
+
+/// A runnable actor and what it is about to do.
+struct Candidate {
+  ActorId actor;
+  PointKind kind;
+  std::string_view what;
+};
+
+struct ExecutionResult;
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// Starts an execution. `seed` is the execution seed (DESIGN.md §3); systematic strategies ignore it.
+  virtual void begin_execution(uint64_t seed) = 0;
+  /// Picks who runs next. `runnable` is non-empty and in ascending actor order; `current` is the actor
+  /// that ran the last step (kNoActor before the first). Returns one of runnable[i].actor.
+  virtual ActorId choose(std::span<const Candidate> runnable, ActorId current) = 0;
+  /// A number in [0, bound) for a choice inside a step (faults). REQUIRES: bound > 0.
+  virtual uint64_t draw(uint64_t bound) = 0;
+  /// Ends the execution; returns whether the strategy wants another one (exhaustive strategies stop when
+  /// their tree is done; sampling strategies always say yes and the explorer bounds them).
+  virtual bool end_execution(const ExecutionResult& result) = 0;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,100 @@
+// The contract between the engine and a simulated system (a "world"). The engine knows nothing of what
+// the world models; the world knows nothing of how actors are scheduled (mechanism apart from policy:
+// the runtime switches, the strategy chooses, the world only models).
+//
+// - An actor is a function run in its own fiber. It calls ActorContext::point() at every scheduling point
+//   (DESIGN.md §2): before every call into the shared system and at every barrier the system fires. The
+//   engine may switch to another actor there. Code before an actor's first point() runs eagerly at the
+//   start of an execution (the prologue) and must not touch shared state.
+// - Shared state needs no OS lock (one fiber runs at a time). Where the modelled system holds a lock across
+//   a scheduling point, it uses SimMutex: a contended acquire blocks the actor until the holder releases.
+// - After every step the engine asks the world to check its invariants (check_step), in the world's fixed
+//   order; at quiescence it asks check_quiescent().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace allocsim::sim {
+
+using ActorId = uint32_t;
+inline constexpr ActorId kNoActor = UINT32_MAX;
+
+/// What kind of scheduling point an actor is at.
+enum class PointKind : uint8_t {
+  Call,      // about to make a call into the shared system (an API call)
+  Barrier,   // at a barrier the system fired
+  LockWait,  // blocked on a SimMutex another actor holds
+};
+
+const char* to_string(PointKind k);
+
+/// An invariant that failed, as the world reports it. `invariant` is from the public vocabulary
+/// (`allocsim list invariants`); `state` renders the fields that broke it.
+struct Violation {
+  std::string invariant;
+  std::string message;
+  std::string state;
+};
+
+class SimMutex;
+
+/// What an actor can ask of the engine. Implemented by the engine; valid only inside the actor's fiber.
+class ActorContext {
+ public:
+  virtual ~ActorContext() = default;
+  virtual ActorId self() const = 0;
+  /// A scheduling point: `what` is the call or barrier name, `detail` its context ("node=n1 ...").
+  /// REQUIRES: `what` has static storage duration (a literal or a constant table entry).
+  virtual void point(PointKind kind, std::string_view what, std::string detail) = 0;
+  /// A choice other than which actor runs (a fault firing, say): uniform in [0, bound) under `random`,
+  /// decided by the strategy in general. REQUIRES: bound > 0.
+  virtual uint64_t draw(uint64_t bound) = 0;
+  /// Blocks until `m` is free (used by SimMutex::lock). A scheduling point of kind LockWait.
+  virtual void wait_for(const SimMutex& m) = 0;
+  /// Footprint of the current step: the step reads (write=false) or writes object `object`.
+  virtual void touch(uint64_t object, bool write) = 0;
+};
+
+/// A re-entrant mutex between actors of one execution. lock() blocks (a LockWait scheduling point) while
+/// another actor holds it; an uncontended acquire is not a scheduling point; unlock() never switches, so
+/// it is safe during stack unwinding.
+class SimMutex {
+ public:
+  void lock(ActorContext& ctx) {
+    const ActorId me = ctx.self();
+    while (holder_ != kNoActor && holder_ != me) ctx.wait_for(*this);
+    holder_ = me;
+    ++depth_;
+  }
+  /// REQUIRES: held by the calling actor.
+  void unlock() {
+    if (--depth_ == 0) holder_ = kNoActor;
+  }
+  ActorId holder() const { return holder_; }
+  int depth() const { return depth_; }
+
+ private:
+  ActorId holder_ = kNoActor;
+  int depth_ = 0;
+};
+
+/// One execution's system under test. Built fresh for every execution (make it cheap: copy a prototype).
+class World {
+ public:
+  virtual ~World() = default;
+  virtual size_t actor_count() const = 0;
+  virtual std::string_view actor_name(ActorId id) const = 0;
+  /// The actor's whole body; runs inside its fiber. Exceptions are caught by the engine and become an
+  /// `actor-exception` finding.
+  virtual void run_actor(ActorId id, ActorContext& ctx) = 0;
+  /// Invariants after step `step` (0-based) taken by `actor`, in a fixed order; the first violation.
+  virtual std::optional<Violation> check_step(uint64_t step, ActorId actor) = 0;
+  /// Invariants at quiescence (every actor finished or crashed).
+  virtual std::optional<Violation> check_quiescent() = 0;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,98 @@
+// Whole-device packing (seed pack_whole_devices, ALLOC-010), FakeClock (CONTRACT.md §5) and the mutant
+// catalog (DESIGN.md §6).
+#include <set>
+
+#include "backend/fake_clock.h"
+#include "backend/mutants.h"
+#include "backend/packing.h"
+#include "backend_fixtures.h"
+
+using namespace allocsim::backend;
+
+TEST_CASE("packing: aggregate capacity hides per-host fragmentation (ALLOC-010)", "[packing]") {
+  const std::vector<std::pair<std::string, int>> three = {{"a", 2}, {"b", 2}, {"c", 2}};
+  CHECK_FALSE(pack_whole_devices(three, {{"h1", 3}, {"h2", 3}}).has_value());  // 6 free, 3x2 impossible
+  const auto spread = pack_whole_devices(three, {{"h1", 2}, {"h2", 2}, {"h3", 2}});
+  REQUIRE(spread.has_value());
+  CHECK(*spread == OrderedMap<std::string, std::string>{{"a", "h1"}, {"b", "h2"}, {"c", "h3"}});
+  CHECK(pack_whole_devices({{"a", 2}, {"b", 2}}, {{"h1", 3}, {"h2", 3}}) ==
+        OrderedMap<std::string, std::string>{{"a", "h1"}, {"b", "h2"}});
+}
+
+TEST_CASE("packing: widest request first (stable), hosts in name order, backtracking", "[packing]") {
+  // Insertion order of `free` is irrelevant: hosts are tried sorted.
+  const auto p = pack_whole_devices({{"small", 1}, {"big", 3}, {"mid", 1}}, {{"z", 3}, {"a", 1}, {"m", 1}});
+  REQUIRE(p.has_value());
+  CHECK(*p == OrderedMap<std::string, std::string>{{"big", "z"}, {"small", "a"}, {"mid", "m"}});
+  // Name-order greedy puts w on a and strands u; backtracking moves w to b.
+  const auto q = pack_whole_devices({{"v", 2}, {"u", 2}, {"w", 3}}, {{"a", 4}, {"b", 3}});
+  CHECK(q == OrderedMap<std::string, std::string>{{"w", "b"}, {"v", "a"}, {"u", "a"}});
+  CHECK(pack_whole_devices({}, {}) == OrderedMap<std::string, std::string>{});
+  CHECK_FALSE(pack_whole_devices({{"a", 1}}, {}).has_value());
+}
+
+TEST_CASE("packing: eligible narrows a workload's hosts; absent workloads take any", "[packing]") {
+  const OrderedMap<std::string, std::set<std::string>> only_h2 = {{"a", {"h2"}}};
+  CHECK(pack_whole_devices({{"a", 1}, {"b", 1}}, {{"h1", 1}, {"h2", 1}}, &only_h2) ==
+        OrderedMap<std::string, std::string>{{"a", "h2"}, {"b", "h1"}});
+  const OrderedMap<std::string, std::set<std::string>> nowhere = {{"a", {"h9"}}};
+  CHECK_FALSE(pack_whole_devices({{"a", 1}}, {{"h1", 4}}, &nowhere).has_value());
+  const OrderedMap<std::string, std::set<std::string>> empty;
+  CHECK(pack_whole_devices({{"a", 1}}, {{"h1", 1}}, &empty).has_value());
+}
+
+TEST_CASE("FakeClock: starts, advances, fires timers in (due, insertion) order", "[clock]") {
+  FakeClock clock;
+  CHECK(clock.monotonic() == 1000.0);
+  CHECK(clock.now() == 1000.0);
+  CHECK(clock.time() == 1'700'000'000.0);
+  std::vector<std::pair<std::string, double>> fired;
+  clock.at(5, [&] { fired.emplace_back("b", clock.now()); });
+  clock.at(2, [&] { fired.emplace_back("a", clock.time()); });
+  clock.at(5, [&] { fired.emplace_back("c", clock.now()); });
+  clock.at(50, [&] { fired.emplace_back("late", clock.now()); });
+  clock.advance(10);
+  CHECK(fired == std::vector<std::pair<std::string, double>>{
+                     {"a", 1'700'000'002.0}, {"b", 1005.0}, {"c", 1005.0}});
+  CHECK(clock.now() == 1010.0);
+  CHECK(clock.time() == 1'700'000'010.0);
+  CHECK_THROWS_WITH(clock.advance(-1), "a clock only advances");
+  CHECK(clock.now() == 1010.0);
+  clock.advance(40);
+  CHECK(fired.back() == std::pair<std::string, double>{"late", 1050.0});
+}
+
+TEST_CASE("FakeClock: a timer queued by a callback fires within the same advance when due", "[clock]") {
+  FakeClock clock;
+  std::vector<double> at;
+  clock.at(1, [&] {
+    at.push_back(clock.now());
+    clock.at(1, [&] { at.push_back(clock.now()); });
+  });
+  clock.advance(3);
+  CHECK(at == std::vector<double>{1001.0, 1002.0});
+  CHECK(clock.now() == 1003.0);
+}
+
+TEST_CASE("mutant catalog: seven named defects, each tied to its ALLOC case", "[mutants]") {
+  const auto& all = mutant_catalog();
+  REQUIRE(all.size() == 7);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"client-side-claim", "ALLOC-004"},       {"stale-last-out", "ALLOC-005"},
+      {"stale-success-readiness", "ALLOC-003"}, {"map-deleted-on-last-out", "ALLOC-006"},
+      {"partial-inventory-is-idle", "ALLOC-007"}, {"allocated-is-ready", "ALLOC-021"},
+      {"stale-plan-applied", "ALLOC-023"}};
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(all[i].name == expected[i].first);
+    CHECK(all[i].alloc_case == expected[i].second);
+    CHECK(static_cast<size_t>(all[i].id) == i);
+    CHECK(std::string(all[i].description).size() > 20);
+    CHECK(mutant_by_name(all[i].name) == all[i].id);
+  }
+  CHECK_FALSE(mutant_by_name("no-such-mutant").has_value());
+  MutantSet set;
+  CHECK_FALSE(set.has(Mutant::StaleLastOut));
+  set.add(Mutant::StaleLastOut);
+  CHECK(set.has(Mutant::StaleLastOut));
+  CHECK_FALSE(set.has(Mutant::ClientSideClaim));
+}

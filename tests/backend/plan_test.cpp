@@ -1,0 +1,221 @@
+// MemoryBackend::inventory and ::plan: partial inventories, MIG sharers, sharing classes (ALLOC-009),
+// per-host fragmentation (ALLOC-010) and the seed's exact reasons.
+#include "backend_fixtures.h"
+
+using namespace allocsim::backend;
+using namespace allocsim::backend::testing;
+
+namespace {
+const std::string kOccupancyUnknown = "occupancy unknown: the pod listing failed, so no device can be assumed idle";
+
+NodeFixture labelled(std::string name, Labels labels, int count = 2) {
+  NodeFixture n = gpu_node(std::move(name), count, kA100, 80.0);
+  n.labels = std::move(labels);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("inventory: devices, occupancy, sharing, owners and generation in scenario order", "[plan]") {
+  std::vector<NodeFixture> nodes = {gpu_node("n2", 2), gpu_node("n1", 1)};
+  nodes[0].owner = "flowB";
+  nodes[0].resource_version = 5;
+  put_in(nodes[1].workloads, std::string("foreign"), 1);
+  MemoryBackend b(nodes, opts(kAuthorityManagedMig));
+  SequentialCaller c;
+  const auto obs = b.inventory(c, std::nullopt);
+  REQUIRE(obs.known);
+  const InventorySnapshot& s = obs.value;
+  REQUIRE(s.devices.size() == 3);
+  CHECK(s.devices[0] == DeviceIdentity{"n2", 0, "GPU-n2-0", std::nullopt, kBlackwell, 96 * kGiB, std::nullopt});
+  CHECK(s.devices[2].uuid == "GPU-n1-0");
+  CHECK(s.occupancy == OrderedMap<std::string, int>{{"n2", 0}, {"n1", 1}});
+  CHECK(s.sharing == OrderedMap<std::string, std::string>{{"n2", "physical"}, {"n1", "physical"}});
+  CHECK(s.owners == OrderedMap<std::string, std::string>{{"n2", "flowB"}});
+  CHECK(s.completeness == "complete");
+  CHECK(s.generation == "6");
+  CHECK(obs.generation == "6");
+  CHECK(s.observed_at == 1000.0);
+  // A scope sums only its own nodes' versions.
+  const auto scoped = b.inventory(c, std::vector<std::string>{"n1"});
+  REQUIRE(scoped.known);
+  CHECK(scoped.value.devices.size() == 1);
+  CHECK(scoped.value.generation == "1");
+  CHECK(c.depth == 0);
+}
+
+TEST_CASE("ALLOC-007: failed pod reads give a partial inventory and an infeasible plan, zero mutations", "[plan]") {
+  std::vector<NodeFixture> nodes = {gpu_node("n1")};
+  put_in(nodes[0].workloads, std::string("foreign/w"), 1);
+  MemoryBackend b(nodes, opts(kAuthorityManagedMig));
+  SequentialCaller c;
+  b.fail_reads(c, "pods");
+  const auto obs = b.inventory(c, std::nullopt);
+  REQUIRE(obs.known);
+  CHECK(obs.value.completeness == "partial");
+  CHECK(obs.value.occupancy.empty());
+  for (const auto& requests : {std::vector<WorkloadRequest>{req("w")}, std::vector<WorkloadRequest>{mig_req("s", 10)}}) {
+    const Infeasible no = infeasible(b.plan(c, requests, obs.value));
+    CHECK(no.reasons == std::vector<std::string>{kOccupancyUnknown});
+  }
+  CHECK(b.mutations().empty());
+  CHECK(b.state().nodes[0].workloads == OrderedMap<std::string, int>{{"foreign/w", 1}});
+  CHECK(c.counter == 0);  // an infeasible plan draws no id
+
+  SECTION("node reads failing make the inventory itself Unknown") {
+    b.fail_reads(c, "nodes", "unreachable");
+    const auto none = b.inventory(c, std::nullopt);
+    CHECK_FALSE(none.known);
+    CHECK(none.reason == "unreachable");
+    CHECK(none.detail == "node listing failed");
+  }
+  SECTION("a complete snapshot shows the foreign occupancy and still refuses a full node") {
+    b.fail_reads(c, "pods", std::nullopt);
+    b.bind_workload(c, "n1", "foreign/w", 4);
+    const InventorySnapshot s = snapshot(b, c);
+    CHECK(s.occupancy == OrderedMap<std::string, int>{{"n1", 4}});
+    const Infeasible no = infeasible(b.plan(c, {req("w")}, s));
+    CHECK(no.reasons == std::vector<std::string>{"no per-host packing places every whole-device request on one node "
+                                                 "(free per node: {'n1': 0}; excluded: none)"});
+    CHECK(b.mutations().empty());
+  }
+}
+
+TEST_CASE("plan: a MIG sharer gets the smallest profile and a sorted layout string", "[plan]") {
+  MemoryBackend b({gpu_node("n1")}, opts(kAuthorityManagedMig));
+  SequentialCaller c;
+  const FeasiblePlan plan = feasible(b.plan(c, {mig_req("s1", 20)}, snapshot(b, c)));
+  CHECK(plan.geometry == OrderedMap<std::string, std::string>{{"n1", "1g.24gb:1"}});
+  REQUIRE(plan.assignments.size() == 1);
+  CHECK(plan.assignments[0].first == "s1");
+  CHECK(plan.assignments[0].second ==
+        std::vector<DeviceIdentity>{{"n1", std::nullopt, std::nullopt, "MIG-n1-1g.24gb-1", kBlackwell, 24 * kGiB, "1g.24gb"}});
+  CHECK(plan.plan_id == "plan-1");
+  CHECK(plan.snapshot_generation == "1");
+  CHECK(plan.notes.empty());
+}
+
+TEST_CASE("plan: all MIG sharers of a plan go to the first free node in insertion order", "[plan]") {
+  // n2 comes first in the scenario, so it is the MIG node although n1 sorts first.
+  MemoryBackend b({a100_node("n2"), a100_node("n1")}, opts(kAuthorityManagedMig));
+  SequentialCaller c;
+  const FeasiblePlan plan =
+      feasible(b.plan(c, {mig_req("s1", 10), mig_req("s2", 20), mig_req("s3", 10), req("whole")}, snapshot(b, c)));
+  // The whole-device request packs onto n1 (hosts sorted), the sharers take n2.
+  CHECK(plan.geometry == OrderedMap<std::string, std::string>{{"n2", "1g.10gb:2,1g.20gb:1"}});
+  REQUIRE(plan.assignments.size() == 4);
+  CHECK(plan.assignments[0].first == "whole");
+  CHECK(plan.assignments[0].second[0].uuid == "GPU-n1-0");
+  CHECK(plan.assignments[1].second[0].mig_uuid == "MIG-n2-1g.10gb-1");
+  CHECK(plan.assignments[2].second[0].mig_uuid == "MIG-n2-1g.20gb-1");
+  CHECK(plan.assignments[3].second[0].mig_uuid == "MIG-n2-1g.10gb-2");
+}
+
+TEST_CASE("plan: whole devices are taken in order without reuse within a plan", "[plan]") {
+  MemoryBackend b({gpu_node("n1", 3)}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const FeasiblePlan plan = feasible(b.plan(c, {req("a"), req("b", 2)}, snapshot(b, c)));
+  REQUIRE(plan.assignments.size() == 2);
+  CHECK(plan.assignments[0].first == "b");  // widest first
+  CHECK(plan.assignments[0].second.size() == 2);
+  CHECK(plan.assignments[0].second[1].uuid == "GPU-n1-1");
+  CHECK(plan.assignments[1].second.size() == 1);
+  CHECK(plan.assignments[1].second[0].uuid == "GPU-n1-2");
+  CHECK(plan.geometry.empty());
+}
+
+TEST_CASE("plan: sharer reasons worded as the seed's", "[plan]") {
+  SequentialCaller c;
+  SECTION("an authority without MIG") {
+    MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDevicePlugin));
+    CHECK(infeasible(b.plan(c, {mig_req("s", 10)}, snapshot(b, c))).reasons ==
+          std::vector<std::string>{"device-plugin cannot provide isolated MIG slices"});
+  }
+  SECTION("no profile large enough, GiB printed with %g") {
+    MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDra));
+    WorkloadRequest big = mig_req("s", 0);
+    big.minimum_usable_memory_bytes = 200 * kGiB + kGiB / 2;
+    CHECK(infeasible(b.plan(c, {big}, snapshot(b, c))).reasons ==
+          std::vector<std::string>{"no MIG profile on " + kBlackwell + " holds 200.5 GiB"});
+  }
+  SECTION("no free card") {
+    std::vector<NodeFixture> nodes = {gpu_node("n1", 1)};
+    put_in(nodes[0].workloads, std::string("foreign"), 1);
+    MemoryBackend b(nodes, opts(kAuthorityManagedMig));
+    CHECK(infeasible(b.plan(c, {mig_req("s", 10)}, snapshot(b, c))).reasons ==
+          std::vector<std::string>{"no free card for MIG sharer s"});
+  }
+  SECTION("the sharers' combined layout breaks the card") {
+    MemoryBackend b({a100_node("n1")}, opts(kAuthorityManagedMig));
+    std::vector<WorkloadRequest> five;
+    for (int i = 0; i < 5; ++i) five.push_back(mig_req("s" + std::to_string(i), 20));
+    CHECK(infeasible(b.plan(c, five, snapshot(b, c))).reasons ==
+          std::vector<std::string>{"n1: requested 100 GiB of MIG memory on a 80 GiB card",
+                                   "n1: requested 10 memory slices on a card with 8",
+                                   "n1: 5 x 1g.20gb exceeds the 4 instances the card allows"});
+  }
+  CHECK(c.counter == 0);
+}
+
+TEST_CASE("plan: another flow's node is excluded and noted", "[plan]") {
+  std::vector<NodeFixture> nodes = {gpu_node("n1", 1), gpu_node("n2", 1)};
+  nodes[0].owner = "flowB";
+  MemoryBackend b(nodes, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const FeasiblePlan plan = feasible(b.plan(c, {req("w")}, snapshot(b, c)));
+  CHECK(plan.assignments[0].second[0].node == "n2");
+  CHECK(plan.notes == std::vector<std::string>{"n1: owned by flowB"});
+  // flowB itself may plan there.
+  const FeasiblePlan theirs = feasible(b.plan(c, {req("w", 1, "flowB")}, snapshot(b, c)));
+  CHECK(theirs.assignments[0].second[0].node == "n1");
+  CHECK(theirs.notes.empty());
+}
+
+TEST_CASE("ALLOC-009: MPS, time-sliced, MIG and unlabeled nodes are recognised and never planned on", "[plan]") {
+  const Labels phys = {{"nvidia.com/gpu.product", kA100}, {"nvidia.com/gpu.count", "2"}};
+  const Labels mps = {{"nvidia.com/gpu.product", kA100}, {"nvidia.com/gpu.sharing-strategy", "mps"}};
+  const Labels ts = {{"nvidia.com/gpu.product", kA100}, {"nvidia.com/gpu.replicas", "4"}};
+  const Labels mig = {{"nvidia.com/gpu.product", kA100 + "-MIG-1g.10gb"},
+                      {"nvidia.com/mig.strategy", "single"},
+                      {"nvidia.com/mig.capable", "true"}};
+  MemoryBackend b({labelled("mps", mps), labelled("phys", phys), labelled("ts", ts), labelled("mig", mig),
+                   labelled("bare", {})},
+                  opts(kAuthorityManagedMig));
+  SequentialCaller c;
+  const InventorySnapshot s = snapshot(b, c);
+  CHECK(s.sharing == OrderedMap<std::string, std::string>{
+                         {"mps", "mps"}, {"phys", "physical"}, {"ts", "time-sliced"}, {"mig", "mig"}, {"bare", "unknown"}});
+  const FeasiblePlan plan = feasible(b.plan(c, {req("w", 2)}, s));
+  for (const auto& d : plan.assignments[0].second) CHECK(d.node == "phys");
+  const std::string tail = " \u2014 its units are shares or slices, not whole devices";
+  CHECK(plan.notes == std::vector<std::string>{"mps: mps" + tail, "ts: time-sliced" + tail, "mig: mig" + tail,
+                                               "bare: unknown" + tail});
+  // MIG sharers also skip them: the first free node is the physical one.
+  const FeasiblePlan sharer = feasible(b.plan(c, {mig_req("s", 10)}, s));
+  CHECK(sharer.geometry == OrderedMap<std::string, std::string>{{"phys", "1g.10gb:1"}});
+
+  SECTION("a shares-only pool is infeasible and nothing is written") {
+    MemoryBackend shares({labelled("s1", mps), labelled("s2", ts)}, opts(kAuthorityManagedMig));
+    const Infeasible no = infeasible(shares.plan(c, {req("w")}, snapshot(shares, c)));
+    CHECK(no.reasons == std::vector<std::string>{
+                            "no per-host packing places every whole-device request on one node (free per node: {}; "
+                            "excluded: ['s1: mps" + tail + "', 's2: time-sliced" + tail + "'])"});
+    CHECK(infeasible(shares.plan(c, {mig_req("s", 10)}, snapshot(shares, c))).reasons ==
+          std::vector<std::string>{"no free card for MIG sharer s"});
+    CHECK(shares.mutations().empty());
+  }
+}
+
+TEST_CASE("ALLOC-010: per-host fragmentation makes three requests of two infeasible on 3+3", "[plan]") {
+  SequentialCaller c;
+  const std::vector<WorkloadRequest> three = {req("a", 2), req("b", 2), req("c", 2)};
+  MemoryBackend frag({gpu_node("h1", 3), gpu_node("h2", 3)}, opts(kAuthorityDevicePlugin));
+  const Infeasible no = infeasible(frag.plan(c, three, snapshot(frag, c)));
+  CHECK(no.reasons == std::vector<std::string>{"no per-host packing places every whole-device request on one node "
+                                               "(free per node: {'h1': 3, 'h2': 3}; excluded: none)"});
+  CHECK(frag.mutations().empty());
+  // Positive controls.
+  CHECK(feasible(frag.plan(c, {req("a", 2), req("b", 2)}, snapshot(frag, c))).assignments.size() == 2);
+  MemoryBackend even({gpu_node("h1", 2), gpu_node("h2", 2), gpu_node("h3", 2)}, opts(kAuthorityDevicePlugin));
+  const FeasiblePlan plan = feasible(even.plan(c, three, snapshot(even, c)));
+  CHECK(plan.assignments[2].second[0].node == "h3");
+}

@@ -1,0 +1,132 @@
+// The command line as a user meets it: exit codes (DESIGN.md §7), the printed replay line, input errors,
+// and determinism across processes.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <regex>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string replay_line(const std::string& out) {
+  std::smatch m;
+  REQUIRE(std::regex_search(out, m, std::regex("replay: (allocsim replay [^\n]+)")));
+  return m[1];
+}
+
+}  // namespace
+
+TEST_CASE("run: a passing scenario exits 0 and says so", "[cli]") {
+  Result r = run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 300");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("300 executions"));
+  CHECK_THAT(r.out, Catch::Contains("0 violating"));
+  CHECK_THAT(r.out, Catch::Contains("expectation met: no violation"));
+}
+
+TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduces it and exits 1", "[cli]") {
+  Result r = run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim");
+  CHECK(r.code == 1);  // the scenario expects a pass; the mutant breaks it
+  CHECK_THAT(r.out, Catch::Contains("violation: single-ownership"));
+  CHECK_THAT(r.out, Catch::Contains("owner.update.before"));
+  CHECK_THAT(r.out, Catch::Contains("expectation NOT met"));
+  const std::string line = replay_line(r.out);
+  CHECK_THAT(line, Catch::Contains("--mutant client-side-claim"));
+  Result again = run(line.substr(std::string("allocsim ").size()));
+  CHECK(again.code == 1);
+  CHECK_THAT(again.out, Catch::Contains("violation: single-ownership"));
+  // The trace printed by run and by replay is the same, line for line.
+  const auto trace_of = [](const std::string& s) { return s.substr(s.find("violation: ")); };
+  CHECK(trace_of(again.out).substr(0, trace_of(again.out).find("\nno violation")) ==
+        trace_of(r.out).substr(0, trace_of(r.out).find("replay: ")));
+}
+
+TEST_CASE("run: an expected violation that is found exits 0 and still prints the trace", "[cli]") {
+  Result r = run("run scenarios/mutants/stale-last-out.json --executions 2000");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("violation: shared-map-never-deleted"));
+  CHECK_THAT(r.out, Catch::Contains("expectation met: the expected violation was found"));
+  CHECK_THAT(replay_line(r.out), Catch::StartsWith("allocsim replay scenarios/mutants/stale-last-out.json --seed "));
+}
+
+TEST_CASE("replay of a seed without a violation exits 0", "[cli]") {
+  Result r = run("replay scenarios/alloc-005-last-out.json --seed 3");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("no violation"));
+}
+
+TEST_CASE("the same seed in two processes gives the same fingerprint", "[cli][determinism]") {
+  for (const char* seed : {"0", "1", "18446744073709551615", "0x5eed"}) {
+    Result a = run(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
+    Result b = run(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
+    INFO(seed);
+    CHECK(a.code == 0);
+    CHECK(a.out == b.out);
+    CHECK_THAT(a.out, Catch::Contains("fingerprint "));
+  }
+}
+
+TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "[cli]") {
+  struct Case {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"", "usage"},
+      {"frobnicate", "unknown command \"frobnicate\""},
+      {"run", "missing SCENARIO"},
+      {"run scenarios/nope.json", "scenarios/nope.json"},
+      {"run scenarios/alloc-005-last-out.json --executions 0", "--executions: expected 1 to"},
+      {"run scenarios/alloc-005-last-out.json --executions -5", "--executions: expected an unsigned integer"},
+      {"run scenarios/alloc-005-last-out.json --seed banana", "--seed: expected an unsigned integer"},
+      {"run scenarios/alloc-005-last-out.json --mutant nope", "--mutant: unknown mutant \"nope\""},
+      {"run scenarios/alloc-005-last-out.json --strategy dfx", "--strategy: unknown strategy \"dfx\""},
+      {"run scenarios/alloc-005-last-out.json --bogus", "bogus"},
+      {"list nonsense", "unknown list \"nonsense\""},
+      {"run tests/backend/malformed/unknown_op_typo.json", "did you mean"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    Result r = run(c.args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(c.says));
+  }
+}
+
+TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
+  Result b = run("list barriers");
+  CHECK(b.code == 0);
+  CHECK_THAT(b.out, Catch::Contains("owner.read.after"));
+  CHECK_THAT(b.out, Catch::Contains("delete.before"));
+  Result m = run("list mutants");
+  CHECK_THAT(m.out, Catch::Contains("client-side-claim"));
+  CHECK_THAT(m.out, Catch::Contains("ALLOC-004"));
+  CHECK_THAT(m.out, Catch::Contains("stale-last-out"));
+  Result i = run("list invariants");
+  CHECK_THAT(i.out, Catch::Contains("single-ownership"));
+  CHECK_THAT(i.out, Catch::Contains("quiescent-clean"));
+  Result h = run("run --help");
+  CHECK(h.code == 0);
+  CHECK_THAT(h.out, Catch::Contains("--executions"));
+  CHECK_THAT(h.out, Catch::Contains("1000"));
+  CHECK_THAT(h.out, Catch::Contains("10000"));
+}

@@ -1,0 +1,57 @@
+// Every file in scenarios/ meets its expectation (DESIGN.md §4): expected violations found (and only
+// those), actor outcomes within expect.actors, and every expect.reach barrier fired.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "backend/harness/runner.h"
+
+using namespace allocsim::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios")) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    if (e.path().parent_path().filename() == "schema") continue;
+    out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every scenario file meets its expectation under 2,000 random executions", "[scenarios]") {
+  const auto files = scenario_files();
+  REQUIRE(files.size() >= 6);
+  for (const std::string& file : files) {
+    INFO(file);
+    Scenario sc = load_scenario(file);
+    RunConfig cfg;
+    cfg.executions = 2000;
+    cfg.seed = 0;
+    ScenarioReport r = run_scenario(sc, cfg);
+    std::string why;
+    for (const auto& u : r.unmet) why += u + "\n";
+    INFO(why);
+    CHECK(r.met);
+    CHECK(r.summary.executions == 2000);
+  }
+}
+
+TEST_CASE("every mutant scenario expects a violation and every base scenario expects none", "[scenarios]") {
+  for (const std::string& file : scenario_files()) {
+    INFO(file);
+    Scenario sc = load_scenario(file);
+    const bool is_mutant = file.find("/mutants/") != std::string::npos;
+    CHECK(is_mutant == !sc.mutants.empty());
+    if (is_mutant) {
+      CHECK_FALSE(sc.expect.pass);
+      CHECK_FALSE(sc.expect.reach.empty());  // the race window must be shown reached
+    }
+  }
+}

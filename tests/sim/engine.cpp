@@ -1,0 +1,277 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <stdexcept>
+
+#include "sim/engine.h"
+#include "sim/explorer.h"
+#include "sim/strategies/random.h"
+#include "sim/strategies/replay.h"
+#include "tests/sim/test_world.h"
+
+using namespace allocsim::sim;
+using allocsim::sim::testing::stepper;
+using allocsim::sim::testing::TestWorld;
+
+namespace {
+
+std::vector<Choice> picks(std::initializer_list<uint64_t> actors) {
+  std::vector<Choice> out;
+  for (uint64_t a : actors) out.push_back({Choice::Actor, a});
+  return out;
+}
+
+// Records what the engine offered at every choice, then delegates.
+struct Recording : Strategy {
+  Strategy& inner;
+  std::vector<std::vector<ActorId>> offered;
+  explicit Recording(Strategy& s) : inner(s) {}
+  void begin_execution(uint64_t s) override { inner.begin_execution(s); }
+  ActorId choose(std::span<const Candidate> r, ActorId cur) override {
+    std::vector<ActorId> ids;
+    for (auto& c : r) ids.push_back(c.actor);
+    offered.push_back(ids);
+    return inner.choose(r, cur);
+  }
+  uint64_t draw(uint64_t b) override { return inner.draw(b); }
+  bool end_execution(const ExecutionResult& r) override { return inner.end_execution(r); }
+};
+
+}  // namespace
+
+TEST_CASE("a schedule decides the interleaving; steps and preemptions are counted as defined", "[engine]") {
+  TestWorld w;
+  w.actors = {stepper("a", 2), stepper("b", 2)};
+  ReplayStrategy replay(picks({0, 1, 0, 1}));
+  Engine engine;
+  replay.begin_execution(0);
+  ExecutionResult r = engine.run(w, replay);
+  CHECK(w.log == std::vector<std::string>{"a0", "b0", "a1", "b1"});
+  REQUIRE(r.steps.size() == 4);
+  CHECK(r.quiescent);
+  CHECK_FALSE(r.violation);
+  // 0->1 while a could go on: preemption; 1->0 while b could go on: preemption; 0->1 after a finished: not.
+  CHECK(r.preemptions == 2);
+  CHECK(r.steps[1].preemption);
+  CHECK(r.steps[2].preemption);
+  CHECK_FALSE(r.steps[3].preemption);
+  CHECK(w.checks == 4);  // invariants after every step
+  CHECK_FALSE(replay.divergence());
+  CHECK(replay.consumed_all());
+}
+
+TEST_CASE("running an actor to its end is not a preemption", "[engine]") {
+  TestWorld w;
+  w.actors = {stepper("a", 3), stepper("b", 1)};
+  ReplayStrategy replay(picks({0, 0, 0, 1}));
+  Engine engine;
+  ExecutionResult r = engine.run(w, replay);
+  CHECK(r.preemptions == 0);
+  CHECK(w.log == std::vector<std::string>{"a0", "a1", "a2", "b0"});
+}
+
+TEST_CASE("random explores every interleaving of two actors of two steps, deterministically", "[engine]") {
+  std::set<std::vector<std::string>> seen;
+  RandomStrategy random;
+  Engine engine;
+  uint64_t fp_first = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    ExploreOptions opt;
+    opt.seed = 11;
+    opt.executions = 200;
+    uint64_t fp = 0;
+    explore(engine, [] {
+          auto w = std::make_unique<TestWorld>();
+          w->actors = {stepper("a", 2), stepper("b", 2)};
+          return w;
+        },
+        random, opt, [&](uint64_t, uint64_t, World& w, const ExecutionResult& r) {
+          seen.insert(static_cast<TestWorld&>(w).log);
+          fp ^= r.fingerprint() * 31 + r.steps.size();
+        });
+    if (pass == 0) fp_first = fp;
+    else CHECK(fp == fp_first);
+  }
+  CHECK(seen.size() == 6);  // C(4,2) interleavings
+}
+
+TEST_CASE("an actor parked inside the lock keeps another waiting, and the waiter is not offered", "[engine][lock]") {
+  TestWorld w;
+  int b_resumes = 0;
+  w.actors = {
+      {"holder",
+       [](TestWorld& w, ActorContext& ctx) {
+         ctx.point(PointKind::Call, "call", "");
+         w.mutex.lock(ctx);
+         ctx.point(PointKind::Barrier, "inside", "");
+         ctx.point(PointKind::Barrier, "inside.again", "");
+         w.log.push_back("holder-done");
+         w.mutex.unlock();
+       }},
+      {"waiter",
+       [&b_resumes](TestWorld& w, ActorContext& ctx) {
+         ctx.point(PointKind::Call, "call", "");
+         ++b_resumes;
+         w.mutex.lock(ctx);
+         ++b_resumes;
+         w.log.push_back("waiter-in");
+         w.mutex.unlock();
+       }},
+  };
+  ReplayStrategy replay(picks({0, 1, 0, 0, 1}));
+  Recording rec(replay);
+  Engine engine;
+  ExecutionResult r = engine.run(w, rec);
+  REQUIRE_FALSE(replay.divergence());
+  CHECK(w.log == std::vector<std::string>{"holder-done", "waiter-in"});
+  REQUIRE(rec.offered.size() == 5);
+  CHECK(rec.offered[2] == std::vector<ActorId>{0});  // waiter blocked: only the holder is offered
+  CHECK(rec.offered[3] == std::vector<ActorId>{0});
+  CHECK(rec.offered[4] == std::vector<ActorId>{1});  // lock released: the waiter competes again
+  CHECK(r.steps[4].kind == PointKind::LockWait);
+  CHECK(r.steps[4].what == "lock.wait");
+  CHECK(r.steps[4].detail == "held by holder");  // who held it when the waiter blocked
+  CHECK(b_resumes == 2);  // resumed once to block and once to acquire: no spinning
+}
+
+TEST_CASE("nothing runnable with someone blocked is a deadlock finding", "[engine][lock]") {
+  TestWorld w;
+  w.actors = {
+      {"leaky", [](TestWorld& w, ActorContext& ctx) {
+         ctx.point(PointKind::Call, "call", "");
+         w.mutex.lock(ctx);  // never unlocked
+       }},
+      {"victim", [](TestWorld& w, ActorContext& ctx) {
+         ctx.point(PointKind::Call, "call", "");
+         w.mutex.lock(ctx);
+         w.mutex.unlock();
+       }},
+  };
+  ReplayStrategy replay(picks({0, 1}));
+  Engine engine;
+  ExecutionResult r = engine.run(w, replay);
+  REQUIRE(r.violation);
+  CHECK(r.violation->invariant == "no-deadlock");
+  CHECK(r.violation->state == "victim waits for the lock held by leaky (finished while holding it)\n");
+}
+
+TEST_CASE("an exception in an actor is a finding and never crosses a switch; others are unwound",
+          "[engine]") {
+  struct Counter {
+    int* n;
+    ~Counter() { ++*n; }
+  };
+  int destroyed = 0;
+  TestWorld w;
+  w.actors = {
+      {"thrower", [](TestWorld&, ActorContext& ctx) {
+         ctx.point(PointKind::Call, "call", "");
+         throw std::runtime_error("boom");
+       }},
+      {"bystander", [&destroyed](TestWorld&, ActorContext& ctx) {
+         Counter c{&destroyed};
+         ctx.point(PointKind::Call, "call", "");
+         ctx.point(PointKind::Call, "never", "");
+       }},
+  };
+  ReplayStrategy replay(picks({1, 0}));
+  Engine engine;
+  ExecutionResult r = engine.run(w, replay);
+  REQUIRE(r.violation);
+  CHECK(r.violation->invariant == "actor-exception");
+  CHECK(r.violation->message == "actor thrower threw: boom");
+  CHECK(r.violation_actor == ActorId{0});
+  CHECK(destroyed == 1);  // the bystander's stack was unwound (forced_unwind went through)
+  // The engine is reusable after an unwound execution.
+  TestWorld w2;
+  w2.actors = {stepper("a", 1)};
+  ReplayStrategy again(picks({0}));
+  CHECK(engine.run(w2, again).quiescent);
+}
+
+TEST_CASE("an execution that does not end is stopped at the step limit", "[engine]") {
+  TestWorld w;
+  w.actors = {{"spinner", [](TestWorld&, ActorContext& ctx) {
+                 for (;;) ctx.point(PointKind::Call, "poll", "");
+               }}};
+  RandomStrategy random;
+  random.begin_execution(1);
+  Engine engine(EngineOptions{.max_steps = 57});
+  ExecutionResult r = engine.run(w, random);
+  REQUIRE(r.violation);
+  CHECK(r.violation->invariant == "steps-bounded");
+  CHECK(r.steps.size() == 57);
+}
+
+TEST_CASE("an invariant violation stops the execution at that step; quiescence is checked once", "[engine]") {
+  TestWorld w;
+  w.actors = {stepper("a", 3), stepper("b", 3)};
+  w.invariant = [](TestWorld& w) -> std::optional<Violation> {
+    if (w.log.size() == 4) return Violation{"four", "four effects", ""};
+    return std::nullopt;
+  };
+  RandomStrategy random;
+  random.begin_execution(9);
+  Engine engine;
+  ExecutionResult r = engine.run(w, random);
+  REQUIRE(r.violation);
+  CHECK(r.violation->invariant == "four");
+  CHECK(r.steps.size() == 4);
+  CHECK_FALSE(r.quiescent);
+
+  int quiescent_checks = 0;
+  TestWorld w2;
+  w2.actors = {stepper("a", 2)};
+  w2.at_quiescence = [&](TestWorld&) -> std::optional<Violation> {
+    ++quiescent_checks;
+    return std::nullopt;
+  };
+  CHECK(engine.run(w2, random).quiescent);
+  CHECK(quiescent_checks == 1);
+}
+
+TEST_CASE("draws are part of the schedule and replay exactly", "[engine]") {
+  auto make = [] {
+    TestWorld w;
+    w.actors = {{"dice", [](TestWorld& w, ActorContext& ctx) {
+                   for (int i = 0; i < 5; ++i) {
+                     ctx.point(PointKind::Call, "roll", "");
+                     w.log.push_back(std::to_string(ctx.draw(6)));
+                   }
+                 }},
+                stepper("b", 2)};
+    return w;
+  };
+  TestWorld w = make();
+  RandomStrategy random;
+  random.begin_execution(123);
+  Engine engine;
+  ExecutionResult r = engine.run(w, random);
+  size_t draws = 0;
+  for (auto& c : r.schedule) draws += c.kind == Choice::Draw;
+  CHECK(draws == 5);
+  TestWorld w2 = make();
+  ReplayStrategy replay(r.schedule);
+  replay.begin_execution(0);
+  ExecutionResult r2 = engine.run(w2, replay);
+  CHECK_FALSE(replay.divergence());
+  CHECK(w2.log == w.log);
+  CHECK(r2.fingerprint() == r.fingerprint());
+}
+
+TEST_CASE("replay reports the first choice that no longer fits", "[engine][replay]") {
+  TestWorld w;
+  w.actors = {stepper("a", 1), stepper("b", 1)};
+  ReplayStrategy replay(picks({0, 0}));  // a finished after one step: choice 1 cannot run it
+  Engine engine;
+  engine.run(w, replay);
+  REQUIRE(replay.divergence());
+  CHECK(*replay.divergence() == "choice 1: the schedule runs actor #0, which cannot run here");
+
+  TestWorld w2;
+  w2.actors = {stepper("a", 2)};
+  ReplayStrategy short_schedule(picks({0}));
+  engine.run(w2, short_schedule);
+  REQUIRE(short_schedule.divergence());
+  CHECK(*short_schedule.divergence() == "choice 1: the schedule ended but the program goes on");
+}

@@ -1,0 +1,67 @@
+#include "tools/allocsim/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace allocsim::cli {
+
+std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
+  size_t w_actor = 5, w_what = 5;
+  for (const auto& s : r.steps) {
+    w_actor = std::max(w_actor, names[s.actor].size());
+    w_what = std::max(w_what, s.what.size());
+  }
+  std::string out = fmt::format("  {:>5}  {:<{}}  {:<8}  {:<{}}  {}\n", "step", "actor", w_actor, "kind", "point",
+                                w_what, "details");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& s = r.steps[i];
+    out += fmt::format("  {:>5}{} {:<{}}  {:<8}  {:<{}}  {}\n", i, s.preemption ? "*" : " ", names[s.actor], w_actor,
+                       sim::to_string(s.kind), s.what, w_what, s.detail);
+  }
+  return out;
+}
+
+std::string violation_report(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
+  if (!r.violation) return "no violation\n";
+  std::string out = fmt::format("violation: {}\n  {}\n", r.violation->invariant, r.violation->message);
+  if (!r.violation->state.empty()) {
+    out += "state when it broke:\n";
+    size_t start = 0;
+    const std::string& st = r.violation->state;
+    while (start < st.size()) {
+      size_t end = st.find('\n', start);
+      if (end == std::string::npos) end = st.size();
+      out += "  " + st.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+  }
+  out += fmt::format("trace ({} steps, {} preemptions marked *; each step resumes the actor from the point shown):\n",
+                     r.steps.size(), r.preemptions);
+  out += trace_table(r, names);
+  return out;
+}
+
+std::string outcome_table(const harness::ScenarioReport& report) {
+  std::string out;
+  for (const auto& [actor, ops] : report.outcomes) {
+    for (const auto& [op, outcomes] : ops) {
+      std::string line;
+      for (const auto& [o, n] : outcomes) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", o, n);
+      out += fmt::format("  {} {}: {}\n", actor, op, line);
+    }
+  }
+  return out;
+}
+
+std::string shell_quote(const std::string& s) {
+  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:,@").find(c) != std::string_view::npos;
+  });
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace allocsim::cli
