@@ -73,10 +73,10 @@ struct Engine::Impl {
     }
     uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
     void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
-    void touch(uint64_t, bool) override {}
+    void touch(uint64_t object, bool write) override { impl->touch(object, write); }
   };
 
-  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes) {}
+  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes), record_footprints(o.record_footprints) {}
 
   bctx::pooled_fixedsize_stack stacks;
   std::vector<Slot> slots;
@@ -85,6 +85,18 @@ struct Engine::Impl {
   Strategy* strategy = nullptr;
   ExecutionResult* result = nullptr;
   bool unwinding = false;
+  bool record_footprints = false;
+
+  void touch(uint64_t object, bool write) {
+    if (!record_footprints || unwinding || result->steps.empty()) return;
+    auto& fp = result->steps.back().footprint;
+    for (Access& a : fp)
+      if (a.object == object) {
+        a.write |= write;
+        return;
+      }
+    fp.push_back({object, write});
+  }
 
   void yield_to_scheduler(ActorId id) {
     Slot& s = slots[id];
@@ -231,7 +243,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     r.preemptions += preempt;
     r.schedule.push_back({Choice::Actor, pick});
     Slot& s = m.slots[pick];
-    r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt});
+    r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt, {}});
     m.resume(pick);
     current = pick;
     if (auto v = m.exception_violation(pick)) {

@@ -21,6 +21,13 @@
 
 namespace allocsim::sim {
 
+/// One object access of a step (its footprint, for DPOR): `object` is a world-chosen 64-bit id.
+struct Access {
+  uint64_t object;
+  bool write;
+  bool operator==(const Access&) const = default;
+};
+
 /// One step: `actor` resumed from the point (kind, what, detail) it was waiting at.
 struct StepRecord {
   ActorId actor;
@@ -28,6 +35,7 @@ struct StepRecord {
   std::string_view what;  // static storage (see ActorContext::point)
   std::string detail;
   bool preemption;
+  std::vector<Access> footprint;  // filled only with EngineOptions::record_footprints
 };
 
 /// One choice of a schedule: which actor ran (Actor) or a number drawn inside a step (Draw).
@@ -53,6 +61,7 @@ struct ExecutionResult {
 struct EngineOptions {
   uint64_t max_steps = 10000;          // `steps-bounded` fires when an execution needs more
   size_t stack_bytes = 256 * 1024;     // per actor fiber
+  bool record_footprints = false;      // keep every step's reads and writes (DPOR needs them)
 };
 
 class Engine {

@@ -7,6 +7,7 @@
 #include "backend/errors.h"
 #include "backend/harness/catalog.h"
 #include "backend/harness/invariants.h"
+#include <xxhash.h>
 
 namespace allocsim::harness {
 
@@ -55,6 +56,17 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
   return c;
 }
 
+uint64_t object_id(backend::Obj what, std::string_view name) {
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  const auto kind = static_cast<unsigned char>(what);
+  XXH3_64bits_update(st, &kind, 1);
+  XXH3_64bits_update(st, name.data(), name.size());
+  const uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
 // The Caller an actor hands the backend: barriers and the lock become scheduling points, ids come
 // from the actor's own counter.
 class ActorCaller final : public backend::Caller {
@@ -74,6 +86,12 @@ class ActorCaller final : public backend::Caller {
   }
   void lock() override { w_.lock_.lock(ctx_); }
   void unlock() override { w_.lock_.unlock(); }
+  void touch(backend::Obj what, std::string_view name, bool write) override {
+    // Audit appends commute: no invariant reads the log's order, only the entries a step added, so
+    // treating appends as conflicting writes would make every pair of mutating steps dependent.
+    if (what == backend::Obj::Audit) return;
+    ctx_.touch(object_id(what, name), write);
+  }
   std::string next_id(std::string_view kind) override {
     std::string id = fmt::format("{}-{}-{}", kind, st_.name, ++st_.id_counter);
     if (kind == "gen") st_.op_epoch = id;

@@ -37,6 +37,10 @@ struct CompiledScenario {
 /// Throws ScenarioError for an unknown mutant name.
 std::unique_ptr<CompiledScenario> compile(const Scenario& scenario, const std::vector<std::string>& extra_mutants);
 
+/// The footprint id of backend object (`what`, `name`): XXH3-64 of the kind byte and the name, so ids
+/// are stable across runs and machines (no addresses).
+uint64_t object_id(backend::Obj what, std::string_view name);
+
 /// What an actor was told during the current step, for invariants on received values.
 struct Told {
   // plan results: feasible?, and whether the inventory they came from was taken while pod reads failed

@@ -1,0 +1,51 @@
+// Shared pieces of the allocsim command line: exit codes, usage errors, flag parsing, and the
+// per-command entry points (one file per command: cmd_run.cpp, cmd_replay.cpp, cmd_list.cpp, ...).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/harness/runner.h"
+#include "backend/harness/scenario.h"
+
+namespace allocsim::cli {
+
+namespace po = boost::program_options;
+
+/// DESIGN.md §7 exit codes.
+inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInternal = 3, kExitDiverged = 4;
+
+/// A usage or flag error: exit 2 with this message.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
+uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+
+/// Flags shared by run and replay.
+struct Common {
+  std::string scenario;
+  std::string seed = "0";
+  std::string executions = "1000";
+  std::string max_steps = "10000";
+  std::string strategy = "random";
+  std::vector<std::string> mutants;
+  bool stop_on_first = false;
+};
+
+po::options_description common_options(Common& c, bool run);
+Common parse_common(const std::string& cmd, int argc, char** argv, bool run);
+harness::RunConfig to_config(const Common& c, bool run);
+std::vector<std::string> actor_names(const harness::Scenario& sc);
+/// The exact command that replays execution seed `seed` of this run.
+std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg);
+
+int cmd_run(int argc, char** argv);
+int cmd_replay(int argc, char** argv);
+int cmd_list(int argc, char** argv);
+
+}  // namespace allocsim::cli

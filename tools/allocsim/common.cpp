@@ -1,0 +1,104 @@
+// Flag parsing shared by the commands.
+#include <charconv>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "backend/harness/catalog.h"
+#include "backend/mutants.h"
+#include "tools/allocsim/cli.h"
+#include "tools/allocsim/report.h"
+
+namespace allocsim::cli {
+
+uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  uint64_t v = 0;
+  const char* b = text.data();
+  const char* e = b + text.size();
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) b += 2, base = 16;
+  auto [p, ec] = std::from_chars(b, e, v, base);
+  if (text.empty() || ec != std::errc() || p != e)
+    throw UsageError(fmt::format("{}: expected an unsigned integer, got \"{}\"", flag, text));
+  if (v < lo || v > hi) throw UsageError(fmt::format("{}: expected {} to {}, got {}", flag, lo, hi, v));
+  return v;
+}
+
+
+po::options_description common_options(Common& c, bool run) {
+  po::options_description d(run ? "run options" : "replay options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("seed", po::value(&c.seed)->default_value("0"),
+                  run ? "run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S"
+                      : "the execution seed to replay (as printed by run)");
+  if (run) {
+    d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"), "number of executions");
+    d.add_options()("strategy", po::value(&c.strategy)->default_value("random"), "scheduling strategy: random");
+    d.add_options()("stop-on-first", po::bool_switch(&c.stop_on_first), "stop at the first violating execution");
+  }
+  d.add_options()("max-steps", po::value(&c.max_steps)->default_value("10000"),
+                  "steps per execution before steps-bounded fires");
+  d.add_options()("mutant", po::value(&c.mutants)->composing(),
+                  "switch on a protocol mutant (repeatable; see `allocsim list mutants`)");
+  return d;
+}
+
+Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
+  Common c;
+  po::options_description d = common_options(c, run);
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&c.scenario));
+  po::options_description all;
+  all.add(d).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << fmt::format("usage: allocsim {} SCENARIO [options]\n\n", cmd) << d;
+    if (run)
+      std::cout << "\nexamples:\n"
+                   "  allocsim run scenarios/alloc-004-simultaneous-claim.json --executions 10000\n"
+                   "  allocsim run scenarios/alloc-004-simultaneous-claim.json --mutant client-side-claim\n";
+    else
+      std::cout << "\nexample:\n  allocsim replay scenarios/mutants/client-side-claim.json --seed 17\n";
+    std::exit(kExitOk);
+  }
+  if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
+  for (const auto& m : c.mutants)
+    if (!backend::mutant_by_name(m))
+      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));
+  if (c.strategy != "random") throw UsageError(fmt::format("--strategy: unknown strategy \"{}\" (available: random)", c.strategy));
+  return c;
+}
+
+harness::RunConfig to_config(const Common& c, bool run) {
+  harness::RunConfig cfg;
+  cfg.strategy = c.strategy;
+  cfg.seed = parse_u64("--seed", c.seed, 0, UINT64_MAX);
+  cfg.executions = run ? parse_u64("--executions", c.executions, 1, 1'000'000'000'000ull) : 1;
+  cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);
+  cfg.mutants = c.mutants;
+  cfg.stop_at_first_violation = c.stop_on_first;
+  return cfg;
+}
+
+std::vector<std::string> actor_names(const harness::Scenario& sc) {
+  std::vector<std::string> out;
+  for (const auto& a : sc.actors) out.push_back(a.name);
+  return out;
+}
+
+std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg) {
+  std::string cmd = fmt::format("allocsim replay {} --seed {}", shell_quote(c.scenario), seed);
+  for (const auto& m : c.mutants) cmd += " --mutant " + m;
+  if (cfg.max_steps != 10000) cmd += fmt::format(" --max-steps {}", cfg.max_steps);
+  return cmd;
+}
+
+}  // namespace allocsim::cli
