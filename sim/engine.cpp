@@ -4,6 +4,7 @@
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
+#include <algorithm>
 #include <cassert>
 #include <stdexcept>
 
@@ -86,6 +87,7 @@ struct Engine::Impl {
   ExecutionResult* result = nullptr;
   bool unwinding = false;
   bool record_footprints = false;
+  size_t steps_hint = 64;  // capacity for the next execution's steps: the last one's length
 
   void touch(uint64_t object, bool write) {
     if (!record_footprints || unwinding || result->steps.empty()) return;
@@ -194,6 +196,8 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
   m.world = &world;
   m.strategy = &strategy;
   m.result = &r;
+  r.steps.reserve(m.steps_hint);
+  r.schedule.reserve(m.steps_hint);
   m.slots.clear();
   m.slots.resize(n);
   m.ctxs.clear();
@@ -246,6 +250,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt, {}});
     m.resume(pick);
     current = pick;
+    strategy.step_done(r.steps.back());
     if (auto v = m.exception_violation(pick)) {
       r.violation = v, r.violation_actor = pick;
       break;
@@ -253,6 +258,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
   m.unwind_all();
+  m.steps_hint = std::max<size_t>(r.steps.size(), 16);
   m.world = nullptr;
   m.strategy = nullptr;
   m.result = nullptr;

@@ -18,6 +18,7 @@ struct Candidate {
 };
 
 struct ExecutionResult;
+struct StepRecord;
 
 class Strategy {
  public:
@@ -29,6 +30,10 @@ class Strategy {
   virtual ActorId choose(std::span<const Candidate> runnable, ActorId current) = 0;
   /// A number in [0, bound) for a choice inside a step (faults). REQUIRES: bound > 0.
   virtual uint64_t draw(uint64_t bound) = 0;
+  /// Called by the engine right after every step, before the world's invariant check, with the step's record
+  /// (its footprint is filled only under EngineOptions::record_footprints). DPOR needs the footprint of the
+  /// step just taken before its next choice (sleep sets); other strategies ignore it.
+  virtual void step_done(const StepRecord& step) { (void)step; }
   /// Ends the execution; returns whether the strategy wants another one (exhaustive strategies stop when
   /// their tree is done; sampling strategies always say yes and the explorer bounds them).
   virtual bool end_execution(const ExecutionResult& result) = 0;

@@ -62,23 +62,42 @@ class ActorContext {
 /// A re-entrant mutex between actors of one execution. lock() blocks (a LockWait scheduling point) while
 /// another actor holds it; an uncontended acquire is not a scheduling point; unlock() never switches, so
 /// it is safe during stack unwinding.
+///
+/// Footprint (for DPOR, sim/strategies/dpor.h): every acquire attempt, successful or not, and every unlock
+/// record a *write* of the object `footprint_id`, so that two steps that take, wait for or release the same
+/// lock are dependent. That is what keeps DPOR sound about enabledness: which actor gets the lock first is
+/// always a race DPOR explores both ways. The unlock is recorded through the context of the lock() that
+/// made the holder (unlock() takes no context; the engine ignores touches while unwinding).
 class SimMutex {
  public:
+  /// The default id suits a world with one mutex; give each mutex of a world its own stable id.
+  static constexpr uint64_t kDefaultFootprintId = 0x53494d2d4c4f434bull;  // "SIM-LOCK"
+  explicit SimMutex(uint64_t footprint_id = kDefaultFootprintId) : id_(footprint_id) {}
+
   void lock(ActorContext& ctx) {
     const ActorId me = ctx.self();
-    while (holder_ != kNoActor && holder_ != me) ctx.wait_for(*this);
+    ctx.touch(id_, true);
+    while (holder_ != kNoActor && holder_ != me) {
+      ctx.wait_for(*this);
+      ctx.touch(id_, true);  // the retry belongs to the step that resumed the waiter
+    }
     holder_ = me;
+    holder_ctx_ = &ctx;
     ++depth_;
   }
   /// REQUIRES: held by the calling actor.
   void unlock() {
-    if (--depth_ == 0) holder_ = kNoActor;
+    if (holder_ctx_) holder_ctx_->touch(id_, true);
+    if (--depth_ == 0) holder_ = kNoActor, holder_ctx_ = nullptr;
   }
   ActorId holder() const { return holder_; }
   int depth() const { return depth_; }
+  uint64_t footprint_id() const { return id_; }
 
  private:
+  uint64_t id_;
   ActorId holder_ = kNoActor;
+  ActorContext* holder_ctx_ = nullptr;  // only to record the unlock's footprint; never decides anything
   int depth_ = 0;
 };
 

@@ -23,6 +23,8 @@ std::string render_map(const backend::OrderedMap<std::string, V>& m) {
   return out + "}";
 }
 
+}  // namespace
+
 std::string render_node(const NodeFixture& n) {
   return fmt::format(
       "node {}: owner={} epoch={} resourceVersion={} mig_config={} state={}@{} layout={} workloads={} "
@@ -45,6 +47,14 @@ std::string render_map_state(const backend::BackendState& s) {
                      s.shared_tombstone, s.shared_map_deleted, s.shared_config_version, s.pointer,
                      opt(s.pointer_restore));
 }
+
+std::string render_failed_reads(const backend::BackendState& s) {
+  std::string kinds;
+  for (const auto& [kind, reason] : s.failed_reads) kinds += fmt::format("{}{}={}", kinds.empty() ? "" : ",", kind, reason);
+  return fmt::format("failed reads: [{}]\n", kinds);
+}
+
+namespace {
 
 bool covers(const Claim& c, std::string_view node) {
   for (const auto& n : c.nodes)
@@ -208,7 +218,7 @@ std::optional<Violation> check_partial_inventory_never_idle(const CheckContext& 
   if (a.told.plan_feasible.value_or(false) && a.told.plan_from_failed_pods)
     return violation("partial-inventory-never-idle",
                      fmt::format("{} got a feasible plan from an inventory taken while pod reads failed", a.name),
-                     "");
+                     render_failed_reads(c.world.backend().state()));
   return std::nullopt;
 }
 
@@ -220,7 +230,7 @@ std::optional<Violation> check_stale_plan_writes_nothing(const CheckContext& c) 
         return violation("stale-plan-writes-nothing",
                          fmt::format("{} reserved with a stale expected generation yet wrote {} on {}", op,
                                      s.audit[i].kind, s.audit[i].target),
-                         "");
+                         s.node(s.audit[i].target) ? render_node(*s.node(s.audit[i].target)) : render_map_state(s));
     for (const Claim& cl : s.claims)
       if (cl.op_id == op)
         return violation("stale-plan-writes-nothing",

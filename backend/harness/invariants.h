@@ -13,6 +13,14 @@
 
 namespace allocsim::harness {
 
+/// One-line renderings of the objects an invariant reports in Violation::state, each ending in '\n' and
+/// starting with a stable prefix ("node NAME:", "claim ID:", "shared map:", "failed reads:") so that
+/// the same fields can be rendered again from another state (state_view.h: before the last step).
+std::string render_node(const backend::NodeFixture& n);
+std::string render_claim(const backend::Claim& c);
+std::string render_map_state(const backend::BackendState& s);
+std::string render_failed_reads(const backend::BackendState& s);
+
 /// Context of one check: the actor that just took a step (kNoActor at quiescence).
 struct CheckContext {
   const BackendWorld& world;

@@ -5,15 +5,46 @@
 #include <stdexcept>
 
 #include "backend/harness/catalog.h"
+#include "sim/coverage.h"
+#include "sim/strategies/dfs.h"
+#include "sim/strategies/dpor.h"
+#include "sim/strategies/pct.h"
 #include "sim/strategies/random.h"
+#include "sim/trace_equivalence.h"
 
 namespace allocsim::harness {
 
 namespace {
 
-std::unique_ptr<sim::Strategy> make_strategy(const std::string& name) {
-  if (name == "random") return std::make_unique<sim::RandomStrategy>();
-  throw std::invalid_argument(fmt::format("unknown strategy \"{}\"", name));
+/// The reduction `config` asks for, defaults resolved: dpor for unbounded dfs, none otherwise.
+std::string resolved_reduction(const RunConfig& config) {
+  if (config.strategy != "dfs") return "";
+  if (!config.reduction.empty()) return config.reduction;
+  return config.preemption_bound ? "none" : "dpor";
+}
+
+/// Builds the strategy of `config`. `calibrate` computes PCT's k when it is needed. Throws
+/// std::invalid_argument for an unknown strategy or reduction, or dpor with a preemption bound.
+std::unique_ptr<sim::Strategy> make_strategy(const RunConfig& config, size_t actors,
+                                             const std::function<uint64_t()>& calibrate) {
+  const std::string reduction = resolved_reduction(config);
+  if (config.strategy == "random") return std::make_unique<sim::RandomStrategy>();
+  if (config.strategy == "pct")
+    return std::make_unique<sim::PctStrategy>(
+        sim::PctOptions{.depth = config.pct_depth, .steps = calibrate(), .actors = static_cast<uint32_t>(actors)});
+  if (config.strategy == "dfs") {
+    if (reduction == "dpor") {
+      if (config.preemption_bound)
+        throw std::invalid_argument("--reduction dpor cannot be combined with --preemption-bound: DPOR under a "
+                                    "preemption bound is unsound (Coons et al., OOPSLA 2013); bounded runs use "
+                                    "plain DFS (--reduction none)");
+      return std::make_unique<sim::DporStrategy>();
+    }
+    if (reduction == "none")
+      return std::make_unique<sim::DfsStrategy>(sim::DfsOptions{.preemption_bound = config.preemption_bound});
+    throw std::invalid_argument(fmt::format("unknown reduction \"{}\" (none, dpor)", reduction));
+  }
+  throw std::invalid_argument(fmt::format("unknown strategy \"{}\"", config.strategy));
 }
 
 void judge(const Scenario& sc, ScenarioReport& r) {
@@ -69,16 +100,24 @@ void judge(const Scenario& sc, ScenarioReport& r) {
 
 ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
   auto compiled = compile(sc, config.mutants);
-  auto strategy = make_strategy(config.strategy);
-  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps});
+  const auto make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
+  // Footprints for DPOR and for counting distinct traces (dfs only: they cost time on every touch).
+  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps, .record_footprints = config.strategy == "dfs"});
+  uint64_t pct_steps = 0;
+  auto strategy = make_strategy(config, sc.actors.size(), [&] {
+    return pct_steps = sim::calibrate_pct_steps(engine, make_world);
+  });
   ScenarioReport r;
+  r.reduction = resolved_reduction(config);
+  sim::TraceCounter traces;
+  sim::PairCoverage coverage;
   std::vector<uint64_t> hits(barrier_catalog().size(), 0);
   sim::ExploreOptions opt{.seed = config.seed,
                           .executions = config.executions,
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
   r.summary = sim::explore(
-      engine, [&] { return std::make_unique<BackendWorld>(*compiled); }, *strategy, opt,
+      engine, make_world, *strategy, opt,
       [&](uint64_t index, uint64_t, sim::World& w, const sim::ExecutionResult& res) {
         auto& bw = static_cast<BackendWorld&>(w);
         for (size_t i = 0; i < hits.size(); ++i) hits[i] += bw.barrier_hits()[i];
@@ -89,19 +128,33 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
             if (out) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
           }
         }
+        if (config.strategy == "dfs") traces.add(res);
+        coverage.observe(res);
         violating += res.violation.has_value();
         if (config.progress) config.progress(index + 1, violating);
       });
   for (size_t i = 0; i < hits.size(); ++i)
     if (hits[i]) r.reached.push_back(barrier_catalog()[i].name);
+  if (auto* d = dynamic_cast<sim::DfsStrategy*>(strategy.get())) r.exhausted = d->exhausted();
+  if (auto* d = dynamic_cast<sim::DporStrategy*>(strategy.get())) r.exhausted = d->exhausted();
+  if (config.strategy == "dfs") r.distinct_traces = traces.distinct();
+  r.pair_coverage = coverage.pairs();
+  if (config.strategy == "pct") {
+    ScenarioReport::Pct p{.steps = pct_steps, .actors = sc.actors.size(), .depth = config.pct_depth};
+    p.per_execution = sim::pct_hit_probability(p.actors, p.steps, p.depth);
+    p.miss = sim::pct_miss_probability(p.per_execution, r.summary.executions);
+    r.pct = p;
+  }
   judge(sc, r);
   return r;
 }
 
 sim::ExecutionResult replay_seed(const Scenario& sc, const RunConfig& config, uint64_t execution_seed) {
   auto compiled = compile(sc, config.mutants);
-  auto strategy = make_strategy(config.strategy);
   sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps});
+  auto strategy = make_strategy(config, sc.actors.size(), [&] {
+    return sim::calibrate_pct_steps(engine, [&] { return std::make_unique<BackendWorld>(*compiled); });
+  });
   strategy->begin_execution(execution_seed);
   BackendWorld world(*compiled);
   return engine.run(world, *strategy);

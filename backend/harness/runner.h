@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,7 +20,13 @@
 namespace allocsim::harness {
 
 struct RunConfig {
-  std::string strategy = "random";  // random (more strategies arrive with the sweep work)
+  std::string strategy = "random";  // random | pct | dfs
+  /// dfs only: explore schedules with at most this many preemptions (iteratively, 0 first); plain DFS then.
+  std::optional<uint32_t> preemption_bound;
+  /// dfs only: "dpor" or "none"; empty means dpor when unbounded, none under a bound. dpor with a bound is
+  /// refused (std::invalid_argument): DPOR under a preemption bound is unsound (Coons et al., OOPSLA 2013).
+  std::string reduction;
+  uint32_t pct_depth = 3;  // pct only: the bug depth d
   uint64_t seed = 0;
   uint64_t executions = 1000;
   uint64_t max_steps = 10000;
@@ -34,6 +41,18 @@ struct ScenarioReport {
   // actor -> op name -> outcome -> count, in script order of first appearance
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;
   std::vector<std::string> reached;      // barriers fired in at least one execution, catalog order
+  /// dfs: whether the whole tree was explored (else the run stopped at `executions` or a first violation).
+  bool exhausted = false;
+  std::string reduction;                   // dfs: the reduction used ("dpor" or "none")
+  std::optional<uint64_t> distinct_traces;  // dfs: distinct Mazurkiewicz traces among the executions
+  /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
+  struct Pct {
+    uint64_t steps = 0, actors = 0;
+    uint32_t depth = 0;
+    double per_execution = 0, miss = 1;
+  };
+  std::optional<Pct> pct;
+  uint64_t pair_coverage = 0;  // ordered point-name pairs at switches between actors (sim/coverage.h)
   bool met = false;                      // every expectation held
   std::vector<std::string> unmet;        // why not, one line each
 };

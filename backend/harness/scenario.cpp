@@ -673,7 +673,13 @@ class Checker {
     n.product = nonempty_string(require(v, ptr, "product"), child(ptr, "product"));
     n.gpu_count = int_value(require(v, ptr, "gpu_count"), child(ptr, "gpu_count"), 1, kMaxGpus);
     n.memory_gib = number_value(require(v, ptr, "memory_gib"), child(ptr, "memory_gib"), 0, kMaxMemoryGib, true);
-    if (const Json* l = find(v, "labels")) n.labels = labels(*l, child(ptr, "labels"));
+    if (const Json* l = find(v, "labels")) {
+      n.labels = labels(*l, child(ptr, "labels"));
+    } else {
+      // Without labels the seed's classifier says "unknown" and the node is never planned on; a node
+      // written without labels means a plain GPU node, so give it what GPU Feature Discovery would.
+      n.labels = {{"nvidia.com/gpu.product", n.product}, {"nvidia.com/gpu.count", std::to_string(n.gpu_count)}};
+    }
     if (const Json* w = find(v, "workloads")) n.workloads = node_workloads(*w, child(ptr, "workloads"), n.gpu_count);
     if (const Json* m = find(v, "mig_config")) n.mig_config = nonempty_string(*m, child(ptr, "mig_config"));
     return n;

@@ -67,7 +67,7 @@ const std::vector<const char*>& op_names();
 const std::vector<const char*>& op_outcomes(OpKind k);
 
 struct Op {
-  OpKind kind;
+  OpKind kind = OpKind::Inventory;
   std::string pointer;  // where the op is in its file, e.g. "/actors/0/script/2"
   // inventory
   std::optional<std::vector<std::string>> nodes;  // scope; nullopt = every node
@@ -100,6 +100,8 @@ struct NodeSpec {
   std::string product;
   int gpu_count = 0;      // >= 1, <= 64
   double memory_gib = 0;  // > 0
+  // GFD labels. When the file has no "labels" key: nvidia.com/gpu.product = product and
+  // nvidia.com/gpu.count = gpu_count (a plain, physical GPU node). An explicit {} stays empty (unknown).
   OrderedMap<std::string, std::string> labels;
   OrderedMap<std::string, int> workloads;  // workload id -> GPU units held at start
   std::string mig_config = backend::kDefaultMigConfig;

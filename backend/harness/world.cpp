@@ -67,6 +67,16 @@ uint64_t object_id(backend::Obj what, std::string_view name) {
   return h;
 }
 
+uint64_t invariant_visible_id() {
+  static const uint64_t id = object_id(backend::Obj::AllNodes, "\x1finvariant-visible");
+  return id;
+}
+
+uint64_t actor_plan_id(std::string_view actor) {
+  // Harness-side state other actors read (`plan_from`): a kind byte outside backend::Obj, so no clash.
+  return object_id(static_cast<backend::Obj>(0xF0), actor);
+}
+
 // The Caller an actor hands the backend: barriers and the lock become scheduling points, ids come
 // from the actor's own counter.
 class ActorCaller final : public backend::Caller {
@@ -91,6 +101,16 @@ class ActorCaller final : public backend::Caller {
     // treating appends as conflicting writes would make every pair of mutating steps dependent.
     if (what == backend::Obj::Audit) return;
     ctx_.touch(object_id(what, name), write);
+    // The visibility condition (DESIGN.md §2): invariants are checked after every step, and several read more
+    // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;
+    // shared-map-never-deleted: the map and the pointer; stale-plan-writes-nothing: claims). Two steps that
+    // write different ones of those commute in their final state but not in the state checked between them,
+    // so a write to any of them also writes one shared object, making such writes dependent. Conservative
+    // (soundness over reduction); reads, and writes of the clock, read-failure flags and failing-geometry
+    // set (which no invariant reads), stay independent.
+    if (write && (what == backend::Obj::Node || what == backend::Obj::Claim || what == backend::Obj::SharedMap ||
+                  what == backend::Obj::Pointer))
+      ctx_.touch(invariant_visible_id(), true);
   }
   std::string next_id(std::string_view kind) override {
     std::string id = fmt::format("{}-{}-{}", kind, st_.name, ++st_.id_counter);
@@ -104,7 +124,8 @@ class ActorCaller final : public backend::Caller {
   ActorState& st_;
 };
 
-BackendWorld::BackendWorld(const CompiledScenario& c) : c_(c), backend_(c.prototype) {
+BackendWorld::BackendWorld(const CompiledScenario& c)
+    : c_(c), backend_(c.prototype), lock_(object_id(backend::Obj::Lock, "backend")) {
   const Scenario& sc = *c.scenario;
   actors_.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
@@ -172,8 +193,10 @@ class ScriptRunner {
   void call(const char* what, std::string detail = {}) { ctx_.point(PointKind::Call, what, std::move(detail)); }
 
   const char* inventory(const std::optional<std::vector<std::string>>& scope) {
-    const bool failed_pods = pods_failing(b_);
     auto obs = b_.inventory(caller_, scope);
+    // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
+    // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
+    const bool failed_pods = pods_failing(b_);
     if (!obs.known) {
       st_.inventory.reset();
       return "unknown";
@@ -184,6 +207,7 @@ class ScriptRunner {
   }
 
   const char* plan(const std::vector<RequestSpec>& requests) {
+    ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
     st_.plan = b_.plan(caller_, to_requests(st_.name, requests), *st_.inventory);
     st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
     const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
@@ -197,13 +221,18 @@ class ScriptRunner {
     // The seed's generation check compares against every node's version; remember a stale reserve so
     // that stale-plan-writes-nothing can hold it to writing nothing.
     int64_t sum = 0;
-    for (const auto& n : b_.state().nodes) sum += n.resource_version;
+    ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // the backend's convention for whole reads
+    for (const auto& n : b_.state().nodes) {
+      sum += n.resource_version;
+      ctx_.touch(object_id(backend::Obj::Node, n.name), false);
+    }
     if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
     st_.op_epoch.clear();
     try {
       ClaimObservation obs = b_.reserve(caller_, plan, op_id, plan.snapshot_generation);
       st_.claim_id = obs.claim_id;
       st_.claim_generation = obs.desired_generation;
+      st_.held.emplace_back(obs.claim_id, obs.desired_generation);
       ++st_.claims_held;
       ++st_.claims_made;
       st_.told.observation = std::move(obs);
@@ -266,14 +295,29 @@ class ScriptRunner {
           return "conflict";
         }
       case OpKind::Release: {
-        if (!st_.claim_id) return "skipped";
-        call("release", op_detail(op));
+        // The oldest claim held; with none held, the last released one again (a duplicate release).
+        const bool duplicate = st_.held.empty();
+        if (duplicate && !st_.last_released) return "skipped";
+        const auto [claim_id, generation] = duplicate ? *st_.last_released : st_.held.front();
+        std::string detail = op_detail(op);
+        if (duplicate) detail += detail.empty() ? "duplicate=true" : " duplicate=true";
+        call("release", std::move(detail));
         const std::string op_id = fmt::format("{}:release{}", st_.name, ++st_.releases);
-        st_.op_epoch = st_.claim_generation;
-        auto r = b_.release(caller_, *st_.claim_id, op_id, st_.claim_generation, op.keep_workloads);
+        st_.op_epoch = generation;
+        auto r = b_.release(caller_, claim_id, op_id, generation, op.keep_workloads);
         if (r.status == backend::kReleaseReleased) {
-          st_.claim_id.reset();
-          --st_.claims_held;
+          if (!duplicate) {
+            st_.held.erase(st_.held.begin());
+            st_.last_released.emplace(claim_id, generation);
+            --st_.claims_held;
+            if (st_.held.empty()) {
+              st_.claim_id.reset();
+              st_.claim_generation.clear();
+            } else {
+              st_.claim_id = st_.held.back().first;
+              st_.claim_generation = st_.held.back().second;
+            }
+          }
           return backend::kReleaseReleased;
         }
         return r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
@@ -319,6 +363,7 @@ class ScriptRunner {
     if (op.plan_from) {
       // Another actor's plan is only known at the time of the call: the point comes first.
       call("reserve", op_detail(op));
+      ctx_.touch(actor_plan_id(*op.plan_from), false);
       const ActorState* from = nullptr;
       for (const ActorState& a : w_.actors())
         if (a.name == *op.plan_from) from = &a;

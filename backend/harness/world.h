@@ -7,6 +7,10 @@
 //   the actor already knows it must skip (no claim, no inventory, no plan): they record `skipped` without
 //   calling anything. `reserve` with `requests` makes three calls (inventory, plan, reserve); `await`
 //   makes one call per poll.
+// - An actor may hold several claims (one per successful reserve). observe, await, mark_ready and
+//   reconcile use the newest; release releases the oldest; with none held, release repeats the last
+//   released claim (a duplicate release, CONTRACT.md §1: released, "already released"); with none ever
+//   released it is skipped.
 // - Each backend barrier is a scheduling point (PointKind::Barrier); the backend's lock is a SimMutex.
 // - Ids per actor: "<kind>-<actor>-<n>" from the actor's own counter (DESIGN.md §3).
 // - What an actor is told (a plan, an observation) is remembered until the end of the step, when
@@ -41,6 +45,13 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& scenario, const std::v
 /// are stable across runs and machines (no addresses).
 uint64_t object_id(backend::Obj what, std::string_view name);
 
+/// The object every write to a node, claim, the shared map or the pointer also writes (DPOR's visibility
+/// condition: invariants read several of them after every step; see ActorCaller::touch in world.cpp).
+uint64_t invariant_visible_id();
+
+/// The footprint id of actor `actor`'s last plan, which `plan_from` reserves of other actors read.
+uint64_t actor_plan_id(std::string_view actor);
+
 /// What an actor was told during the current step, for invariants on received values.
 struct Told {
   // plan results: feasible?, and whether the inventory they came from was taken while pod reads failed
@@ -60,8 +71,13 @@ struct ActorState {
   bool inventory_with_failed_pods = false;               // pod reads failed when it was taken
   std::optional<backend::PlanOutcome> plan;              // the last plan
   bool plan_with_failed_pods = false;
-  std::optional<std::string> claim_id;  // the last claim, until it is released
+  std::optional<std::string> claim_id;  // the newest claim still held (observe, await, mark_ready, reconcile)
   std::string claim_generation;
+  // Claims held, oldest first, as (claim id, generation). `release` releases the oldest (upstream ALLOC-022
+  // releases a flow's first claim while its second stays observable); once none is held, a further
+  // `release` repeats the last released one, as upstream's duplicate release does ("already released").
+  std::vector<std::pair<std::string, std::string>> held;
+  std::optional<std::pair<std::string, std::string>> last_released;
   int claims_held = 0;    // claimed minus released
   int claims_made = 0;
   std::string op_epoch;   // generation of the reserve/release running now (rollback-keeps-newer-owner)

@@ -193,7 +193,8 @@ TEST_CASE("a full scenario parses with every field, in file order", "[scenario]"
   CHECK(alpha.name == "alpha.1_x-y");
   CHECK(alpha.gpu_count == 64);
   CHECK(alpha.memory_gib == 0.5);
-  CHECK(alpha.labels.empty());
+  // No "labels" key: the plain-GPU-node default.
+  CHECK(alpha.labels == Labels{{"nvidia.com/gpu.product", alpha.product}, {"nvidia.com/gpu.count", "64"}});
   CHECK(alpha.workloads.empty());
   CHECK(alpha.mig_config == "all-disabled");
 
@@ -984,4 +985,11 @@ TEST_CASE("the malformed corpus: every file fails with its listed pointer and me
   std::sort(sorted.begin(), sorted.end());
   CHECK(sorted == present);
   CHECK(listed.size() >= 30);
+}
+
+TEST_CASE("explicit empty labels stay empty (the node classifies unknown)", "[scenario]") {
+  const Scenario s = parse_scenario(R"({"schema": "allocsim/scenario/v1", "name": "x",
+    "nodes": [ { "name": "n1", "product": "P", "gpu_count": 1, "memory_gib": 1, "labels": {} } ],
+    "actors": [ { "name": "a", "script": [] } ] })", "x.json");
+  CHECK(s.nodes[0].labels.empty());
 }

@@ -33,6 +33,9 @@ struct Common {
   std::string executions = "1000";
   std::string max_steps = "10000";
   std::string strategy = "random";
+  std::string preemption_bound;  // empty: unbounded (dfs)
+  std::string reduction;         // empty: dpor when unbounded, none under a bound (dfs)
+  std::string depth = "3";       // pct's d
   std::vector<std::string> mutants;
   bool stop_on_first = false;
 };

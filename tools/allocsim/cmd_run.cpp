@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "backend/harness/catalog.h"
@@ -45,6 +46,28 @@ int cmd_run(int argc, char** argv) {
                            rep.summary.violating_executions);
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
+  if (cfg.strategy == "dfs") {
+    const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
+    std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
+                  : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
+                                  : std::string("  stopped at the --executions limit: the tree is not exhausted"));
+    std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
+                             cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
+    if (rep.distinct_traces)
+      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n", *rep.distinct_traces,
+                               double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)));
+  }
+  if (rep.pct) {
+    const auto& p = *rep.pct;
+    std::cout << fmt::format("  pct depth {}: k = {} steps (calibration execution), n = {} actors\n", p.depth, p.steps,
+                             p.actors);
+    std::cout << fmt::format("  per execution, a depth-{} bug is hit with probability >= 1/(n*k^(d-1)) = {:.3g}\n",
+                             p.depth, p.per_execution);
+    std::cout << fmt::format("  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
+                             "outside this bound)\n",
+                             rep.summary.executions, p.miss);
+    std::cout << fmt::format("  coverage: {} ordered point pairs across actors\n", rep.pair_coverage);
+  }
   std::cout << "outcomes:\n" << outcome_table(rep);
   std::string reached;
   for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;
@@ -53,7 +76,15 @@ int cmd_run(int argc, char** argv) {
     const auto& f = *rep.summary.first;
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);
     std::cout << violation_report(f.result, actor_names(sc));
-    std::cout << "replay: " << replay_command(c, f.seed, cfg) << "\n";
+    if (cfg.strategy == "random") {
+      std::cout << "replay: " << replay_command(c, f.seed, cfg) << "\n";
+    } else {
+      // `replay --seed` re-runs a random execution; a dfs or pct execution is identified by its schedule.
+      std::string sched;
+      for (const auto& ch : f.result.schedule) sched += fmt::format("{}{}{}", sched.empty() ? "" : " ",
+                                                                    ch.kind == sim::Choice::Actor ? 'a' : 'd', ch.value);
+      std::cout << "schedule: " << sched << "\n";
+    }
   }
   if (rep.met) {
     std::cout << (sc.expect.pass ? "\nexpectation met: no violation\n"

@@ -32,8 +32,18 @@ po::options_description common_options(Common& c, bool run) {
                   run ? "run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S"
                       : "the execution seed to replay (as printed by run)");
   if (run) {
-    d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"), "number of executions");
-    d.add_options()("strategy", po::value(&c.strategy)->default_value("random"), "scheduling strategy: random");
+    d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"),
+                    "number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)");
+    d.add_options()("strategy", po::value(&c.strategy)->default_value("random"),
+                    "scheduling strategy: random | pct | dfs (see `allocsim list strategies`)");
+    d.add_options()("preemption-bound", po::value(&c.preemption_bound),
+                    "dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
+                    "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)");
+    d.add_options()("reduction", po::value(&c.reduction),
+                    "dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
+                    "--preemption-bound)");
+    d.add_options()("depth", po::value(&c.depth)->default_value("3"),
+                    "pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)");
     d.add_options()("stop-on-first", po::bool_switch(&c.stop_on_first), "stop at the first violating execution");
   }
   d.add_options()("max-steps", po::value(&c.max_steps)->default_value("10000"),
@@ -73,13 +83,25 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   for (const auto& m : c.mutants)
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));
-  if (c.strategy != "random") throw UsageError(fmt::format("--strategy: unknown strategy \"{}\" (available: random)", c.strategy));
+  if (c.strategy != "random" && c.strategy != "pct" && c.strategy != "dfs")
+    throw UsageError(fmt::format("--strategy: unknown strategy \"{}\" (available: random, pct, dfs)", c.strategy));
+  if (!c.reduction.empty() && c.reduction != "none" && c.reduction != "dpor")
+    throw UsageError(fmt::format("--reduction: expected none or dpor, got \"{}\"", c.reduction));
+  if (c.strategy != "dfs" && (!c.reduction.empty() || !c.preemption_bound.empty()))
+    throw UsageError("--reduction and --preemption-bound apply to --strategy dfs only");
+  if (c.reduction == "dpor" && !c.preemption_bound.empty())
+    throw UsageError("--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound is "
+                     "unsound (Coons et al., OOPSLA 2013); bounded runs use plain DFS (--reduction none)");
   return c;
 }
 
 harness::RunConfig to_config(const Common& c, bool run) {
   harness::RunConfig cfg;
   cfg.strategy = c.strategy;
+  if (!c.preemption_bound.empty())
+    cfg.preemption_bound = static_cast<uint32_t>(parse_u64("--preemption-bound", c.preemption_bound, 0, 1000));
+  cfg.reduction = c.reduction;
+  cfg.pct_depth = static_cast<uint32_t>(parse_u64("--depth", c.depth, 1, 1000));
   cfg.seed = parse_u64("--seed", c.seed, 0, UINT64_MAX);
   cfg.executions = run ? parse_u64("--executions", c.executions, 1, 1'000'000'000'000ull) : 1;
   cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);

@@ -1,0 +1,108 @@
+#include "backend/harness/scenario_json.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json requests_json(const std::vector<RequestSpec>& requests) {
+  Json out = Json::array();
+  for (const RequestSpec& r : requests) {
+    Json j = {{"workload", r.workload}, {"devices", r.devices}, {"sharing", r.sharing}};
+    if (r.minimum_usable_memory_gib) j["minimum_usable_memory_gib"] = *r.minimum_usable_memory_gib;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// Only the keys the op's kind takes (the parser rejects the others).
+Json op_json(const Op& op) {
+  Json j = {{"op", op_name(op.kind)}};
+  switch (op.kind) {
+    case OpKind::Inventory:
+      if (op.nodes) j["nodes"] = *op.nodes;
+      break;
+    case OpKind::Plan: j["requests"] = requests_json(op.requests); break;
+    case OpKind::Reserve:
+      if (op.has_requests) j["requests"] = requests_json(op.requests);
+      if (op.plan_from) j["plan_from"] = *op.plan_from;
+      break;
+    case OpKind::Await:
+      j["status"] = op.status;
+      j["polls_max"] = op.polls_max;
+      break;
+    case OpKind::Reconcile: j["status"] = op.status; break;
+    case OpKind::Release: j["keep_workloads"] = op.keep_workloads; break;
+    case OpKind::BindWorkload:
+      j["node"] = op.node;
+      j["workload"] = op.workload;
+      j["units"] = op.units;
+      break;
+    case OpKind::UnbindWorkload:
+      j["node"] = op.node;
+      j["workload"] = op.workload;
+      break;
+    case OpKind::FailReads:
+    case OpKind::RestoreReads: j["kind"] = op.read_kind; break;
+    case OpKind::FailGeometry: j["node"] = op.node; break;
+    case OpKind::AdvanceClock: j["seconds"] = op.seconds; break;
+    case OpKind::Observe:
+    case OpKind::MarkReady: break;
+  }
+  return j;
+}
+
+Json node_json(const NodeSpec& n) {
+  Json j = {{"name", n.name}, {"product", n.product}, {"gpu_count", n.gpu_count}, {"memory_gib", n.memory_gib}};
+  Json labels = Json::object();
+  for (const auto& [k, v] : n.labels) labels[k] = v;
+  j["labels"] = std::move(labels);
+  if (!n.workloads.empty()) {
+    Json w = Json::object();
+    for (const auto& [k, v] : n.workloads) w[k] = v;
+    j["workloads"] = std::move(w);
+  }
+  j["mig_config"] = n.mig_config;
+  return j;
+}
+
+Json expect_json(const Expectation& e) {
+  Json j = Json::object();
+  if (e.pass) j["outcome"] = "pass";
+  else j["violation"] = e.violations;
+  if (!e.actors.empty()) {
+    Json actors = Json::object();
+    for (const auto& [actor, ops] : e.actors) {
+      Json o = Json::object();
+      for (const auto& [op, outcomes] : ops) o[op] = outcomes;
+      actors[actor] = std::move(o);
+    }
+    j["actors"] = std::move(actors);
+  }
+  j["reach"] = e.reach;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json scenario_to_json(const Scenario& s) {
+  Json j = {{"schema", "allocsim/scenario/v1"}, {"name", s.name}, {"description", s.description}};
+  j["backend"] = {{"authority", s.authority}, {"mig_apply_seconds", s.mig_apply_seconds}, {"mutants", s.mutants}};
+  Json nodes = Json::array();
+  for (const NodeSpec& n : s.nodes) nodes.push_back(node_json(n));
+  j["nodes"] = std::move(nodes);
+  Json actors = Json::array();
+  for (const ActorSpec& a : s.actors) {
+    Json script = Json::array();
+    for (const Op& op : a.script) script.push_back(op_json(op));
+    actors.push_back({{"name", a.name}, {"script", std::move(script)}});
+  }
+  j["actors"] = std::move(actors);
+  if (s.invariants.empty()) j["invariants"] = "all";
+  else j["invariants"] = s.invariants;
+  j["expect"] = expect_json(s.expect);
+  return j;
+}
+
+}  // namespace allocsim::harness

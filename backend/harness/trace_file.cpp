@@ -1,0 +1,430 @@
+#include "backend/harness/trace_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "backend/harness/scenario_json.h"
+
+namespace allocsim::harness {
+
+using Json = nlohmann::ordered_json;
+
+TraceError::TraceError(std::string file, std::string pointer, std::string message)
+    : std::runtime_error(fmt::format("{}: {}: {}", file, pointer.empty() ? "\"\"" : pointer, message)),
+      file_(std::move(file)),
+      pointer_(std::move(pointer)) {}
+
+std::vector<TraceStep> label_steps(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
+  std::map<std::pair<sim::ActorId, std::string>, uint32_t> seen;  // ordered: no hash iteration anywhere
+  std::vector<TraceStep> out;
+  for (const sim::StepRecord& s : r.steps) {
+    const uint32_t n = ++seen[{s.actor, std::string(s.what)}];
+    out.push_back({names.at(s.actor), std::string(s.what), n, sim::to_string(s.kind), s.detail, s.preemption});
+  }
+  return out;
+}
+
+std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, const std::vector<std::string>& names) {
+  std::vector<TraceChoice> out;
+  for (const sim::Choice& c : schedule)
+    out.push_back(c.kind == sim::Choice::Draw ? TraceChoice{true, "", c.value} : TraceChoice{false, names.at(c.value), 0});
+  return out;
+}
+
+Trace make_trace(const Scenario& sc, const sim::ExecutionResult& r, const std::string& state_before) {
+  std::vector<std::string> names;
+  for (const ActorSpec& a : sc.actors) names.push_back(a.name);
+  Trace t;
+  t.scenario = sc;
+  t.choices = name_choices(r.schedule, names);
+  t.preemptions = r.preemptions;
+  t.fingerprint = fmt::format("{:016x}", r.fingerprint());
+  t.steps = label_steps(r, names);
+  if (r.violation) {
+    TraceViolation v;
+    v.invariant = r.violation->invariant;
+    v.message = r.violation->message;
+    v.actor = r.violation_actor ? names.at(*r.violation_actor) : "";
+    v.step = r.steps.empty() ? 0 : r.steps.size() - 1;
+    v.state = r.violation->state;
+    v.state_before = state_before;
+    t.violation = std::move(v);
+  }
+  return t;
+}
+
+namespace {
+
+Json opt_u64(const std::optional<uint64_t>& v) { return v ? Json(std::to_string(*v)) : Json(nullptr); }
+
+std::string schedule_string(const std::vector<TraceChoice>& choices) {
+  // Same grammar as sim/schedule.h, written from names directly (a trace may name unknown actors).
+  std::string out = "v1:";
+  for (size_t i = 0; i < choices.size();) {
+    size_t j = i + 1;
+    while (j < choices.size() && choices[j] == choices[i]) ++j;
+    if (i > 0) out += ',';
+    out += choices[i].draw ? fmt::format("#{}", choices[i].value) : choices[i].actor;
+    if (j - i > 1) out += fmt::format("*{}", j - i);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string trace_to_text(const Trace& t) {
+  Json j;
+  j["schema"] = kTraceSchema;
+  j["tool"] = {{"name", "allocsim"}, {"version", t.tool_version}};
+  j["scenario"] = {{"path", t.scenario_path}, {"digest", t.scenario_digest}, {"embedded", scenario_to_json(t.scenario)}};
+  j["strategy"] = t.strategy;
+  j["seed"] = opt_u64(t.seed);
+  j["execution_seed"] = opt_u64(t.execution_seed);
+  j["max_steps"] = t.max_steps;
+  j["schedule_string"] = schedule_string(t.choices);
+  Json choices = Json::array(), draws = Json::array();
+  for (const TraceChoice& c : t.choices) {
+    if (c.draw) choices.push_back({{"draw", c.value}}), draws.push_back(c.value);
+    else choices.push_back(c.actor);
+  }
+  j["choices"] = std::move(choices);
+  j["draws"] = std::move(draws);
+  j["preemptions"] = t.preemptions;
+  j["fingerprint"] = t.fingerprint;
+  if (t.violation) {
+    const TraceViolation& v = *t.violation;
+    j["violation"] = {{"invariant", v.invariant}, {"message", v.message},        {"actor", v.actor},
+                      {"step", v.step},           {"state", v.state},            {"state_before", v.state_before}};
+  } else {
+    j["violation"] = nullptr;
+  }
+  Json steps = Json::array();
+  for (const TraceStep& s : t.steps)
+    steps.push_back({{"actor", s.actor},
+                     {"point", s.point},
+                     {"occurrence", s.occurrence},
+                     {"kind", s.kind},
+                     {"detail", s.detail},
+                     {"preemption", s.preemption}});
+  j["steps"] = std::move(steps);
+  if (t.shrink) {
+    const ShrinkInfo& s = *t.shrink;
+    j["shrink"] = {{"raw_steps", s.raw_steps},
+                   {"raw_actors", s.raw_actors},
+                   {"raw_ops", s.raw_ops},
+                   {"raw_preemptions", s.raw_preemptions},
+                   {"runs", s.runs},
+                   {"budget_exhausted", s.budget_exhausted},
+                   {"out_of_time", s.out_of_time},
+                   {"preemptions_minimal", s.preemptions_minimal}};
+  } else {
+    j["shrink"] = nullptr;
+  }
+  return j.dump(2) + "\n";
+}
+
+namespace {
+
+std::string child(const std::string& ptr, std::string_view key) {
+  std::string out = ptr + "/";
+  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+std::string child(const std::string& ptr, size_t i) { return fmt::format("{}/{}", ptr, i); }
+
+// Tracks where in the document the parser is, so that a syntax error (a truncated file, say) names the
+// JSON pointer of the value that was being read when the text broke off. Builds nothing.
+class PathTracker : public nlohmann::json_sax<Json> {
+ public:
+  explicit PathTracker(const std::string& file) : file_(file) {}
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    std::string what = ex.what();
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw TraceError(file_, pointer(), fmt::format("invalid JSON (byte {}): {}", position, what));
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    size_t index = 0;
+    std::string key;
+  };
+  std::string pointer() const {
+    std::string p;
+    for (const Frame& f : frames_) p = f.array ? child(p, f.index) : child(p, f.key);
+    return p;
+  }
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    if (frames_.size() >= 64) throw TraceError(file_, pointer(), "JSON nested deeper than 64 levels");
+    frames_.push_back({array});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+// Typed access with errors naming the file and pointer.
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : file_(file) {}
+  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const { throw TraceError(file_, ptr, msg); }
+  const Json& at(const Json& obj, const std::string& ptr, const char* key) const {
+    if (!obj.is_object()) fail(ptr, fmt::format("expected an object, got {}", obj.type_name()));
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(ptr, fmt::format("missing required key \"{}\"", key));
+    return *it;
+  }
+  std::string str(const Json& obj, const std::string& ptr, const char* key) const {
+    const Json& v = at(obj, ptr, key);
+    if (!v.is_string()) fail(child(ptr, key), fmt::format("expected a string, got {}", v.type_name()));
+    return v.get<std::string>();
+  }
+  uint64_t u64(const Json& obj, const std::string& ptr, const char* key) const {
+    const Json& v = at(obj, ptr, key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+      fail(child(ptr, key), fmt::format("expected an unsigned integer, got {}", v.is_number() ? v.dump() : v.type_name()));
+    return v.get<uint64_t>();
+  }
+  bool boolean(const Json& obj, const std::string& ptr, const char* key) const {
+    const Json& v = at(obj, ptr, key);
+    if (!v.is_boolean()) fail(child(ptr, key), fmt::format("expected a boolean, got {}", v.type_name()));
+    return v.get<bool>();
+  }
+  std::optional<uint64_t> seed(const Json& obj, const std::string& ptr, const char* key) const {
+    const Json& v = at(obj, ptr, key);
+    if (v.is_null()) return std::nullopt;
+    const std::string p = child(ptr, key);
+    if (!v.is_string()) fail(p, fmt::format("expected a decimal string or null, got {}", v.type_name()));
+    const std::string s = v.get<std::string>();
+    uint64_t out = 0;
+    if (s.empty() || s.size() > 20) fail(p, fmt::format("expected a 64-bit seed, got \"{}\"", s));
+    for (char c : s) {
+      if (c < '0' || c > '9') fail(p, fmt::format("expected a 64-bit seed, got \"{}\"", s));
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (out > (UINT64_MAX - d) / 10) fail(p, fmt::format("seed \"{}\" does not fit in 64 bits", s));
+      out = out * 10 + d;
+    }
+    return out;
+  }
+  const Json& array(const Json& obj, const std::string& ptr, const char* key) const {
+    const Json& v = at(obj, ptr, key);
+    if (!v.is_array()) fail(child(ptr, key), fmt::format("expected an array, got {}", v.type_name()));
+    return v;
+  }
+
+ private:
+  const std::string& file_;
+};
+
+void read_document(const Json& doc, const std::string& path, Trace& t) {
+  const Reader r(path);
+  if (!doc.is_object()) r.fail("", fmt::format("expected an object at the top level, got {}", doc.type_name()));
+  if (r.str(doc, "", "schema") != kTraceSchema)
+    r.fail("/schema", fmt::format("expected \"{}\", got \"{}\"", kTraceSchema, r.str(doc, "", "schema")));
+  t.tool_version = r.str(r.at(doc, "", "tool"), "/tool", "version");
+  const Json& sc = r.at(doc, "", "scenario");
+  t.scenario_path = r.str(sc, "/scenario", "path");
+  t.scenario_digest = r.str(sc, "/scenario", "digest");
+  const Json& embedded = r.at(sc, "/scenario", "embedded");
+  try {
+    t.scenario = parse_scenario(embedded.dump(), path);
+  } catch (const ScenarioError& e) {
+    throw TraceError(path, "/scenario/embedded" + e.pointer(), e.message());
+  }
+  t.scenario.path = t.scenario_path;
+  t.strategy = r.str(doc, "", "strategy");
+  t.seed = r.seed(doc, "", "seed");
+  t.execution_seed = r.seed(doc, "", "execution_seed");
+  t.max_steps = r.u64(doc, "", "max_steps");
+  if (t.max_steps == 0 || t.max_steps > 100'000'000) r.fail("/max_steps", "expected 1 to 100000000");
+  const Json& choices = r.array(doc, "", "choices");
+  std::vector<uint64_t> draws_in_choices;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const Json& c = choices[i];
+    const std::string p = child("/choices", i);
+    if (c.is_string()) {
+      t.choices.push_back({false, c.get<std::string>(), 0});
+    } else if (c.is_object()) {
+      const uint64_t v = r.u64(c, p, "draw");
+      t.choices.push_back({true, "", v});
+      draws_in_choices.push_back(v);
+    } else {
+      r.fail(p, fmt::format("expected an actor name or {{\"draw\": N}}, got {}", c.type_name()));
+    }
+  }
+  const Json& draws = r.array(doc, "", "draws");
+  std::vector<uint64_t> listed;
+  for (size_t i = 0; i < draws.size(); ++i) {
+    if (!draws[i].is_number_unsigned()) r.fail(child("/draws", i), "expected an unsigned integer");
+    listed.push_back(draws[i].get<uint64_t>());
+  }
+  if (listed != draws_in_choices) r.fail("/draws", "the fault choices disagree with the draws in /choices");
+  t.preemptions = static_cast<uint32_t>(r.u64(doc, "", "preemptions"));
+  t.fingerprint = r.str(doc, "", "fingerprint");
+  const Json& v = r.at(doc, "", "violation");
+  if (!v.is_null()) {
+    TraceViolation tv;
+    tv.invariant = r.str(v, "/violation", "invariant");
+    tv.message = r.str(v, "/violation", "message");
+    tv.actor = r.str(v, "/violation", "actor");
+    tv.step = r.u64(v, "/violation", "step");
+    tv.state = r.str(v, "/violation", "state");
+    tv.state_before = r.str(v, "/violation", "state_before");
+    t.violation = std::move(tv);
+  }
+  const Json& steps = r.array(doc, "", "steps");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string p = child("/steps", i);
+    TraceStep s;
+    s.actor = r.str(steps[i], p, "actor");
+    s.point = r.str(steps[i], p, "point");
+    const uint64_t occ = r.u64(steps[i], p, "occurrence");
+    if (occ == 0 || occ > UINT32_MAX) r.fail(child(p, "occurrence"), "expected an occurrence from 1");
+    s.occurrence = static_cast<uint32_t>(occ);
+    s.kind = r.str(steps[i], p, "kind");
+    s.detail = r.str(steps[i], p, "detail");
+    s.preemption = r.boolean(steps[i], p, "preemption");
+    t.steps.push_back(std::move(s));
+  }
+  const Json& sh = r.at(doc, "", "shrink");
+  if (!sh.is_null()) {
+    ShrinkInfo s;
+    s.raw_steps = r.u64(sh, "/shrink", "raw_steps");
+    s.raw_actors = r.u64(sh, "/shrink", "raw_actors");
+    s.raw_ops = r.u64(sh, "/shrink", "raw_ops");
+    s.raw_preemptions = r.u64(sh, "/shrink", "raw_preemptions");
+    s.runs = r.u64(sh, "/shrink", "runs");
+    s.budget_exhausted = r.boolean(sh, "/shrink", "budget_exhausted");
+    s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
+    s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
+    t.shrink = s;
+  }
+}
+
+constexpr size_t kMaxTraceBytes = size_t{64} << 20;
+
+std::string read_all(const std::string& path, size_t limit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw TraceError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw TraceError(path, "", fmt::format("cannot read: {}", std::strerror(e)));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > limit) {
+      ::close(fd);
+      throw TraceError(path, "", fmt::format("file is larger than {} bytes", limit));
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+Trace parse_trace(const std::string& text, const std::string& path) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw TraceError(path, "", "file is empty");
+  PathTracker tracker(path);
+  Json::sax_parse(text, &tracker);  // throws TraceError with the pointer on a syntax error
+  Trace t;
+  try {
+    read_document(Json::parse(text), path, t);
+  } catch (const nlohmann::json::exception& e) {
+    throw TraceError(path, "", fmt::format("unreadable trace: {}", e.what()));
+  }
+  return t;
+}
+
+Trace load_trace(const std::string& path) { return parse_trace(read_all(path, kMaxTraceBytes), path); }
+
+bool looks_like_trace(const std::string& path) {
+  if (path.ends_with(".trace.json")) return true;
+  try {
+    const std::string text = read_all(path, kMaxTraceBytes);
+    const Json doc = Json::parse(text, nullptr, false);
+    return doc.is_object() && doc.contains("schema") && doc["schema"].is_string() &&
+           doc["schema"].get<std::string>().starts_with("allocsim/trace/");
+  } catch (...) {
+    return false;
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  const auto fail = [&](const char* what) {
+    const int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw OutputError(fmt::format("{}: {}: {}", path, what, std::strerror(e)));
+  };
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot write");
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions");
+  if (::fsync(fd) != 0) fail("cannot sync");
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    throw OutputError(fmt::format("{}: cannot close: {}", path, std::strerror(errno)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw OutputError(fmt::format("{}: cannot rename into place: {}", path, std::strerror(e)));
+  }
+  // Make the rename itself durable.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,132 @@
+// Trace files, schema `allocsim/trace/v1` (DESIGN.md §7): one violating (or replayed) execution with
+// everything needed to replay it anywhere: the tool version, the scenario (path, digest, and the scenario
+// itself embedded, since a shrunk trace runs a reduced scenario that exists in no file), strategy and
+// seed, the schedule, the fault choices, the violation, and every step keyed by label (actor name, point
+// name, occurrence of that (actor, point) pair), not by raw index, so a trace stays readable when code
+// moves.
+//
+// Document shape (keys in this order; unknown keys are ignored so v1 readers accept additions):
+//   { "schema": "allocsim/trace/v1", "tool": {"name", "version"},
+//     "scenario": {"path", "digest", "embedded": <allocsim/scenario/v1 document>},
+//     "strategy", "seed" (decimal string or null), "execution_seed" (decimal string or null),
+//     "max_steps", "schedule_string" ("v1:..."), "choices": [actor name | {"draw": N}, ...],
+//     "draws": [N, ...]  (the fault choices, in order; must agree with "choices"),
+//     "preemptions", "fingerprint" (16 hex digits, ExecutionResult::fingerprint()),
+//     "violation": null | {"invariant", "message", "actor", "step", "state", "state_before"},
+//     "steps": [{"actor", "point", "occurrence", "kind", "detail", "preemption"}, ...],
+//     "shrink": null | {"raw_steps", "raw_actors", "raw_ops", "raw_preemptions", "runs",
+//                       "budget_exhausted", "out_of_time", "preemptions_minimal"} }
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/harness/scenario.h"
+#include "sim/engine.h"
+
+namespace allocsim::harness {
+
+inline constexpr const char* kTraceSchema = "allocsim/trace/v1";
+
+/// A trace file that cannot be read: `file`, `pointer` (RFC 6901; "" = the whole document) and
+/// `message`. what() is `FILE: POINTER: MESSAGE`, the pointer written "" when it is the whole document.
+class TraceError : public std::runtime_error {
+ public:
+  TraceError(std::string file, std::string pointer, std::string message);
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+
+ private:
+  std::string file_, pointer_;
+};
+
+/// One step, keyed by label: `actor` resumed from point `point` for the `occurrence`-th time (1-based).
+struct TraceStep {
+  std::string actor;
+  std::string point;
+  uint32_t occurrence = 1;
+  std::string kind;  // "call" | "barrier" | "lock-wait"
+  std::string detail;
+  bool preemption = false;
+  bool operator==(const TraceStep&) const = default;
+};
+
+/// One choice of the schedule, by actor name (so a renamed or removed actor is detected, not misread).
+struct TraceChoice {
+  bool draw = false;
+  std::string actor;   // when !draw
+  uint64_t value = 0;  // when draw
+  bool operator==(const TraceChoice&) const = default;
+};
+
+struct TraceViolation {
+  std::string invariant, message;
+  std::string actor;  // the actor whose step broke it; "" at quiescence
+  uint64_t step = 0;  // index of the last step taken (the one after which it broke)
+  std::string state;         // the fields that broke it, after the last step
+  std::string state_before;  // the same fields before the last step (state_view.h)
+};
+
+/// How a trace was shrunk (absent for a raw trace).
+struct ShrinkInfo {
+  uint64_t raw_steps = 0, raw_actors = 0, raw_ops = 0, raw_preemptions = 0;
+  uint64_t runs = 0;                 // candidate executions run
+  bool budget_exhausted = false;     // stopped before the passes finished
+  bool out_of_time = false;          // ... because of --shrink-budget (seconds), not the run count
+  bool preemptions_minimal = false;  // the preemption-bounded search proved the minimum
+};
+
+struct Trace {
+  std::string tool_version;
+  std::string scenario_path, scenario_digest;  // of the original scenario file
+  Scenario scenario;                           // the embedded scenario (reduced, for a shrunk trace)
+  std::string strategy = "random";
+  std::optional<uint64_t> seed, execution_seed;
+  uint64_t max_steps = 10000;
+  std::vector<TraceChoice> choices;
+  uint32_t preemptions = 0;
+  std::string fingerprint;  // 16 lowercase hex digits
+  std::optional<TraceViolation> violation;
+  std::vector<TraceStep> steps;
+  std::optional<ShrinkInfo> shrink;
+};
+
+/// The steps of `r` keyed by label (occurrences counted per (actor, point) pair, from 1).
+std::vector<TraceStep> label_steps(const sim::ExecutionResult& r, const std::vector<std::string>& actor_names);
+
+/// The schedule of `r` by actor name.
+std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, const std::vector<std::string>& names);
+
+/// A trace of execution `r` of `scenario` (steps, choices, preemptions, fingerprint, violation with the
+/// given `state_before`); the caller fills the tool, path, digest, strategy, seeds and shrink info.
+Trace make_trace(const Scenario& scenario, const sim::ExecutionResult& r, const std::string& state_before);
+
+/// The trace as pretty-printed JSON text (ends in '\n'). Deterministic: same trace, same bytes.
+std::string trace_to_text(const Trace& t);
+
+/// Parses a trace document read from `path`. Throws TraceError naming `path` and the JSON pointer of the
+/// problem: invalid JSON (the pointer of the value being read when the text broke off), a wrong schema,
+/// a missing or mistyped field, or an embedded scenario the scenario loader rejects (its pointer is
+/// prefixed with /scenario/embedded).
+Trace parse_trace(const std::string& text, const std::string& path);
+
+/// Reads and parses `path` (at most 64 MiB). Throws TraceError.
+Trace load_trace(const std::string& path);
+
+/// Whether `path` should be read as a trace rather than a scenario: its name ends in ".trace.json" or
+/// its "schema" is a trace schema. Never throws (an unreadable file is left to the loader).
+bool looks_like_trace(const std::string& path);
+
+/// An output file that could not be written (directory missing, disk full, ...).
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Writes `content` to `path` atomically: a temporary file in the same directory, fsync, rename over
+/// `path`, fsync of the directory. On failure nothing is left behind and OutputError names the path.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace allocsim::harness

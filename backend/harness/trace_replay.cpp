@@ -1,0 +1,140 @@
+#include "backend/harness/trace_replay.h"
+
+#include <fmt/format.h>
+
+#include "backend/harness/state_view.h"
+#include "backend/harness/world.h"
+#include "sim/shrink.h"
+#include "sim/strategies/replay.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+std::vector<std::string> names_of(const Scenario& sc) {
+  std::vector<std::string> out;
+  for (const ActorSpec& a : sc.actors) out.push_back(a.name);
+  return out;
+}
+
+std::string describe(const TraceStep& s) {
+  return fmt::format("{} at {} {} #{}{}{}", s.actor, s.kind, s.point, s.occurrence, s.detail.empty() ? "" : ": ",
+                     s.detail);
+}
+
+std::string describe_end(const sim::ExecutionResult& r) {
+  if (!r.violation) return "the execution ends without a violation";
+  return fmt::format("the execution ends with {}: {}", r.violation->invariant, r.violation->message);
+}
+
+std::string describe_end(const Trace& t) {
+  if (!t.violation) return "the execution ends without a violation";
+  return fmt::format("the execution ends with {}: {}", t.violation->invariant, t.violation->message);
+}
+
+}  // namespace
+
+std::string step_label(const TraceStep& s) { return fmt::format("{} {} #{}", s.actor, s.point, s.occurrence); }
+
+sim::ExecutionResult run_lenient(const Scenario& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
+  auto compiled = compile(sc, {});
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
+  sim::LenientReplayStrategy s(schedule);
+  s.begin_execution(0);
+  BackendWorld world(*compiled);
+  return engine.run(world, s);
+}
+
+std::string state_before_last_step(const Scenario& sc, const sim::ExecutionResult& r, uint64_t max_steps) {
+  if (!r.violation || r.violation->state.empty() || r.steps.empty()) return "";
+  auto compiled = compile(sc, {});
+  // Stop one step short: the engine checks its step limit before each choice.
+  sim::Engine engine(sim::EngineOptions{.max_steps = std::min<uint64_t>(max_steps, r.steps.size() - 1)});
+  sim::LenientReplayStrategy s(r.schedule);
+  s.begin_execution(0);
+  BackendWorld world(*compiled);
+  engine.run(world, s);
+  return render_like(world, r.violation->state);
+}
+
+StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
+  auto compiled = compile(sc, {});
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
+  sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()));
+  s.begin_execution(0);
+  BackendWorld world(*compiled);
+  StrictReplay out{engine.run(world, s), std::nullopt, std::nullopt};
+  if (s.divergence()) {
+    out.divergence = *s.divergence();
+  } else if (!s.consumed_all()) {
+    out.divergence = fmt::format("choice {}: the execution ended but the schedule goes on", s.position());
+  }
+  if (out.divergence) {
+    // The step the diverging choice belonged to: actor choices before it (draws happen inside a step).
+    size_t at = 0;
+    if (sscanf(out.divergence->c_str(), "choice %zu", &at) != 1) at = schedule.size();
+    uint64_t step = 0;
+    for (size_t i = 0; i < at && i < schedule.size(); ++i) step += schedule[i].kind == sim::Choice::Actor;
+    if (at < schedule.size() && schedule[at].kind == sim::Choice::Draw && step > 0) --step;
+    out.divergence_step = step;
+  }
+  return out;
+}
+
+TraceReplay replay_trace(const Trace& t) {
+  TraceReplay out;
+  const std::vector<std::string> names = names_of(t.scenario);
+  const auto label_at = [&](uint64_t i) { return i < t.steps.size() ? step_label(t.steps[i]) : std::string("the end"); };
+  // Names to ids; an actor the scenario no longer has diverges at the step it was to take.
+  std::vector<sim::Choice> schedule;
+  uint64_t step = 0;
+  for (const TraceChoice& c : t.choices) {
+    if (c.draw) {
+      schedule.push_back({sim::Choice::Draw, c.value});
+      continue;
+    }
+    size_t id = 0;
+    while (id < names.size() && names[id] != c.actor) ++id;
+    if (id == names.size()) {
+      out.divergence = Divergence{step, label_at(step), fmt::format("actor {} takes a step", c.actor),
+                                  fmt::format("the scenario has no actor named {}", c.actor)};
+      return out;
+    }
+    schedule.push_back({sim::Choice::Actor, id});
+    ++step;
+  }
+  StrictReplay sr = replay_strict(t.scenario, schedule, t.max_steps);
+  out.result = std::move(sr.result);
+  const std::vector<TraceStep> got = label_steps(out.result, names);
+  const size_t common = std::min(got.size(), t.steps.size());
+  size_t first = common;
+  for (size_t i = 0; i < common && first == common; ++i)
+    if (!(got[i] == t.steps[i])) first = i;
+  if (sr.divergence_step && *sr.divergence_step < first && *sr.divergence_step < t.steps.size()) {
+    const uint64_t i = *sr.divergence_step;
+    out.divergence = Divergence{i, label_at(i), describe(t.steps[i]),
+                                i < got.size() ? fmt::format("{} ({})", describe(got[i]), *sr.divergence)
+                                               : *sr.divergence};
+  } else if (first < common) {
+    out.divergence = Divergence{first, label_at(first), describe(t.steps[first]), describe(got[first])};
+  } else if (got.size() != t.steps.size()) {
+    out.divergence = got.size() < t.steps.size()
+                         ? Divergence{common, label_at(common), describe(t.steps[common]), describe_end(out.result)}
+                         : Divergence{common, "the end", describe_end(t), describe(got[common])};
+  } else {
+    const bool same_violation = out.result.violation.has_value() == t.violation.has_value() &&
+                                (!t.violation || (out.result.violation->invariant == t.violation->invariant &&
+                                                  out.result.violation->message == t.violation->message));
+    const std::string fp = fmt::format("{:016x}", out.result.fingerprint());
+    if (!same_violation)
+      out.divergence = Divergence{common, "the end", describe_end(t), describe_end(out.result)};
+    else if (fp != t.fingerprint)
+      out.divergence = Divergence{common, "the end", "fingerprint " + t.fingerprint, "fingerprint " + fp};
+    else if (sr.divergence)
+      out.divergence = Divergence{common, "the end", "the schedule is followed to its end", *sr.divergence};
+  }
+  if (!out.divergence) out.state_before = state_before_last_step(t.scenario, out.result, t.max_steps);
+  return out;
+}
+
+}  // namespace allocsim::harness

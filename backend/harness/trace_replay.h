@@ -1,0 +1,56 @@
+// Running a scenario along a given schedule: strictly (replay; a choice that is not possible is a
+// divergence) or leniently (the shrinker), and replaying a trace file step by step against the program
+// as it is now, reporting the first step where they differ.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/harness/scenario.h"
+#include "backend/harness/trace_file.h"
+#include "sim/engine.h"
+
+namespace allocsim::harness {
+
+/// One execution of `scenario` (compiled with no extra mutants) following `schedule` leniently
+/// (sim::LenientReplayStrategy). Throws ScenarioError only for a scenario compile() rejects.
+sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
+
+/// The fields `r`'s violation reported, rendered from the world as it was before r's last step (the
+/// execution re-run along r's own schedule, stopped one step short). "" when r has no violation, no
+/// state, or no step.
+std::string state_before_last_step(const Scenario& scenario, const sim::ExecutionResult& r, uint64_t max_steps);
+
+/// The first place where a replay and its trace differ.
+struct Divergence {
+  uint64_t step;         // index of the first differing step (the trace's step count: at the end)
+  std::string label;     // that step's label in the trace ("flowB owner.read.after #1"), or "the end"
+  std::string expected;  // what the trace recorded there
+  std::string actual;    // what the program did there
+};
+
+struct StrictReplay {
+  sim::ExecutionResult result;
+  std::optional<std::string> divergence;  // the schedule could not be followed (sim::ReplayStrategy)
+  std::optional<uint64_t> divergence_step;  // ... at this step index
+};
+
+/// One execution of `scenario` following `schedule` exactly.
+StrictReplay replay_strict(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
+
+struct TraceReplay {
+  sim::ExecutionResult result;          // what the program did (empty when it could not start)
+  std::optional<Divergence> divergence;  // nullopt: step for step, the violation and the fingerprint agree
+  std::string state_before;             // state_before_last_step() of the result
+};
+
+/// Replays `t` against its embedded scenario and compares every step (label, kind, detail), the end of
+/// the execution, the violation and the fingerprint with what the trace recorded.
+TraceReplay replay_trace(const Trace& t);
+
+/// "flowB owner.read.after #1": a step's label.
+std::string step_label(const TraceStep& s);
+
+}  // namespace allocsim::harness

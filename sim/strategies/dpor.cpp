@@ -1,0 +1,297 @@
+#include "sim/strategies/dpor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <stdexcept>
+
+#include "sim/strategies/dfs.h"  // format_choice / parse_choice
+
+namespace allocsim::sim {
+
+namespace {
+
+bool contains(const std::vector<ActorId>& v, ActorId a) { return std::find(v.begin(), v.end(), a) != v.end(); }
+
+void insert_sorted(std::vector<ActorId>& v, ActorId a) {
+  if (!contains(v, a)) v.insert(std::upper_bound(v.begin(), v.end(), a), a);
+}
+
+}  // namespace
+
+DporStrategy::DporStrategy(DporOptions options) : opt_(std::move(options)) {
+  for (const Choice& c : opt_.prefix) stack_.push_back(Node{.choice = c});
+  fixed_ = stack_.size();
+}
+
+void DporStrategy::begin_execution(uint64_t) {
+  if (done_) throw std::logic_error("dpor: begin_execution after the tree was exhausted");
+  pos_ = 0;
+  last_actor_node_ = SIZE_MAX;
+  last_step_fp_.clear();
+  blocked_ = false;
+}
+
+ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
+  std::vector<ActorId> enabled;
+  for (const Candidate& c : runnable) enabled.push_back(c.actor);
+  if (pos_ < stack_.size()) {
+    Node& n = stack_[pos_];
+    if (n.choice.kind != Choice::Actor || !contains(enabled, static_cast<ActorId>(n.choice.value)) ||
+        (pos_ >= fixed_ && n.enabled != enabled))
+      throw std::logic_error(fmt::format("dpor: replayed choice {} ({}) does not fit this execution: the world is "
+                                         "not deterministic, or the prefix does not fit it",
+                                         pos_, format_choice(n.choice)));
+    n.enabled = enabled;  // prefix nodes learn theirs on the first replay
+    blocked_ = blocked_ || n.redundant;
+    last_actor_node_ = pos_++;
+    return static_cast<ActorId>(n.choice.value);
+  }
+  Node n{.choice = {Choice::Actor, 0}, .enabled = enabled};
+  if (last_actor_node_ != SIZE_MAX && !blocked_) {
+    // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
+    // before its current choice, and is independent of the step just taken there.
+    const Node& p = stack_[last_actor_node_];
+    const auto keep = [&](ActorId a, const Footprint& f) {
+      if (a == p.choice.value || dependent(f, last_step_fp_)) return;
+      for (const Entry& e : n.sleep)
+        if (e.first == a) return;
+      n.sleep.push_back({a, f});
+    };
+    for (const Entry& e : p.sleep) keep(e.first, e.second);
+    for (const Entry& e : p.explored)
+      if (contains(p.done, e.first)) keep(e.first, e.second);
+  }
+  std::optional<ActorId> pick;
+  for (ActorId a : enabled) {
+    bool asleep = false;
+    for (const Entry& e : n.sleep) asleep |= e.first == a;
+    if (!asleep) {
+      pick = a;
+      break;
+    }
+  }
+  if (!pick || blocked_) {
+    // Every runnable actor sleeps: whatever follows is equivalent to something explored. Run it out unbranched.
+    blocked_ = true;
+    n.redundant = true;
+    pick = pick.value_or(enabled[0]);
+  } else {
+    n.backtrack = {*pick};
+    n.done = {*pick};
+  }
+  n.choice.value = *pick;
+  stack_.push_back(std::move(n));
+  last_actor_node_ = pos_++;
+  return *pick;
+}
+
+uint64_t DporStrategy::draw(uint64_t bound) {
+  if (pos_ < stack_.size()) {
+    const Node& n = stack_[pos_];
+    if (n.choice.kind != Choice::Draw || n.choice.value >= bound)
+      throw std::logic_error(fmt::format("dpor: replayed choice {} ({}) is not a possible draw in [0, {}) here", pos_,
+                                         format_choice(n.choice), bound));
+    ++pos_;
+    return n.choice.value;
+  }
+  stack_.push_back(Node{.choice = {Choice::Draw, 0}, .bound = bound, .redundant = blocked_});
+  ++pos_;
+  return 0;
+}
+
+void DporStrategy::step_done(const StepRecord& step) {
+  last_step_fp_ = normalized(step.footprint);
+  if (last_actor_node_ == SIZE_MAX || blocked_) return;
+  Node& n = stack_[last_actor_node_];
+  const auto a = static_cast<ActorId>(n.choice.value);
+  for (Entry& e : n.explored)
+    if (e.first == a) return merge_into(e.second, last_step_fp_);
+  n.explored.push_back({a, last_step_fp_});
+}
+
+bool DporStrategy::end_execution(const ExecutionResult& result) {
+  if (pos_ != stack_.size() || result.schedule.size() != stack_.size())
+    throw std::logic_error(fmt::format("dpor: the execution made {} choices where {} were replayed: the world is "
+                                       "not deterministic, or the prefix is longer than the execution",
+                                       result.schedule.size(), stack_.size()));
+  sleep_blocked_ += blocked_;
+  analyse(result);
+  done_ = !advance();
+  return !done_;
+}
+
+void DporStrategy::analyse(const ExecutionResult& r) {
+  // Steps and the nodes that chose them; analysis stops where the execution went sleep-set blocked.
+  std::vector<size_t> node_of_step;
+  for (size_t k = 0; k < stack_.size(); ++k)
+    if (stack_[k].choice.kind == Choice::Actor) {
+      if (stack_[k].redundant) break;
+      node_of_step.push_back(k);
+    }
+  const size_t n = node_of_step.size();
+  assert(n <= r.steps.size());
+  std::vector<ActorId> actor(n);
+  std::vector<Footprint> fp(n);
+  for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, fp[s] = normalized(r.steps[s].footprint);
+  // Cut short with actors still able to run: each gets one more, unseen step that conflicts with everything.
+  std::vector<ActorId> unseen;
+  if (r.violation && !r.quiescent && n == r.steps.size())
+    for (size_t k : node_of_step)
+      for (ActorId a : stack_[k].enabled) insert_sorted(unseen, a);
+  const size_t total = n + unseen.size();
+  actor.insert(actor.end(), unseen.begin(), unseen.end());
+  // hb[j][i]: step i happens before step j (program order and dependency, transitively).
+  std::vector<std::vector<bool>> hb(total, std::vector<bool>(total, false));
+  const auto dep = [&](size_t i, size_t j) { return j >= n || dependent(fp[i], fp[j]); };
+  for (size_t j = 0; j < n; ++j)
+    for (size_t i = 0; i < j; ++i)
+      if (actor[i] == actor[j] || dep(i, j)) {
+        hb[j][i] = true;
+        for (size_t k = 0; k < i; ++k)
+          if (hb[i][k]) hb[j][k] = true;
+      }
+  for (size_t j = n; j < total; ++j)
+    for (size_t i = 0; i < n; ++i) hb[j][i] = true;  // the unseen steps are each placed at the end
+  for (size_t j = 0; j < total; ++j) {
+    const size_t last = std::min(j, n);
+    for (size_t i = 0; i < last; ++i) {
+      if (actor[i] == actor[j] || !dep(i, j)) continue;
+      bool direct = true;  // i ⋖ j: no k with i -> k -> j
+      for (size_t k = i + 1; k < last && direct; ++k) direct = !(hb[k][i] && hb[j][k]);
+      if (!direct || add_race(node_of_step, actor, hb, i, j, actor[j])) continue;
+      // Not reversible at i: fall back to the latest earlier dependent step before which j's actor could run.
+      for (size_t e = i; e-- > 0;) {
+        if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j])) continue;
+        if (add_race(node_of_step, actor, hb, e, j, actor[j])) break;
+      }
+    }
+  }
+}
+
+bool DporStrategy::add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
+                            const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor) {
+  const size_t ni = node_of_step[i];
+  if (ni < fixed_) return true;  // inside the prefix: another shard's business
+  Node& at = stack_[ni];
+  // v = notdep(i, E).j, where E is the execution before j; its initials: first events of their actor that
+  // nothing earlier in v happens before.
+  const size_t end = std::min(j, node_of_step.size());
+  std::vector<size_t> v;
+  for (size_t k = i + 1; k < end; ++k)
+    if (!hb[k][i]) v.push_back(k);
+  v.push_back(j);
+  std::vector<ActorId> seen, initials;
+  for (size_t x = 0; x < v.size(); ++x) {
+    const ActorId a = v[x] == j ? j_actor : actor[v[x]];
+    if (contains(seen, a)) continue;
+    seen.push_back(a);
+    bool minimal = true;
+    for (size_t y = 0; y < x && minimal; ++y) minimal = !hb[v[x]][v[y]];
+    if (minimal && contains(at.enabled, a)) insert_sorted(initials, a);  // a blocked initial cannot go first
+  }
+  if (initials.empty()) return false;  // not reversible here: every initial is blocked
+  for (ActorId a : initials)
+    if (contains(at.backtrack, a)) return true;
+  insert_sorted(at.backtrack, initials.front());
+  return true;
+}
+
+bool DporStrategy::advance() {
+  while (stack_.size() > fixed_) {
+    Node& n = stack_.back();
+    if (!n.redundant) {
+      if (n.choice.kind == Choice::Draw && n.choice.value + 1 < n.bound) {
+        ++n.choice.value;
+        return true;
+      }
+      if (n.choice.kind == Choice::Actor) {
+        for (ActorId a : n.backtrack) {
+          bool asleep = false;
+          for (const Entry& e : n.sleep) asleep |= e.first == a;
+          if (contains(n.done, a) || asleep) continue;
+          n.done.push_back(a);
+          n.choice.value = a;
+          return true;
+        }
+      }
+    }
+    stack_.pop_back();
+  }
+  return false;
+}
+
+namespace {
+
+nlohmann::json ids_json(const std::vector<ActorId>& v) { return nlohmann::json(v); }
+
+nlohmann::json entries_json(const std::vector<std::pair<ActorId, Footprint>>& es) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [a, f] : es) {
+    nlohmann::json fpj = nlohmann::json::array();
+    for (const Access& x : f) fpj.push_back({x.object, x.write});
+    out.push_back({{"actor", a}, {"footprint", fpj}});
+  }
+  return out;
+}
+
+std::vector<std::pair<ActorId, Footprint>> entries_from(const nlohmann::json& j) {
+  std::vector<std::pair<ActorId, Footprint>> out;
+  for (const auto& e : j) {
+    Footprint f;
+    for (const auto& x : e.at("footprint")) f.push_back({x.at(0).get<uint64_t>(), x.at(1).get<bool>()});
+    out.push_back({e.at("actor").get<ActorId>(), normalized(std::move(f))});
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json DporStrategy::state_to_json() const {
+  nlohmann::json s;
+  s["schema"] = "allocsim/dpor-state/v1";
+  s["fixed"] = fixed_;
+  s["done"] = done_;
+  s["sleep_blocked"] = sleep_blocked_;
+  nlohmann::json st = nlohmann::json::array();
+  for (const Node& n : stack_)
+    st.push_back({{"c", format_choice(n.choice)},
+                  {"bound", n.bound},
+                  {"enabled", ids_json(n.enabled)},
+                  {"backtrack", ids_json(n.backtrack)},
+                  {"done", ids_json(n.done)},
+                  {"sleep", entries_json(n.sleep)},
+                  {"explored", entries_json(n.explored)},
+                  {"redundant", n.redundant}});
+  s["stack"] = st;
+  return s;
+}
+
+void DporStrategy::state_from_json(const nlohmann::json& s) {
+  try {
+    if (s.at("schema") != "allocsim/dpor-state/v1") throw std::invalid_argument("not an allocsim/dpor-state/v1");
+    std::vector<Node> stack;
+    for (const auto& j : s.at("stack")) {
+      Node n{.choice = parse_choice(j.at("c").get<std::string>())};
+      n.bound = j.at("bound").get<uint64_t>();
+      n.enabled = j.at("enabled").get<std::vector<ActorId>>();
+      n.backtrack = j.at("backtrack").get<std::vector<ActorId>>();
+      n.done = j.at("done").get<std::vector<ActorId>>();
+      n.sleep = entries_from(j.at("sleep"));
+      n.explored = entries_from(j.at("explored"));
+      n.redundant = j.at("redundant").get<bool>();
+      stack.push_back(std::move(n));
+    }
+    const size_t fixed = s.at("fixed").get<size_t>();
+    if (fixed > stack.size()) throw std::invalid_argument("fixed is deeper than the stack");
+    stack_ = std::move(stack);
+    fixed_ = fixed;
+    done_ = s.at("done").get<bool>();
+    sleep_blocked_ = s.at("sleep_blocked").get<uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(fmt::format("dpor state: {}", e.what()));
+  }
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,103 @@
+// `dfs --reduction dpor`: source-set DPOR with sleep sets (Abdulla, Aronis, Jonsson & Sagonas, "Optimal
+// Dynamic Partial Order Reduction", POPL 2014, Algorithm 1 "Source-DPOR"; classic DPOR: Flanagan &
+// Godefroid, POPL 2005). Explores at least one execution of every Mazurkiewicz trace, usually about one.
+//
+// Driven by per-step footprints (EngineOptions::record_footprints MUST be on): two steps of different
+// actors are dependent when one writes an object the other reads or writes (sim/trace_equivalence.h).
+// What the world must guarantee for soundness: every step reports everything it reads or writes,
+// including what the invariants read (the visibility condition, DESIGN.md §2: a world whose invariants read
+// several objects must make writes to them dependent); SimMutex reports its acquires, waits and releases.
+//
+// Stateless, like `dfs`: each execution replays the branch stack and extends it. After an execution, every
+// race e1 ⋖ e2 (dependent steps of different actors, e1 happens-before e2 with nothing in between) adds, at
+// the node before e1, one initial of notdep(e1).e2 unless an initial is already in that node's source set.
+// Sleep sets: an actor whose subtree at a node is done sleeps in the following siblings' subtrees until a
+// dependent step wakes it. Soundness details beyond the paper:
+// - Draws (faults) are branching points inside a step: every draw value is explored under every schedule
+//   prefix (no reduction of draws); an actor's event at a node is "its step with any draw values", and its
+//   footprint for sleep sets is the union over the draw values explored.
+// - Blocking (SimMutex): an initial that is blocked at the node cannot run first there, so it is skipped.
+//   When every initial is blocked, the race is not reversible there (a release followed by the waiter's
+//   acquire); as in Flanagan & Godefroid's "last dependent, co-enabled transition", the race is then taken
+//   with the latest earlier dependent step before which the waiting actor could run (the previous acquire),
+//   which reverses the order of the two acquires. Checked by a differential test against plain DFS over
+//   random lock-and-touch programs (tests/sim/dpor.cpp).
+// - An execution cut short by a violation (or steps-bounded, or an exception) leaves the next steps of the
+//   other actors unseen; each is treated as a step that conflicts with everything, so the races it would
+//   have had are still reversed (a violation is a halt that disables everyone).
+// - When every runnable actor sleeps (sleep-set blocked), the rest of the execution is redundant: it is
+//   run to its end (the engine cannot abort), never branched, and its steps are not analysed.
+// Not combined with a preemption bound (unsound, Coons et al., OOPSLA 2013): with a bound, use DfsStrategy.
+//
+// Splitting and checkpoints: DporOptions::prefix restricts the search to the subtree under a choice prefix;
+// races whose reversal lies inside the prefix are ignored, which is sound when the prefixes come from
+// enumerate_prefixes() (plain DFS: every alternative inside the prefixes is another shard's prefix); the
+// shards' executions add up to at least the unsharded DPOR's. state_to_json()/state_from_json(): the branch
+// stack (per node: kind, choice, runnable set, source set, done set, sleep set and explored footprints).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine.h"
+#include "sim/strategy.h"
+#include "sim/trace_equivalence.h"
+
+namespace allocsim::sim {
+
+struct DporOptions {
+  std::vector<Choice> prefix;  // explore only schedules that start with these choices
+};
+
+class DporStrategy final : public Strategy {
+ public:
+  explicit DporStrategy(DporOptions options = {});
+  void begin_execution(uint64_t seed) override;
+  /// Throws std::logic_error when a replayed choice is not possible (nondeterministic world, bad prefix).
+  ActorId choose(std::span<const Candidate> runnable, ActorId current) override;
+  uint64_t draw(uint64_t bound) override;
+  void step_done(const StepRecord& step) override;
+  bool end_execution(const ExecutionResult& result) override;
+
+  /// Whether every source set under the prefix has been explored.
+  bool exhausted() const { return done_; }
+  /// Executions that ended sleep-set blocked (redundant by construction), so far.
+  uint64_t sleep_blocked() const { return sleep_blocked_; }
+
+  /// The branch stack as JSON (schema allocsim/dpor-state/v1). Footprint objects are 64-bit ids.
+  nlohmann::json state_to_json() const;
+  /// Restores a state_to_json() position. Throws std::invalid_argument on a malformed state.
+  void state_from_json(const nlohmann::json& state);
+
+ private:
+  using Entry = std::pair<ActorId, Footprint>;  // an actor and the footprint of its step at a node
+  struct Node {
+    Choice choice{};
+    uint64_t bound = 0;                   // draw nodes: values 0..bound-1
+    std::vector<ActorId> enabled = {};         // actor nodes: runnable here, ascending
+    std::vector<ActorId> backtrack = {};       // the source set (ascending; includes done)
+    std::vector<ActorId> done = {};            // explored or being explored, in order
+    std::vector<Entry> sleep = {};             // asleep on entry
+    std::vector<Entry> explored = {};          // per done actor: union footprint of its step here
+    bool redundant = false;               // under a sleep-set-blocked point: never branched
+  };
+  void analyse(const ExecutionResult& result);
+  bool add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
+                const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor);
+  bool advance();
+
+  DporOptions opt_;
+  std::vector<Node> stack_;
+  size_t fixed_ = 0;
+  size_t pos_ = 0;
+  size_t last_actor_node_ = SIZE_MAX;  // this execution's most recent actor node
+  Footprint last_step_fp_;
+  bool blocked_ = false;  // this execution went sleep-set blocked
+  bool done_ = false;
+  uint64_t sleep_blocked_ = 0;
+};
+
+}  // namespace allocsim::sim
