@@ -237,7 +237,9 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
   } else {
     for (const auto& [workload_id, node] : *packed) {
       const WorkloadRequest* request =
-          *std::find_if(exclusive.begin(), exclusive.end(), [&](const auto* r) { return r->workload_id == workload_id; });
+          // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
+          *std::find_if(exclusive.begin(), exclusive.end(),
+                        [&id = workload_id](const auto* r) { return r->workload_id == id; });
       std::vector<DeviceIdentity> taken;
       for (const auto& d : *find_in(by_node, node)) {
         bool assigned = false;
@@ -410,7 +412,9 @@ ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, con
     for (const auto& [node_name, layout] : plan.geometry) {
       c.touch(Obj::Node, node_name, true);
       NodeFixture& node = node_at(node_name);
-      if (!node.restore_record) {
+      // restore-record-overwritten mutant (ALLOC-033's upstream defect): the seed's `if node.restore_record
+      // is None` guard dropped, so a prepare on a node already carrying an allocsim entry records that entry.
+      if (!node.restore_record || opt_.mutants.has(Mutant::RestoreRecordOverwritten)) {
         node.restore_record = node.mig_config;
         record(c, operation_id, "record-restore", node_name, node.mig_config);
       }
@@ -709,6 +713,19 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
                     s_.claims.end());
   }
   return {claim_id, kReleaseReleased, {}, ""};
+}
+
+// -- read-back for recovery (port-only) -----------------------------------------------------------------------
+
+std::vector<std::pair<std::string, std::string>> MemoryBackend::claims_of(Caller& c, const std::string& owner) {
+  LockGuard lock(c);
+  c.touch(Obj::Claim, "", false);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Claim& claim : s_.claims) {
+    c.touch(Obj::Claim, claim.claim_id, false);
+    if (claim.owner == owner) out.emplace_back(claim.claim_id, claim.generation);
+  }
+  return out;
 }
 
 // -- test hooks (lines 501-528) -------------------------------------------------------------------------------------

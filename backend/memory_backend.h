@@ -19,6 +19,7 @@
 //   2. a claim carries port-only bookkeeping for invariants (`releasing`, `label_versions`, `op_id`)
 //      that no seed behaviour reads;
 //   3. mutants (mutants.h) switch on deliberate defects; with none set the behaviour is the seed's;
+//      claims_of() is a port-only read for recovery (ALLOC-033);
 //   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
 //      nothing in an execution depends on wall time.
 // - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
@@ -167,6 +168,12 @@ class MemoryBackend {
   /// out restores the pointer and tombstones the map) and removes the claim -> released.
   ReleaseObservation release(Caller& c, const std::string& claim_id, const std::string& operation_id,
                              const std::string& expected_generation, bool keep_workloads = false);
+
+  /// Port-only read (the seed has no claim listing; a Kubernetes adapter lists its ResourceClaims by owner
+  /// label): (claim id, generation) of every claim whose owner is `owner`, in insertion order. What a
+  /// restarted controller can read back to re-run a crashed flow's cleanup (ALLOC-033). Takes the lock;
+  /// writes nothing.
+  std::vector<std::pair<std::string, std::string>> claims_of(Caller& c, const std::string& owner);
 
   /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (seed).
   void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);

@@ -19,6 +19,9 @@ const std::vector<MutantInfo>& mutant_catalog() {
        "a claim reports ready as soon as it is allocated"},
       {Mutant::StalePlanApplied, "stale-plan-applied", "ALLOC-023",
        "reserve skips the inventory-generation check and applies a stale plan"},
+      {Mutant::RestoreRecordOverwritten, "restore-record-overwritten", "ALLOC-033",
+       "every prepare re-records the node's restore record, so a second prepare records the first's allocsim "
+       "config and cleanup restores that stale config"},
   };
   return catalog;
 }

@@ -18,6 +18,7 @@ enum class Mutant : uint8_t {
   PartialInventoryIsIdle,  // ALLOC-007: a failed pod listing reads as zero occupancy
   AllocatedIsReady,        // ALLOC-021: a claim reports ready as soon as it is allocated
   StalePlanApplied,        // ALLOC-023: reserve skips the generation check
+  RestoreRecordOverwritten,  // ALLOC-033: every prepare re-records the restore record (no "if None" guard)
 };
 
 struct MutantInfo {

@@ -3,7 +3,11 @@
 #include <xxhash.h>
 
 #include <boost/context/fiber.hpp>
+#ifdef ALLOCSIM_PROTECTED_STACKS
+#include <boost/context/protected_fixedsize_stack.hpp>
+#else
 #include <boost/context/pooled_fixedsize_stack.hpp>
+#endif
 #include <algorithm>
 #include <cassert>
 #include <stdexcept>
@@ -59,6 +63,7 @@ struct Slot {
   std::string detail;
   const SimMutex* waiting = nullptr;
   std::optional<std::string> exception;
+  const char* crashed = nullptr;  // where an ActorCrash ended it
 };
 
 }  // namespace
@@ -75,11 +80,23 @@ struct Engine::Impl {
     uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
     void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
     void touch(uint64_t object, bool write) override { impl->touch(object, write); }
+    void note(std::string_view text) override { impl->note(text); }
   };
 
-  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes), record_footprints(o.record_footprints) {}
+#ifdef ALLOCSIM_PROTECTED_STACKS
+  // The sanitizer build (CMake ALLOCSIM_SANITIZE): ASan's redzones make frames several times larger, and a
+  // guard page turns a stack overflow into a fault ASan reports instead of silent corruption of the heap.
+  static constexpr size_t kStackScale = 4;
+  using StackAllocator = bctx::protected_fixedsize_stack;
+#else
+  static constexpr size_t kStackScale = 1;
+  using StackAllocator = bctx::pooled_fixedsize_stack;  // reuses stacks across executions: no mmap per fiber
+#endif
 
-  bctx::pooled_fixedsize_stack stacks;
+  explicit Impl(const EngineOptions& o)
+      : stacks(o.stack_bytes * kStackScale), record_footprints(o.record_footprints) {}
+
+  StackAllocator stacks;
   std::vector<Slot> slots;
   std::vector<Ctx> ctxs;
   World* world = nullptr;
@@ -98,6 +115,13 @@ struct Engine::Impl {
         return;
       }
     fp.push_back({object, write});
+  }
+
+  void note(std::string_view text) {
+    if (unwinding || result->steps.empty()) return;  // no step yet (prologue), or the execution is over
+    std::string& d = result->steps.back().detail;
+    if (!d.empty()) d += ' ';
+    d += text;
   }
 
   void yield_to_scheduler(ActorId id) {
@@ -149,6 +173,8 @@ struct Engine::Impl {
         world->run_actor(id, ctxs[id]);
       } catch (const bctx::detail::forced_unwind&) {
         throw;  // Boost unwinds an abandoned fiber with this; swallowing it would corrupt the switch
+      } catch (const ActorCrash& c) {
+        slots[id].crashed = c.where;  // the actor ended (crashed); its stack has unwound, RAII has run
       } catch (const std::exception& e) {
         slots[id].exception = e.what();
       } catch (...) {
@@ -160,6 +186,15 @@ struct Engine::Impl {
   }
 
   void resume(ActorId id) { slots[id].fiber = std::move(slots[id].fiber).resume(); }
+
+  /// Records a crash of `id` during the last step, once (the slot is Done afterwards, never resumed).
+  void record_crash(ActorId id) {
+    if (!slots[id].crashed || result->steps.empty()) return;
+    const uint64_t step = result->steps.size() - 1;
+    if (!result->crashes.empty() && result->crashes.back().actor == id && result->crashes.back().step == step) return;
+    result->crashes.push_back({id, step, slots[id].crashed});
+    note(fmt::format("crashed={}", slots[id].crashed));
+  }
 
   std::optional<Violation> exception_violation(ActorId id) {
     if (!slots[id].exception) return std::nullopt;
@@ -250,6 +285,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt, {}});
     m.resume(pick);
     current = pick;
+    m.record_crash(pick);
     strategy.step_done(r.steps.back());
     if (auto v = m.exception_violation(pick)) {
       r.violation = v, r.violation_actor = pick;

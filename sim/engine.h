@@ -5,7 +5,9 @@
 // (one step), and the world checks its invariants. An execution ends at quiescence (no actor left), at the
 // first violation, at a deadlock (nothing runnable, someone blocked: `no-deadlock`), or at the step limit
 // (`steps-bounded`). An exception escaping an actor ends that actor and the execution (`actor-exception`);
-// it never crosses a context switch, and Boost's forced_unwind is always rethrown.
+// it never crosses a context switch, and Boost's forced_unwind is always rethrown. An ActorCrash
+// (sim/world.h) ends only that actor, as crashed: it is recorded in ExecutionResult::crashes and the
+// step's detail gains "crashed=<where>" (so traces show it); the execution goes on with the others.
 //
 // Preemption: a choice that switches away from the actor that just ran while it is still runnable.
 #pragma once
@@ -45,13 +47,23 @@ struct Choice {
   bool operator==(const Choice&) const = default;
 };
 
+/// An actor that ended by ActorCrash (sim/world.h): it died during step `step` (0-based index into
+/// ExecutionResult::steps) at `where`. A crash is an outcome of the execution, not a finding.
+struct Crash {
+  ActorId actor;
+  uint64_t step;
+  std::string where;
+  bool operator==(const Crash&) const = default;
+};
+
 struct ExecutionResult {
   std::vector<StepRecord> steps;
+  std::vector<Crash> crashes;  // in the order they happened
   std::vector<Choice> schedule;
   std::optional<Violation> violation;
   std::optional<ActorId> violation_actor;  // the actor whose step broke it, if any
   uint32_t preemptions = 0;
-  bool quiescent = false;  // ended with every actor finished
+  bool quiescent = false;  // ended with every actor finished (crashed actors count as finished)
 
   /// XXH3-64 over every step's (actor, kind, what, detail) and the violation's invariant and message:
   /// equal fingerprints mean the same execution, byte for byte (DESIGN.md §3).

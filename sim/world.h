@@ -42,6 +42,19 @@ struct Violation {
 
 class SimMutex;
 
+/// Thrown inside an actor's fiber to end that actor as crashed (a fault, CONTRACT.md §2 `Crash`: the
+/// process dies at a barrier, with no cleanup). Deliberately not a std::exception, so that a world's
+/// `catch (const std::exception&)` cannot swallow it; a world must never catch it either (nor `...`).
+/// The engine treats it as "the actor ended (crashed)", not as an `actor-exception` finding: it records
+/// the crash in ExecutionResult::crashes and marks the step's detail (see Engine). The actor's stack
+/// unwinds on the way out, so RAII in the world runs: in particular a SimMutex held through a guard is
+/// released, as a real API server does not stay locked by a client that died (DESIGN.md §2; the
+/// modelled lock is the server's, not the client's). Its later code never runs. `where` says where it
+/// died (a barrier name, say); it must have static storage duration.
+struct ActorCrash {
+  const char* where;
+};
+
 /// What an actor can ask of the engine. Implemented by the engine; valid only inside the actor's fiber.
 class ActorContext {
  public:
@@ -57,6 +70,10 @@ class ActorContext {
   virtual void wait_for(const SimMutex& m) = 0;
   /// Footprint of the current step: the step reads (write=false) or writes object `object`.
   virtual void touch(uint64_t object, bool write) = 0;
+  /// Appends `text` to the detail of the step being taken (for instance "fault=raise" when a draw made a
+  /// fault fire), so that traces show what happened inside the step. Ignored in the prologue (there is no
+  /// step yet). The default does nothing; the engine implements it.
+  virtual void note(std::string_view text) { (void)text; }
 };
 
 /// A re-entrant mutex between actors of one execution. lock() blocks (a LockWait scheduling point) while
@@ -108,7 +125,7 @@ class World {
   virtual size_t actor_count() const = 0;
   virtual std::string_view actor_name(ActorId id) const = 0;
   /// The actor's whole body; runs inside its fiber. Exceptions are caught by the engine and become an
-  /// `actor-exception` finding.
+  /// `actor-exception` finding, except ActorCrash, which ends the actor as crashed.
   virtual void run_actor(ActorId id, ActorContext& ctx) = 0;
   /// Invariants after step `step` (0-based) taken by `actor`, in a fixed order; the first violation.
   virtual std::optional<Violation> check_step(uint64_t step, ActorId actor) = 0;

@@ -30,6 +30,7 @@ const std::vector<Named>& invariant_catalog() {
       {"stale-plan-writes-nothing", "a reserve whose expected generation is stale adds no audit entry and changes no state"},
       {"rollback-keeps-newer-owner", "a rollback or release removes only an owner stamp made by the same claim (epoch)"},
       {"quiescent-clean", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left"},
+      {"recovery-converges", "after a recover op completes, the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or allocsim config (ALLOC-033)"},
       {"no-deadlock", "some actor can always run while any is unfinished"},
       {"steps-bounded", "an execution ends within its step limit (--max-steps)"},
       {"actor-exception", "no actor ends with an unexpected exception"},

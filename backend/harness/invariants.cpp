@@ -286,6 +286,48 @@ std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
   return std::nullopt;
 }
 
+std::optional<Violation> check_recovery_converges(const CheckContext& c) {
+  if (c.actor == sim::kNoActor) return std::nullopt;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.recovered_flow) return std::nullopt;
+  const std::string& flow = *a.told.recovered_flow;
+  const auto& s = c.world.backend().state();
+  for (const NodeFixture& n : s.nodes)
+    if (n.owner == flow)
+      return violation("recovery-converges",
+                       fmt::format("{} recovered {}, but {} still owns node {} (epoch {})", a.name, flow, flow, n.name,
+                                   opt(n.owner_epoch)),
+                       render_node(n));
+  for (const Claim& cl : s.claims)
+    if (cl.owner == flow)
+      return violation("recovery-converges",
+                       fmt::format("{} recovered {}, but claim {} remains", a.name, flow, cl.claim_id),
+                       render_claim(cl));
+  const std::string prefix = fmt::format("{}{}-", backend::kEntryPrefix, flow);
+  for (const auto& [entry, _] : s.shared_config)
+    if (entry.starts_with(prefix))
+      return violation("recovery-converges",
+                       fmt::format("{} recovered {}, but map entry {} remains", a.name, flow, entry),
+                       render_map_state(s));
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const NodeFixture& n = s.nodes[i];
+    bool covered = false;
+    for (const Claim& cl : s.claims) covered |= covers(cl, n.name);
+    if (covered) continue;
+    if (n.restore_record)
+      return violation("recovery-converges",
+                       fmt::format("{} recovered {}, but node {} has no claim and keeps restore record {}", a.name,
+                                   flow, n.name, *n.restore_record),
+                       render_node(n));
+    if (n.mig_config != c.world.original_configs()[i])
+      return violation("recovery-converges",
+                       fmt::format("{} recovered {}, but node {} has no claim and is on {}, not its recorded config {}",
+                                   a.name, flow, n.name, n.mig_config, c.world.original_configs()[i]),
+                       render_node(n));
+  }
+  return std::nullopt;
+}
+
 std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent) {
   using Check = std::optional<Violation> (*)(const CheckContext&);
   // Indexed like invariant_catalog(); engine-level findings have no world check.
@@ -293,9 +335,9 @@ std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId acto
       check_single_ownership,        check_no_double_grant,         check_no_orphaned_geometry,
       check_shared_map_never_deleted, check_geometry_stable_under_workloads, check_readiness_answers_its_write,
       check_partial_inventory_never_idle, check_stale_plan_writes_nothing, check_rollback_keeps_newer_owner,
-      check_quiescent_clean,
+      check_quiescent_clean,         check_recovery_converges,
   };
-  static_assert(std::size(kChecks) == 10);
+  static_assert(std::size(kChecks) == 11);
   const CheckContext ctx{world, actor, quiescent};
   for (size_t i : world.compiled().invariants) {
     if (i >= std::size(kChecks)) continue;

@@ -38,6 +38,11 @@ std::optional<sim::Violation> check_partial_inventory_never_idle(const CheckCont
 std::optional<sim::Violation> check_stale_plan_writes_nothing(const CheckContext& c);
 std::optional<sim::Violation> check_rollback_keeps_newer_owner(const CheckContext& c);
 std::optional<sim::Violation> check_quiescent_clean(const CheckContext& c);
+/// recovery-converges (ALLOC-033): right after a `recover` op of flow F completed (every claim found was
+/// released, or none was found), F owns no node, no claim of F remains, no map entry of F remains, and
+/// every node no claim covers has no restore record and is back on its recorded config. A cleanup that
+/// cannot converge (an owner stamp with no claim to release it) is a finding about the seed.
+std::optional<sim::Violation> check_recovery_converges(const CheckContext& c);
 
 /// Runs the enabled invariants in catalog order; at quiescence also quiescent-clean. Then advances the
 /// world's shadow state (audit position, owner epochs) that per-step invariants compare against.

@@ -98,6 +98,8 @@ void judge(const Scenario& sc, ScenarioReport& r) {
 
 }  // namespace
 
+void judge_report(const Scenario& sc, ScenarioReport& r) { judge(sc, r); }
+
 ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
   auto compiled = compile(sc, config.mutants);
   const auto make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
@@ -116,9 +118,10 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
                           .executions = config.executions,
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
+  sim::Engine recheck_engine(sim::EngineOptions{.max_steps = config.max_steps});
   r.summary = sim::explore(
       engine, make_world, *strategy, opt,
-      [&](uint64_t index, uint64_t, sim::World& w, const sim::ExecutionResult& res) {
+      [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
         auto& bw = static_cast<BackendWorld&>(w);
         for (size_t i = 0; i < hits.size(); ++i) hits[i] += bw.barrier_hits()[i];
         for (size_t a = 0; a < sc.actors.size(); ++a) {
@@ -131,6 +134,14 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
         if (config.strategy == "dfs") traces.add(res);
         coverage.observe(res);
         violating += res.violation.has_value();
+        if (config.on_fingerprint) config.on_fingerprint(index, seed, res.fingerprint());
+        if (config.check_determinism) {
+          // A separate engine: the second run must not share stack pools or step hints with the first.
+          if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
+            if (!r.divergence) r.divergence = ScenarioReport::Divergence{index, seed, std::move(*d)};
+            ++r.divergent_executions;
+          }
+        }
         if (config.progress) config.progress(index + 1, violating);
       });
   for (size_t i = 0; i < hits.size(); ++i)

@@ -15,6 +15,7 @@
 
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
+#include "sim/determinism.h"
 #include "sim/explorer.h"
 
 namespace allocsim::harness {
@@ -34,6 +35,12 @@ struct RunConfig {
   bool stop_at_first_violation = false;
   /// Called after every execution (progress reporting); may be empty.
   std::function<void(uint64_t done, uint64_t violating)> progress;
+  /// Run every execution a second time, from its recorded schedule (sim::recheck_execution), and compare
+  /// the step lists; a difference is reported in ScenarioReport::divergence (`run --check-determinism`).
+  bool check_determinism = false;
+  /// Called after every execution with its index, execution seed and fingerprint (`run --fingerprints`);
+  /// may be empty.
+  std::function<void(uint64_t index, uint64_t seed, uint64_t fingerprint)> on_fingerprint;
 };
 
 struct ScenarioReport {
@@ -54,11 +61,23 @@ struct ScenarioReport {
   std::optional<Pct> pct;
   uint64_t pair_coverage = 0;  // ordered point-name pairs at switches between actors (sim/coverage.h)
   bool met = false;                      // every expectation held
+  /// check_determinism: the first execution whose second run differed, and how many did.
+  struct Divergence {
+    uint64_t index = 0, seed = 0;
+    sim::Divergence where;
+  };
+  std::optional<Divergence> divergence;
+  uint64_t divergent_executions = 0;
   std::vector<std::string> unmet;        // why not, one line each
 };
 
 /// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant.
 ScenarioReport run_scenario(const Scenario& scenario, const RunConfig& config);
+
+/// Judges `report` (summary.executions and violations_by_invariant, outcomes, reached) against
+/// scenario.expect: appends one line per unmet expectation to report.unmet (fixed order, see above) and
+/// sets report.met. Used by run_scenario and by sweeps, which combine work units first (sweep.h).
+void judge_report(const Scenario& scenario, ScenarioReport& report);
 
 /// Re-runs exactly one execution with the given execution seed and returns its result (the `replay
 /// --seed` path: execution 0 of a run seeded with it).

@@ -43,6 +43,7 @@ const std::vector<const char*>& op_names() {
   static const std::vector<const char*> k = {
       "inventory", "plan",          "reserve",         "observe",    "await",         "mark_ready",    "reconcile",
       "release",   "bind_workload", "unbind_workload", "fail_reads", "restore_reads", "fail_geometry", "advance_clock",
+      "recover",
   };
   return k;
 }
@@ -58,15 +59,21 @@ const char* op_name(OpKind k) {
 const std::vector<const char*>& op_outcomes(OpKind k) {
   static const std::vector<const char*> inventory = {"complete", "partial", "unknown"};
   static const std::vector<const char*> plan = {"feasible", "infeasible", "skipped"};
-  static const std::vector<const char*> reserve = {"claimed", "conflict", "infeasible", "unknown", "skipped"};
+  // `error` (a raise fault), `unknown` (a dropped response, or a failed read) and `crashed` (a crash fault) are
+  // the words of the ops that fire barriers (faults, FaultSpec).
+  static const std::vector<const char*> reserve = {"claimed", "conflict", "infeasible", "unknown",
+                                                   "skipped", "error",    "crashed"};
   static const std::vector<const char*> observe = {"pending", "allocated", "prepared", "ready",
                                                    "failed",  "unknown",   "skipped"};
   static const std::vector<const char*> await = {"pending", "allocated", "prepared", "ready",
                                                  "failed",  "timeout",   "skipped"};
-  static const std::vector<const char*> mark_ready = {"done", "skipped"};
+  static const std::vector<const char*> mark_ready = {"done", "skipped", "error", "unknown", "crashed"};
   static const std::vector<const char*> reconcile = {"pending", "allocated", "prepared", "ready",
                                                      "failed",  "conflict",  "skipped"};
-  static const std::vector<const char*> release = {"released", "pending_recovery", "stale", "skipped"};
+  static const std::vector<const char*> release = {"released", "pending_recovery", "stale", "skipped",
+                                                   "error",    "unknown",          "crashed"};
+  static const std::vector<const char*> recover = {"released", "none",    "pending_recovery", "stale",
+                                                   "error",    "unknown", "crashed"};
   static const std::vector<const char*> done = {"done"};
   switch (k) {
     case OpKind::Inventory: return inventory;
@@ -83,8 +90,22 @@ const std::vector<const char*>& op_outcomes(OpKind k) {
     case OpKind::RestoreReads:
     case OpKind::FailGeometry:
     case OpKind::AdvanceClock: return done;
+    case OpKind::Recover: return recover;
   }
   return done;
+}
+
+const char* fault_action_name(FaultAction a) {
+  switch (a) {
+    case FaultAction::Crash: return "crash";
+    case FaultAction::Raise: return "raise";
+    case FaultAction::DropResponse: return "drop_response";
+  }
+  return "unknown";
+}
+
+bool FaultSpec::eligible(const std::string& actor) const {
+  return enabled && (actors.empty() || std::find(actors.begin(), actors.end(), actor) != actors.end());
 }
 
 namespace {
@@ -104,8 +125,11 @@ constexpr int kMaxGpus = 64;
 constexpr double kMaxMemoryGib = 4096;
 constexpr double kMaxSeconds = 86400;
 
-const std::vector<const char*> kTopKeys = {"schema", "name",   "description", "backend",
-                                           "nodes",  "actors", "invariants",  "expect"};
+const std::vector<const char*> kTopKeys = {"schema", "name",       "description", "backend", "nodes",
+                                           "actors", "invariants", "expect",      "faults"};
+const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
+const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
+constexpr int kMaxFaults = 16;
 const std::vector<const char*> kBackendKeys = {"authority", "mig_apply_seconds", "mutants"};
 const std::vector<const char*> kNodeKeys = {"name",   "product",   "gpu_count", "memory_gib",
                                             "labels", "workloads", "mig_config"};
@@ -136,6 +160,7 @@ const std::vector<const char*>& op_keys(OpKind k) {
   static const std::vector<const char*> reads = {"op", "kind"};
   static const std::vector<const char*> geometry = {"op", "node"};
   static const std::vector<const char*> clock = {"op", "seconds"};
+  static const std::vector<const char*> recover = {"op", "flow"};
   switch (k) {
     case OpKind::Inventory: return inventory;
     case OpKind::Plan: return plan;
@@ -149,6 +174,7 @@ const std::vector<const char*>& op_keys(OpKind k) {
     case OpKind::RestoreReads: return reads;
     case OpKind::FailGeometry: return geometry;
     case OpKind::AdvanceClock: return clock;
+    case OpKind::Recover: return recover;
     case OpKind::Observe:
     case OpKind::MarkReady: return none;
   }
@@ -497,6 +523,7 @@ class Checker {
     nodes_section(require(doc, "", "nodes"), "/nodes", s);
     actors_section(require(doc, "", "actors"), "/actors", s);
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
+    if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);
   }
 
@@ -716,10 +743,98 @@ class Checker {
       names.push_back(actor.name);
       s.actors.push_back(std::move(actor));
     }
-    // plan_from may name an actor defined later in the file, so it is resolved once all are known.
+    // plan_from and recover's flow may name an actor defined later in the file, so they are resolved once
+    // all are known.
     for (const ActorSpec& actor : s.actors)
-      for (const Op& op : actor.script)
+      for (const Op& op : actor.script) {
         if (op.plan_from) check_plan_from(op, actor.name, names);
+        if (op.kind == OpKind::Recover) check_recover_flow(op, actor.name, names);
+      }
+  }
+
+  void check_recover_flow(const Op& op, const std::string& self, const std::vector<std::string>& names) const {
+    const std::string ptr = child(op.pointer, "flow");
+    if (op.flow == self)
+      fail(ptr, fmt::format("recover names the actor itself ({}); a flow's own cleanup is \"release\"", quote(self)));
+    std::vector<const char*> known;
+    for (const std::string& n : names) known.push_back(n.c_str());
+    if (!contains(known, op.flow))
+      fail(ptr, fmt::format("actor {} is not in /actors{}", quote(op.flow), did_you_mean(op.flow, known)));
+  }
+
+  // -- faults (FaultSpec in scenario.h) --
+
+  FaultSpec faults_section(const Json& v, const std::string& ptr, const Scenario& s) const {
+    want_object(v, ptr);
+    check_keys(v, ptr, kFaultKeys);
+    FaultSpec f;
+    f.enabled = true;
+    if (const Json* m = find(v, "max")) f.max = int_value(*m, child(ptr, "max"), 1, kMaxFaults);
+    if (const Json* a = find(v, "actors")) {
+      std::vector<const char*> names;
+      for (const ActorSpec& actor : s.actors) names.push_back(actor.name.c_str());
+      const std::string aptr = child(ptr, "actors");
+      want_array(*a, aptr);
+      if (a->empty()) fail(aptr, "expected a non-empty array of actor names (omit \"actors\" to let every actor fault), got []");
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const std::string p = child(aptr, i);
+        const std::string name = string_value((*a)[i], p);
+        if (!contains(names, name))
+          fail(p, fmt::format("actor {} is not in /actors{}", quote(name), did_you_mean(name, names)));
+        reject_duplicate(f.actors, name, aptr, p, "actor");
+        f.actors.push_back(name);
+      }
+    }
+    if (const Json* b = find(v, "barriers")) f.barriers = fault_barriers(*b, child(ptr, "barriers"));
+    if (const Json* r = find(v, "fail_reads")) {
+      const std::string rptr = child(ptr, "fail_reads");
+      want_size(*r, rptr, 1, kReadKinds.size(), "read kinds");
+      for (std::size_t i = 0; i < r->size(); ++i) {
+        std::string kind = choice((*r)[i], child(rptr, i), kReadKinds);
+        reject_duplicate(f.fail_reads, kind, rptr, child(rptr, i), "read kind");
+        f.fail_reads.push_back(std::move(kind));
+      }
+    }
+    if (const Json* g = find(v, "fail_geometry")) {
+      const std::string gptr = child(ptr, "fail_geometry");
+      want_size(*g, gptr, 1, kMaxNodes, "nodes");
+      for (std::size_t i = 0; i < g->size(); ++i) {
+        std::string node = node_ref((*g)[i], child(gptr, i), s);
+        reject_duplicate(f.fail_geometry, node, gptr, child(gptr, i), "node");
+        f.fail_geometry.push_back(std::move(node));
+      }
+    }
+    if (f.barriers.empty() && f.fail_reads.empty() && f.fail_geometry.empty())
+      fail(ptr, "faults enables no fault: give \"barriers\", \"fail_reads\" or \"fail_geometry\"");
+    return f;
+  }
+
+  /// {barrier: [action, ...]}: known barriers (did-you-mean), each with distinct known actions.
+  OrderedMap<std::string, std::vector<FaultAction>> fault_barriers(const Json& v, const std::string& ptr) const {
+    want_object(v, ptr);
+    if (v.empty()) fail(ptr, "expected an object of barrier -> actions, got {}");
+    OrderedMap<std::string, std::vector<FaultAction>> out;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string p = child(ptr, it.key());
+      if (!contains(barrier_names(), it.key()))
+        fail(p, fmt::format("unknown barrier {}{}", quote(it.key()), hint(it.key(), barrier_names())));
+      want_size(it.value(), p, 1, kFaultActions.size(), "actions");
+      std::vector<std::string> seen;
+      std::vector<FaultAction> actions;
+      for (std::size_t i = 0; i < it.value().size(); ++i) {
+        const std::string ap = child(p, i);
+        const std::string word = string_value(it.value()[i], ap);
+        if (!contains(kFaultActions, word))
+          fail(ap, fmt::format("unknown fault action {}{}", quote(word), hint(word, kFaultActions)));
+        reject_duplicate(seen, word, p, ap, "fault action");
+        seen.push_back(word);
+        const auto at = std::find_if(kFaultActions.begin(), kFaultActions.end(),
+                                     [&](const char* a) { return word == a; });
+        actions.push_back(static_cast<FaultAction>(at - kFaultActions.begin()));
+      }
+      out.emplace_back(it.key(), std::move(actions));
+    }
+    return out;
   }
 
   void check_plan_from(const Op& op, const std::string& self, const std::vector<std::string>& names) const {
@@ -807,6 +922,7 @@ class Checker {
       case OpKind::AdvanceClock:
         op.seconds = number_value(require(v, ptr, "seconds"), at("seconds"), 0, kMaxSeconds);
         break;
+      case OpKind::Recover: op.flow = nonempty_string(require(v, ptr, "flow"), at("flow")); break;
       case OpKind::Observe:
       case OpKind::MarkReady: break;
     }

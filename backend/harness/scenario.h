@@ -6,6 +6,13 @@
 // reference is resolved at load time (plan_from names an actor, a node op names a node, mutants,
 // invariants and barriers exist, expect names real actors, ops and outcomes), so a loaded scenario never
 // fails for a reason the file could have told.
+//
+// Fault injection (`faults`, FaultSpec below) and recovery (`recover`, ALLOC-033): a `recover` op names
+// another actor (`flow`); it first waits until that actor has ended (finished or crashed), as a restarted
+// controller starts after the old one died, then reads back the backend's claims whose owner is that flow
+// (MemoryBackend::claims_of) and releases each, oldest first, by its claim id and generation, with
+// operation id `<actor>:recover<k>`. Outcomes: `released` (every claim found released), `none` (nothing
+// found: nothing written), `pending_recovery` / `stale` (some release said so), or a fault's word.
 #pragma once
 
 #include <optional>
@@ -56,6 +63,7 @@ enum class OpKind {
   RestoreReads,
   FailGeometry,
   AdvanceClock,
+  Recover,
 };
 
 /// The op's name as written in scenario files ("mark_ready"); a static string.
@@ -88,6 +96,8 @@ struct Op {
   std::string read_kind;
   // advance_clock: seconds >= 0
   double seconds = 0;
+  // recover: the flow (another actor's name) whose cleanup this op re-runs (ALLOC-033)
+  std::string flow;
 };
 
 struct ActorSpec {
@@ -115,6 +125,36 @@ struct Expectation {
   std::vector<std::string> reach;  // barriers that must fire in at least one execution
 };
 
+/// A fault action at a barrier (CONTRACT.md §2): `crash` (the actor dies there; sim::ActorCrash),
+/// `raise` (the call fails after its effects so far: the op records `error`, the actor goes on),
+/// `drop_response` (the call completes but the actor sees Unknown: the op records `unknown` and learns
+/// nothing from it, e.g. not the claim id of a reserve).
+enum class FaultAction : uint8_t { Crash, Raise, DropResponse };
+
+/// "crash" | "raise" | "drop_response" (static strings).
+const char* fault_action_name(FaultAction a);
+
+/// The scenario's optional `faults` key (absent = no fault ever fires). Every fault is a choice the
+/// strategy makes through ActorContext::draw, so random, pct, dfs, replay and the shrinker all cover it:
+/// - at each barrier listed in `barriers` that an eligible actor fires, while fewer than `max` faults
+///   have fired in the execution: draw in [0, 1 + n) over {no fault, the barrier's n actions in file order};
+/// - at each API call of an eligible actor (its Call scheduling point), while under `max` and some option
+///   is left: draw over {no fault, each `fail_reads` kind not already failing, each `fail_geometry` node
+///   not already failing}; the chosen one starts failing right before that call (the seed's test hooks:
+///   reads of that kind fail until a restore_reads op; geometry on that node fails for good, ALLOC-021).
+/// Draw 0 is always "no fault", so a schedule with every fault draw set to 0 runs fault-free (the shrinker
+/// relies on it). A fault that fires adds "fault=<what>" to its step's detail in traces.
+struct FaultSpec {
+  bool enabled = false;             // the file has a `faults` key
+  int max = 1;                      // faults per execution, 1..16
+  std::vector<std::string> actors;  // who may fault; empty = every actor
+  OrderedMap<std::string, std::vector<FaultAction>> barriers;  // barrier -> actions, file order
+  std::vector<std::string> fail_reads;     // "nodes" | "pods" | "config"
+  std::vector<std::string> fail_geometry;  // node names
+  /// Whether `actor` may fault.
+  bool eligible(const std::string& actor) const;
+};
+
 struct Scenario {
   std::string path;         // as given to load_scenario
   std::string digest;       // "xxh3-128:<32 hex>" of the file's bytes
@@ -127,6 +167,7 @@ struct Scenario {
   std::vector<ActorSpec> actors;
   std::vector<std::string> invariants;  // validated names; empty = "all"
   Expectation expect;
+  FaultSpec faults;
 };
 
 /// Loads and validates `path`. Throws ScenarioError (never anything else for bad input).

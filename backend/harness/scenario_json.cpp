@@ -47,6 +47,7 @@ Json op_json(const Op& op) {
     case OpKind::RestoreReads: j["kind"] = op.read_kind; break;
     case OpKind::FailGeometry: j["node"] = op.node; break;
     case OpKind::AdvanceClock: j["seconds"] = op.seconds; break;
+    case OpKind::Recover: j["flow"] = op.flow; break;
     case OpKind::Observe:
     case OpKind::MarkReady: break;
   }
@@ -84,6 +85,24 @@ Json expect_json(const Expectation& e) {
   return j;
 }
 
+// Only when the file had a `faults` key; every field written, defaults included.
+Json faults_json(const FaultSpec& f) {
+  Json j = {{"max", f.max}};
+  if (!f.actors.empty()) j["actors"] = f.actors;
+  if (!f.barriers.empty()) {
+    Json b = Json::object();
+    for (const auto& [barrier, actions] : f.barriers) {
+      Json a = Json::array();
+      for (FaultAction x : actions) a.push_back(fault_action_name(x));
+      b[barrier] = std::move(a);
+    }
+    j["barriers"] = std::move(b);
+  }
+  if (!f.fail_reads.empty()) j["fail_reads"] = f.fail_reads;
+  if (!f.fail_geometry.empty()) j["fail_geometry"] = f.fail_geometry;
+  return j;
+}
+
 }  // namespace
 
 nlohmann::ordered_json scenario_to_json(const Scenario& s) {
@@ -102,6 +121,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   if (s.invariants.empty()) j["invariants"] = "all";
   else j["invariants"] = s.invariants;
   j["expect"] = expect_json(s.expect);
+  if (s.faults.enabled) j["faults"] = faults_json(s.faults);
   return j;
 }
 

@@ -1,5 +1,6 @@
 #include "backend/harness/shrink.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <tuple>
 
@@ -44,9 +45,15 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   const std::string& name = sc.actors[index].name;
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (const Op& op : sc.actors[a].script)
-      if (a != index && op.plan_from && *op.plan_from == name) return std::nullopt;
+      if (a != index && ((op.plan_from && *op.plan_from == name) || (op.kind == OpKind::Recover && op.flow == name)))
+        return std::nullopt;  // another actor's op names it
+  // faults.actors: the name leaves the list; dropping its only entry would make every actor eligible.
+  auto& eligible = sc.faults.actors;
+  const auto listed = std::find(eligible.begin(), eligible.end(), name);
+  if (listed != eligible.end() && eligible.size() == 1) return std::nullopt;
   Scenario out = sc;
   out.actors.erase(out.actors.begin() + static_cast<std::ptrdiff_t>(index));
+  std::erase(out.faults.actors, name);
   prune_expect(out);
   return out;
 }

@@ -184,7 +184,7 @@ class PathTracker : public nlohmann::json_sax<Json> {
   }
   bool open(bool array) {
     if (frames_.size() >= 64) throw TraceError(file_, pointer(), "JSON nested deeper than 64 levels");
-    frames_.push_back({array});
+    frames_.push_back({array, 0, {}});
     return true;
   }
   bool close() {

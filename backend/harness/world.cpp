@@ -89,7 +89,7 @@ class ActorCaller final : public backend::Caller {
       if (name != cat[i].name) continue;
       ++w_.barrier_hits_[i];
       ctx_.point(PointKind::Barrier, cat[i].name, std::move(detail));  // catalog names are static
-      return {};
+      return fault_at(cat[i].name);
     }
     // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
     throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
@@ -118,7 +118,33 @@ class ActorCaller final : public backend::Caller {
     return id;
   }
 
+  /// Set when a drop_response fault fired during the current op (the script runner clears it per op).
+  bool dropped = false;
+
  private:
+  /// The fault choice at barrier `barrier` (FaultSpec): a draw over {none, its actions} while under the
+  /// bound. Crash and raise throw; drop_response marks the op and lets the call complete.
+  backend::BarrierHit fault_at(const char* barrier) {
+    const FaultSpec& f = w_.c_.scenario->faults;
+    if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return {};
+    const auto* actions = backend::find_in(f.barriers, std::string_view(barrier));
+    if (actions == nullptr) return {};
+    const uint64_t v = ctx_.draw(1 + actions->size());
+    if (v == 0) return {};
+    ++w_.faults_fired_;
+    const FaultAction action = (*actions)[v - 1];
+    ctx_.note(fmt::format("fault={}", fault_action_name(action)));
+    switch (action) {
+      case FaultAction::Crash:
+        st_.crashed = barrier;
+        st_.outcomes[st_.op_index] = "crashed";  // run() never gets to assign this op's outcome
+        throw sim::ActorCrash{barrier};
+      case FaultAction::Raise: throw InjectedError(barrier);
+      case FaultAction::DropResponse: dropped = true; return {.drop_response = true};
+    }
+    return {};
+  }
+
   BackendWorld& w_;
   sim::ActorContext& ctx_;
   ActorState& st_;
@@ -133,6 +159,13 @@ BackendWorld::BackendWorld(const CompiledScenario& c)
     actors_[i].outcomes.assign(sc.actors[i].script.size(), nullptr);
   }
   barrier_hits_.assign(barrier_catalog().size(), 0);
+  life_.resize(sc.actors.size());
+  for (const ActorSpec& a : sc.actors)
+    for (const Op& op : a.script)
+      if (op.kind == OpKind::Recover)
+        for (size_t i = 0; i < sc.actors.size(); ++i)
+          if (sc.actors[i].name == op.flow && !life_[i])
+            life_[i] = std::make_unique<sim::SimMutex>(object_id(backend::Obj::Lock, "life:" + op.flow));
   for (const auto& n : backend_.state().nodes) {
     shadow.push_back({n.owner_epoch});
     original_configs_.push_back(n.mig_config);
@@ -186,11 +219,87 @@ class ScriptRunner {
       : w_(w), b_(w.mutable_backend()), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
 
   void run() {
-    for (size_t k = 0; k < spec_.script.size(); ++k) st_.outcomes[k] = execute(spec_.script[k]);
+    for (size_t k = 0; k < spec_.script.size(); ++k) {
+      st_.op_index = k;
+      st_.outcomes[k] = run_op(spec_.script[k]);
+    }
   }
 
  private:
-  void call(const char* what, std::string detail = {}) { ctx_.point(PointKind::Call, what, std::move(detail)); }
+  /// One op with its faults: a raise ends it with `error`, a dropped response with `unknown` (the op's own
+  /// code has already kept the result from the actor). A crash (sim::ActorCrash) is never caught here.
+  const char* run_op(const Op& op) {
+    caller_.dropped = false;
+    try {
+      const char* out = execute(op);
+      return caller_.dropped ? "unknown" : out;
+    } catch (const InjectedError&) {
+      return "error";
+    }
+  }
+
+  void call(const char* what, std::string detail = {}) {
+    ctx_.point(PointKind::Call, what, std::move(detail));
+    environment_fault();
+  }
+
+  /// The fault choice at a Call point (FaultSpec): a draw over {none, each fail_reads kind not failing yet,
+  /// each fail_geometry node not failing yet} while under the bound; the choice is applied through the
+  /// backend's test hooks, which take the backend lock (so it may wait for it, as any caller would).
+  void environment_fault() {
+    const FaultSpec& f = w_.c_.scenario->faults;
+    if (f.fail_reads.empty() && f.fail_geometry.empty()) return;
+    if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return;
+    const auto& state = b_.state();
+    std::vector<const std::string*> reads, nodes;
+    for (const std::string& kind : f.fail_reads) {
+      caller_.touch(backend::Obj::FailedReads, kind, false);
+      if (backend::find_in(state.failed_reads, kind) == nullptr) reads.push_back(&kind);
+    }
+    for (const std::string& node : f.fail_geometry) {
+      caller_.touch(backend::Obj::FailingGeometry, node, false);
+      if (std::find(state.failing_geometry.begin(), state.failing_geometry.end(), node) == state.failing_geometry.end())
+        nodes.push_back(&node);
+    }
+    if (reads.empty() && nodes.empty()) return;
+    const uint64_t v = ctx_.draw(1 + reads.size() + nodes.size());
+    if (v == 0) return;
+    ++w_.faults_fired_;
+    if (v <= reads.size()) {
+      const std::string kind = *reads[v - 1];
+      ctx_.note(fmt::format("fault=fail_reads:{}", kind));
+      b_.fail_reads(caller_, kind, "timeout");
+    } else {
+      const std::string node = *nodes[v - 1 - reads.size()];
+      ctx_.note(fmt::format("fault=fail_geometry:{}", node));
+      b_.fail_geometry(caller_, node);
+    }
+  }
+
+  /// `recover` (scenario.h): wait for the flow's actor to end, read back its claims, release each by claim
+  /// id and generation, as a restarted controller would (ALLOC-033).
+  const char* recover(const Op& op) {
+    call("recover", "flow=" + op.flow);
+    sim::ActorId flow = 0;
+    while (flow < w_.actors_.size() && w_.actors_[flow].name != op.flow) ++flow;
+    if (flow == w_.actors_.size()) throw std::logic_error("recover names no actor: " + op.flow);  // the loader resolves it
+    if (sim::SimMutex* life = w_.life_[flow].get()) {
+      life->lock(ctx_);  // blocks (LockWait) until the flow's actor has finished or crashed
+      life->unlock();
+    }
+    const auto claims = b_.claims_of(caller_, op.flow);
+    const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
+    for (const auto& [claim_id, generation] : claims) {
+      call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
+      const std::string op_id = fmt::format("{}:recover{}", st_.name, ++st_.recovers);
+      st_.op_epoch = generation;
+      const auto r = b_.release(caller_, claim_id, op_id, generation, false);
+      if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)
+        out = r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
+    }
+    if (!caller_.dropped && (claims.empty() || out == backend::kReleaseReleased)) st_.told.recovered_flow = op.flow;
+    return out;
+  }
 
   const char* inventory(const std::optional<std::vector<std::string>>& scope) {
     auto obs = b_.inventory(caller_, scope);
@@ -230,6 +339,7 @@ class ScriptRunner {
     st_.op_epoch.clear();
     try {
       ClaimObservation obs = b_.reserve(caller_, plan, op_id, plan.snapshot_generation);
+      if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
       st_.claim_id = obs.claim_id;
       st_.claim_generation = obs.desired_generation;
       st_.held.emplace_back(obs.claim_id, obs.desired_generation);
@@ -305,6 +415,7 @@ class ScriptRunner {
         const std::string op_id = fmt::format("{}:release{}", st_.name, ++st_.releases);
         st_.op_epoch = generation;
         auto r = b_.release(caller_, claim_id, op_id, generation, op.keep_workloads);
+        if (caller_.dropped) return "unknown";  // it may have released; the actor keeps the claim and may retry
         if (r.status == backend::kReleaseReleased) {
           if (!duplicate) {
             st_.held.erase(st_.held.begin());
@@ -347,6 +458,7 @@ class ScriptRunner {
         b_.advance_clock(caller_, op.seconds);
         b_.apply_pending_geometry(caller_);
         return "done";
+      case OpKind::Recover: return recover(op);
     }
     throw std::logic_error("unhandled op");
   }
@@ -387,7 +499,28 @@ class ScriptRunner {
   ActorCaller caller_;
 };
 
+namespace {
+
+/// Holds an actor's life mutex for the actor's whole run; released on return and on a crash's unwinding.
+class LifeGuard {
+ public:
+  LifeGuard(sim::SimMutex* m, sim::ActorContext& ctx) : m_(m) {
+    if (m_) m_->lock(ctx);  // in the prologue: uncontended, so not a scheduling point
+  }
+  ~LifeGuard() {
+    if (m_) m_->unlock();
+  }
+  LifeGuard(const LifeGuard&) = delete;
+  LifeGuard& operator=(const LifeGuard&) = delete;
+
+ private:
+  sim::SimMutex* m_;
+};
+
+}  // namespace
+
 void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
+  const LifeGuard life(life_[id].get(), ctx);
   ScriptRunner(*this, ctx, actors_[id], c_.scenario->actors[id]).run();
 }
 

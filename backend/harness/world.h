@@ -15,10 +15,20 @@
 // - Ids per actor: "<kind>-<actor>-<n>" from the actor's own counter (DESIGN.md §3).
 // - What an actor is told (a plan, an observation) is remembered until the end of the step, when
 //   the invariants look at it (DESIGN.md §2).
+// - Faults (FaultSpec, scenario.h) are drawn right after the scheduling point they belong to, at the
+//   start of the step: at a barrier, crash (sim::ActorCrash: the actor's stack unwinds, so a backend lock
+//   it held is released by its LockGuard, as a real API server is not left locked by a dead client; the op
+//   records `crashed` and later ops never run), raise (InjectedError through the backend call: the op
+//   records `error`, the actor keeps what it knew before the call and goes on) or drop_response (the call
+//   completes; the op records `unknown` and the actor learns nothing from it). At a Call point, an
+//   environment fault (fail_reads kind / fail_geometry node) applied through the backend's test hooks.
+// - `recover` (ALLOC-033) waits for the recovered actor to end through a per-actor "life" SimMutex the
+//   actor holds from its prologue until it finishes or crashes (RAII), so the wait is an ordinary LockWait.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -59,6 +69,14 @@ struct Told {
   bool plan_from_failed_pods = false;
   // observation results
   std::optional<backend::ClaimObservation> observation;
+  // recover: the flow whose cleanup just completed (released every claim found, or found none)
+  std::optional<std::string> recovered_flow;
+};
+
+/// A `raise` fault (CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
+/// fails after its effects so far; the script runner turns it into outcome `error`.
+struct InjectedError : std::runtime_error {
+  explicit InjectedError(const std::string& barrier) : std::runtime_error("injected error at " + barrier) {}
 };
 
 /// Per-actor harness state.
@@ -67,6 +85,9 @@ struct ActorState {
   long id_counter = 0;
   int reserves = 0;  // operation ids <actor>:op<k>
   int releases = 0;
+  int recovers = 0;  // releases made by recover ops: operation ids <actor>:recover<k>
+  size_t op_index = 0;     // the script op running now
+  const char* crashed = nullptr;  // the barrier a crash fault ended this actor at
   std::optional<backend::InventorySnapshot> inventory;  // the last known inventory
   bool inventory_with_failed_pods = false;               // pod reads failed when it was taken
   std::optional<backend::PlanOutcome> plan;              // the last plan
@@ -114,15 +135,22 @@ class BackendWorld final : public sim::World {
   std::vector<std::string> stale_reserves;
   /// The scenario's node configs at the start (no-orphaned-geometry's "recorded config").
   const std::vector<std::string>& original_configs() const { return original_configs_; }
+  /// Faults fired so far in this execution (bounded by FaultSpec::max).
+  int faults_fired() const { return faults_fired_; }
 
  private:
   friend class ActorCaller;
+  friend class ScriptRunner;
   const CompiledScenario& c_;
   backend::MemoryBackend backend_;
   sim::SimMutex lock_;
   std::vector<ActorState> actors_;
   std::vector<uint32_t> barrier_hits_;
   std::vector<std::string> original_configs_;
+  int faults_fired_ = 0;
+  // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
+  // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
+  std::vector<std::unique_ptr<sim::SimMutex>> life_;
 };
 
 }  // namespace allocsim::harness

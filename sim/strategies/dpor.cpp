@@ -49,7 +49,7 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
     return static_cast<ActorId>(n.choice.value);
   }
   Node n{.choice = {Choice::Actor, 0}, .enabled = enabled};
-  if (last_actor_node_ != SIZE_MAX && !blocked_) {
+  if (opt_.sleep_sets && last_actor_node_ != SIZE_MAX && !blocked_) {
     // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
     // before its current choice, and is independent of the step just taken there.
     const Node& p = stack_[last_actor_node_];
@@ -164,7 +164,7 @@ void DporStrategy::analyse(const ExecutionResult& r) {
       // Not reversible at i: fall back to the latest earlier dependent step before which j's actor could run.
       for (size_t e = i; e-- > 0;) {
         if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j])) continue;
-        if (add_race(node_of_step, actor, hb, e, j, actor[j])) break;
+        add_race(node_of_step, actor, hb, e, j, actor[j]);
       }
     }
   }

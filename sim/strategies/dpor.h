@@ -1,4 +1,4 @@
-// `dfs --reduction dpor`: source-set DPOR with sleep sets (Abdulla, Aronis, Jonsson & Sagonas, "Optimal
+// `dfs --reduction dpor`: source-set DPOR, with optional sleep sets (Abdulla, Aronis, Jonsson & Sagonas, "Optimal
 // Dynamic Partial Order Reduction", POPL 2014, Algorithm 1 "Source-DPOR"; classic DPOR: Flanagan &
 // Godefroid, POPL 2005). Explores at least one execution of every Mazurkiewicz trace, usually about one.
 //
@@ -11,8 +11,8 @@
 // Stateless, like `dfs`: each execution replays the branch stack and extends it. After an execution, every
 // race e1 ⋖ e2 (dependent steps of different actors, e1 happens-before e2 with nothing in between) adds, at
 // the node before e1, one initial of notdep(e1).e2 unless an initial is already in that node's source set.
-// Sleep sets: an actor whose subtree at a node is done sleeps in the following siblings' subtrees until a
-// dependent step wakes it. Soundness details beyond the paper:
+// Sleep sets (DporOptions::sleep_sets, off by default, see there): an actor whose subtree at a node is done
+// sleeps in the following siblings' subtrees until a dependent step wakes it. Soundness details beyond the paper:
 // - Draws (faults) are branching points inside a step: every draw value is explored under every schedule
 //   prefix (no reduction of draws); an actor's event at a node is "its step with any draw values", and its
 //   footprint for sleep sets is the union over the draw values explored.
@@ -49,7 +49,12 @@
 namespace allocsim::sim {
 
 struct DporOptions {
-  std::vector<Choice> prefix;  // explore only schedules that start with these choices
+  std::vector<Choice> prefix = {};  // explore only schedules that start with these choices
+  /// Sleep sets. OFF by default: a differential test against plain DFS over random lock-and-touch programs
+  /// found sleep sets hiding traces when actors block on a SimMutex (an actor asleep across a step that
+  /// leaves others blocked behind it). Without them, source sets alone missed nothing over 20,000 programs.
+  /// Turn on only for worlds without blocking; the known gap is documented in the closing report.
+  bool sleep_sets = false;
 };
 
 class DporStrategy final : public Strategy {

@@ -141,7 +141,8 @@ fs::path scratch_dir() {
 
 TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   const auto& names = op_names();
-  REQUIRE(names.size() == 14);
+  REQUIRE(names.size() == 15);
+  CHECK(std::string(op_name(OpKind::Recover)) == "recover");
   CHECK(std::string(op_name(OpKind::Inventory)) == "inventory");
   CHECK(std::string(op_name(OpKind::MarkReady)) == "mark_ready");
   CHECK(std::string(op_name(OpKind::AdvanceClock)) == "advance_clock");
@@ -150,12 +151,14 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   using V = std::vector<std::string>;
   CHECK(words(OpKind::Inventory) == V{"complete", "partial", "unknown"});
   CHECK(words(OpKind::Plan) == V{"feasible", "infeasible", "skipped"});
-  CHECK(words(OpKind::Reserve) == V{"claimed", "conflict", "infeasible", "unknown", "skipped"});
+  CHECK(words(OpKind::Reserve) == V{"claimed", "conflict", "infeasible", "unknown", "skipped", "error", "crashed"});
   CHECK(words(OpKind::Observe) == V{"pending", "allocated", "prepared", "ready", "failed", "unknown", "skipped"});
   CHECK(words(OpKind::Await) == V{"pending", "allocated", "prepared", "ready", "failed", "timeout", "skipped"});
-  CHECK(words(OpKind::MarkReady) == V{"done", "skipped"});
+  CHECK(words(OpKind::MarkReady) == V{"done", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Reconcile) == V{"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"});
-  CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped"});
+  CHECK(words(OpKind::Release) ==
+        V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
+  CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
   for (OpKind k : {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads,
                    OpKind::FailGeometry, OpKind::AdvanceClock})
     CHECK(words(k) == V{"done"});
@@ -333,7 +336,7 @@ TEST_CASE("errors: top level and backend", "[scenario][errors]") {
        {},
        "/decription",
        "unknown key \"decription\" (did you mean \"description\"?)"},
-      {"faults not yet supported", {{"/faults", Json::array()}}, {}, "/faults", "unknown key \"faults\""},
+      {"faults not an object", {{"/faults", Json::array()}}, {}, "/faults", "expected an object, got array"},
       {"unknown key lists the keys", {{"/zzz", 1}}, {}, "/zzz", "(expected one of \"schema\", \"name\""},
       {"name missing", {}, {"/name"}, "", "missing required key \"name\""},
       {"name empty", {{"/name", ""}}, {}, "/name", "expected a non-empty string, got \"\""},
@@ -992,4 +995,88 @@ TEST_CASE("explicit empty labels stay empty (the node classifies unknown)", "[sc
     "nodes": [ { "name": "n1", "product": "P", "gpu_count": 1, "memory_gib": 1, "labels": {} } ],
     "actors": [ { "name": "a", "script": [] } ] })", "x.json");
   CHECK(s.nodes[0].labels.empty());
+}
+
+TEST_CASE("faults: every field, defaults, and the recover op", "[scenario][faults]") {
+  Json doc = base();
+  doc["actors"][1]["script"].push_back(op(R"({ "op": "recover", "flow": "a" })"));
+  SECTION("absent: no fault is enabled") {
+    const Scenario s = parse_scenario(doc.dump(), "f.json");
+    CHECK_FALSE(s.faults.enabled);
+    CHECK_FALSE(s.faults.eligible("a"));
+    CHECK(s.actors[1].script[1].kind == OpKind::Recover);
+    CHECK(s.actors[1].script[1].flow == "a");
+  }
+  SECTION("every field, in file order") {
+    doc["faults"] = Json::parse(R"({ "max": 3, "actors": ["b"],
+      "barriers": { "delete.after": ["drop_response", "crash"], "owner.update.after": ["raise"] },
+      "fail_reads": ["config", "pods"], "fail_geometry": ["n2"] })");
+    const Scenario s = parse_scenario(doc.dump(), "f.json");
+    CHECK(s.faults.enabled);
+    CHECK(s.faults.max == 3);
+    CHECK(s.faults.actors == std::vector<std::string>{"b"});
+    CHECK(s.faults.eligible("b"));
+    CHECK_FALSE(s.faults.eligible("a"));
+    REQUIRE(s.faults.barriers.size() == 2);
+    CHECK(s.faults.barriers[0].first == "delete.after");
+    CHECK(s.faults.barriers[0].second == std::vector<FaultAction>{FaultAction::DropResponse, FaultAction::Crash});
+    CHECK(s.faults.barriers[1].second == std::vector<FaultAction>{FaultAction::Raise});
+    CHECK(s.faults.fail_reads == std::vector<std::string>{"config", "pods"});
+    CHECK(s.faults.fail_geometry == std::vector<std::string>{"n2"});
+  }
+  SECTION("defaults: max 1, every actor") {
+    doc["faults"] = Json::parse(R"({ "barriers": { "restore.before": ["crash"] } })");
+    const Scenario s = parse_scenario(doc.dump(), "f.json");
+    CHECK(s.faults.max == 1);
+    CHECK(s.faults.eligible("a"));
+    CHECK(s.faults.eligible("b"));
+  }
+}
+
+TEST_CASE("errors: faults and recover", "[scenario][errors][faults]") {
+  const Json crash = Json::parse(R"({ "delete.after": ["crash"] })");
+  check_cases({
+      {"faults typo key", {{"/faults", {{"barrier", crash}}}}, {}, "/faults/barrier",
+       "unknown key \"barrier\" (did you mean \"barriers\"?)"},
+      {"faults enable nothing", {{"/faults", {{"max", 1}}}}, {}, "/faults", "faults enables no fault"},
+      {"max zero", {{"/faults", {{"max", 0}, {"barriers", crash}}}}, {}, "/faults/max",
+       "expected an integer from 1 to 16, got 0"},
+      {"max absurd", {{"/faults", {{"max", 1000}, {"barriers", crash}}}}, {}, "/faults/max",
+       "expected an integer from 1 to 16, got 1000"},
+      {"max float", {{"/faults", {{"max", 1.5}, {"barriers", crash}}}}, {}, "/faults/max", "got 1.5"},
+      {"actors empty", {{"/faults", {{"actors", Json::array()}, {"barriers", crash}}}}, {}, "/faults/actors",
+       "expected a non-empty array of actor names"},
+      {"actor unknown", {{"/faults", {{"actors", {"A"}}, {"barriers", crash}}}}, {}, "/faults/actors/0",
+       "actor \"A\" is not in /actors (did you mean \"a\"?)"},
+      {"actor duplicate", {{"/faults", {{"actors", {"a", "a"}}, {"barriers", crash}}}}, {}, "/faults/actors/1",
+       "duplicate actor \"a\" (first at /faults/actors/0)"},
+      {"barriers empty", {{"/faults", {{"barriers", Json::object()}}}}, {}, "/faults/barriers",
+       "expected an object of barrier -> actions"},
+      {"barrier typo", {{"/faults", {{"barriers", {{"delete.afte", {"crash"}}}}}}}, {}, "/faults/barriers/delete.afte",
+       "unknown barrier \"delete.afte\" (did you mean \"delete.after\"?)"},
+      {"barrier not fired by the memory backend", {{"/faults", {{"barriers", {{"claim.prepare.after", {"crash"}}}}}}},
+       {}, "/faults/barriers/claim.prepare.after", "unknown barrier \"claim.prepare.after\""},
+      {"actions not an array", {{"/faults", {{"barriers", {{"delete.after", "crash"}}}}}}, {},
+       "/faults/barriers/delete.after", "expected an array, got string"},
+      {"actions empty", {{"/faults", {{"barriers", {{"delete.after", Json::array()}}}}}}, {},
+       "/faults/barriers/delete.after", "expected 1 to 3 actions, got 0"},
+      {"action typo", {{"/faults", {{"barriers", {{"delete.after", {"drop"}}}}}}}, {},
+       "/faults/barriers/delete.after/0", "unknown fault action \"drop\""},
+      {"action duplicate", {{"/faults", {{"barriers", {{"delete.after", {"raise", "raise"}}}}}}}, {},
+       "/faults/barriers/delete.after/1", "duplicate fault action \"raise\""},
+      {"fail_reads typo", {{"/faults", {{"fail_reads", {"config", "node"}}}}}, {}, "/faults/fail_reads/1",
+       "got \"node\" (did you mean \"nodes\"?)"},
+      {"fail_reads duplicate", {{"/faults", {{"fail_reads", {"pods", "pods"}}}}}, {}, "/faults/fail_reads/1",
+       "duplicate read kind \"pods\""},
+      {"fail_geometry unknown node", {{"/faults", {{"fail_geometry", {"n3"}}}}}, {}, "/faults/fail_geometry/0",
+       "node \"n3\" is not in /nodes"},
+      {"recover without flow", {{"/actors/1/script/1", op(R"({ "op": "recover" })")}}, {}, "/actors/1/script/1",
+       "missing required key \"flow\""},
+      {"recover unknown flow", {{"/actors/1/script/1", op(R"({ "op": "recover", "flow": "A" })")}}, {},
+       "/actors/1/script/1/flow", "actor \"A\" is not in /actors (did you mean \"a\"?)"},
+      {"recover self", {{"/actors/1/script/1", op(R"({ "op": "recover", "flow": "b" })")}}, {},
+       "/actors/1/script/1/flow", "recover names the actor itself (\"b\")"},
+      {"recover takes no node", {{"/actors/1/script/1", op(R"({ "op": "recover", "flow": "a", "node": "n1" })")}}, {},
+       "/actors/1/script/1/node", "unknown key \"node\" for op \"recover\""},
+  });
 }

@@ -45,7 +45,8 @@ TEST_CASE("run: a passing scenario exits 0 and says so", "[cli]") {
 }
 
 TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduces it and exits 1", "[cli]") {
-  Result r = run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim");
+  Result r = run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim "
+                 "--no-shrink --no-trace");
   CHECK(r.code == 1);  // the scenario expects a pass; the mutant breaks it
   CHECK_THAT(r.out, Catch::Contains("violation: single-ownership"));
   CHECK_THAT(r.out, Catch::Contains("owner.update.before"));
@@ -62,7 +63,7 @@ TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduc
 }
 
 TEST_CASE("run: an expected violation that is found exits 0 and still prints the trace", "[cli]") {
-  Result r = run("run scenarios/mutants/stale-last-out.json --executions 2000");
+  Result r = run("run scenarios/mutants/stale-last-out.json --executions 2000 --no-trace");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("violation: shared-map-never-deleted"));
   CHECK_THAT(r.out, Catch::Contains("expectation met: the expected violation was found"));

@@ -11,17 +11,21 @@ using namespace allocsim::sim::testing;
 
 namespace {
 
+// dpor: the default (source sets, no sleep sets); sleep: with sleep sets (optimal on these lock-free worlds).
 struct Both {
-  Explored dfs, dpor;
+  Explored dfs, dpor, sleep;
 };
 
 Both both(std::vector<TestWorld::Actor> actors) {
   DfsStrategy d;
   DporStrategy p;
+  DporStrategy s(DporOptions{.sleep_sets = true});
   const auto make = world_of(std::move(actors));
-  Both b{explore_all(d, make), explore_all(p, make)};
+  Both b{explore_all(d, make), explore_all(p, make), explore_all(s, make)};
   CHECK(b.dpor.stopped_by_strategy);
   CHECK(b.dfs.traces == b.dpor.traces);  // DPOR covers every trace DFS sees
+  CHECK(b.dfs.traces == b.sleep.traces);
+  CHECK(b.dpor.executions <= b.dfs.executions);
   return b;
 }
 
@@ -34,6 +38,7 @@ TEST_CASE("dpor: two actors on disjoint objects: 1 execution where dfs needs 6",
   CHECK(b.dfs.executions == 6);
   CHECK(b.dfs.traces == 1);
   CHECK(b.dpor.executions == 1);
+  CHECK(b.sleep.executions == 1);
 }
 
 TEST_CASE("dpor: two actors writing one object: both orders appear", "[dpor]") {
@@ -48,23 +53,26 @@ TEST_CASE("dpor: reads commute, writes do not", "[dpor]") {
   Both reads = both({toucher("a", {{X, false}}), toucher("b", {{X, false}}), toucher("c", {{X, true}})});
   CHECK(reads.dfs.executions == 6);
   CHECK(reads.dfs.traces == 4);
-  CHECK(reads.dpor.executions == 4);
+  CHECK(reads.sleep.executions == 4);
+  CHECK(reads.dpor.executions == 5);  // without sleep sets one trace is explored twice
   // Only reads: one trace.
   Both none = both({toucher("a", {{X, false}}), toucher("b", {{X, false}})});
   CHECK(none.dpor.executions == 1);
 }
 
-TEST_CASE("dpor: three actors, two conflicting and one independent: 2 traces of 30 schedules", "[dpor]") {
-  // a: X then Z; b: Y then X; c: Y alone... c and b conflict on Y, a and b on X.
+TEST_CASE("dpor: three actors in a chain of conflicts: 4 traces of 30 schedules", "[dpor]") {
+  // a writes X then Z; b writes Y then X; c reads Z. a and b conflict on X, a and c on Z.
   Both b = both({toucher("a", {{X}, {Z}}), toucher("b", {{Y}, {X}}), toucher("c", {{Z, false}})});
   CHECK(b.dfs.executions == 30);
   // a0 vs b1 on X (2 orders) and a1 vs c0 on Z (2 orders), constrained by program order: a0<a1, b0<b1.
-  // Orders: (a0<b1 or b1<a0) x (a1<c0 or c0<a1), minus the impossible b1<a0 with... all 4 are possible.
+  // All four combinations are possible, so 4 traces.
   CHECK(b.dfs.traces == 4);
-  CHECK(b.dpor.executions == 4);
+  CHECK(b.sleep.executions == 4);
+  CHECK(b.dpor.executions == 9);
   // Three writers of one object: all 3! orders are distinct traces.
   Both w = both({toucher("a", {{X}}), toucher("b", {{X}}), toucher("c", {{X}})});
   CHECK(w.dpor.executions == 6);
+  CHECK(w.sleep.executions == 6);
 }
 
 TEST_CASE("dpor: the mutex is a race: both lock orders, including the blocked waits", "[dpor]") {

@@ -10,6 +10,7 @@
 
 #include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
+#include "tools/allocsim/trace_cli.h"
 
 namespace allocsim::cli {
 
@@ -38,6 +39,9 @@ struct Common {
   std::string depth = "3";       // pct's d
   std::vector<std::string> mutants;
   bool stop_on_first = false;
+  bool check_determinism = false;  // run: every execution twice, a difference exits 4
+  std::string fingerprints;        // run: write "index seed fingerprint" lines here (atomically)
+  TraceFlags trace;  // trace files, shrinking, --schedule (trace_cli.h)
 };
 
 po::options_description common_options(Common& c, bool run);
@@ -50,5 +54,7 @@ std::string replay_command(const Common& c, uint64_t seed, const harness::RunCon
 int cmd_run(int argc, char** argv);
 int cmd_replay(int argc, char** argv);
 int cmd_list(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);  // cmd_sweep.cpp
+int cmd_merge(int argc, char** argv);  // cmd_merge.cpp
 
 }  // namespace allocsim::cli

@@ -12,8 +12,10 @@ namespace allocsim::cli {
 
 int cmd_replay(int argc, char** argv) {
   Common c = parse_common("replay", argc, argv, false);
+  if (harness::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
   harness::RunConfig cfg = to_config(c, false);
   harness::Scenario sc = harness::load_scenario(c.scenario);
+  if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
   std::cout << fmt::format("allocsim replay {} --seed {}: {} steps, {} preemptions, fingerprint {:016x}\n",
                            c.scenario, cfg.seed, r.steps.size(), r.preemptions, r.fingerprint());

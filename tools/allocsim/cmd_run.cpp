@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/trace_file.h"
 #include "backend/mutants.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -35,8 +37,36 @@ int cmd_run(int argc, char** argv) {
       std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ",
                    (unsigned long long)done, (unsigned long long)cfg.executions, rate, (unsigned long long)violating, eta);
     };
+  // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
+  // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
+  std::string fingerprint_lines;
+  if (!c.fingerprints.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(c.fingerprints).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+      throw UsageError(fmt::format("--fingerprints: directory {} does not exist", shell_quote(dir.string())));
+    cfg.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
+      fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
+    };
+  }
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg);
   if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
+  if (!c.fingerprints.empty()) {
+    try {
+      harness::write_file_atomically(c.fingerprints, fingerprint_lines);
+    } catch (const harness::OutputError& e) {
+      throw UsageError(fmt::format("--fingerprints: {}", e.what()));
+    }
+  }
+  if (rep.divergence) {
+    // Nondeterminism invalidates every other result of the run, so it is reported alone, first.
+    const auto& d = *rep.divergence;
+    std::cout << fmt::format("allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
+                             "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
+                             c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
+                             d.where.description);
+    if (cfg.strategy == "random") std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+    return kExitDiverged;
+  }
 
   std::string mut;
   for (const auto& m : c.mutants) mut += " +" + m;
@@ -75,7 +105,8 @@ int cmd_run(int argc, char** argv) {
   if (rep.summary.first) {
     const auto& f = *rep.summary.first;
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);
-    std::cout << violation_report(f.result, actor_names(sc));
+    // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
+    if (c.trace.no_shrink) std::cout << violation_report(f.result, actor_names(sc));
     if (cfg.strategy == "random") {
       std::cout << "replay: " << replay_command(c, f.seed, cfg) << "\n";
     } else {
@@ -85,6 +116,7 @@ int cmd_run(int argc, char** argv) {
                                                                     ch.kind == sim::Choice::Actor ? 'a' : 'd', ch.value);
       std::cout << "schedule: " << sched << "\n";
     }
+    if (const int rc = report_finding(c, cfg, sc, f); rc != kExitOk) return rc;  // trace_cli.cpp
   }
   if (rep.met) {
     std::cout << (sc.expect.pass ? "\nexpectation met: no violation\n"

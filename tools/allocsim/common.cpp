@@ -45,11 +45,18 @@ po::options_description common_options(Common& c, bool run) {
     d.add_options()("depth", po::value(&c.depth)->default_value("3"),
                     "pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)");
     d.add_options()("stop-on-first", po::bool_switch(&c.stop_on_first), "stop at the first violating execution");
+    d.add_options()("check-determinism", po::bool_switch(&c.check_determinism),
+                    "run every execution a second time from its recorded schedule and compare the steps; a "
+                    "difference exits 4 and names the first differing step");
+    d.add_options()("fingerprints", po::value(&c.fingerprints),
+                    "write one line per execution to FILE: index, execution seed, fingerprint (hex); the file "
+                    "appears only when the run completes");
   }
   d.add_options()("max-steps", po::value(&c.max_steps)->default_value("10000"),
                   "steps per execution before steps-bounded fires");
   d.add_options()("mutant", po::value(&c.mutants)->composing(),
                   "switch on a protocol mutant (repeatable; see `allocsim list mutants`)");
+  d.add(trace_options(c.trace, run));
   return d;
 }
 
@@ -107,6 +114,7 @@ harness::RunConfig to_config(const Common& c, bool run) {
   cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);
   cfg.mutants = c.mutants;
   cfg.stop_at_first_violation = c.stop_on_first;
+  cfg.check_determinism = c.check_determinism;
   return cfg;
 }
 

@@ -19,13 +19,18 @@ const char* kTopHelp = R"(allocsim: a deterministic concurrency simulator for th
 usage:
   allocsim run SCENARIO [options]        explore interleavings; judge against the scenario's expect
   allocsim replay SCENARIO --seed E      re-run one execution exactly and print its trace
+  allocsim replay SCENARIO --schedule S  re-run the schedule S (v1:actor*count,...) exactly
+  allocsim replay TRACE.json             reproduce a trace file byte for byte (exit 4 if it diverges)
+  allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
+  allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
+  allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
 Run `allocsim run --help` or `allocsim replay --help` for their options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run) or violation (replay);
-            2 usage or input error; 3 internal error.
+            2 usage or input error; 3 internal error; 4 replay diverged.
 )";
 
 }  // namespace
@@ -48,11 +53,17 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(argc - 1, argv + 1);
     if (cmd == "replay") return cmd_replay(argc - 1, argv + 1);
     if (cmd == "list") return cmd_list(argc - 1, argv + 1);
-    throw UsageError(fmt::format("unknown command \"{}\" (run, replay, list; see allocsim --help)", cmd));
+    if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
+    if (cmd == "shrink") return cmd_shrink(argc - 1, argv + 1);
+    throw UsageError(fmt::format("unknown command \"{}\" (run, replay, shrink, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   } catch (const allocsim::harness::ScenarioError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const allocsim::harness::TraceError& e) {  // an unreadable trace file: file and JSON pointer
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {

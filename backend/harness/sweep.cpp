@@ -1,0 +1,403 @@
+// Sweep planning and execution (sweep.h): plans, the unit runner, the worker pool, judging.
+#include "backend/harness/sweep.h"
+
+#include <xxhash.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "backend/harness/catalog.h"
+#include "backend/harness/sweep_checkpoint.h"
+#include "backend/harness/world.h"
+#include "sim/coverage.h"
+#include "sim/prng.h"
+#include "sim/strategies/dfs.h"
+#include "sim/strategies/dpor.h"
+#include "sim/strategies/pct.h"
+#include "sim/strategies/random.h"
+#include "sim/trace_equivalence.h"
+#include "sim/tree_estimate.h"
+
+namespace allocsim::harness {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;  // budgets and checkpoint pacing only; never in a result
+
+namespace {
+
+/// Whether a JSON file in a scenario directory is another kind of document (see expand_inputs).
+bool other_document(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return false;  // unparsable: a broken scenario, reported by the loader
+  if (doc.contains("$schema")) return true;
+  const auto it = doc.find("schema");
+  return it != doc.end() && it->is_string() && it->get<std::string>().starts_with("allocsim/") &&
+         !it->get<std::string>().starts_with("allocsim/scenario/");
+}
+
+}  // namespace
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      size_t found = 0;
+      for (const auto& e : fs::recursive_directory_iterator(a)) {
+        if (e.is_regular_file() && e.path().extension() == ".json" && !other_document(e.path().string()))
+          out.push_back(e.path().lexically_normal().string()), ++found;
+      }
+      if (found == 0) throw SweepInputError(fmt::format("{}: no scenario files (*.json) in this directory", a));
+    } else if (fs::is_regular_file(a, ec)) {
+      out.push_back(fs::path(a).lexically_normal().string());
+    } else {
+      throw SweepInputError(fmt::format("{}: no such file or directory", a));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+
+std::string plan_digest(const std::vector<WorkUnit>& units) {
+  std::string text;
+  for (const auto& u : units) {
+    for (const auto& c : u.prefix) text += sim::format_choice(c) + " ";
+    text += fmt::format("[{},{})\n", u.begin, u.end);
+  }
+  return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
+}
+
+/// The dfs units: prefixes at the shallowest depth giving kDfsTargetUnits of them (see sweep.h).
+std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& make_world,
+                                std::optional<uint32_t> bound, size_t target) {
+  std::vector<std::vector<sim::Choice>> prefixes;
+  for (size_t depth = 1; depth <= kDfsMaxPrefixDepth; ++depth) {
+    prefixes = sim::enumerate_prefixes(engine, make_world, depth, bound);
+    const bool whole_tree =
+        std::all_of(prefixes.begin(), prefixes.end(), [&](const auto& p) { return p.size() < depth; });
+    if (prefixes.size() >= target || whole_tree) break;
+  }
+  std::vector<WorkUnit> units;
+  for (auto& p : prefixes) units.push_back({std::move(p), 0, 0});
+  return units;
+}
+
+}  // namespace
+
+ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config) {
+  ScenarioPlan plan;
+  plan.path = path;
+  try {
+    plan.scenario = load_scenario(path);
+  } catch (const ScenarioError& e) {
+    plan.error = e;
+    return plan;
+  }
+  auto compiled = compile(*plan.scenario, {});
+  const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
+  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps});
+  if (config.strategy == "dfs") {
+    plan.units = dfs_units(engine, make_world, config.preemption_bound,
+                           resolved_reduction(config) == "dpor" ? kDporTargetUnits : kDfsTargetUnits);
+    if (config.estimate_trees) plan.estimated_leaves = sim::estimate_leaves(engine, make_world, 32);
+  } else {
+    if (config.strategy == "pct") plan.pct_steps = sim::calibrate_pct_steps(engine, make_world);
+    const uint64_t n = config.executions;
+    const uint64_t chunk = std::max<uint64_t>(1, (n + kSampleUnits - 1) / kSampleUnits);
+    for (uint64_t b = 0; b < n; b += chunk) plan.units.push_back({{}, b, std::min(n, b + chunk)});
+    plan.estimated_leaves = double(n);
+  }
+  plan.plan_digest = plan_digest(plan.units);
+  return plan;
+}
+
+bool unit_in_shard(const std::vector<ScenarioPlan>& plans, size_t p, size_t u, uint32_t index, uint32_t count) {
+  uint64_t global = u;
+  for (size_t i = 0; i < p; ++i) global += plans[i].units.size();
+  return global % count == index;
+}
+
+namespace {
+
+/// What a worker needs from the sweep around it while it runs a unit.
+struct UnitHooks {
+  std::function<bool()> out_of_time;
+  std::function<bool()> checkpoint_due;
+  std::function<void(nlohmann::json state, const UnitResult& so_far)> save_partial;
+  SweepProgress* progress = nullptr;
+};
+
+/// Runs unit `u` of `plan` to its end (or until the time budget), from `resume` when given.
+UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg,
+                    const std::pair<nlohmann::json, UnitResult>* resume, const UnitHooks& hooks) {
+  const Scenario& sc = *plan.scenario;
+  const WorkUnit& unit = plan.units[u];
+  const bool dfs = cfg.strategy == "dfs";
+  auto compiled = compile(sc, {});  // per unit: workers share nothing mutable
+  sim::Engine engine(sim::EngineOptions{.max_steps = cfg.max_steps, .record_footprints = dfs});
+  std::unique_ptr<sim::Strategy> strategy;
+  sim::DfsStrategy* dfs_s = nullptr;
+  sim::DporStrategy* dpor_s = nullptr;
+  if (dfs && resolved_reduction(cfg) == "dpor") {
+    strategy = std::make_unique<sim::DporStrategy>(sim::DporOptions{.prefix = unit.prefix});
+    dpor_s = static_cast<sim::DporStrategy*>(strategy.get());
+  } else if (dfs) {
+    strategy = std::make_unique<sim::DfsStrategy>(
+        sim::DfsOptions{.preemption_bound = cfg.preemption_bound, .prefix = unit.prefix});
+    dfs_s = static_cast<sim::DfsStrategy*>(strategy.get());
+  } else if (cfg.strategy == "pct") {
+    strategy = std::make_unique<sim::PctStrategy>(sim::PctOptions{
+        .depth = cfg.pct_depth, .steps = plan.pct_steps, .actors = static_cast<uint32_t>(sc.actors.size())});
+  } else {
+    strategy = std::make_unique<sim::RandomStrategy>();
+  }
+
+  UnitResult r;
+  uint64_t next = unit.begin;  // sampling: the next global execution index
+  if (resume) {
+    r = resume->second;
+    try {
+      if (dfs_s) dfs_s->state_from_json(resume->first.at("strategy"));
+      else if (dpor_s) dpor_s->state_from_json(resume->first.at("strategy"));
+      else next = resume->first.at("next").get<uint64_t>();
+    } catch (const std::exception& e) {
+      throw SweepInputError(fmt::format("checkpoint: {}: unit {}: bad saved state: {}", plan.path, u, e.what()));
+    }
+  }
+  r.complete = true;
+  const auto state = [&] {
+    if (dfs_s) return nlohmann::json{{"strategy", dfs_s->state_to_json()}};
+    if (dpor_s) return nlohmann::json{{"strategy", dpor_s->state_to_json()}};
+    return nlohmann::json{{"next", next}};
+  };
+  std::vector<uint64_t> pending_traces;  // merged into r.traces in sorted batches: 8 bytes per trace
+  sim::PairCoverage coverage;
+  // Brings `r` up to date (the batched traces and the coverage) before it is saved or returned.
+  const auto flush_traces = [&] {
+    r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
+    if (pending_traces.empty()) return;
+    std::sort(pending_traces.begin(), pending_traces.end());
+    pending_traces.erase(std::unique(pending_traces.begin(), pending_traces.end()), pending_traces.end());
+    std::vector<uint64_t> merged;
+    std::set_union(r.traces.begin(), r.traces.end(), pending_traces.begin(), pending_traces.end(),
+                   std::back_inserter(merged));
+    r.traces = std::move(merged);
+    pending_traces.clear();
+  };
+  const auto& barriers = barrier_catalog();
+  while (true) {
+    if (!dfs && next >= unit.end) break;
+    if (dfs && cfg.executions && r.executions >= cfg.executions) {
+      r.exhausted = false;
+      break;
+    }
+    if (hooks.out_of_time && hooks.out_of_time()) {
+      flush_traces();
+      r.complete = false;
+      if (hooks.save_partial) hooks.save_partial(state(), r);
+      return r;
+    }
+    if (hooks.checkpoint_due && hooks.checkpoint_due()) {
+      flush_traces();
+      hooks.save_partial(state(), r);
+    }
+    const uint64_t seed = dfs ? 0 : sim::execution_seed(cfg.seed, next);
+    strategy->begin_execution(seed);
+    BackendWorld world(*compiled);
+    sim::ExecutionResult res = engine.run(world, *strategy);
+    const bool more = strategy->end_execution(res);
+    // Observe (as run_scenario does): outcomes, barriers, traces, coverage, violations.
+    for (size_t a = 0; a < sc.actors.size(); ++a) {
+      const auto& script = sc.actors[a].script;
+      for (size_t k = 0; k < script.size(); ++k)
+        if (const char* out = world.actors()[a].outcomes[k]) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
+    }
+    for (size_t i = 0; i < barriers.size(); ++i)
+      if (world.barrier_hits()[i]) r.barrier_hits[barriers[i].name] += world.barrier_hits()[i];
+    if (dfs) pending_traces.push_back(sim::trace_fingerprint(res));
+    if (pending_traces.size() >= 4096) flush_traces();
+    coverage.observe(res);
+    const uint64_t index = dfs ? r.executions : next;
+    ++r.executions;
+    r.steps += res.steps.size();
+    if (res.violation) {
+      ++r.violating;
+      ++r.by_invariant[res.violation->invariant];
+      if (!r.first)
+        r.first = FirstViolation{u, index, seed, res.schedule, res.violation->invariant, res.violation->message};
+    }
+    if (hooks.progress) {
+      hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
+      if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
+    }
+    ++next;
+    if (dfs && !more) break;
+  }
+  flush_traces();
+  return r;
+}
+
+/// Runs `count` tasks on `jobs` threads, task i = fn(i), in index order per thread. Rethrows the first
+/// exception (by task index) after every thread has stopped.
+void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<bool> failed{false};
+  const auto worker = [&] {
+    for (size_t i; !failed && (i = next.fetch_add(1)) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::max(1u, jobs); ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress) {
+  if (config.shard_count == 0 || config.shard_index >= config.shard_count)
+    throw SweepInputError("--shard: expected K/N with 1 <= K <= N");
+  if (config.strategy != "dfs" && config.strategy != "random" && config.strategy != "pct")
+    throw SweepInputError(fmt::format("--strategy: unknown strategy \"{}\" (dfs, random, pct)", config.strategy));
+  if (resolved_reduction(config) == "dpor" && config.preemption_bound)
+    throw SweepInputError("--reduction dpor cannot be combined with --preemption-bound (unsound: Coons et al., "
+                          "OOPSLA 2013); bounded sweeps use plain DFS");
+  const auto t0 = Clock::now();
+  SweepResults res;
+  res.config = config;
+  res.plans.resize(files.size());
+  parallel_for(files.size(), config.jobs, [&](size_t i) { res.plans[i] = plan_scenario(files[i], config); });
+  res.units.resize(files.size());
+
+  ResumeState resumed;
+  if (!config.resume_path.empty()) resumed = load_checkpoint(config.resume_path, config, res.plans);
+  std::unique_ptr<CheckpointWriter> writer;
+  if (!config.checkpoint_path.empty())
+    writer = std::make_unique<CheckpointWriter>(config.checkpoint_path, config, res.plans, resumed);
+
+  // This shard's units, in global order; finished ones come straight from the checkpoint.
+  std::vector<std::pair<size_t, uint64_t>> todo;
+  uint64_t total_units = 0;
+  double estimate = 0;
+  for (size_t p = 0; p < res.plans.size(); ++p) {
+    const auto& plan = res.plans[p];
+    uint64_t mine = 0;
+    for (uint64_t u = 0; u < plan.units.size(); ++u) {
+      if (!unit_in_shard(res.plans, p, u, config.shard_index, config.shard_count)) continue;
+      ++mine;
+      if (auto it = resumed.done.find({p, u}); it != resumed.done.end()) res.units[p][u] = it->second;
+      else todo.push_back({p, u});
+    }
+    total_units += mine;
+    if (!plan.units.empty()) estimate += plan.estimated_leaves * double(mine) / double(plan.units.size());
+  }
+  if (progress) {
+    progress->units_total = total_units;
+    progress->estimated_total = estimate;
+    progress->units_done = total_units - todo.size();
+    for (const auto& m : res.units)
+      for (const auto& [u, r] : m) progress->executions += r.executions, progress->violating += r.violating;
+  }
+
+  std::mutex mu;  // guards res.units
+  const auto out_of_time = [&] {
+    return config.time_budget_seconds &&
+           std::chrono::duration<double>(Clock::now() - t0).count() >= *config.time_budget_seconds;
+  };
+  parallel_for(todo.size(), config.jobs, [&](size_t i) {
+    // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
+    const size_t p = todo[i].first;
+    const uint64_t u = todo[i].second;
+    if (out_of_time()) return;  // a unit never started stays absent: the report says the budget ran out
+    if (progress) {
+      std::lock_guard lock(progress->mu);
+      progress->current = fmt::format("{} [unit {}/{}]", res.plans[p].path, u + 1, res.plans[p].units.size());
+    }
+    UnitHooks hooks;
+    hooks.out_of_time = out_of_time;
+    hooks.progress = progress;
+    auto last = Clock::now();
+    if (writer) {
+      hooks.checkpoint_due = [&, last]() mutable {
+        const auto now = Clock::now();
+        if (std::chrono::duration<double>(now - last).count() < config.checkpoint_interval_seconds) return false;
+        last = now;
+        return true;
+      };
+      hooks.save_partial = [&](nlohmann::json state, const UnitResult& so_far) {
+        writer->unit_partial(p, u, std::move(state), so_far);
+      };
+    }
+    const auto it = resumed.partial.find({p, u});
+    UnitResult r = run_unit(res.plans[p], u, config, it == resumed.partial.end() ? nullptr : &it->second, hooks);
+    if (writer && r.complete) writer->unit_done(p, u, r);
+    if (progress && r.complete) ++progress->units_done;
+    std::lock_guard lock(mu);
+    res.units[p][u] = std::move(r);
+  });
+  return res;
+}
+
+std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
+  std::vector<ScenarioOutcome> out;
+  for (size_t p = 0; p < res.plans.size(); ++p) {
+    const ScenarioPlan& plan = res.plans[p];
+    if (!plan.scenario) continue;
+    ScenarioOutcome o;
+    o.plan = &plan;
+    uint64_t in_shard = 0, finished = 0;
+    for (uint64_t u = 0; u < plan.units.size(); ++u) {
+      const bool mine = unit_in_shard(res.plans, p, u, res.config.shard_index, res.config.shard_count);
+      in_shard += mine;
+      auto it = res.units[p].find(u);
+      if (it == res.units[p].end()) continue;
+      combine(o.result, it->second);
+      ++o.units_in_report;
+      finished += it->second.complete;
+    }
+    const bool budget_cut = finished < in_shard;
+    const bool partial_view = in_shard < plan.units.size();  // a shard: the other units are elsewhere
+    if (budget_cut)
+      o.unmet.push_back(fmt::format("the time budget ran out: {} of {} work units finished; the verdict covers "
+                                    "only the executions that ran (continue with --resume)",
+                                    finished, in_shard));
+    if (!partial_view) {
+      ScenarioReport rep;
+      rep.summary.executions = o.result.executions;
+      rep.summary.steps = o.result.steps;
+      rep.summary.violating_executions = o.result.violating;
+      rep.summary.violations_by_invariant = o.result.by_invariant;
+      rep.outcomes = o.result.outcomes;
+      for (const auto& b : barrier_catalog())
+        if (o.result.barrier_hits.count(b.name)) rep.reached.push_back(b.name);
+      judge_report(*plan.scenario, rep);
+      for (auto& line : rep.unmet) o.unmet.push_back(std::move(line));
+    }
+    if (!partial_view || budget_cut) o.met = o.unmet.empty();  // else undecided until merged
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace allocsim::harness

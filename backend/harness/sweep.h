@@ -1,0 +1,184 @@
+// Sweeps (`allocsim sweep`, DESIGN.md §7, issue 5): many scenarios, exhaustively (dfs, dfs+dpor) or by
+// sampling (random, pct), split into deterministic work units so that parallel workers, shards and resumed
+// runs all produce the same report as one uninterrupted run.
+//
+// Work units. Every scenario is planned once, deterministically, from the scenario and the config only
+// (never from --jobs or --shard, so every shard plans the same units):
+// - dfs (any reduction, any bound): the schedule prefixes of enumerate_prefixes() (sim/strategies/dfs.h)
+//   at the shallowest depth giving at least kDfsTargetUnits (dpor: kDporTargetUnits) prefixes (or the
+//   whole tree when it has fewer leaves). One unit = the subtree under one prefix, run by DfsStrategy or DporStrategy with that prefix.
+//   DPOR per prefix may run a few more executions than one unsplit DPOR (dpor.h: races reversed inside
+//   the prefix are the other units' business); the unit decomposition is fixed, so counts never depend on
+//   how the units are spread over workers.
+// - random and pct: execution index ranges [begin, end) of `executions` per scenario, in at most
+//   kSampleUnits units. Execution i uses execution_seed(seed, i), exactly as `allocsim run` does, so a
+//   sampled sweep of a scenario equals `allocsim run` of it and `replay --seed` reproduces any execution.
+// The global order of units is (scenario in sorted path order, unit index). "First violation" of a
+// scenario is the first violating execution of its lowest-indexed unit that has one: an order of work,
+// never of time. Shard K/N takes the units whose global index i has i % N == K-1.
+//
+// Determinism: results contain no time and no addresses; the trace-fingerprint sets that give the
+// distinct Mazurkiewicz trace counts are ordered; every map is ordered. Workers share nothing mutable:
+// each unit compiles its own scenario copy and owns its Engine and Strategy.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/harness/runner.h"
+#include "backend/harness/scenario.h"
+#include "sim/engine.h"
+
+namespace allocsim::harness {
+
+/// dfs: plan at least this many prefixes per scenario when the tree allows (fixed: shards must agree).
+/// Plain DFS partitions exactly, so many small units cost nothing. DPOR loses reduction at every prefix
+/// node (each prefix is a plain-DFS choice; measured: 1.3x more executions with 16 units on
+/// alloc-009-mixed-sharing), so dpor gets fewer, bigger units: enough for 2-4 workers and shards.
+inline constexpr size_t kDfsTargetUnits = 16;
+inline constexpr size_t kDporTargetUnits = 4;
+/// dfs: never enumerate prefixes deeper than this (a deeper tree just gets fewer, bigger units).
+inline constexpr size_t kDfsMaxPrefixDepth = 48;
+/// random/pct: at most this many execution ranges per scenario.
+inline constexpr uint64_t kSampleUnits = 16;
+
+/// Bad sweep input that is not a scenario file (a checkpoint, a report to merge, flags): exit 2.
+struct SweepInputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// What a sweep explores. Everything here except `jobs`, `time_budget_seconds`, the paths and the
+/// callbacks is part of the report's "config" and must match for merge and resume.
+struct SweepConfig {
+  std::string strategy = "dfs";  // dfs | random | pct
+  std::string reduction;         // dfs: dpor | none ("" resolves: dpor unbounded, none bounded)
+  std::optional<uint32_t> preemption_bound;
+  uint32_t pct_depth = 3;
+  uint64_t seed = 0;
+  /// random/pct: executions per scenario. dfs: a cap per work unit (0 = none): a unit that hits it is
+  /// reported not exhausted.
+  uint64_t executions = 0;
+  uint64_t max_steps = 10000;
+  std::string tool_version;  // recorded in reports and checkpoints; resume refuses another version
+
+  unsigned jobs = 1;
+  uint32_t shard_index = 0, shard_count = 1;  // 0-based index: `--shard K/N` is index K-1
+  std::optional<double> time_budget_seconds;   // stop starting/continuing units after this (wall clock)
+  std::string checkpoint_path;                 // "" = no checkpoints
+  std::string resume_path;                     // "" = fresh start
+  double checkpoint_interval_seconds = 5;      // within a long unit (wall clock; never changes results)
+  bool estimate_trees = false;                 // Knuth probes per dfs scenario, for the progress line only
+};
+
+/// The reduction actually used: "dpor"/"none" for dfs, "" otherwise.
+std::string resolved_reduction(const SweepConfig& config);
+
+/// The config fields that define the results (see SweepConfig), as JSON: what merge and resume compare.
+nlohmann::json config_json(const SweepConfig& config);
+
+/// The first violating execution of a unit (or of a scenario, after combining).
+struct FirstViolation {
+  uint64_t unit = 0;       // the unit it came from (scenario-local index)
+  uint64_t execution = 0;  // execution index within the unit (random/pct: the global execution index)
+  uint64_t seed = 0;       // execution seed (random/pct; 0 for dfs)
+  std::vector<sim::Choice> schedule;
+  std::string invariant, message;
+};
+
+/// What one work unit (or a combination of units) found. Mergeable: see combine().
+struct UnitResult {
+  uint64_t executions = 0, steps = 0, violating = 0;
+  std::map<std::string, uint64_t> by_invariant;
+  std::optional<FirstViolation> first;
+  std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as ScenarioReport
+  std::map<std::string, uint64_t> barrier_hits;  // barrier name -> fires (only fired ones)
+  std::vector<uint64_t> traces;                  // dfs: sorted distinct Mazurkiewicz trace fingerprints
+  std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
+  bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
+  bool complete = true;   // the unit ran to its end (false: stopped by the time budget)
+};
+
+/// Adds `b` (a later unit) to `a`: sums, unions, and `a.first` kept unless it is empty.
+void combine(UnitResult& a, const UnitResult& b);
+nlohmann::json unit_to_json(const UnitResult& r);
+/// Throws SweepInputError naming `where` on a malformed unit.
+UnitResult unit_from_json(const nlohmann::json& j, const std::string& where);
+
+/// One work unit of a scenario: a dfs prefix, or an execution range [begin, end).
+struct WorkUnit {
+  std::vector<sim::Choice> prefix;
+  uint64_t begin = 0, end = 0;
+};
+
+/// A scenario and its units. `error` set (and nothing else) when the file did not load.
+struct ScenarioPlan {
+  std::string path;
+  std::optional<Scenario> scenario;
+  std::optional<ScenarioError> error;
+  std::vector<WorkUnit> units;
+  uint64_t pct_steps = 0;       // pct: k from the calibration execution
+  std::string plan_digest;      // XXH3-64 of the unit list: shards and checkpoints must agree
+  double estimated_leaves = 0;  // Knuth estimate of the dfs tree (progress only; 0 = not estimated)
+};
+
+/// Scenario files: each argument is a file, or a directory searched recursively for *.json. Sorted,
+/// duplicates removed. In directories, JSON files that are clearly not scenarios are skipped: JSON Schema
+/// documents (a top-level "$schema") and other allocsim documents (a "schema" of allocsim/trace/...,
+/// allocsim/sweep-report/...); anything else, broken files included, is a scenario and is reported if bad.
+/// Files named explicitly are never skipped. Throws SweepInputError for a path that does not exist or a
+/// directory without scenarios.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args);
+
+/// Loads and plans `path` (a bad file yields a plan with `error`). Runs a few executions (prefix
+/// enumeration, pct calibration). Deterministic.
+ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config);
+
+/// Live counters for a progress line (read from another thread; never part of a result).
+struct SweepProgress {
+  std::atomic<uint64_t> executions{0}, violating{0}, units_done{0};
+  uint64_t units_total = 0;
+  double estimated_total = 0;  // executions: Knuth estimates (dfs) or exact (sampling); 0 = unknown
+  std::mutex mu;                // guards `current`
+  std::string current;          // the scenario and unit started last
+};
+
+/// One per-scenario entry of a report, after combining its units (`result`) and judging.
+struct ScenarioOutcome {
+  const ScenarioPlan* plan = nullptr;
+  UnitResult result;
+  uint64_t units_in_report = 0;   // units whose results are included
+  std::optional<bool> met;        // nullopt: undecided (a shard's partial view)
+  std::vector<std::string> unmet;
+};
+
+/// A whole sweep's results: per scenario, the unit results it owns (by unit index).
+struct SweepResults {
+  SweepConfig config;
+  std::vector<ScenarioPlan> plans;  // sorted by path
+  std::vector<std::map<uint64_t, UnitResult>> units;  // per plan: unit index -> result
+};
+
+/// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,
+/// resumes. Throws SweepInputError for a bad checkpoint/resume file (nothing is run then).
+/// `progress` may be null.
+SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress);
+
+/// Combines and judges every scenario of `results` (judge_report of runner.h on the combined result).
+/// A scenario is judged only when all its units are present and complete; else met is nullopt (a shard)
+/// or false with a reason (time budget).
+std::vector<ScenarioOutcome> outcomes(const SweepResults& results);
+
+/// The global index of unit `u` of plan `p` in the sweep's unit order (for sharding).
+bool unit_in_shard(const std::vector<ScenarioPlan>& plans, size_t p, size_t u, uint32_t index, uint32_t count);
+
+}  // namespace allocsim::harness

@@ -1,0 +1,58 @@
+// Sweep checkpoints (schema `allocsim/sweep-checkpoint/v1`): what a killed sweep needs to finish with the
+// same report as an uninterrupted one (sweep.h).
+//
+// The file: {"schema", "tool_version", "config": config_json(), "shard": "K/N",
+//            "scenarios": [{"path", "digest", "plan", "work_units",
+//                           "done": {"<unit>": unit result},
+//                           "partial": {"<unit>": {"state": ..., "result": unit result so far}}}]}
+// Each scenario is identified by its digest (the file's bytes) and plan digest (its work units); "state"
+// is the strategy position (DfsStrategy/DporStrategy::state_to_json) or {"next": execution index}.
+// Every write is atomic: a temporary file in the same directory, fsync, rename over the old file, fsync
+// of the directory (write_file_atomically, trace_file.h). A kill at any moment leaves either the previous or the new checkpoint, never a mix.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/harness/sweep.h"
+
+namespace allocsim::harness {
+
+/// What a checkpoint holds, keyed by (plan index, unit index) of the current sweep.
+struct ResumeState {
+  std::map<std::pair<size_t, uint64_t>, UnitResult> done;
+  std::map<std::pair<size_t, uint64_t>, std::pair<nlohmann::json, UnitResult>> partial;
+};
+
+/// Reads a checkpoint for this sweep. Throws SweepInputError (exit 2) naming the file when it is
+/// unreadable or malformed, was written by another tool version, config or shard, or names a scenario
+/// whose file changed (digest) or that is not part of this sweep.
+ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
+                            const std::vector<ScenarioPlan>& plans);
+
+/// The checkpoint being written by a running sweep. Thread-safe: workers call it after each unit and
+/// periodically within one; each call rewrites the whole file atomically.
+class CheckpointWriter {
+ public:
+  /// Starts from `resumed` and writes the file once, so a path that cannot be written fails before any
+  /// work (SweepInputError).
+  CheckpointWriter(std::string path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans,
+                   const ResumeState& resumed);
+  void unit_done(size_t plan, uint64_t unit, const UnitResult& result);
+  void unit_partial(size_t plan, uint64_t unit, nlohmann::json state, const UnitResult& result);
+
+ private:
+  void write_locked();
+  std::string path_;
+  std::mutex mu_;
+  nlohmann::json doc_;
+  std::vector<size_t> entry_of_plan_;  // plan index -> index in doc_["scenarios"] (SIZE_MAX: bad file)
+};
+
+}  // namespace allocsim::harness

@@ -1,0 +1,307 @@
+#include "backend/harness/sweep_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "sim/schedule.h"
+#include "sim/strategies/pct.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+constexpr const char* kSchema = "allocsim/sweep-report/v1";
+
+std::string quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> actor_names(const Scenario& sc) {
+  std::vector<std::string> names;
+  for (const auto& a : sc.actors) names.push_back(a.name);
+  return names;
+}
+
+nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) {
+  const ScenarioPlan& plan = *o.plan;
+  const Scenario& sc = *plan.scenario;
+  const SweepConfig& cfg = res.config;
+  const UnitResult& r = o.result;
+  const bool dfs = cfg.strategy == "dfs";
+  nlohmann::json j;
+  j["path"] = plan.path;
+  j["name"] = sc.name;
+  j["digest"] = sc.digest;
+  j["strategy"] = cfg.strategy;
+  if (dfs) {
+    j["reduction"] = resolved_reduction(cfg);
+    j["preemption_bound"] = cfg.preemption_bound ? nlohmann::json(*cfg.preemption_bound) : nlohmann::json(nullptr);
+  }
+  j["work_units"] = plan.units.size();
+  j["plan"] = plan.plan_digest;
+  j["executions"] = r.executions;
+  j["steps"] = r.steps;
+  j["violating_executions"] = r.violating;
+  j["violations"] = r.by_invariant;
+  if (dfs) {
+    j["distinct_traces"] = r.traces.size();
+    j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<size_t>(1, r.traces.size())));
+  }
+  if (cfg.strategy == "pct") {
+    const double p = sim::pct_hit_probability(sc.actors.size(), plan.pct_steps, cfg.pct_depth);
+    j["pct"] = {{"steps", plan.pct_steps},
+                {"actors", sc.actors.size()},
+                {"depth", cfg.pct_depth},
+                {"per_execution", fmt::format("{:.3g}", p)},
+                {"miss", fmt::format("{:.3g}", sim::pct_miss_probability(p, r.executions))}};
+  }
+  j["pair_coverage"] = r.pairs.size();
+  if (r.first) {
+    j["first_violation"] = {{"invariant", r.first->invariant},
+                            {"message", r.first->message},
+                            {"schedule", sim::format_schedule(r.first->schedule, actor_names(sc))},
+                            {"replay", replay_command(plan, *r.first, cfg)}};
+    if (cfg.strategy == "random") j["first_violation"]["seed"] = r.first->seed;
+  } else {
+    j["first_violation"] = nullptr;
+  }
+  if (dfs) j["exhausted"] = r.exhausted && r.complete && o.units_in_report == plan.units.size();
+  j["complete"] = r.complete && o.units_in_report == plan.units.size();
+  j["outcomes"] = r.outcomes;
+  nlohmann::json reached = nlohmann::json::array();
+  for (const auto& [b, n] : r.barrier_hits) reached.push_back(b);
+  j["reached"] = reached;
+  j["expectation"] = {{"met", o.met ? nlohmann::json(*o.met) : nlohmann::json(nullptr)}, {"unmet", o.unmet}};
+  return j;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even as references.
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += fmt::format("\\x{:02x}", c);
+        else out += char(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& cfg) {
+  std::string cmd = "allocsim replay " + quote(plan.path);
+  if (cfg.strategy == "random") cmd += fmt::format(" --seed {}", first.seed);
+  else cmd += " --schedule " + quote(sim::format_schedule(first.schedule, actor_names(*plan.scenario)));
+  if (cfg.max_steps != 10000) cmd += fmt::format(" --max-steps {}", cfg.max_steps);
+  return cmd;
+}
+
+nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
+  nlohmann::json j;
+  j["schema"] = kSchema;
+  j["tool_version"] = res.config.tool_version;
+  j["config"] = config_json(res.config);
+  j["scenarios"] = nlohmann::json::array();
+  uint64_t met = 0, unmet = 0, undecided = 0, executions = 0, violating = 0;
+  for (const auto& o : outcomes) {
+    j["scenarios"].push_back(scenario_json(res, o));
+    (o.met ? (*o.met ? met : unmet) : undecided) += 1;
+    executions += o.result.executions;
+    violating += o.result.violating;
+  }
+  j["errors"] = nlohmann::json::array();
+  for (const auto& p : res.plans)
+    if (p.error) j["errors"].push_back({{"path", p.path}, {"pointer", p.error->pointer()}, {"message", p.error->message()}});
+  j["totals"] = {{"scenarios", outcomes.size()}, {"met", met},
+                 {"unmet", unmet},                {"undecided", undecided},
+                 {"input_errors", j["errors"].size()}, {"executions", executions},
+                 {"violating_executions", violating}};
+  if (res.config.shard_count > 1) {
+    nlohmann::json units = nlohmann::json::array();
+    for (size_t p = 0; p < res.plans.size(); ++p)
+      for (const auto& [u, r] : res.units[p])
+        units.push_back({{"path", res.plans[p].path}, {"unit", u}, {"result", unit_to_json(r)}});
+    j["shards"] = {{"shard", fmt::format("{}/{}", res.config.shard_index + 1, res.config.shard_count)},
+                   {"units", units}};
+  }
+  return j;
+}
+
+std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
+  size_t failures = 0, skipped = 0, errors = 0;
+  std::string cases;
+  for (const auto& o : outcomes) {
+    const ScenarioPlan& plan = *o.plan;
+    cases += fmt::format("    <testcase classname=\"allocsim.sweep\" name=\"{}\">\n", xml_escape(plan.path));
+    if (!o.met) {
+      ++skipped;
+      cases += "      <skipped message=\"partial shard: merge the shard reports for the verdict\"/>\n";
+    } else if (!*o.met) {
+      ++failures;
+      std::string body;
+      for (const auto& u : o.unmet) body += "- " + u + "\n";
+      cases += fmt::format("      <failure type=\"expectation\" message=\"{}\">{}</failure>\n",
+                           xml_escape(o.unmet.empty() ? "expectation not met" : o.unmet.front()), xml_escape(body));
+    }
+    std::string out = fmt::format("{}: {} executions, {} violating", plan.scenario->name, o.result.executions,
+                                  o.result.violating);
+    if (o.result.first)
+      out += fmt::format("\nfirst violation: {}: {}\nreplay: {}", o.result.first->invariant, o.result.first->message,
+                         replay_command(plan, *o.result.first, res.config));
+    cases += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(out));
+  }
+  for (const auto& p : res.plans) {
+    if (!p.error) continue;
+    ++errors;
+    cases += fmt::format(
+        "    <testcase classname=\"allocsim.sweep\" name=\"{}\">\n      <error type=\"scenario\" "
+        "message=\"{}\">{}</error>\n    </testcase>\n",
+        xml_escape(p.path), xml_escape(p.error->message()), xml_escape(p.error->what()));
+  }
+  const size_t tests = outcomes.size() + errors;
+  const std::string counts =
+      fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
+  std::string name = "allocsim sweep (" + res.config.strategy;
+  if (!resolved_reduction(res.config).empty()) name += ", " + resolved_reduction(res.config);
+  if (res.config.shard_count > 1) name += fmt::format(", shard {}/{}", res.config.shard_index + 1, res.config.shard_count);
+  name += ")";
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"allocsim sweep\" {0}>\n  <testsuite "
+      "name=\"{1}\" {0}>\n{2}  </testsuite>\n</testsuites>\n",
+      counts, xml_escape(name), cases);
+}
+
+int sweep_exit_code(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
+  for (const auto& p : res.plans)
+    if (p.error) return 2;
+  for (const auto& o : outcomes)
+    if (o.met && !*o.met) return 1;
+  return 0;
+}
+
+namespace {
+
+SweepConfig config_from_json(const nlohmann::json& c, const std::string& version) {
+  SweepConfig cfg;
+  cfg.tool_version = version;
+  cfg.strategy = c.at("strategy").get<std::string>();
+  cfg.reduction = c.at("reduction").get<std::string>();
+  if (!c.at("preemption_bound").is_null()) cfg.preemption_bound = c.at("preemption_bound").get<uint32_t>();
+  if (!c.at("pct_depth").is_null()) cfg.pct_depth = c.at("pct_depth").get<uint32_t>();
+  cfg.seed = c.at("seed").get<uint64_t>();
+  cfg.executions = c.at("executions").get<uint64_t>();
+  cfg.max_steps = c.at("max_steps").get<uint64_t>();
+  return cfg;
+}
+
+}  // namespace
+
+SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+  if (reports.empty()) throw SweepInputError("merge: no reports given");
+  const auto fail = [](const std::string& file, const std::string& ptr, const std::string& msg) {
+    return SweepInputError(fmt::format("{}: {}: {}", file, ptr, msg));
+  };
+  const auto& [first_name, first] = reports.front();
+  SweepResults res;
+  std::set<uint32_t> seen_shards;
+  uint32_t n = 0;
+  for (const auto& [name, j] : reports) {
+    try {
+      if (!j.is_object() || j.value("schema", "") != kSchema)
+        throw fail(name, "/schema", fmt::format("expected \"{}\"", kSchema));
+      if (!j.contains("shards") || !j["shards"].contains("shard"))
+        throw fail(name, "/shards", "not a shard report (run the sweep with --shard K/N)");
+      for (const char* key : {"tool_version", "config", "errors"})
+        if (j.at(key) != first.at(key))
+          throw fail(name, std::string("/") + key,
+                     fmt::format("differs from {} ({} vs {}): the reports come from different sweeps", first_name,
+                                 j.at(key).dump(), first.at(key).dump()));
+      const std::string shard = j["shards"]["shard"].get<std::string>();
+      unsigned k = 0, of = 0;
+      if (std::sscanf(shard.c_str(), "%u/%u", &k, &of) != 2 || k < 1 || k > of)
+        throw fail(name, "/shards/shard", fmt::format("bad shard \"{}\"", shard));
+      if (n == 0) n = of;
+      if (of != n)
+        throw fail(name, "/shards/shard", fmt::format("shard {} of {}, but {} is a shard of {}", k, of, first_name, n));
+      if (!seen_shards.insert(k).second)
+        throw fail(name, "/shards/shard", fmt::format("shard {}/{} is given twice", k, n));
+    } catch (const nlohmann::json::exception& e) {
+      throw fail(name, "", fmt::format("malformed report: {}", e.what()));
+    }
+  }
+  if (seen_shards.size() != n) {
+    std::string missing;
+    for (uint32_t k = 1; k <= n; ++k)
+      if (!seen_shards.count(k)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", k, n);
+    throw SweepInputError(fmt::format("merge: shard(s) {} missing: give all {} shard reports", missing, n));
+  }
+  try {
+    res.config = config_from_json(first.at("config"), first.at("tool_version").get<std::string>());
+    // The scenario list: the union of the shards' lists, which must agree on every scenario they share.
+    std::map<std::string, nlohmann::json> entries;
+    for (const auto& [name, j] : reports)
+      for (const auto& s : j.at("scenarios")) {
+        const std::string path = s.at("path").get<std::string>();
+        auto [it, fresh] = entries.emplace(path, s);
+        for (const char* key : {"digest", "work_units", "plan"})
+          if (!fresh && it->second.at(key) != s.at(key))
+            throw fail(name, "/scenarios", fmt::format("scenario {}: {} differs from another shard's", path, key));
+      }
+    for (const auto& e : first.at("errors")) {
+      ScenarioPlan p;
+      p.path = e.at("path").get<std::string>();
+      p.error = ScenarioError(p.path, e.at("pointer").get<std::string>(), e.at("message").get<std::string>());
+      res.plans.push_back(std::move(p));
+    }
+    for (const auto& [path, s] : entries) {
+      ScenarioPlan p;
+      p.path = path;
+      p.scenario = load_scenario(path);
+      if (p.scenario->digest != s.at("digest").get<std::string>())
+        throw SweepInputError(fmt::format("merge: scenario {} changed since the sweep (digest now {}, report has {})",
+                                          path, p.scenario->digest, s.at("digest").get<std::string>()));
+      p.units.resize(s.at("work_units").get<size_t>());
+      p.plan_digest = s.at("plan").get<std::string>();
+      if (s.contains("pct")) p.pct_steps = s.at("pct").at("steps").get<uint64_t>();
+      res.plans.push_back(std::move(p));
+    }
+    std::sort(res.plans.begin(), res.plans.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    res.units.resize(res.plans.size());
+    for (const auto& [name, j] : reports)
+      for (const auto& u : j.at("shards").at("units")) {
+        const std::string path = u.at("path").get<std::string>();
+        const uint64_t unit = u.at("unit").get<uint64_t>();
+        size_t p = 0;
+        while (p < res.plans.size() && res.plans[p].path != path) ++p;
+        if (p == res.plans.size() || unit >= res.plans[p].units.size())
+          throw fail(name, "/shards/units", fmt::format("unit {} of {} is not in any scenario's plan", unit, path));
+        if (res.units[p].count(unit))
+          throw fail(name, "/shards/units", fmt::format("unit {} of {} appears in two shards", unit, path));
+        res.units[p][unit] = unit_from_json(u.at("result"), name);
+      }
+    for (size_t p = 0; p < res.plans.size(); ++p)
+      if (res.units[p].size() != res.plans[p].units.size())
+        throw SweepInputError(fmt::format("merge: scenario {}: {} of {} work units found in the reports",
+                                          res.plans[p].path, res.units[p].size(), res.plans[p].units.size()));
+  } catch (const nlohmann::json::exception& e) {
+    throw SweepInputError(fmt::format("merge: malformed report: {}", e.what()));
+  }
+  return res;
+}
+
+}  // namespace allocsim::harness

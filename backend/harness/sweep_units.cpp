@@ -1,0 +1,115 @@
+// Unit results: combining, JSON round trip, config identity (sweep.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backend/harness/sweep.h"
+#include "sim/strategies/dfs.h"
+
+namespace allocsim::harness {
+
+std::string resolved_reduction(const SweepConfig& c) {
+  if (c.strategy != "dfs") return "";
+  if (!c.reduction.empty()) return c.reduction;
+  return c.preemption_bound ? "none" : "dpor";
+}
+
+nlohmann::json config_json(const SweepConfig& c) {
+  nlohmann::json j;
+  j["strategy"] = c.strategy;
+  j["reduction"] = resolved_reduction(c);
+  j["preemption_bound"] = c.preemption_bound ? nlohmann::json(*c.preemption_bound) : nlohmann::json(nullptr);
+  j["pct_depth"] = c.strategy == "pct" ? nlohmann::json(c.pct_depth) : nlohmann::json(nullptr);
+  j["seed"] = c.seed;
+  j["executions"] = c.executions;
+  j["max_steps"] = c.max_steps;
+  return j;
+}
+
+void combine(UnitResult& a, const UnitResult& b) {
+  a.executions += b.executions;
+  a.steps += b.steps;
+  a.violating += b.violating;
+  for (const auto& [k, n] : b.by_invariant) a.by_invariant[k] += n;
+  if (!a.first && b.first) a.first = b.first;
+  for (const auto& [actor, ops] : b.outcomes)
+    for (const auto& [op, outs] : ops)
+      for (const auto& [out, n] : outs) a.outcomes[actor][op][out] += n;
+  for (const auto& [k, n] : b.barrier_hits) a.barrier_hits[k] += n;
+  std::vector<uint64_t> merged;
+  merged.reserve(a.traces.size() + b.traces.size());
+  std::set_union(a.traces.begin(), a.traces.end(), b.traces.begin(), b.traces.end(), std::back_inserter(merged));
+  a.traces = std::move(merged);
+  a.pairs.insert(b.pairs.begin(), b.pairs.end());
+  a.exhausted = a.exhausted && b.exhausted;
+  a.complete = a.complete && b.complete;
+}
+
+nlohmann::json unit_to_json(const UnitResult& r) {
+  nlohmann::json j;
+  j["executions"] = r.executions;
+  j["steps"] = r.steps;
+  j["violating"] = r.violating;
+  j["by_invariant"] = r.by_invariant;
+  if (r.first) {
+    nlohmann::json sched = nlohmann::json::array();
+    for (const auto& c : r.first->schedule) sched.push_back(sim::format_choice(c));
+    j["first"] = {{"unit", r.first->unit},           {"execution", r.first->execution},
+                  {"seed", r.first->seed},           {"schedule", sched},
+                  {"invariant", r.first->invariant}, {"message", r.first->message}};
+  } else {
+    j["first"] = nullptr;
+  }
+  j["outcomes"] = r.outcomes;
+  j["barrier_hits"] = r.barrier_hits;
+  // Fingerprints as fixed-width hex: JSON numbers above 2^53 do not survive every reader.
+  nlohmann::json traces = nlohmann::json::array();
+  for (uint64_t t : r.traces) traces.push_back(fmt::format("{:016x}", t));
+  j["traces"] = traces;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& [x, y] : r.pairs) pairs.push_back({x, y});
+  j["pairs"] = pairs;
+  j["exhausted"] = r.exhausted;
+  j["complete"] = r.complete;
+  return j;
+}
+
+UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
+  try {
+    UnitResult r;
+    r.executions = j.at("executions").get<uint64_t>();
+    r.steps = j.at("steps").get<uint64_t>();
+    r.violating = j.at("violating").get<uint64_t>();
+    r.by_invariant = j.at("by_invariant").get<std::map<std::string, uint64_t>>();
+    if (!j.at("first").is_null()) {
+      const auto& f = j.at("first");
+      FirstViolation v;
+      v.unit = f.at("unit").get<uint64_t>();
+      v.execution = f.at("execution").get<uint64_t>();
+      v.seed = f.at("seed").get<uint64_t>();
+      for (const auto& c : f.at("schedule")) v.schedule.push_back(sim::parse_choice(c.get<std::string>()));
+      v.invariant = f.at("invariant").get<std::string>();
+      v.message = f.at("message").get<std::string>();
+      r.first = std::move(v);
+    }
+    r.outcomes = j.at("outcomes").get<decltype(r.outcomes)>();
+    r.barrier_hits = j.at("barrier_hits").get<std::map<std::string, uint64_t>>();
+    for (const auto& t : j.at("traces")) {
+      const std::string s = t.get<std::string>();
+      size_t used = 0;
+      const uint64_t v = std::stoull(s, &used, 16);
+      if (used != s.size() || s.size() != 16) throw std::invalid_argument("bad trace fingerprint \"" + s + "\"");
+      r.traces.push_back(v);
+    }
+    if (!std::is_sorted(r.traces.begin(), r.traces.end()))
+      throw std::invalid_argument("trace fingerprints are not sorted");
+    for (const auto& p : j.at("pairs")) r.pairs.emplace(p.at(0).get<std::string>(), p.at(1).get<std::string>());
+    r.exhausted = j.at("exhausted").get<bool>();
+    r.complete = j.at("complete").get<bool>();
+    return r;
+  } catch (const std::exception& e) {
+    throw SweepInputError(fmt::format("{}: malformed unit result: {}", where, e.what()));
+  }
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,126 @@
+// tools/nightly/: the nightly script (sweep and merge, on a small directory with a small budget), and the
+// Kubernetes and CI manifests (valid YAML with the fields that make them work). python3 with PyYAML is part
+// of the dev setup (tools/dev.sh): if it is missing, these tests fail rather than skip.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+  int code;
+  std::string text;
+};
+
+Out sh(const std::string& cmd) {
+  const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "allocsim-nightly-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+const std::string kEnv = std::string("ALLOCSIM=") + ALLOCSIM_BINARY + " ";
+
+}  // namespace
+
+TEST_CASE("nightly.sh: sweeps a directory into reports, shards and merges to the same report", "[cli][nightly]") {
+  TempDir t;
+  fs::create_directories(t / "scenarios");
+  for (const char* s : {"alloc-004-simultaneous-claim.json", "alloc-021-fail-geometry.json"})
+    fs::copy_file(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/" + s, t / ("scenarios/" + std::string(s)));
+  Out whole = sh(kEnv + "tools/nightly/nightly.sh sweep -o " + (t / "whole") + " -j 2 -b 60 " + (t / "scenarios"));
+  CHECK(whole.code == 0);
+  CHECK_THAT(whole.text, Catch::Contains("2 met"));
+  for (const char* f : {"sweep.json", "junit.xml", "sweep.log", "checkpoint.json"})
+    CHECK(fs::exists(t / ("whole/" + std::string(f))));
+  for (int k = 1; k <= 2; ++k)
+    CHECK(sh(kEnv + "tools/nightly/nightly.sh sweep -s " + std::to_string(k) + "/2 -o " +
+             (t / ("shard-" + std::to_string(k))) + " " + (t / "scenarios"))
+              .code == 0);
+  Out merged = sh(kEnv + "tools/nightly/nightly.sh merge " + (t / "merged") + " " + (t / "shard-1/sweep.json") + " " +
+                  (t / "shard-2/sweep.json"));
+  CHECK(merged.code == 0);
+  auto m = nlohmann::json::parse(slurp(t / "merged/sweep.json"));
+  m.erase("shards");
+  CHECK(m == nlohmann::json::parse(slurp(t / "whole/sweep.json")));
+  // Run again over the finished checkpoint: resumes, same report.
+  Out again = sh(kEnv + "tools/nightly/nightly.sh sweep -o " + (t / "whole") + " " + (t / "scenarios"));
+  CHECK(again.code == 0);
+  // A bad option is a usage error.
+  CHECK(sh(kEnv + "tools/nightly/nightly.sh sweep --nope").code == 2);
+}
+
+TEST_CASE("nightly manifests: the Indexed Job and the CI workflow are valid YAML with the right fields",
+          "[cli][nightly]") {
+  const std::string check = R"PY(
+import sys, yaml
+docs = list(yaml.safe_load_all(open("tools/nightly/k8s-indexed-job.yaml")))
+shards, merge = docs
+assert shards["kind"] == "Job" and shards["apiVersion"] == "batch/v1"
+s = shards["spec"]
+assert s["completionMode"] == "Indexed"
+assert s["completions"] == s["parallelism"] >= 2
+c = s["template"]["spec"]["containers"][0]
+env = {e["name"]: e["value"] for e in c["env"]}
+assert int(env["SHARDS"]) == s["completions"], "SHARDS must equal completions"
+script = " ".join(c["args"])
+assert "JOB_COMPLETION_INDEX" in script and '-s "$K/$SHARDS"' in script
+assert s["template"]["spec"]["restartPolicy"] == "Never"
+assert merge["kind"] == "Job"
+m = merge["spec"]["template"]["spec"]
+assert "nightly.sh merge" in " ".join(m["containers"][0]["args"])
+assert str(s["completions"]) in " ".join(m["initContainers"][0]["args"])
+wf = yaml.safe_load(open("tools/nightly/github-workflow.yaml"))
+on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as true
+assert "schedule" in on
+shard = wf["jobs"]["sweep"]["strategy"]["matrix"]["shard"]
+assert shard == list(range(1, len(shard) + 1))
+runs = " ".join(st.get("run", "") for st in wf["jobs"]["sweep"]["steps"])
+assert "matrix.shard" in runs and "/%d" % len(shard) in runs
+assert wf["jobs"]["merge"]["needs"] == "sweep"
+assert any("nightly.sh merge" in st.get("run", "") for st in wf["jobs"]["merge"]["steps"])
+print("manifests ok")
+)PY";
+  const std::string file = (fs::temp_directory_path() / ("allocsim-manifests-" + std::to_string(getpid()) + ".py")).string();
+  std::ofstream(file) << check;
+  Out r = sh("python3 " + file);
+  fs::remove(file);
+  INFO(r.text);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("manifests ok"));
+}

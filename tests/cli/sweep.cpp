@@ -1,0 +1,242 @@
+// `allocsim sweep` and `allocsim merge` as CI uses them: --jobs and --shard do not change the report,
+// a SIGKILLed sweep resumes to the same report, JUnit is well-formed XML, bad inputs exit 2.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+  int code;
+  std::string text;  // stdout and stderr
+};
+
+Out sh(const std::string& cmd) {
+  const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+Out allocsim(const std::string& args) { return sh(std::string(ALLOCSIM_BINARY) + " " + args); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh temporary directory, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "allocsim-sweep-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// Small scenarios (well under a second each), one of them with an expected violation.
+const std::string kSmall =
+    "scenarios/alloc-004-simultaneous-claim.json scenarios/alloc-005-last-out.json "
+    "scenarios/mutants/client-side-claim.json scenarios/alloc-021-readiness-stages.json";
+
+nlohmann::json without_shards(const std::string& path) {
+  auto j = nlohmann::json::parse(slurp(path));
+  j.erase("shards");
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: --jobs 2 gives the same report as --jobs 1, byte for byte", "[cli][sweep]") {
+  TempDir t;
+  Out a = allocsim("sweep " + kSmall + " --jobs 1 --report-json " + (t / "j1.json"));
+  Out b = allocsim("sweep " + kSmall + " --jobs 2 --report-json " + (t / "j2.json"));
+  CHECK(a.code == 0);
+  CHECK(b.code == 0);
+  CHECK(a.text == b.text);
+  CHECK(slurp(t / "j1.json") == slurp(t / "j2.json"));
+  const auto j = nlohmann::json::parse(slurp(t / "j1.json"));
+  CHECK(j["schema"] == "allocsim/sweep-report/v1");
+  CHECK(j["totals"]["met"] == 4);
+  for (const auto& s : j["scenarios"]) {
+    CHECK(s["exhausted"] == true);
+    CHECK(s["distinct_traces"].get<uint64_t>() >= 1);
+  }
+  // The mutant's violation is expected: met, with a replay line.
+  const auto& m = j["scenarios"][3];
+  CHECK(m["path"] == "scenarios/mutants/client-side-claim.json");
+  CHECK(m["violations"]["single-ownership"].get<uint64_t>() > 0);
+  CHECK_THAT(m["first_violation"]["replay"].get<std::string>(), Catch::Contains("--schedule 'v1:"));
+}
+
+TEST_CASE("sweep: 3 shards merged equal the unsharded sweep", "[cli][sweep]") {
+  TempDir t;
+  REQUIRE(allocsim("sweep " + kSmall + " --jobs 2 --report-json " + (t / "all.json")).code == 0);
+  std::string shards;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string f = t / ("s" + std::to_string(k) + ".json");
+    Out s = allocsim("sweep " + kSmall + " --shard " + std::to_string(k) + "/3 --report-json " + f);
+    CHECK(s.code == 0);
+    CHECK(nlohmann::json::parse(slurp(f))["shards"]["shard"] == std::to_string(k) + "/3");
+    shards += " " + f;
+  }
+  Out m = allocsim("merge" + shards + " --report-json " + (t / "merged.json") + " --junit " + (t / "merged.xml"));
+  CHECK(m.code == 0);
+  CHECK(nlohmann::json::parse(slurp(t / "merged.json"))["shards"]["merged"] == 3);
+  CHECK(without_shards(t / "merged.json") == without_shards(t / "all.json"));
+  CHECK(without_shards(t / "merged.json").dump() == nlohmann::json::parse(slurp(t / "all.json")).dump());
+}
+
+TEST_CASE("merge: mismatched or missing shard reports exit 2 with a clear message", "[cli][sweep]") {
+  TempDir t;
+  const std::string one = "scenarios/alloc-004-simultaneous-claim.json";
+  REQUIRE(allocsim("sweep " + one + " --shard 1/2 --report-json " + (t / "a1.json")).code == 0);
+  REQUIRE(allocsim("sweep " + one + " --shard 2/2 --report-json " + (t / "a2.json")).code == 0);
+  REQUIRE(allocsim("sweep " + one + " --shard 2/2 --reduction none --report-json " + (t / "b2.json")).code == 0);
+  Out mixed = allocsim("merge " + (t / "a1.json") + " " + (t / "b2.json"));
+  CHECK(mixed.code == 2);
+  CHECK_THAT(mixed.text, Catch::Contains("/config") && Catch::Contains("different sweeps"));
+  Out missing = allocsim("merge " + (t / "a1.json"));
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.text, Catch::Contains("shard(s) 2/2 missing"));
+  Out twice = allocsim("merge " + (t / "a1.json") + " " + (t / "a1.json"));
+  CHECK(twice.code == 2);
+  CHECK_THAT(twice.text, Catch::Contains("given twice"));
+  REQUIRE(allocsim("sweep " + one + " --report-json " + (t / "whole.json")).code == 0);
+  Out unsharded = allocsim("merge " + (t / "whole.json"));
+  CHECK(unsharded.code == 2);
+  CHECK_THAT(unsharded.text, Catch::Contains("not a shard report"));
+}
+
+TEST_CASE("sweep: SIGKILL mid-sweep, then --resume, gives the uninterrupted report", "[cli][sweep]") {
+  TempDir t;
+  // Two scenarios of a few seconds in all; checkpoints every second within a unit.
+  const std::string inputs = "scenarios/alloc-005-both-release.json scenarios/alloc-005-last-out.json";
+  REQUIRE(allocsim("sweep " + inputs + " --report-json " + (t / "straight.json")).code == 0);
+
+  const std::string ck = t / "ck.json";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(ALLOCSIM_SOURCE_DIR) != 0) _exit(127);
+    std::freopen("/dev/null", "w", stdout);
+    execl(ALLOCSIM_BINARY, ALLOCSIM_BINARY, "sweep", "scenarios/alloc-005-both-release.json",
+          "scenarios/alloc-005-last-out.json", "--checkpoint", ck.c_str(), "--checkpoint-interval", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for a position saved inside a unit (the first unit of both-release runs for seconds), then kill
+  // without warning: the resumed sweep must continue that unit mid-way.
+  bool progressed = false;
+  for (int i = 0; i < 1500 && !progressed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto j = nlohmann::json::parse(slurp(ck), nullptr, false);
+    if (j.is_object() && j.contains("scenarios"))
+      for (const auto& s : j["scenarios"]) progressed |= !s["partial"].empty();
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(progressed);
+  REQUIRE(WIFSIGNALED(status));  // it really was killed, not finished
+  Out resumed = allocsim("sweep " + inputs + " --resume " + ck + " --report-json " + (t / "resumed.json"));
+  CHECK(resumed.code == 0);
+  CHECK(slurp(t / "resumed.json") == slurp(t / "straight.json"));
+  // Resuming a finished checkpoint reproduces the report without running anything new.
+  Out again = allocsim("sweep " + inputs + " --resume " + ck + " --report-json " + (t / "again.json"));
+  CHECK(again.code == 0);
+  CHECK(slurp(t / "again.json") == slurp(t / "straight.json"));
+}
+
+TEST_CASE("sweep: a bad, foreign or stale checkpoint exits 2 naming the problem", "[cli][sweep]") {
+  TempDir t;
+  const std::string sc = t / "s.json";
+  fs::copy_file(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-simultaneous-claim.json", sc);
+  std::ofstream(t / "garbage.json") << "{not json";
+  Out g = allocsim("sweep " + sc + " --resume " + (t / "garbage.json"));
+  CHECK(g.code == 2);
+  CHECK_THAT(g.text, Catch::Contains("garbage.json") && Catch::Contains("not a JSON checkpoint"));
+
+  const std::string ck = t / "ck.json";
+  REQUIRE(allocsim("sweep " + sc + " --checkpoint " + ck).code == 0);
+  auto j = nlohmann::json::parse(slurp(ck));
+  j["tool_version"] = "0.0.1-other";
+  std::ofstream(t / "other-version.json") << j.dump();
+  Out v = allocsim("sweep " + sc + " --resume " + (t / "other-version.json"));
+  CHECK(v.code == 2);
+  CHECK_THAT(v.text, Catch::Contains("/tool_version") && Catch::Contains("0.0.1-other"));
+
+  Out flags = allocsim("sweep " + sc + " --reduction none --resume " + ck);
+  CHECK(flags.code == 2);
+  CHECK_THAT(flags.text, Catch::Contains("/config"));
+
+  std::ofstream(sc, std::ios::app) << "\n";  // same scenario, different bytes: another digest
+  Out d = allocsim("sweep " + sc + " --resume " + ck);
+  CHECK(d.code == 2);
+  CHECK_THAT(d.text, Catch::Contains("changed since the checkpoint"));
+}
+
+TEST_CASE("sweep: JUnit XML is well-formed, one testcase per scenario, escaped", "[cli][sweep]") {
+  TempDir t;
+  // A scenario whose expectation fails (a mutant against a pass scenario would too), and a bad file.
+  fs::copy_file(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-simultaneous-claim.json", t / "ok.json");
+  std::ofstream(t / "bad <&>.json") << R"({"schema": "allocsim/scenario/v1", "nmae": "x"})";
+  Out r = allocsim("sweep " + t.path.string() + " --junit " + (t / "j.xml") + " --report-json " + (t / "r.json"));
+  CHECK(r.code == 2);  // a bad scenario file: reported, the rest still judged
+  CHECK_THAT(r.text, Catch::Contains("ok   ") && Catch::Contains("ERR "));
+  const auto rep = nlohmann::json::parse(slurp(t / "r.json"));
+  REQUIRE(rep["errors"].size() == 1);
+  CHECK_THAT(rep["errors"][0]["path"].get<std::string>(), Catch::Contains("bad <&>.json"));
+  CHECK(rep["errors"][0]["pointer"].get<std::string>().size() > 0);
+  CHECK(rep["totals"]["met"] == 1);
+  // python3 is part of the dev setup (tools/dev.sh): a missing interpreter fails this test.
+  Out py = sh("python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+              "cs = r.findall('.//testcase'); assert len(cs) == 2, len(cs); "
+              "assert len(r.findall('.//error')) == 1; assert r.get('errors') == '1'; "
+              "assert any('bad <&>.json' in c.get('name') for c in cs); print('junit ok')\" '" +
+              (t / "j.xml") + "'");
+  CHECK(py.code == 0);
+  CHECK_THAT(py.text, Catch::Contains("junit ok"));
+}
+
+TEST_CASE("sweep: usage errors exit 2 naming the flag", "[cli][sweep]") {
+  CHECK(allocsim("sweep").code == 2);
+  Out s = allocsim("sweep scenarios/alloc-004-simultaneous-claim.json --shard 4/3");
+  CHECK(s.code == 2);
+  CHECK_THAT(s.text, Catch::Contains("--shard"));
+  Out b = allocsim("sweep scenarios/alloc-004-simultaneous-claim.json --reduction dpor --preemption-bound 1");
+  CHECK(b.code == 2);
+  CHECK_THAT(b.text, Catch::Contains("unsound"));
+  Out n = allocsim("sweep no/such/dir");
+  CHECK(n.code == 2);
+  CHECK_THAT(n.text, Catch::Contains("no/such/dir"));
+  Out o = allocsim("sweep scenarios/alloc-004-simultaneous-claim.json --report-json /no/such/dir/r.json");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.text, Catch::Contains("--report-json"));
+}

@@ -1,0 +1,195 @@
+// Trace files from the command line: `run` writes one, `replay TRACE.json` reproduces it byte for byte,
+// a trace whose embedded scenario no longer fits diverges (exit 4), unreadable traces are input errors
+// (exit 2, file and JSON pointer named, nothing written), and `--schedule` replays what `--seed` does.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// A fresh scratch directory per test case, removed at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("allocsim-trace-test-" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// The explanation block: from "violation: " through the "fingerprint: ..." line.
+std::string block(const std::string& out) {
+  const size_t a = out.find("violation: ");
+  REQUIRE(a != std::string::npos);
+  const size_t b = out.find("fingerprint: ", a);
+  REQUIRE(b != std::string::npos);
+  return out.substr(a, out.find('\n', b) + 1 - a);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST_CASE("run writes a shrunk trace for every mutant, and replay reproduces it byte for byte", "[cli][trace]") {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / "mutants"))
+    if (e.path().extension() == ".json") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 7);
+  for (const std::string& f : files) {
+    INFO(f);
+    const std::string trace = dir / (f + ".trace.json");
+    const Result r = run("run scenarios/mutants/" + f + " -n 2000 --trace-out " + trace);
+    CHECK(r.code == 0);
+    // The raw execution's replay line comes before any shrinking output.
+    const size_t raw = r.out.find("replay: allocsim replay scenarios/mutants/" + f + " --seed ");
+    CHECK(raw != std::string::npos);
+    CHECK(raw < r.out.find("shrinking"));
+    CHECK_THAT(r.out, Catch::Contains("minimal trace: "));
+    CHECK_THAT(r.out, Catch::Contains("replay minimal: allocsim replay " + trace));
+    REQUIRE(fs::exists(trace));
+    const Result again = run("replay " + trace);
+    CHECK(again.code == 1);
+    CHECK(block(again.out) == block(r.out));
+    // The written file is what a replay of it would write again: stable bytes.
+    const nlohmann::json doc = nlohmann::json::parse(slurp(trace));
+    CHECK(doc["schema"] == "allocsim/trace/v1");
+    CHECK(doc["steps"].size() > 0);
+    CHECK(doc["steps"][0].contains("occurrence"));
+  }
+}
+
+TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[cli][trace]") {
+  TempDir dir;
+  const std::string trace = dir / "t.trace.json";
+  REQUIRE(run("run scenarios/mutants/stale-last-out.json -n 2000 --trace-out " + trace).code == 0);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(slurp(trace));
+  auto& script = doc["scenario"]["embedded"]["actors"][0]["script"];
+  REQUIRE(script.back()["op"] == "release");
+  script.erase(script.size() - 1);  // flowA no longer releases
+  const std::string edited = dir / "edited.trace.json";
+  spit(edited, doc.dump(2));
+  const Result r = run("replay " + edited);
+  CHECK(r.code == 4);
+  CHECK_THAT(r.out, Catch::Contains("replay diverged at step"));
+  CHECK_THAT(r.out, Catch::Contains("(flowA release #1)"));
+  CHECK_THAT(r.out, Catch::Contains("the trace expected: flowA at call release #1"));
+  CHECK_THAT(r.out, Catch::Contains("the program did:"));
+  // Renaming an actor is caught at its first step too.
+  nlohmann::ordered_json renamed = nlohmann::ordered_json::parse(slurp(trace));
+  renamed["scenario"]["embedded"]["actors"][1]["name"] = "flowZ";
+  spit(edited, renamed.dump(2));
+  const Result r2 = run("replay " + edited);
+  CHECK(r2.code == 4);
+  CHECK_THAT(r2.out, Catch::Contains("no actor named flowB"));
+  // shrink refuses a diverging trace the same way.
+  CHECK(run("shrink " + edited + " -o " + (dir / "min.json")).code == 4);
+  CHECK_FALSE(fs::exists(dir / "min.json"));
+}
+
+TEST_CASE("truncated, garbage and mistyped trace files are input errors naming file and pointer", "[cli][trace]") {
+  TempDir dir;
+  const std::string trace = dir / "good.trace.json";
+  REQUIRE(run("run scenarios/mutants/client-side-claim.json -n 2000 --trace-out " + trace).code == 0);
+  const std::string text = slurp(trace);
+  nlohmann::ordered_json wrong = nlohmann::ordered_json::parse(text);
+  wrong["steps"][1]["occurrence"] = "one";
+  nlohmann::ordered_json bad_scenario = nlohmann::ordered_json::parse(text);
+  bad_scenario["scenario"]["embedded"]["nodes"][0]["gpu_count"] = 0;
+  struct Case {
+    std::string name, content, says;
+  } cases[] = {
+      {"truncated.trace.json", text.substr(0, text.size() / 2), ": /"},
+      {"garbage.trace.json", std::string("\x7f\x45\x4c\x46\x02\x01\x01\x00\xff\xfe", 10), ": \"\": invalid JSON"},
+      {"empty.trace.json", "", "file is empty"},
+      {"schema.trace.json", R"({"schema": "allocsim/trace/v9"})", ": /schema: expected \"allocsim/trace/v1\""},
+      {"occurrence.trace.json", wrong.dump(), ": /steps/1/occurrence: expected an unsigned integer"},
+      {"scenario.trace.json", bad_scenario.dump(), ": /scenario/embedded/nodes/0/gpu_count: expected an integer"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string path = dir / c.name;
+    spit(path, c.content);
+    const Result r = run("replay " + path);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(path));
+    CHECK_THAT(r.out, Catch::Contains(c.says));
+    const Result s = run("shrink " + path + " -o " + (dir / "out.json"));
+    CHECK(s.code == 2);
+    CHECK_FALSE(fs::exists(dir / "out.json"));
+  }
+}
+
+TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and perfetto write their files", "[cli][trace]") {
+  TempDir dir;
+  const Result r = run("run scenarios/mutants/stale-last-out.json -n 2000 --no-trace");
+  std::smatch seed, sched;
+  REQUIRE(std::regex_search(r.out, seed, std::regex("replay: allocsim replay (\\S+ --seed \\d+)")));
+  REQUIRE(std::regex_search(r.out, sched, std::regex("replay by schedule: allocsim replay (\\S+ --schedule \\S+)")));
+  const Result by_seed = run("replay " + seed[1].str());
+  const Result by_schedule = run("replay " + sched[1].str());
+  CHECK(by_seed.code == 1);
+  CHECK(by_schedule.code == 1);
+  const std::regex fp("fingerprint ([0-9a-f]{16})");
+  std::smatch a, b;
+  REQUIRE(std::regex_search(by_seed.out, a, fp));
+  REQUIRE(std::regex_search(by_schedule.out, b, fp));
+  CHECK(a[1] == b[1]);
+  CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:flowA").code == 4);
+  CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:nobody").code == 2);
+
+  const std::string raw = dir / "raw.trace.json";
+  REQUIRE(run("run scenarios/mutants/stale-last-out.json -n 2000 --no-shrink --trace-out " + raw).code == 0);
+  const Result s = run("shrink " + raw + " -o " + (dir / "min.trace.json") + " --perfetto " + (dir / "p.json"));
+  CHECK(s.code == 1);
+  CHECK_THAT(s.out, Catch::Contains("minimal trace: 20 steps, 2 actors, 3 ops, 1 preemption"));
+  CHECK(block(run("replay " + (dir / "min.trace.json")).out) == block(s.out));
+  const nlohmann::json p = nlohmann::json::parse(slurp(dir / "p.json"));
+  size_t slices = 0, threads = 0, instants = 0;
+  for (const auto& e : p["traceEvents"]) {
+    slices += e["ph"] == "X";
+    threads += e["ph"] == "M" && e["name"] == "thread_name";
+    instants += e["ph"] == "i";
+  }
+  CHECK(slices == 20);
+  CHECK(threads == 2);
+  CHECK(instants == 1);
+}

@@ -1,0 +1,80 @@
+// DPOR never hides a violation (DESIGN.md §2): on every scenario small enough for plain DFS, and on every
+// mutant scenario, DPOR and plain DFS find the same SET of violated invariants, DPOR runs no more
+// executions, both exhaust their trees, and DPOR sees every Mazurkiewicz trace DFS sees.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "backend/harness/runner.h"
+
+using namespace allocsim::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  ScenarioReport report;
+  std::set<std::string> violated;
+};
+
+Outcome run(const Scenario& sc, const std::string& reduction, std::vector<std::string> mutants = {}) {
+  RunConfig cfg;
+  cfg.strategy = "dfs";
+  cfg.reduction = reduction;
+  cfg.executions = 50000;  // above every tree below; exhaustion is asserted
+  cfg.mutants = std::move(mutants);
+  Outcome o{run_scenario(sc, cfg), {}};
+  for (const auto& [inv, n] : o.report.summary.violations_by_invariant) o.violated.insert(inv);
+  return o;
+}
+
+std::string path(const std::string& rel) { return (fs::path(ALLOCSIM_SOURCE_DIR) / rel).string(); }
+
+}  // namespace
+
+TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "[dpor][scenarios]") {
+  // Plain DFS exhausts these within the test budget. Left out (plain DFS does not finish 30,000 executions):
+  // alloc-005-both-release (43,470), alloc-005-raise-at-delete-after, alloc-007-failed-reads-race,
+  // alloc-009-mixed-sharing, alloc-022-dra-reclaim, the alloc-033-crash-* family; and
+  // mig-skips-fully-held-node (13,026) for time. Their smaller siblings above cover the same races.
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"scenarios/alloc-004-one-plan-two-claimants.json", {}},
+      {"scenarios/alloc-004-simultaneous-claim.json", {}},
+      {"scenarios/alloc-005-last-out.json", {}},
+      {"scenarios/alloc-007-fully-held-never-idle.json", {}},
+      {"scenarios/alloc-007-sequential.json", {}},
+      {"scenarios/alloc-009-shares-only-pool.json", {}},
+      {"scenarios/alloc-010-fragmentation.json", {}},
+      {"scenarios/alloc-010-positive-control.json", {}},
+      {"scenarios/alloc-021-fail-geometry.json", {}},
+      {"scenarios/alloc-021-readiness-stages.json", {}},
+      {"scenarios/alloc-023-sequential.json", {}},
+      {"scenarios/alloc-023-stale-generation.json", {}},
+      {"scenarios/finding-alloc-022-same-gpu-granted-twice.json", {}},
+      {"scenarios/finding-alloc-022-second-claim-unstamped.json", {}},
+      {"scenarios/finding-mig-carved-under-foreign-workload.json", {}},
+      // the same scenarios with each protocol mutant switched on from outside
+      {"scenarios/alloc-004-one-plan-two-claimants.json", {"client-side-claim"}},
+      {"scenarios/alloc-004-simultaneous-claim.json", {"client-side-claim"}},
+      {"scenarios/alloc-005-last-out.json", {"stale-last-out"}},
+  };
+  for (const auto& e : fs::directory_iterator(path("scenarios/mutants")))
+    if (e.path().extension() == ".json") cases.push_back({fs::relative(e.path(), ALLOCSIM_SOURCE_DIR).string(), {}});
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() >= 10);
+  bool some_violation = false;
+  for (const auto& [file, mutants] : cases) {
+    INFO(file << (mutants.empty() ? "" : " +" + mutants[0]));
+    Scenario sc = load_scenario(path(file));
+    Outcome dfs = run(sc, "none", mutants), dpor = run(sc, "dpor", mutants);
+    CHECK(dfs.report.exhausted);
+    CHECK(dpor.report.exhausted);
+    CHECK(dpor.violated == dfs.violated);
+    CHECK(dpor.report.summary.executions <= dfs.report.summary.executions);
+    CHECK(dpor.report.distinct_traces == dfs.report.distinct_traces);
+    some_violation |= !dfs.violated.empty();
+  }
+  CHECK(some_violation);  // the comparison is not vacuous
+}

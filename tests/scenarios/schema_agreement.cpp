@@ -1,0 +1,361 @@
+// The JSON Schema for scenario files (scenarios/schema/scenario.v1.schema.json) and the loader
+// (backend/harness/scenario.cpp) agree (issue 6, "Bad input"):
+//   - every scenario file under scenarios/ validates against the schema and loads;
+//   - every file of the malformed corpus (tests/backend/malformed/) is rejected by both, at the same place
+//     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
+//     (the test also fails when a listed file starts being rejected by the schema: the list stays exact);
+//   - the schema's vocabularies (ops, outcomes, mutants, invariants, barriers, sharing, authorities) are
+//     exactly the loader's catalogs, so a new mutant or barrier cannot be forgotten in the schema.
+// The schema side runs Debian's python3-jsonschema through tests/scenarios/validate_schema.py. When python3
+// or the module is missing the test FAILS (never skips): a skipped check would let the two drift apart.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/contract.h"
+#include "backend/harness/catalog.h"
+#include "backend/harness/scenario.h"
+#include "backend/mutants.h"
+
+using namespace allocsim::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSource = ALLOCSIM_SOURCE_DIR;
+const fs::path kSchema = kSource / "scenarios" / "schema" / "scenario.v1.schema.json";
+const fs::path kCorpus = kSource / "tests" / "backend" / "malformed";
+
+/// Files the loader rejects and the schema accepts, each with the reason no JSON Schema can catch it.
+const std::map<std::string, std::string> kLoaderOnly = {
+    {"duplicate_json_key.json",
+     "duplicate object keys: JSON parsers (and so schema validators) keep the last one; RFC 8259 leaves it open"},
+    {"duplicate_node_name.json", "distinct node names: uniqueItems compares whole items, not one field of them"},
+    {"duplicate_actor_name.json", "distinct actor names: uniqueItems compares whole items, not one field of them"},
+    {"unknown_node_reference.json", "cross-reference: an op's node must name a node in /nodes"},
+    {"inventory_unknown_node.json", "cross-reference: an inventory scope must name nodes in /nodes"},
+    {"plan_from_unknown.json", "cross-reference: plan_from must name an actor in /actors"},
+    {"plan_from_self.json", "cross-reference: plan_from must not name the actor it is in"},
+    {"expect_unknown_actor.json", "cross-reference: expect.actors keys must be actors in /actors"},
+    {"expect_op_not_in_script.json", "cross-reference: expect.actors may name only ops in that actor's script"},
+    {"violation_not_checked.json",
+     "cross-reference: an expected violation must be among the invariants /invariants checks"},
+    {"faults_unknown_actor.json", "cross-reference: faults.actors must name actors in /actors"},
+    {"faults_fail_geometry_unknown_node.json", "cross-reference: faults.fail_geometry must name nodes in /nodes"},
+    {"recover_self.json", "cross-reference: recover's flow must not be the actor it is in"},
+    {"recover_unknown_flow.json", "cross-reference: recover's flow must name an actor in /actors"},
+};
+
+/// Synthetic cases the corpus does not hold, built from a valid scenario by one textual substitution:
+/// (name, from, to, loader-only reason or "" when both must reject, or both must accept when `valid`).
+struct Variant {
+  const char* name;
+  const char* from;
+  const char* to;
+  const char* loader_only;
+  bool valid = false;
+};
+const std::vector<Variant> kVariants = {
+    {"integer_written_as_float.json", "\"gpu_count\": 2,", "\"gpu_count\": 2.0,",
+     "JSON Schema's integer is any number with a zero fraction (2.0); the loader wants an integer literal"},
+    {"units_on_unbind.json", "{ \"op\": \"observe\" }",
+     "{ \"op\": \"unbind_workload\", \"node\": \"n1\", \"workload\": \"w\", \"units\": 1 }", ""},
+    {"workload_above_gpu_count.json", "\"memory_gib\": 80 }", "\"memory_gib\": 80, \"workloads\": { \"w\": 3 } }",
+     "cross-reference: a node's starting workload units are bounded by that node's own gpu_count"},
+    {"nan_literal.json", "\"memory_gib\": 80 }", "\"memory_gib\": NaN }", ""},
+    {"request_without_workload.json", "{ \"workload\": \"wa\", \"devices\": 1 }", "{ \"devices\": 1 }", ""},
+    {"faults_valid.json", "\"invariants\": \"all\",",
+     "\"faults\": { \"max\": 2, \"actors\": [\"a\"], \"barriers\": { \"delete.before\": [\"crash\", \"raise\"] }, "
+     "\"fail_reads\": [\"pods\"], \"fail_geometry\": [\"n1\"] }, \"invariants\": \"all\",",
+     "", true},
+    {"faults_enable_nothing.json", "\"invariants\": \"all\",", "\"faults\": { \"max\": 2 }, \"invariants\": \"all\",", ""},
+    {"faults_unknown_action.json", "\"invariants\": \"all\",",
+     "\"faults\": { \"barriers\": { \"delete.before\": [\"explode\"] } }, \"invariants\": \"all\",", ""},
+    {"faults_unknown_actor.json", "\"invariants\": \"all\",",
+     "\"faults\": { \"actors\": [\"zz\"], \"fail_reads\": [\"pods\"] }, \"invariants\": \"all\",",
+     "cross-reference: faults.actors must name actors in /actors"},
+    {"recover_self.json", "{ \"op\": \"observe\" }", "{ \"op\": \"recover\", \"flow\": \"a\" }",
+     "cross-reference: recover's flow must be another actor in /actors"},
+    {"recover_without_flow.json", "{ \"op\": \"observe\" }", "{ \"op\": \"recover\" }", ""},
+};
+
+const char* kBase = R"({
+  "schema": "allocsim/scenario/v1",
+  "name": "agreement-base",
+  "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+  "actors": [ { "name": "a", "script": [
+      { "op": "reserve", "requests": [ { "workload": "wa", "devices": 1 } ] },
+      { "op": "observe" },
+      { "op": "release" } ] } ],
+  "invariants": "all",
+  "expect": { "outcome": "pass" }
+})";
+
+struct SchemaVerdict {
+  bool ok = false;
+  std::string pointer, message;
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// Runs validate_schema.py on `files`; FAILs the test (with the tool's own message) when it cannot run.
+std::map<std::string, SchemaVerdict> schema_verdicts(const std::vector<std::string>& files) {
+  std::string cmd = "python3 " + shell_quote((kSource / "tests" / "scenarios" / "validate_schema.py").string()) +
+                    " " + shell_quote(kSchema.string());
+  for (const auto& f : files) cmd += " " + shell_quote(f);
+  cmd += " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code != 0)
+    FAIL("the schema validator could not run (exit " << code << "); it needs python3 and the Debian package "
+                                                         "python3-jsonschema (tools/dev.sh installs both):\n"
+                                                      << out);
+  std::map<std::string, SchemaVerdict> verdicts;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+      fields.push_back(line.substr(start, tab - start));
+    fields.push_back(line.substr(start));
+    INFO(line);
+    REQUIRE(fields.size() >= 2);
+    SchemaVerdict v;
+    v.ok = fields[0] == "OK";
+    if (!v.ok) {
+      REQUIRE(fields.size() == 4);
+      v.pointer = fields[2];
+      v.message = fields[3];
+    }
+    verdicts[fields[1]] = v;
+  }
+  REQUIRE(verdicts.size() == files.size());
+  return verdicts;
+}
+
+/// The loader's verdict: nullopt when it loads, else the error.
+std::optional<ScenarioError> loader_verdict(const std::string& file) {
+  try {
+    load_scenario(file);
+    return std::nullopt;
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+}
+
+bool is_prefix(const std::string& a, const std::string& b) {
+  return b.compare(0, a.size(), a) == 0 && (b.size() == a.size() || a.empty() || b[a.size()] == '/');
+}
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(kSource / "scenarios")) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    if (e.path().parent_path().filename() == "schema") continue;
+    out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+nlohmann::json load_schema() {
+  std::ifstream in(kSchema);
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+std::set<std::string> enum_of(const nlohmann::json& node) {
+  std::set<std::string> out;
+  for (const auto& v : node.at("enum")) out.insert(v.get<std::string>());
+  return out;
+}
+
+template <class Catalog>
+std::set<std::string> names_of(const Catalog& catalog) {
+  std::set<std::string> out;
+  for (const auto& e : catalog) out.insert(e.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("schema: every scenario file validates against the schema and loads", "[scenario][schema]") {
+  const auto files = scenario_files();
+  REQUIRE(files.size() >= 6);
+  const auto verdicts = schema_verdicts(files);
+  for (const auto& file : files) {
+    INFO(file);
+    const SchemaVerdict& v = verdicts.at(file);
+    INFO("schema: " << v.pointer << ": " << v.message);
+    CHECK(v.ok);
+    const auto e = loader_verdict(file);
+    INFO("loader: " << (e ? e->what() : "ok"));
+    CHECK(!e);
+  }
+}
+
+TEST_CASE("schema: loader and schema agree on the malformed corpus; loader-only cases are listed",
+          "[scenario][schema][corpus]") {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(kCorpus))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 30);
+  const auto verdicts = schema_verdicts(files);
+  std::size_t both = 0, loader_only = 0;
+  for (const auto& file : files) {
+    const std::string base = fs::path(file).filename().string();
+    DYNAMIC_SECTION(base) {
+      const auto loader = loader_verdict(file);
+      const SchemaVerdict& schema = verdicts.at(file);
+      INFO("loader: " << (loader ? loader->what() : "accepted"));
+      INFO("schema: " << (schema.ok ? "accepted" : schema.pointer + ": " + schema.message));
+      REQUIRE(loader.has_value());
+      const auto listed = kLoaderOnly.find(base);
+      if (listed != kLoaderOnly.end()) {
+        INFO("listed as loader-only: " << listed->second << " (remove it from kLoaderOnly if the schema now rejects it)");
+        CHECK(schema.ok);
+      } else {
+        CHECK(!schema.ok);
+        // Both point at the same place, or one at a part of the other (an unknown key: the loader names the
+        // key, the schema the object holding it). An empty pointer (not JSON at all) encloses everything.
+        CHECK((is_prefix(schema.pointer, loader->pointer()) || is_prefix(loader->pointer(), schema.pointer)));
+      }
+    }
+    (kLoaderOnly.count(base) ? loader_only : both) += 1;
+  }
+  // Every listed file exists, so the list cannot rot.
+  for (const auto& [name, reason] : kLoaderOnly) {
+    INFO(name);
+    CHECK(fs::exists(kCorpus / name));
+  }
+  INFO(both << " rejected by both, " << loader_only << " by the loader only");
+  CHECK(both + loader_only == files.size());
+}
+
+TEST_CASE("schema: synthetic variants agree too (and the known loader-only ones stay loader-only)",
+          "[scenario][schema]") {
+  const fs::path dir = fs::temp_directory_path() / ("allocsim-schema-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<std::string> files;
+  const std::string base_path = (dir / "base.json").string();
+  std::ofstream(base_path) << kBase;
+  files.push_back(base_path);
+  for (const Variant& v : kVariants) {
+    std::string text = kBase;
+    const std::size_t at = text.find(v.from);
+    INFO(v.name);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string(v.from).size(), v.to);
+    const std::string path = (dir / v.name).string();
+    std::ofstream(path) << text;
+    files.push_back(path);
+  }
+  const auto verdicts = schema_verdicts(files);
+  CHECK(verdicts.at(base_path).ok);
+  CHECK(!loader_verdict(base_path));
+  for (std::size_t i = 0; i < kVariants.size(); ++i) {
+    const Variant& v = kVariants[i];
+    const std::string& path = files[i + 1];
+    const auto loader = loader_verdict(path);
+    const SchemaVerdict& schema = verdicts.at(path);
+    INFO(v.name << ": loader " << (loader ? loader->what() : "accepted") << "; schema "
+                << (schema.ok ? "accepted" : schema.pointer + ": " + schema.message));
+    CHECK(loader.has_value() == !v.valid);
+    CHECK(schema.ok == (v.valid || std::string(v.loader_only) != ""));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenario][schema]") {
+  const nlohmann::json s = load_schema();
+  const auto& defs = s.at("$defs");
+
+  std::set<std::string> ops;
+  for (const char* op : op_names()) ops.insert(op);
+  CHECK(enum_of(defs.at("op").at("properties").at("op")) == ops);
+  for (const char* op : op_names()) {
+    INFO(op);
+    REQUIRE(defs.contains(std::string("op_") + op));
+    // expect.actors: each op's outcome vocabulary.
+    std::set<std::string> outcomes;
+    const auto kind = static_cast<OpKind>(std::find_if(op_names().begin(), op_names().end(),
+                                                       [&](const char* n) { return std::string(n) == op; }) -
+                                          op_names().begin());
+    for (const char* o : op_outcomes(kind)) outcomes.insert(o);
+    CHECK(enum_of(defs.at("expect").at("properties").at("actors").at("additionalProperties").at("properties").at(op).at(
+              "items")) == outcomes);
+  }
+  CHECK(enum_of(s.at("properties").at("backend").at("properties").at("mutants").at("items")) ==
+        names_of(allocsim::backend::mutant_catalog()));
+  CHECK(enum_of(defs.at("invariant_name")) == names_of(invariant_catalog()));
+  CHECK(enum_of(defs.at("expect").at("properties").at("reach").at("items")) == names_of(barrier_catalog()));
+  CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("propertyNames")) == names_of(barrier_catalog()));
+  CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("additionalProperties").at("items")) ==
+        std::set<std::string>{fault_action_name(FaultAction::Crash), fault_action_name(FaultAction::Raise),
+                              fault_action_name(FaultAction::DropResponse)});
+  namespace b = allocsim::backend;
+  CHECK(enum_of(defs.at("request").at("properties").at("sharing")) ==
+        std::set<std::string>{b::kSharingExclusive, b::kSharingIsolatedMig, b::kSharingCooperative,
+                              b::kSharingAccountingOnly});
+  CHECK(enum_of(s.at("properties").at("backend").at("properties").at("authority")) ==
+        std::set<std::string>{b::kAuthorityDevicePlugin, b::kAuthorityManagedMig, b::kAuthorityLocal,
+                              b::kAuthorityDra});
+}
+
+TEST_CASE("schema: every property of the schema has a description (editors show them)", "[scenario][schema]") {
+  const nlohmann::json s = load_schema();
+  std::vector<std::string> missing;
+  // Walks every "properties" map; each property either describes itself or is a $ref to a described def.
+  const std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& node,
+                                                                                  const std::string& where) {
+    if (!node.is_object() && !node.is_array()) return;
+    if (node.is_array()) {
+      for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], where + "/" + std::to_string(i));
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string here = where + "/" + it.key();
+      if (it.key() == "if") continue;  // a condition ("op" is "plan"), not a property an editor documents
+      if (it.key() == "properties" && it->is_object())
+        for (auto p = it->begin(); p != it->end(); ++p)
+          if (!p->contains("description") && !p->contains("$ref")) missing.push_back(here + "/" + p.key());
+      walk(*it, here);
+    }
+  };
+  walk(s, "");
+  for (auto it = s.at("$defs").begin(); it != s.at("$defs").end(); ++it)
+    if (!it->contains("description")) missing.push_back("/$defs/" + it.key());
+  INFO([&] {
+    std::string all;
+    for (const auto& m : missing) all += m + "\n";
+    return all;
+  }());
+  CHECK(missing.empty());
+}

@@ -1,0 +1,65 @@
+// allocsim merge REPORT.json... [--report-json F] [--junit F]: combines the reports of `sweep --shard K/N`
+// (all N of them) into the report the unsharded sweep gives (plus "shards": {"merged": N}), judges every
+// scenario, and exits like sweep: 0 all met, 1 one not, 2 mismatched/missing/malformed reports or a
+// scenario file that changed since the sweep (the scenarios are re-read to judge them).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "backend/harness/sweep_report.h"
+#include "tools/allocsim/cli.h"
+#include "tools/allocsim/sweep_cli.h"
+
+namespace allocsim::cli {
+
+int cmd_merge(int argc, char** argv) {
+  std::vector<std::string> inputs;
+  SweepOutputs out;
+  po::options_description d("merge options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("report-json,o", po::value(&out.report_json), "write the merged JSON report here");
+  d.add_options()("junit", po::value(&out.junit), "write a JUnit XML report here");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&inputs)->composing());
+  po::options_description all;
+  all.add(d).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim merge SHARD-REPORT.json... [options]\n\n" << d;
+    return kExitOk;
+  }
+  if (inputs.empty()) throw UsageError("missing REPORT.json (the --report-json files of every shard)");
+  check_outputs(out);
+  std::vector<std::pair<std::string, nlohmann::json>> reports;
+  for (const auto& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError(fmt::format("{}: cannot read", path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+      reports.emplace_back(path, nlohmann::json::parse(ss.str()));
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(fmt::format("{}: not JSON: {}", path, e.what()));
+    }
+  }
+  try {
+    const harness::SweepResults res = harness::merge_reports(reports);
+    const uint64_t n = reports.size();
+    return finish_sweep(res, out, nlohmann::json{{"merged", n}});
+  } catch (const harness::SweepInputError& e) {
+    std::cerr << "allocsim: merge: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace allocsim::cli

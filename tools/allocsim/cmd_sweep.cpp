@@ -1,0 +1,186 @@
+// allocsim sweep DIR|FILES...: judge many scenarios, exhaustively by default (dfs + dpor), on --jobs
+// threads, as shard K/N, with checkpoints; JSON and JUnit reports (backend/harness/sweep.h).
+//
+// Exit codes: 0 every scenario met its expectation; 1 one did not (or the time budget cut it short);
+// 2 usage or input error, including a scenario file that does not load: that file is reported (stdout,
+// the JSON "errors" list, a JUnit <error>) with its JSON pointer, the other scenarios still run and are
+// reported, and the exit code is 2 because the sweep could not judge everything it was given; 3 internal.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "backend/harness/sweep.h"
+#include "tools/allocsim/cli.h"
+#include "tools/allocsim/sweep_cli.h"
+
+namespace allocsim::cli {
+
+namespace {
+
+struct SweepFlags {
+  std::vector<std::string> inputs;
+  std::string strategy = "dfs", reduction, bound, depth = "3", seed = "0", executions, max_steps = "10000";
+  std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
+  SweepOutputs out;
+};
+
+/// Prints a progress line to stderr twice a second until stopped (terminals only). Wall-clock values
+/// appear here and nowhere else.
+class ProgressLine {
+ public:
+  explicit ProgressLine(harness::SweepProgress& p) : p_(p), t0_(std::chrono::steady_clock::now()) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressLine() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    std::fprintf(stderr, "\r%*s\r", 110, "");
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; })) {
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+      const uint64_t done = p_.executions.load();
+      const double rate = secs > 0 ? double(done) / secs : 0;
+      std::string left = "remaining tree unknown";
+      if (p_.estimated_total > double(done) && rate > 0)
+        left = fmt::format("~{:.0f} executions left (Knuth estimate, an upper bound under dpor), ETA {:.0f}s",
+                           p_.estimated_total - double(done), (p_.estimated_total - double(done)) / rate);
+      std::string current;
+      {
+        std::lock_guard c(p_.mu);
+        current = p_.current;
+      }
+      std::fprintf(stderr, "\r%s | units %llu/%llu | %llu executions, %.0f/s, %llu violating | %s   ", current.c_str(),
+                   (unsigned long long)p_.units_done.load(), (unsigned long long)p_.units_total,
+                   (unsigned long long)done, rate, (unsigned long long)p_.violating.load(), left.c_str());
+    }
+  }
+
+  harness::SweepProgress& p_;
+  std::chrono::steady_clock::time_point t0_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+harness::SweepConfig to_sweep_config(const SweepFlags& f) {
+  harness::SweepConfig c;
+  c.tool_version = ALLOCSIM_VERSION;
+  c.strategy = f.strategy;
+  if (c.strategy != "dfs" && c.strategy != "random" && c.strategy != "pct")
+    throw UsageError(fmt::format("--strategy: unknown strategy \"{}\" (dfs, random, pct)", c.strategy));
+  if (!f.reduction.empty() && f.reduction != "none" && f.reduction != "dpor")
+    throw UsageError(fmt::format("--reduction: expected none or dpor, got \"{}\"", f.reduction));
+  if (c.strategy != "dfs" && (!f.reduction.empty() || !f.bound.empty()))
+    throw UsageError("--reduction and --preemption-bound apply to --strategy dfs only");
+  c.reduction = f.reduction;
+  if (!f.bound.empty()) c.preemption_bound = uint32_t(parse_u64("--preemption-bound", f.bound, 0, 1000));
+  if (c.reduction == "dpor" && c.preemption_bound)
+    throw UsageError("--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound is "
+                     "unsound (Coons et al., OOPSLA 2013); bounded sweeps use plain DFS (--reduction none)");
+  c.pct_depth = uint32_t(parse_u64("--depth", f.depth, 1, 1000));
+  c.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
+  c.executions = f.executions.empty() ? (c.strategy == "dfs" ? 0 : 1000)
+                                      : parse_u64("--executions", f.executions, c.strategy == "dfs" ? 0 : 1,
+                                                  1'000'000'000'000ull);
+  c.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
+  c.jobs = unsigned(parse_u64("--jobs", f.jobs, 1, 256));
+  const auto slash = f.shard.find('/');
+  if (slash == std::string::npos) throw UsageError(fmt::format("--shard: expected K/N, got \"{}\"", f.shard));
+  const uint64_t n = parse_u64("--shard (N)", f.shard.substr(slash + 1), 1, 100000);
+  const uint64_t k = parse_u64("--shard (K)", f.shard.substr(0, slash), 1, n);
+  c.shard_index = uint32_t(k - 1), c.shard_count = uint32_t(n);
+  if (!f.time_budget.empty()) c.time_budget_seconds = double(parse_u64("--time-budget", f.time_budget, 1, 10'000'000));
+  c.resume_path = f.resume;
+  // Resuming keeps checkpointing into the same file unless told otherwise.
+  c.checkpoint_path = f.checkpoint.empty() ? f.resume : f.checkpoint;
+  c.checkpoint_interval_seconds = double(parse_u64("--checkpoint-interval", f.interval, 1, 86400));
+  return c;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  SweepFlags f;
+  po::options_description d("sweep options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("strategy", po::value(&f.strategy)->default_value("dfs"), "dfs | random | pct");
+  d.add_options()("reduction", po::value(&f.reduction),
+                  "dfs: dpor (default when unbounded) | none (plain DFS; the only choice with --preemption-bound)");
+  d.add_options()("preemption-bound", po::value(&f.bound), "dfs: schedules with at most K preemptions (plain DFS)");
+  d.add_options()("depth", po::value(&f.depth)->default_value("3"), "pct: bug depth d");
+  d.add_options()("seed", po::value(&f.seed)->default_value("0"), "random/pct: run seed (as allocsim run)");
+  d.add_options()("executions,n", po::value(&f.executions),
+                  "random/pct: executions per scenario (default 1000); dfs: cap per work unit (default: none)");
+  d.add_options()("max-steps", po::value(&f.max_steps)->default_value("10000"), "steps per execution");
+  d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "worker threads (results do not depend on it)");
+  d.add_options()("shard", po::value(&f.shard)->default_value("1/1"),
+                  "run only shard K of N (work units by scenario and schedule prefix); combine with allocsim merge");
+  d.add_options()("time-budget", po::value(&f.time_budget),
+                  "seconds: stop after this (unfinished scenarios fail; continue later with --resume)");
+  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here after every work unit");
+  d.add_options()("resume", po::value(&f.resume), "continue from this checkpoint (and keep checkpointing to it)");
+  d.add_options()("checkpoint-interval", po::value(&f.interval)->default_value("5"),
+                  "seconds between checkpoints within a long work unit");
+  d.add_options()("report-json", po::value(&f.out.report_json), "write the allocsim/sweep-report/v1 JSON report here");
+  d.add_options()("junit", po::value(&f.out.junit), "write a JUnit XML report here");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&f.inputs)->composing());
+  po::options_description all;
+  all.add(d).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n" << d
+              << "\nexamples:\n  allocsim sweep scenarios/ --jobs 2 --report-json sweep.json --junit sweep.xml\n"
+                 "  allocsim sweep scenarios/ --shard 2/3 --report-json shard-2.json   (then: allocsim merge "
+                 "shard-*.json)\n"
+                 "\nexit codes: 0 all expectations met; 1 one was not; 2 usage/input error (a bad scenario file is "
+                 "reported and the rest still run); 3 internal error.\n";
+    return kExitOk;
+  }
+  if (f.inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
+  harness::SweepConfig cfg = to_sweep_config(f);
+  check_outputs(f.out);
+  const bool tty = isatty(STDERR_FILENO);
+  cfg.estimate_trees = tty;
+  harness::SweepProgress progress;
+  try {
+    const auto files = harness::expand_inputs(f.inputs);
+    harness::SweepResults res;
+    {
+      std::optional<ProgressLine> line;
+      if (tty) line.emplace(progress);
+      res = harness::run_sweep(files, cfg, &progress);
+    }
+    const nlohmann::json shards = nullptr;  // a shard's own "shards" field comes from the report itself
+    return finish_sweep(res, f.out, shards);
+  } catch (const harness::SweepInputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace allocsim::cli

@@ -1,0 +1,62 @@
+#include "tools/allocsim/sweep_cli.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "backend/harness/trace_file.h"
+#include "backend/harness/sweep_report.h"
+#include "tools/allocsim/cli.h"
+
+namespace allocsim::cli {
+
+void check_outputs(const SweepOutputs& out) {
+  for (const auto& [flag, path] : {std::pair{"--report-json", out.report_json}, std::pair{"--junit", out.junit}}) {
+    if (path.empty()) continue;
+    const auto dir = std::filesystem::path(path).parent_path();
+    const std::string d = dir.empty() ? "." : dir.string();
+    if (!std::filesystem::is_directory(d) || ::access(d.c_str(), W_OK) != 0)
+      throw UsageError(fmt::format("{} {}: directory {} does not exist or is not writable", flag, path, d));
+  }
+}
+
+int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, const nlohmann::json& shards) {
+  const auto outs = harness::outcomes(res);
+  for (const auto& o : outs) {
+    const auto& r = o.result;
+    const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
+    std::string line = fmt::format("{} {}: {} executions", verdict, o.plan->path, r.executions);
+    if (res.config.strategy == "dfs")
+      line += fmt::format(", {} distinct traces, {}", r.traces.size(),
+                          r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted" : "NOT exhausted");
+    line += fmt::format(", {} violating", r.violating);
+    for (const auto& [inv, n] : r.by_invariant) line += fmt::format(" [{}: {}]", inv, n);
+    std::cout << line << "\n";
+    if (r.first)
+      std::cout << fmt::format("     first violation: {}: {}\n     replay: {}\n", r.first->invariant, r.first->message,
+                               harness::replay_command(*o.plan, *r.first, res.config));
+    for (const auto& u : o.unmet) std::cout << "     - " << u << "\n";
+  }
+  for (const auto& p : res.plans)
+    if (p.error) std::cout << "ERR  " << p.error->what() << "\n";
+  nlohmann::json report = harness::sweep_report_json(res, outs);
+  if (!shards.is_null()) report["shards"] = shards;
+  const auto& t = report["totals"];
+  std::cout << fmt::format("{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions\n",
+                           t["scenarios"].get<uint64_t>(), t["met"].get<uint64_t>(), t["unmet"].get<uint64_t>(),
+                           t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
+                           t["executions"].get<uint64_t>());
+  try {
+    if (!out.report_json.empty()) harness::write_file_atomically(out.report_json, report.dump(2) + "\n");
+    if (!out.junit.empty()) harness::write_file_atomically(out.junit, harness::junit_xml(res, outs));
+  } catch (const harness::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return harness::sweep_exit_code(res, outs);
+}
+
+}  // namespace allocsim::cli

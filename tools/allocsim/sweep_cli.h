@@ -1,0 +1,26 @@
+// What `allocsim sweep` and `allocsim merge` share: the printed summary and the report files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backend/harness/sweep.h"
+
+namespace allocsim::cli {
+
+/// Where the reports go ("" = not written).
+struct SweepOutputs {
+  std::string report_json;
+  std::string junit;
+};
+
+/// Fails early (UsageError naming the flag) when an output file's directory does not exist, so a long
+/// sweep never ends in an unwritable report.
+void check_outputs(const SweepOutputs& out);
+
+/// Prints one line per scenario (verdict, executions, traces, first violation and its replay command,
+/// unmet reasons) and the totals to stdout, writes the reports atomically (`shards` is added to the JSON
+/// when not null) and returns the exit code (harness::sweep_exit_code).
+int finish_sweep(const harness::SweepResults& results, const SweepOutputs& out, const nlohmann::json& shards);
+
+}  // namespace allocsim::cli

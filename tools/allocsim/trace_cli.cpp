@@ -1,0 +1,268 @@
+#include "tools/allocsim/trace_cli.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "backend/harness/shrink.h"
+#include "backend/harness/trace_replay.h"
+#include "sim/schedule.h"
+#include "tools/allocsim/cli.h"
+#include "tools/allocsim/report.h"
+#include "tools/allocsim/trace_report.h"
+
+namespace allocsim::cli {
+
+namespace po = boost::program_options;
+
+po::options_description trace_options(TraceFlags& f, bool run) {
+  po::options_description d(run ? "trace and shrink options" : "trace options");
+  if (run) {
+    d.add_options()("trace-out", po::value(&f.trace_out),
+                    "write the violation's trace here (default: <scenario-name>.seed-<execution seed>.trace.json in "
+                    "the current directory)");
+    d.add_options()("no-trace", po::bool_switch(&f.no_trace), "write no trace file");
+    d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
+    d.add_options()("shrink-budget", po::value(&f.shrink_budget)->default_value("60"),
+                    "shrinking stops early after this many seconds (and says so); 0 = no time limit");
+    d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("200000"),
+                    "shrinking runs at most this many candidate executions: the deterministic bound");
+  } else {
+    d.add_options()("schedule", po::value(&f.schedule),
+                    "replay this schedule instead of a seed: \"v1:\" then comma-separated runs, e.g. "
+                    "v1:flowA*6,flowB,flowA*2,#1 (actor*count; @index for an actor by position; #N a fault draw)");
+  }
+  d.add_options()("perfetto", po::value(&f.perfetto),
+                  "also write the printed trace as Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  return d;
+}
+
+namespace {
+
+harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<std::string>& extra) {
+  harness::Scenario out = sc;
+  for (const auto& m : extra)
+    if (std::find(out.mutants.begin(), out.mutants.end(), m) == out.mutants.end()) out.mutants.push_back(m);
+  return out;
+}
+
+std::string default_trace_name(const harness::Scenario& sc, uint64_t seed) {
+  std::string name = sc.name;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
+  return fmt::format("{}.seed-{}.trace.json", name, seed);
+}
+
+harness::ShrinkOptions shrink_options(const TraceFlags& f, uint64_t max_steps) {
+  harness::ShrinkOptions o;
+  o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
+  o.max_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000'000ull);
+  o.max_steps = max_steps;
+  return o;
+}
+
+void write_outputs(const harness::Trace& t, const std::string& trace_path, const std::string& perfetto,
+                   const char* replay_label) {
+  if (!trace_path.empty()) {
+    harness::write_file_atomically(trace_path, harness::trace_to_text(t));
+    std::cout << fmt::format("trace written: {}\n{}: allocsim replay {}\n", trace_path, replay_label,
+                             shell_quote(trace_path));
+  }
+  if (!perfetto.empty()) {
+    harness::write_file_atomically(perfetto, perfetto_json(t));
+    std::cout << fmt::format("perfetto trace written: {} (open in ui.perfetto.dev or chrome://tracing)\n", perfetto);
+  }
+}
+
+void print_divergence(const std::string& what, const harness::Divergence& d) {
+  std::cout << fmt::format("{}: replay diverged at step {} ({})\n", what, d.step, d.label);
+  std::cout << fmt::format("  the trace expected: {}\n  the program did:    {}\n", d.expected, d.actual);
+  std::cout << "  the scenario or the backend changed since the trace was recorded (or the program is not "
+               "deterministic); record a new trace with `allocsim run`\n";
+}
+
+std::vector<std::string> names_of(const harness::Scenario& sc) {
+  std::vector<std::string> out;
+  for (const auto& a : sc.actors) out.push_back(a.name);
+  return out;
+}
+
+}  // namespace
+
+int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                   const sim::Finding& f) {
+  const TraceFlags& tf = c.trace;
+  const harness::Scenario full = with_mutants(sc, c.mutants);
+  std::string mut;
+  for (const auto& m : c.mutants) mut += " --mutant " + m;
+  std::cout << fmt::format("replay by schedule: allocsim replay {} --schedule {}{}\n", shell_quote(c.scenario),
+                           sim::format_schedule(f.result.schedule, names_of(full)), mut);
+  std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
+  harness::Trace t;
+  if (tf.no_shrink) {
+    t = harness::make_trace(full, f.result, harness::state_before_last_step(full, f.result, cfg.max_steps));
+  } else {
+    const harness::ShrinkOptions so = shrink_options(tf, cfg.max_steps);
+    std::cout << fmt::format("\nshrinking (at most {} candidate runs{})...\n", so.max_runs,
+                             so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
+    std::cout.flush();
+    harness::ShrinkResult s = harness::shrink(full, f.result.schedule, so);
+    t = harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, cfg.max_steps));
+    t.shrink = harness::ShrinkInfo{f.result.steps.size(), full.actors.size(), harness::op_count(full),
+                                   f.result.preemptions, s.runs, s.budget_exhausted, s.out_of_time,
+                                   s.preemptions_minimal};
+    std::cout << explain_trace(t);
+  }
+  t.tool_version = ALLOCSIM_VERSION;
+  t.scenario_path = c.scenario;
+  t.scenario_digest = sc.digest;
+  t.strategy = cfg.strategy;
+  t.seed = cfg.seed;
+  if (cfg.strategy == "random") t.execution_seed = f.seed;
+  t.max_steps = cfg.max_steps;
+  const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
+  try {
+    write_outputs(t, path, tf.perfetto, tf.no_shrink ? "replay trace" : "replay minimal");
+  } catch (const harness::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (path.empty() && !tf.no_shrink) std::cout << "minimal trace not written (--no-trace)\n";
+  return kExitOk;
+}
+
+int replay_trace_file(const Common& c) {
+  if (!c.mutants.empty())
+    throw UsageError("--mutant: a trace file embeds its scenario and mutants; replay it as it is");
+  const harness::Trace t = harness::load_trace(c.scenario);
+  const harness::TraceReplay rr = harness::replay_trace(t);
+  if (rr.divergence) {
+    print_divergence(fmt::format("allocsim replay {}", c.scenario), *rr.divergence);
+    return kExitDiverged;
+  }
+  harness::Trace now = harness::make_trace(t.scenario, rr.result, rr.state_before);
+  now.shrink = t.shrink;
+  std::cout << fmt::format("allocsim replay {}: {} steps, {} preemptions, fingerprint {}\n", c.scenario,
+                           now.steps.size(), now.preemptions, now.fingerprint);
+  std::cout << explain_trace(now);
+  try {
+    write_outputs(now, "", c.trace.perfetto, "");
+  } catch (const harness::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return rr.result.violation ? kExitFailed : kExitOk;
+}
+
+int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc) {
+  const harness::Scenario full = with_mutants(sc, c.mutants);
+  std::vector<sim::Choice> schedule;
+  try {
+    schedule = sim::parse_schedule(c.trace.schedule, names_of(full));
+  } catch (const sim::ScheduleError& e) {
+    throw UsageError(fmt::format("--schedule: {}", e.what()));
+  }
+  const harness::StrictReplay sr = harness::replay_strict(full, schedule, cfg.max_steps);
+  const sim::ExecutionResult& r = sr.result;
+  std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
+                           c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
+  if (sr.divergence) {
+    std::cout << fmt::format("replay diverged at step {}: {}\n", sr.divergence_step.value_or(0), *sr.divergence);
+    return kExitDiverged;
+  }
+  if (!c.trace.perfetto.empty()) {
+    harness::Trace t = harness::make_trace(full, r, harness::state_before_last_step(full, r, cfg.max_steps));
+    try {
+      write_outputs(t, "", c.trace.perfetto, "");
+    } catch (const harness::OutputError& e) {
+      std::cerr << "allocsim: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (r.violation) {
+    std::cout << violation_report(r, names_of(full));
+    return kExitFailed;
+  }
+  std::cout << trace_table(r, names_of(full)) << "no violation\n";
+  return kExitOk;
+}
+
+int cmd_shrink(int argc, char** argv) {
+  std::string input, output;
+  TraceFlags tf;
+  po::options_description d("shrink options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("output,o", po::value(&output),
+                  "write the minimal trace here (default: the input's name with .min.trace.json)");
+  d.add_options()("shrink-budget", po::value(&tf.shrink_budget)->default_value("60"),
+                  "stop early after this many seconds (and say so); 0 = no time limit");
+  d.add_options()("shrink-runs", po::value(&tf.shrink_runs)->default_value("200000"),
+                  "at most this many candidate executions: the deterministic bound");
+  d.add_options()("perfetto", po::value(&tf.perfetto), "also write the minimal trace as Chrome trace-event JSON");
+  po::options_description hidden;
+  hidden.add_options()("trace", po::value(&input));
+  po::options_description all;
+  all.add(d).add(hidden);
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim shrink TRACE.json [-o MIN.json] [options]\n\n" << d;
+    return kExitOk;
+  }
+  if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  const harness::Trace t = harness::load_trace(input);
+  const harness::ShrinkOptions so = shrink_options(tf, t.max_steps);
+  const harness::TraceReplay rr = harness::replay_trace(t);
+  if (rr.divergence) {
+    print_divergence(fmt::format("allocsim shrink {}", input), *rr.divergence);
+    return kExitDiverged;
+  }
+  if (!rr.result.violation) {
+    std::cout << fmt::format("allocsim shrink {}: the trace violates no invariant; nothing to shrink\n", input);
+    return kExitOk;
+  }
+  if (output.empty()) {
+    std::string stem = input;
+    for (const char* suffix : {".trace.json", ".json"})
+      if (stem.ends_with(suffix)) {
+        stem.resize(stem.size() - std::string_view(suffix).size());
+        break;
+      }
+    output = stem + ".min.trace.json";
+  }
+  harness::ShrinkResult s = harness::shrink(t.scenario, rr.result.schedule, so);
+  harness::Trace m =
+      harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, t.max_steps));
+  // Sizes before shrinking are those of the original run when the input was itself shrunk.
+  m.shrink = t.shrink ? *t.shrink
+                      : harness::ShrinkInfo{t.steps.size(), t.scenario.actors.size(), harness::op_count(t.scenario),
+                                            t.preemptions};
+  m.shrink->runs = s.runs;
+  m.shrink->budget_exhausted = s.budget_exhausted;
+  m.shrink->out_of_time = s.out_of_time;
+  m.shrink->preemptions_minimal = s.preemptions_minimal;
+  m.tool_version = ALLOCSIM_VERSION;
+  m.scenario_path = t.scenario_path;
+  m.scenario_digest = t.scenario_digest;
+  m.strategy = t.strategy;
+  m.seed = t.seed;
+  m.execution_seed = t.execution_seed;
+  m.max_steps = t.max_steps;
+  std::cout << fmt::format("allocsim shrink {}:\n", input) << explain_trace(m);
+  try {
+    write_outputs(m, output, tf.perfetto, "replay minimal");
+  } catch (const harness::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return kExitFailed;
+}
+
+}  // namespace allocsim::cli

@@ -1,0 +1,132 @@
+#include "tools/allocsim/trace_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "backend/harness/shrink.h"
+#include "backend/harness/trace_replay.h"
+
+namespace allocsim::cli {
+
+namespace {
+
+std::string indent(const std::string& text, const char* prefix) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += prefix + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+const char* plural(uint64_t n, const char* one, const char* many) { return n == 1 ? one : many; }
+
+std::string sizes(uint64_t steps, uint64_t actors, uint64_t ops, uint64_t preemptions) {
+  return fmt::format("{} {}, {} {}, {} {}, {} {}", steps, plural(steps, "step", "steps"), actors,
+                     plural(actors, "actor", "actors"), ops, plural(ops, "op", "ops"), preemptions,
+                     plural(preemptions, "preemption", "preemptions"));
+}
+
+}  // namespace
+
+std::string actor_table(const harness::Trace& t) {
+  const auto& actors = t.scenario.actors;
+  std::vector<size_t> width(actors.size());
+  for (size_t a = 0; a < actors.size(); ++a) width[a] = actors[a].name.size();
+  const auto column = [&](const std::string& name) {
+    size_t a = 0;
+    while (a < actors.size() && actors[a].name != name) ++a;
+    return a;
+  };
+  for (const auto& s : t.steps) {
+    const size_t a = column(s.actor);
+    if (a < actors.size()) width[a] = std::max(width[a], s.point.size());
+  }
+  std::string out = fmt::format("  {:>5} ", "step");
+  for (size_t a = 0; a < actors.size(); ++a) out += fmt::format(" {:<{}} ", actors[a].name, width[a]);
+  out += " details\n";
+  for (size_t i = 0; i < t.steps.size(); ++i) {
+    const auto& s = t.steps[i];
+    std::string line = fmt::format("  {:>5}{}", i, s.preemption ? "*" : " ");
+    const size_t col = column(s.actor);
+    for (size_t a = 0; a < actors.size(); ++a) line += fmt::format(" {:<{}} ", a == col ? s.point : "", width[a]);
+    line += " " + s.detail;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string explain_trace(const harness::Trace& t) {
+  std::string out;
+  if (t.violation) out += fmt::format("violation: {}\n  {}\n", t.violation->invariant, t.violation->message);
+  else out += "no violation\n";
+  const uint64_t ops = harness::op_count(t.scenario);
+  if (t.shrink) {
+    const auto& s = *t.shrink;
+    out += fmt::format("minimal trace: {} (shrunk from {} in {} runs{}{})\n",
+                       sizes(t.steps.size(), t.scenario.actors.size(), ops, t.preemptions),
+                       sizes(s.raw_steps, s.raw_actors, s.raw_ops, s.raw_preemptions), s.runs,
+                       s.preemptions_minimal ? "; no schedule of it has fewer preemptions" : "",
+                       s.budget_exhausted ? (s.out_of_time ? "; the time budget ran out, so it may not be minimal"
+                                                            : "; the run budget ran out, so it may not be minimal")
+                                          : "");
+  } else {
+    out += fmt::format("trace: {} (not shrunk)\n", sizes(t.steps.size(), t.scenario.actors.size(), ops, t.preemptions));
+  }
+  out += "  (each step resumes its actor from the point shown; * marks a preemption)\n";
+  out += actor_table(t);
+  if (t.violation && !t.violation->state.empty()) {
+    out += "state the invariant saw (the fields that broke it):\n";
+    if (!t.steps.empty()) {
+      out += fmt::format("  before step {} ({}):\n", t.violation->step,
+                         harness::step_label(t.steps[std::min<size_t>(t.violation->step, t.steps.size() - 1)]));
+      out += indent(t.violation->state_before, "    ");
+      out += "  after it:\n";
+    }
+    out += indent(t.violation->state, "    ");
+  }
+  out += fmt::format("fingerprint: {}\n", t.fingerprint);
+  return out;
+}
+
+std::string perfetto_json(const harness::Trace& t) {
+  using Json = nlohmann::ordered_json;
+  Json events = Json::array();
+  const auto tid = [&](const std::string& name) {
+    for (size_t a = 0; a < t.scenario.actors.size(); ++a)
+      if (t.scenario.actors[a].name == name) return static_cast<int>(a + 1);
+    return 0;
+  };
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"tid", 0},
+                    {"args", {{"name", "allocsim: " + t.scenario.name}}}});
+  for (size_t a = 0; a < t.scenario.actors.size(); ++a) {
+    const int id = static_cast<int>(a + 1);
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", id},
+                      {"args", {{"name", t.scenario.actors[a].name}}}});
+    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 1}, {"tid", id},
+                      {"args", {{"sort_index", id}}}});
+  }
+  for (size_t i = 0; i < t.steps.size(); ++i) {
+    const auto& s = t.steps[i];
+    events.push_back({{"ph", "X"}, {"name", s.point}, {"cat", s.kind}, {"pid", 1}, {"tid", tid(s.actor)},
+                      {"ts", i}, {"dur", 1},
+                      {"args", {{"step", i}, {"label", harness::step_label(s)}, {"detail", s.detail},
+                                {"preemption", s.preemption}}}});
+  }
+  if (t.violation) {
+    const int id = t.violation->actor.empty() ? 0 : tid(t.violation->actor);
+    events.push_back({{"ph", "i"}, {"name", "violation: " + t.violation->invariant}, {"cat", "violation"},
+                      {"pid", 1}, {"tid", id}, {"ts", t.steps.size()}, {"s", id == 0 ? "g" : "t"},
+                      {"args", {{"message", t.violation->message}, {"state", t.violation->state}}}});
+  }
+  Json doc = {{"displayTimeUnit", "ms"}, {"traceEvents", std::move(events)}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace allocsim::cli

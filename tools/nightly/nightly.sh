@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The nightly exhaustive sweep (issue 5): `allocsim sweep` with dfs + DPOR over scenarios/, JSON and JUnit
+# reports in one directory, resumable after a kill (the checkpoint lives next to the reports).
+#
+#   tools/nightly/nightly.sh sweep [-o OUT] [-j JOBS] [-b BUDGET_S] [-s K/N] [--fresh] [SCENARIOS...]
+#       OUT defaults to ./nightly-out, JOBS to 2, SCENARIOS to scenarios/. Writes OUT/sweep.json,
+#       OUT/junit.xml, OUT/sweep.log and OUT/checkpoint.json. An existing OUT/checkpoint.json is resumed
+#       (a restarted pod or CI job continues where it stopped); --fresh deletes it first. With -s K/N
+#       the reports are shard reports, to be merged.
+#   tools/nightly/nightly.sh merge OUT SHARD_REPORT.json...
+#       Combines the N shard reports into OUT/sweep.json and OUT/junit.xml (allocsim merge).
+#
+# Environment: ALLOCSIM (the binary; default build/tools/allocsim under the repository root),
+# ALLOCSIM_SWEEP_FLAGS (extra sweep flags, e.g. "--preemption-bound 2 --reduction none").
+# Exit code: allocsim's (0 all expectations met, 1 not, 2 input error, 3 internal).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ALLOCSIM="${ALLOCSIM:-$ROOT/build/tools/allocsim}"
+
+usage() {
+  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+[ -x "$ALLOCSIM" ] || { echo "nightly.sh: $ALLOCSIM is not an executable (set ALLOCSIM, or build first)" >&2; exit 2; }
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  sweep)
+    out="nightly-out" jobs=2 budget="" shard="1/1" fresh=0
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        -o) out="$2"; shift 2 ;;
+        -j) jobs="$2"; shift 2 ;;
+        -b) budget="$2"; shift 2 ;;
+        -s) shard="$2"; shift 2 ;;
+        --fresh) fresh=1; shift ;;
+        -h|--help) usage ;;
+        -*) echo "nightly.sh: unknown option $1" >&2; usage ;;
+        *) break ;;
+      esac
+    done
+    inputs=("$@")
+    [ ${#inputs[@]} -eq 0 ] && inputs=("$ROOT/scenarios")
+    mkdir -p "$out"
+    [ "$fresh" -eq 1 ] && rm -f "$out/checkpoint.json"
+    args=(sweep "${inputs[@]}" --strategy dfs --jobs "$jobs" --shard "$shard"
+          --checkpoint "$out/checkpoint.json" --report-json "$out/sweep.json" --junit "$out/junit.xml")
+    [ -f "$out/checkpoint.json" ] && args+=(--resume "$out/checkpoint.json")
+    [ -n "$budget" ] && args+=(--time-budget "$budget")
+    # shellcheck disable=SC2206  # word splitting of the extra flags is intended
+    [ -n "${ALLOCSIM_SWEEP_FLAGS:-}" ] && args+=(${ALLOCSIM_SWEEP_FLAGS})
+    start=$(date +%s)
+    set +e
+    "$ALLOCSIM" "${args[@]}" >"$out/sweep.log" 2>&1
+    rc=$?
+    set -e
+    cat "$out/sweep.log"
+    echo "nightly.sh: sweep exit $rc after $(( $(date +%s) - start ))s; reports in $out" >&2
+    exit "$rc"
+    ;;
+  merge)
+    [ $# -ge 2 ] || usage
+    out="$1"; shift
+    mkdir -p "$out"
+    exec "$ALLOCSIM" merge "$@" --report-json "$out/sweep.json" --junit "$out/junit.xml"
+    ;;
+  *)
+    usage
+    ;;
+esac
