@@ -3,6 +3,8 @@
 // of the dev setup (tools/dev.sh): if it is missing, these tests fail rather than skip.
 #include <catch2/catch.hpp>
 
+#include "tests/cli/support.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,14 +28,8 @@ struct Out {
 
 Out sh(const std::string& cmd) {
   const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
-  FILE* p = popen(full.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const cli_test::Captured c = cli_test::capture(full);
+  return {c.code, c.text};
 }
 
 std::string slurp(const std::string& path) {

@@ -2,6 +2,8 @@
 // a SIGKILLed sweep resumes to the same report, JUnit is well-formed XML, bad inputs exit 2.
 #include <catch2/catch.hpp>
 
+#include "tests/cli/support.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,14 +31,8 @@ struct Out {
 
 Out sh(const std::string& cmd) {
   const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
-  FILE* p = popen(full.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const cli_test::Captured c = cli_test::capture(full);
+  return {c.code, c.text};
 }
 
 Out allocsim(const std::string& args) { return sh(std::string(ALLOCSIM_BINARY) + " " + args); }

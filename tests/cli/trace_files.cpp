@@ -3,6 +3,8 @@
 // (exit 2, file and JSON pointer named, nothing written), and `--schedule` replays what `--seed` does.
 #include <catch2/catch.hpp>
 
+#include "tests/cli/support.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,14 +27,8 @@ struct Result {
 
 Result run(const std::string& args) {
   const std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const cli_test::Captured c = cli_test::capture(cmd);
+  return {c.code, c.text};
 }
 
 // A fresh scratch directory per test case, removed at the end.
