@@ -297,7 +297,7 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
     writer = std::make_unique<CheckpointWriter>(config.checkpoint_path, config, res.plans, resumed);
 
   // This shard's units, in global order; finished ones come straight from the checkpoint.
-  std::vector<std::pair<size_t, uint64_t>> todo;
+  std::vector<std::pair<size_t, uint64_t>> pending;
   uint64_t total_units = 0;
   double estimate = 0;
   for (size_t p = 0; p < res.plans.size(); ++p) {
@@ -307,7 +307,7 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
       if (!unit_in_shard(res.plans, p, u, config.shard_index, config.shard_count)) continue;
       ++mine;
       if (auto it = resumed.done.find({p, u}); it != resumed.done.end()) res.units[p][u] = it->second;
-      else todo.push_back({p, u});
+      else pending.push_back({p, u});
     }
     total_units += mine;
     if (!plan.units.empty()) estimate += plan.estimated_leaves * double(mine) / double(plan.units.size());
@@ -315,7 +315,7 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
   if (progress) {
     progress->units_total = total_units;
     progress->estimated_total = estimate;
-    progress->units_done = total_units - todo.size();
+    progress->units_done = total_units - pending.size();
     for (const auto& m : res.units)
       for (const auto& [u, r] : m) progress->executions += r.executions, progress->violating += r.violating;
   }
@@ -325,10 +325,10 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
     return config.time_budget_seconds &&
            std::chrono::duration<double>(Clock::now() - t0).count() >= *config.time_budget_seconds;
   };
-  parallel_for(todo.size(), config.jobs, [&](size_t i) {
+  parallel_for(pending.size(), config.jobs, [&](size_t i) {
     // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
-    const size_t p = todo[i].first;
-    const uint64_t u = todo[i].second;
+    const size_t p = pending[i].first;
+    const uint64_t u = pending[i].second;
     if (out_of_time()) return;  // a unit never started stays absent: the report says the budget ran out
     if (progress) {
       std::lock_guard lock(progress->mu);
