@@ -305,6 +305,23 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
 
 ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                                         const std::optional<std::string>& expected_generation) {
+  std::optional<OwnershipConflict> conflict;
+  ClaimObservation obs = try_reserve(c, plan, operation_id, expected_generation, conflict);
+  if (conflict) throw std::move(*conflict);
+  return obs;
+}
+
+// The seed's `reserve` body. Each of its three `raise OwnershipConflict(...)` is `return lost(...)` here: the
+// same effects in the same order (the conflict is built, then the lock, if held, is released), without
+// unwinding the stack; unwinding cost more than the rest of an execution, and a lost CAS ends about half of
+// all executions of a two-claimant scenario.
+ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                                            const std::optional<std::string>& expected_generation,
+                                            std::optional<OwnershipConflict>& conflict) {
+  const auto lost = [&conflict](OwnershipConflict e) {
+    conflict.emplace(std::move(e));
+    return ClaimObservation{};
+  };
   const std::string owner = operation_id.substr(0, operation_id.find(':'));
   std::set<std::string> node_set;
   for (const auto& [workload, devices] : plan.assignments)
@@ -324,10 +341,10 @@ ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, con
   }
   if (expected_generation && *expected_generation != current && !opt_.mutants.has(Mutant::StalePlanApplied))
     // The plan was made on an inventory that has since changed: never apply a stale plan (ALLOC-023).
-    throw OwnershipConflict(fmt::format("the inventory changed since the plan was made (generation {} -> {}); "
-                                        "nothing was reserved",
-                                        *expected_generation, current),
-                            "Re-plan against the current inventory.");
+    return lost(OwnershipConflict(fmt::format("the inventory changed since the plan was made (generation {} -> {}); "
+                                              "nothing was reserved",
+                                              *expected_generation, current),
+                                  "Re-plan against the current inventory."));
   const std::string claim_id = c.next_id("claim");
   const std::string generation = c.next_id("gen");
   std::vector<std::string> stamped;
@@ -349,8 +366,8 @@ ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, con
         LockGuard lock(c);
         rollback(c, stamped, generation, operation_id);
       }
-      throw OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
-                              "Re-plan against the remaining pool.", node_name);
+      return lost(OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
+                                    "Re-plan against the remaining pool.", node_name));
     }
     c.barrier("owner.update.before", fmt::format("node={} op_id={}", node_name, operation_id));
     {
@@ -359,9 +376,10 @@ ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, con
       // client-side-claim mutant: the write names no resourceVersion, so a lost race goes unnoticed.
       if (!opt_.mutants.has(Mutant::ClientSideClaim) && node_at(node_name).resource_version != seen_version) {
         rollback(c, stamped, generation, operation_id);
-        throw OwnershipConflict(fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write",
-                                            node_name, seen_version, node_at(node_name).resource_version),
-                                "Re-plan against the current state.", node_name);
+        return lost(OwnershipConflict(
+            fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write", node_name,
+                        seen_version, node_at(node_name).resource_version),
+            "Re-plan against the current state.", node_name));
       }
       NodeFixture& node = node_at(node_name);
       if (node.owner != owner) {
@@ -517,6 +535,9 @@ Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::strin
     return unknown_now<ClaimObservation>(*reason, "node read failed");
   c.touch(Obj::Claim, claim_id, false);
   const Claim* claim = s_.claim(claim_id);
+  // strict-claim-lookup mutant: `self._claims[claim_id]` instead of `.get()`: std::out_of_range (KeyError) for a
+  // claim that is gone, where the seed answers Unknown.
+  if (opt_.mutants.has(Mutant::StrictClaimLookup)) claim = &claim_at(claim_id);
   if (claim == nullptr) return unknown_now<ClaimObservation>("unreachable", "no claim " + claim_id);
   return known_now(observe_claim(c, *claim), claim->generation);
 }
@@ -622,9 +643,24 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
       c.touch(Obj::Node, n, false);
       if (!node_at(n).workloads.empty()) busy.push_back(n);
     }
-    if (keep_workloads || !busy.empty())
+    // release-spins-on-busy-nodes mutant: waits for the workloads instead of answering pending_recovery, but
+    // polls with the lock held, so the unbind that would end the wait can never take it (a livelock). Each
+    // poll is a barrier, i.e. a scheduling point, as a real poll loop sleeps between reads.
+    while (opt_.mutants.has(Mutant::ReleaseSpinsOnBusyNodes) && !keep_workloads && !busy.empty()) {
+      c.barrier("restore.before", fmt::format("claim={} op_id={} waiting_for_workloads=1", claim_id, operation_id));
+      busy.clear();
+      for (const std::string& n : claim.nodes) {
+        c.touch(Obj::Node, n, false);
+        if (!node_at(n).workloads.empty()) busy.push_back(n);
+      }
+    }
+    if (keep_workloads || !busy.empty()) {
+      // lock-leak-on-pending-recovery mutant: an early return that skips the unlock (one lock level leaks;
+      // the LockGuard releases only its own), so the backend lock stays held after this call returns.
+      if (opt_.mutants.has(Mutant::LockLeakOnPendingRecovery)) c.lock();
       return {claim_id, kReleasePendingRecovery, busy.empty() ? claim.nodes : busy,
               busy.empty() ? "workloads retained" : "workloads still hold the devices"};
+    }
     c.barrier("restore.before", fmt::format("claim={} op_id={}", claim_id, operation_id));
     c.touch(Obj::FailedReads, "config", false);
     if (find_in(s_.failed_reads, "config") != nullptr)
@@ -647,7 +683,13 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         node.restore_record.reset();
         record(c, operation_id, "restore-geometry", node_name, node.mig_config);
       }
-      if (node.owner == claim.owner && node.owner_epoch == claim.generation) {
+      // release-keeps-owner mutant: the stamp is never cleared. release-clears-any-owner mutant: cleared
+      // without the owner/epoch comparison, trusting the claim's node list (a label removal with no precondition).
+      const bool ours = node.owner == claim.owner && node.owner_epoch == claim.generation;
+      const bool clear = opt_.mutants.has(Mutant::ReleaseClearsAnyOwner) ? node.owner.has_value()
+                         : opt_.mutants.has(Mutant::ReleaseKeepsOwner)   ? false
+                                                                         : ours;
+      if (clear) {
         c.touch(Obj::Node, node_name, true);
         node.owner.reset();
         node.owner_epoch.reset();

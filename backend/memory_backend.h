@@ -40,6 +40,7 @@
 
 #include "backend/caller.h"
 #include "backend/contract.h"
+#include "backend/errors.h"
 #include "backend/fake_clock.h"
 #include "backend/gfd.h"
 #include "backend/mutants.h"
@@ -145,6 +146,11 @@ class MemoryBackend {
   /// claim, entry, pointer, restore records, labels, (delayed) apply. Throws OwnershipConflict.
   ClaimObservation reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                            const std::optional<std::string>& expected_generation);
+  /// reserve() without the exception: a lost CAS sets `conflict` (what reserve() throws) and returns an empty
+  /// observation, after exactly the effects reserve() has before it throws. The simulator's hot path.
+  ClaimObservation try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                               const std::optional<std::string>& expected_generation,
+                               std::optional<OwnershipConflict>& conflict);
 
   /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
   void fail_geometry(Caller& c, const std::string& node);

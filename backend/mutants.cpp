@@ -22,6 +22,20 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Mutant::RestoreRecordOverwritten, "restore-record-overwritten", "ALLOC-033",
        "every prepare re-records the node's restore record, so a second prepare records the first's allocsim "
        "config and cleanup restores that stale config"},
+      {Mutant::ReleaseClearsAnyOwner, "release-clears-any-owner", "ALLOC-033",
+       "release clears the owner stamp of every node its claim lists without comparing owner and epoch, so a "
+       "retried or recovered cleanup of an old claim removes a newer claimant's stamp"},
+      {Mutant::ReleaseKeepsOwner, "release-keeps-owner", "ALLOC-033",
+       "release restores geometry, strips the entry and removes the claim, but never clears its owner stamps"},
+      {Mutant::LockLeakOnPendingRecovery, "lock-leak-on-pending-recovery", "ALLOC-013",
+       "release returns pending_recovery (workloads hold the devices) without unlocking, so the next caller that "
+       "needs the backend lock waits forever"},
+      {Mutant::StrictClaimLookup, "strict-claim-lookup", "ALLOC-022",
+       "observe looks the claim up strictly (`self._claims[claim_id]`), so observing a claim that a release whose "
+       "response was lost has already removed throws KeyError instead of answering Unknown"},
+      {Mutant::ReleaseSpinsOnBusyNodes, "release-spins-on-busy-nodes", "ALLOC-013",
+       "instead of answering pending_recovery, release polls while holding the backend lock until the workloads "
+       "leave, so the unbind it waits for can never run (a livelock)"},
   };
   return catalog;
 }

@@ -19,6 +19,11 @@ enum class Mutant : uint8_t {
   AllocatedIsReady,        // ALLOC-021: a claim reports ready as soon as it is allocated
   StalePlanApplied,        // ALLOC-023: reserve skips the generation check
   RestoreRecordOverwritten,  // ALLOC-033: every prepare re-records the restore record (no "if None" guard)
+  ReleaseClearsAnyOwner,     // ALLOC-033: release clears the owner of every node its claim lists, whoever stamped it
+  ReleaseKeepsOwner,         // ALLOC-033: release removes the claim but never clears its owner stamps
+  LockLeakOnPendingRecovery,  // ALLOC-013: release's pending_recovery return skips the unlock
+  StrictClaimLookup,         // ALLOC-022: observe looks the claim up strictly (KeyError for a removed claim)
+  ReleaseSpinsOnBusyNodes,   // ALLOC-013: release polls, holding the lock, until workloads leave
 };
 
 struct MutantInfo {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "sim/engine.h"
@@ -16,15 +17,27 @@ namespace allocsim::sim {
 
 class PairCoverage {
  public:
+  /// Orders pairs by content, as std::pair<std::string, std::string> does, and compares them with views
+  /// too, so that observe() looks a pair up without copying it into two strings.
+  struct Less {
+    using is_transparent = void;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View view(const std::pair<std::string, std::string>& p) { return {p.first, p.second}; }
+    static View view(const View& p) { return p; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const { return view(a) < view(b); }
+  };
+  using Set = std::set<std::pair<std::string, std::string>, Less>;
+
   /// Adds the switches of one execution.
   void observe(const ExecutionResult& result);
   /// Distinct ordered pairs seen so far.
   uint64_t pairs() const { return seen_.size(); }
   /// The pairs, ordered (deterministic reports).
-  const std::set<std::pair<std::string, std::string>>& seen() const { return seen_; }
+  const Set& seen() const { return seen_; }
 
  private:
-  std::set<std::pair<std::string, std::string>> seen_;
+  Set seen_;
 };
 
 }  // namespace allocsim::sim

@@ -1,10 +1,15 @@
 #include "sim/engine.h"
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack (fingerprint) instead of XXH3_createState's heap
 #include <xxhash.h>
 
 #include <boost/context/fiber.hpp>
 #ifdef ALLOCSIM_PROTECTED_STACKS
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <sanitizer/asan_interface.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/context/stack_context.hpp>
 #else
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #endif
@@ -28,7 +33,8 @@ const char* to_string(PointKind k) {
 }
 
 uint64_t ExecutionResult::fingerprint() const {
-  XXH3_state_t* st = XXH3_createState();
+  XXH3_state_t state;
+  XXH3_state_t* st = &state;
   XXH3_64bits_reset(st);
   const auto add = [&](const void* p, size_t n) { XXH3_64bits_update(st, p, n); };
   const char sep = '\x1f';
@@ -45,12 +51,53 @@ uint64_t ExecutionResult::fingerprint() const {
     add(&sep, 1);
     add(violation->message.data(), violation->message.size());
   }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return h;
+  return XXH3_64bits_digest(st);
 }
 
 namespace {
+
+#ifdef ALLOCSIM_PROTECTED_STACKS
+/// Boost.Context StackAllocator for the sanitizer build: stacks with a PROT_NONE guard page below them (an
+/// overflow faults where ASan reports it, instead of corrupting the heap), kept for reuse across executions.
+/// boost::context::protected_fixedsize_stack maps and unmaps one per fiber: under ASan that was half the
+/// suite's time in the kernel (mmap, mprotect, first-touch page faults). A copy shares the pool (Boost
+/// keeps a copy per fiber); one engine, one thread. A reused stack is unpoisoned first: frames left by
+/// the fiber that had it must not look like redzones to the next.
+class PooledProtectedStack {
+ public:
+  explicit PooledProtectedStack(size_t bytes) : pool_(std::make_shared<Pool>()) {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    pool_->size = ((bytes + page - 1) / page + 1) * page;  // + the guard page
+    pool_->page = page;
+  }
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sctx;
+    sctx.size = pool_->size;
+    if (!pool_->free.empty()) {
+      sctx.sp = pool_->free.back();
+      pool_->free.pop_back();
+      ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(sctx.sp) - sctx.size + pool_->page, sctx.size - pool_->page);
+      return sctx;
+    }
+    void* vp = ::mmap(nullptr, sctx.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (vp == MAP_FAILED) throw std::bad_alloc();
+    if (::mprotect(vp, pool_->page, PROT_NONE) != 0) throw std::bad_alloc();
+    sctx.sp = static_cast<char*>(vp) + sctx.size;
+    return sctx;
+  }
+  void deallocate(boost::context::stack_context& sctx) noexcept { pool_->free.push_back(sctx.sp); }
+
+ private:
+  struct Pool {
+    size_t size = 0, page = 0;
+    std::vector<void*> free;  // tops of stacks not in use
+    ~Pool() {
+      for (void* sp : free) ::munmap(static_cast<char*>(sp) - size, size);
+    }
+  };
+  std::shared_ptr<Pool> pool_;
+};
+#endif
 
 enum class SlotState : uint8_t { AtPoint, Blocked, Done };
 
@@ -87,7 +134,7 @@ struct Engine::Impl {
   // The sanitizer build (CMake ALLOCSIM_SANITIZE): ASan's redzones make frames several times larger, and a
   // guard page turns a stack overflow into a fault ASan reports instead of silent corruption of the heap.
   static constexpr size_t kStackScale = 4;
-  using StackAllocator = bctx::protected_fixedsize_stack;
+  using StackAllocator = PooledProtectedStack;
 #else
   static constexpr size_t kStackScale = 1;
   using StackAllocator = bctx::pooled_fixedsize_stack;  // reuses stacks across executions: no mmap per fiber
@@ -129,7 +176,7 @@ struct Engine::Impl {
     s.sink = std::move(s.sink).resume();
   }
 
-  void point(ActorId id, PointKind kind, std::string_view what, std::string detail) {
+  void point(ActorId id, PointKind kind, std::string_view what, std::string&& detail) {
     // While fibers are being unwound at the end of an execution, nothing may switch.
     if (unwinding) return;
     Slot& s = slots[id];
@@ -278,16 +325,21 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     bool valid = false;
     for (const Candidate& c : cands) valid |= c.actor == pick;
     if (!valid) throw std::logic_error(fmt::format("strategy chose actor {}, which is not runnable", pick));
-    const bool preempt = current != kNoActor && current != pick && m.runnable(current);
+    // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
+    // use of the (under `random`, unpredictable) pick is branch-free.
+    const bool current_runnable = current != kNoActor && m.runnable(current);
+    const bool preempt = current_runnable & (current != pick);
     r.preemptions += preempt;
     r.schedule.push_back({Choice::Actor, pick});
     Slot& s = m.slots[pick];
-    r.steps.push_back({pick, s.kind, s.what, std::move(s.detail), preempt, {}});
+    const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
+    r.steps.emplace_back(pick, s.kind, s.what, std::move(s.detail), preempt, std::vector<Access>{}, waited);
     m.resume(pick);
     current = pick;
-    m.record_crash(pick);
+    if (m.slots[pick].crashed) m.record_crash(pick);
     strategy.step_done(r.steps.back());
-    if (auto v = m.exception_violation(pick)) {
+    if (m.slots[pick].exception) {
+      auto v = m.exception_violation(pick);
       r.violation = v, r.violation_actor = pick;
       break;
     }

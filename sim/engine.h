@@ -38,6 +38,10 @@ struct StepRecord {
   std::string detail;
   bool preemption;
   std::vector<Access> footprint;  // filled only with EngineOptions::record_footprints
+  /// For a step of kind LockWait (the retry of an actor that blocked): the footprint id of the SimMutex it
+  /// waited for; 0 otherwise. DPOR needs it to tell a reversible race from one whose second step the first
+  /// enabled (a release and the waiter's retry).
+  uint64_t waited_lock = 0;
 };
 
 /// One choice of a schedule: which actor ran (Actor) or a number drawn inside a step (Draw).

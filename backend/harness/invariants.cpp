@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "backend/harness/catalog.h"
 
@@ -92,15 +95,21 @@ std::optional<Violation> check_single_ownership(const CheckContext& c) {
 
 std::optional<Violation> check_no_double_grant(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  std::map<std::string, const Claim*> granted;  // device id -> live claim
+  // device id -> the first live claim granted it. A flat vector searched linearly (a handful of devices; runs
+  // after every step): the same first-wins answer as the std::map it replaces, without a string copy per device.
+  std::vector<std::pair<std::string_view, const Claim*>> granted;
   for (const Claim& cl : s.claims) {
     if (cl.releasing) continue;
     for (const auto& [workload, devices] : cl.plan.assignments) {
       for (const auto& d : devices) {
-        const std::string id = d.mig_uuid ? *d.mig_uuid : d.uuid ? *d.uuid : "";
+        const std::string_view id = d.mig_uuid ? std::string_view(*d.mig_uuid) : d.uuid ? std::string_view(*d.uuid) : "";
         if (id.empty()) continue;
-        auto [it, fresh] = granted.emplace(id, &cl);
-        if (!fresh && it->second != &cl)
+        auto it = std::find_if(granted.begin(), granted.end(), [&](const auto& g) { return g.first == id; });
+        if (it == granted.end()) {
+          granted.emplace_back(id, &cl);
+          continue;
+        }
+        if (it->second != &cl)
           return violation("no-double-grant",
                            fmt::format("device {} is granted to live claims {} and {}", id, it->second->claim_id,
                                        cl.claim_id),

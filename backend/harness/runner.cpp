@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "backend/harness/catalog.h"
@@ -48,6 +49,9 @@ std::unique_ptr<sim::Strategy> make_strategy(const RunConfig& config, size_t act
 }
 
 void judge(const Scenario& sc, ScenarioReport& r) {
+  // The verdict is recomputed from the report, never appended to: judging a report twice (a caller that
+  // re-judges after combining, say) must not list every unmet expectation twice.
+  r.unmet.clear();
   const auto& e = sc.expect;
   const auto& by = r.summary.violations_by_invariant;
   if (e.pass) {
@@ -103,8 +107,9 @@ void judge_report(const Scenario& sc, ScenarioReport& r) { judge(sc, r); }
 ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
   auto compiled = compile(sc, config.mutants);
   const auto make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
+  const uint64_t max_steps = resolve_max_steps(sc, config.max_steps);
   // Footprints for DPOR and for counting distinct traces (dfs only: they cost time on every touch).
-  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps, .record_footprints = config.strategy == "dfs"});
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = config.strategy == "dfs"});
   uint64_t pct_steps = 0;
   auto strategy = make_strategy(config, sc.actors.size(), [&] {
     return pct_steps = sim::calibrate_pct_steps(engine, make_world);
@@ -118,7 +123,12 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
                           .executions = config.executions,
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
-  sim::Engine recheck_engine(sim::EngineOptions{.max_steps = config.max_steps});
+  // Outcome counts per (actor, script op), keyed by the outcome's static string while the run lasts, and folded
+  // into r.outcomes (keyed by text) after it: the same counts, without three string-keyed map lookups per op
+  // per execution.
+  std::vector<std::vector<std::vector<std::pair<const char*, uint64_t>>>> tally(sc.actors.size());
+  for (size_t a = 0; a < sc.actors.size(); ++a) tally[a].resize(sc.actors[a].script.size());
+  sim::Engine recheck_engine(sim::EngineOptions{.max_steps = max_steps});
   r.summary = sim::explore(
       engine, make_world, *strategy, opt,
       [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
@@ -128,7 +138,13 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
           const auto& script = sc.actors[a].script;
           for (size_t k = 0; k < script.size(); ++k) {
             const char* out = bw.actors()[a].outcomes[k];
-            if (out) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
+            if (!out) continue;
+            auto& t = tally[a][k];
+            auto it = std::find_if(t.begin(), t.end(), [out](const auto& p) { return p.first == out; });
+            if (it == t.end())
+              t.emplace_back(out, 1);
+            else
+              ++it->second;
           }
         }
         if (config.strategy == "dfs") traces.add(res);
@@ -144,6 +160,10 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
         }
         if (config.progress) config.progress(index + 1, violating);
       });
+  for (size_t a = 0; a < sc.actors.size(); ++a)
+    for (size_t k = 0; k < tally[a].size(); ++k)
+      for (const auto& [out, n] : tally[a][k])
+        r.outcomes[sc.actors[a].name][op_name(sc.actors[a].script[k].kind)][out] += n;
   for (size_t i = 0; i < hits.size(); ++i)
     if (hits[i]) r.reached.push_back(barrier_catalog()[i].name);
   if (auto* d = dynamic_cast<sim::DfsStrategy*>(strategy.get())) r.exhausted = d->exhausted();
@@ -162,7 +182,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
 
 sim::ExecutionResult replay_seed(const Scenario& sc, const RunConfig& config, uint64_t execution_seed) {
   auto compiled = compile(sc, config.mutants);
-  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps});
+  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, config.max_steps)});
   auto strategy = make_strategy(config, sc.actors.size(), [&] {
     return sim::calibrate_pct_steps(engine, [&] { return std::make_unique<BackendWorld>(*compiled); });
   });

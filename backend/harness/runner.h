@@ -30,7 +30,9 @@ struct RunConfig {
   uint32_t pct_depth = 3;  // pct only: the bug depth d
   uint64_t seed = 0;
   uint64_t executions = 1000;
-  uint64_t max_steps = 10000;
+  /// Steps per execution before steps-bounded fires; nullopt: the scenario's max_steps, else 10000
+  /// (resolve_max_steps). Set it only for an explicit --max-steps, which overrides the scenario.
+  std::optional<uint64_t> max_steps;
   std::vector<std::string> mutants;  // added to the scenario's (--mutant)
   bool stop_at_first_violation = false;
   /// Called after every execution (progress reporting); may be empty.

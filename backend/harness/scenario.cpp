@@ -126,7 +126,7 @@ constexpr double kMaxMemoryGib = 4096;
 constexpr double kMaxSeconds = 86400;
 
 const std::vector<const char*> kTopKeys = {"schema", "name",       "description", "backend", "nodes",
-                                           "actors", "invariants", "expect",      "faults"};
+                                           "actors", "invariants", "expect",      "faults",  "max_steps"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;
@@ -525,6 +525,9 @@ class Checker {
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
     if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);
+    if (const Json* v = find(doc, "max_steps"))
+      s.max_steps = static_cast<uint64_t>(int_value(*v, "/max_steps", 1, static_cast<int>(kMaxScenarioSteps),
+                                                    " (steps per execution)"));
   }
 
  private:

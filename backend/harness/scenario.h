@@ -15,6 +15,7 @@
 // found: nothing written), `pending_recovery` / `stale` (some release said so), or a fault's word.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -168,7 +169,19 @@ struct Scenario {
   std::vector<std::string> invariants;  // validated names; empty = "all"
   Expectation expect;
   FaultSpec faults;
+  /// The optional top-level `max_steps` (1..kMaxScenarioSteps): this scenario's step limit per execution.
+  /// A command line's --max-steps overrides it; without either, kDefaultMaxSteps (resolve_max_steps).
+  std::optional<uint64_t> max_steps;
 };
+
+inline constexpr uint64_t kDefaultMaxSteps = 10000;
+inline constexpr uint64_t kMaxScenarioSteps = 100'000'000;  // the same bound as --max-steps
+
+/// The step limit an execution of `scenario` runs under: `flag` (--max-steps) when given, else the
+/// scenario's `max_steps`, else kDefaultMaxSteps.
+inline uint64_t resolve_max_steps(const Scenario& scenario, std::optional<uint64_t> flag) {
+  return flag ? *flag : scenario.max_steps.value_or(kDefaultMaxSteps);
+}
 
 /// Loads and validates `path`. Throws ScenarioError (never anything else for bad input).
 Scenario load_scenario(const std::string& path);

@@ -122,6 +122,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   else j["invariants"] = s.invariants;
   j["expect"] = expect_json(s.expect);
   if (s.faults.enabled) j["faults"] = faults_json(s.faults);
+  if (s.max_steps) j["max_steps"] = *s.max_steps;
   return j;
 }
 

@@ -115,7 +115,7 @@ class Shrinker {
   // One candidate run; the result when it still violates the same invariant.
   std::optional<sim::ExecutionResult> attempt(const Scenario& sc, std::span<const sim::Choice> schedule) {
     if (!budget_.take()) return std::nullopt;
-    sim::ExecutionResult r = run_lenient(sc, schedule, opt_.max_steps);
+    sim::ExecutionResult r = run_lenient(sc, schedule, *opt_.max_steps);
     if (r.violation && r.violation->invariant == invariant_) return r;
     return std::nullopt;
   }
@@ -191,7 +191,7 @@ class Shrinker {
 
   void search() {
     auto compiled = compile(sc_, {});
-    sim::Engine engine(sim::EngineOptions{.max_steps = opt_.max_steps});
+    sim::Engine engine(sim::EngineOptions{.max_steps = *opt_.max_steps});
     const sim::RunOnce run = [&](sim::Strategy& s) {
       BackendWorld world(*compiled);
       return engine.run(world, s);
@@ -217,8 +217,10 @@ class Shrinker {
 
 }  // namespace
 
-ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options) {
-  sim::ExecutionResult start = run_lenient(scenario, schedule, options.max_steps);
+ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& given) {
+  ShrinkOptions options = given;  // the Shrinker reads *max_steps: resolve it once, here
+  options.max_steps = resolve_max_steps(scenario, given.max_steps);
+  sim::ExecutionResult start = run_lenient(scenario, schedule, *options.max_steps);
   if (!start.violation) throw std::invalid_argument("the schedule's execution violates no invariant: nothing to shrink");
   ShrinkResult out = Shrinker(scenario, std::move(start), options).run();
   // What the trace embeds is the scenario as JSON: run exactly that, so replaying the file gives these bytes.
@@ -226,7 +228,7 @@ ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> sched
   reparsed.path = scenario.path;
   reparsed.digest = scenario.digest;
   out.scenario = std::move(reparsed);
-  out.result = run_lenient(out.scenario, out.result.schedule, options.max_steps);
+  out.result = run_lenient(out.scenario, out.result.schedule, *options.max_steps);
   return out;
 }
 

@@ -30,7 +30,8 @@ namespace allocsim::harness {
 struct ShrinkOptions {
   uint64_t max_runs = 200'000;  // candidate executions, all passes together
   double max_seconds = 60;      // wall clock; <= 0: none
-  uint64_t max_steps = 10'000;  // per execution, as in the run being shrunk
+  /// Per execution, as in the run being shrunk; nullopt: the scenario's max_steps, else 10000.
+  std::optional<uint64_t> max_steps;
 };
 
 struct ShrinkResult {

@@ -94,6 +94,13 @@ std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& ma
   return units;
 }
 
+/// DPOR units: each prefix's earlier siblings, which start asleep in its subtree (sim/strategies/dpor_units.h).
+void seed_sleep_sets(std::vector<WorkUnit>& units, const sim::EngineOptions& options,
+                     const sim::WorldFactory& make_world) {
+  if (units.size() < 2) return;  // one unit is the whole tree
+  for (WorkUnit& u : units) u.siblings = sim::earlier_siblings(options, make_world, u.prefix);
+}
+
 }  // namespace
 
 ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config) {
@@ -107,10 +114,11 @@ ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config) {
   }
   auto compiled = compile(*plan.scenario, {});
   const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
-  sim::Engine engine(sim::EngineOptions{.max_steps = config.max_steps});
+  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(*plan.scenario, config.max_steps)});
   if (config.strategy == "dfs") {
-    plan.units = dfs_units(engine, make_world, config.preemption_bound,
-                           resolved_reduction(config) == "dpor" ? kDporTargetUnits : kDfsTargetUnits);
+    const bool dpor = resolved_reduction(config) == "dpor";
+    plan.units = dfs_units(engine, make_world, config.preemption_bound, dpor ? kDporTargetUnits : kDfsTargetUnits);
+    if (dpor) seed_sleep_sets(plan.units, engine.options(), make_world);
     if (config.estimate_trees) plan.estimated_leaves = sim::estimate_leaves(engine, make_world, 32);
   } else {
     if (config.strategy == "pct") plan.pct_steps = sim::calibrate_pct_steps(engine, make_world);
@@ -146,12 +154,12 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const WorkUnit& unit = plan.units[u];
   const bool dfs = cfg.strategy == "dfs";
   auto compiled = compile(sc, {});  // per unit: workers share nothing mutable
-  sim::Engine engine(sim::EngineOptions{.max_steps = cfg.max_steps, .record_footprints = dfs});
+  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, cfg.max_steps), .record_footprints = dfs});
   std::unique_ptr<sim::Strategy> strategy;
   sim::DfsStrategy* dfs_s = nullptr;
   sim::DporStrategy* dpor_s = nullptr;
   if (dfs && resolved_reduction(cfg) == "dpor") {
-    strategy = std::make_unique<sim::DporStrategy>(sim::DporOptions{.prefix = unit.prefix});
+    strategy = std::make_unique<sim::DporStrategy>(sim::DporOptions{.prefix = unit.prefix, .prefix_siblings = unit.siblings});
     dpor_s = static_cast<sim::DporStrategy*>(strategy.get());
   } else if (dfs) {
     strategy = std::make_unique<sim::DfsStrategy>(

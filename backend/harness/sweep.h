@@ -7,9 +7,10 @@
 // - dfs (any reduction, any bound): the schedule prefixes of enumerate_prefixes() (sim/strategies/dfs.h)
 //   at the shallowest depth giving at least kDfsTargetUnits (dpor: kDporTargetUnits) prefixes (or the
 //   whole tree when it has fewer leaves). One unit = the subtree under one prefix, run by DfsStrategy or DporStrategy with that prefix.
-//   DPOR per prefix may run a few more executions than one unsplit DPOR (dpor.h: races reversed inside
-//   the prefix are the other units' business); the unit decomposition is fixed, so counts never depend on
-//   how the units are spread over workers.
+//   Each DPOR unit starts with its earlier sibling units' first steps asleep at its prefix nodes
+//   (sim/strategies/dpor_units.h), so the units together run about what one unsplit DPOR runs (without
+//   that, 2-4x more on the alloc-033 scenarios); the unit decomposition is fixed, so counts never depend
+//   on how the units are spread over workers.
 // - random and pct: execution index ranges [begin, end) of `executions` per scenario, in at most
 //   kSampleUnits units. Execution i uses execution_seed(seed, i), exactly as `allocsim run` does, so a
 //   sampled sweep of a scenario equals `allocsim run` of it and `replay --seed` reproduces any execution.
@@ -38,6 +39,7 @@
 #include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
 #include "sim/engine.h"
+#include "sim/strategies/dpor_units.h"
 
 namespace allocsim::harness {
 
@@ -68,7 +70,8 @@ struct SweepConfig {
   /// random/pct: executions per scenario. dfs: a cap per work unit (0 = none): a unit that hits it is
   /// reported not exhausted.
   uint64_t executions = 0;
-  uint64_t max_steps = 10000;
+  /// Steps per execution; nullopt: each scenario's max_steps, else 10000 (resolve_max_steps).
+  std::optional<uint64_t> max_steps;
   std::string tool_version;  // recorded in reports and checkpoints; resume refuses another version
 
   unsigned jobs = 1;
@@ -118,6 +121,9 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where);
 struct WorkUnit {
   std::vector<sim::Choice> prefix;
   uint64_t begin = 0, end = 0;
+  /// dpor: per prefix choice, the earlier siblings that start asleep (derived from the prefix, so not part
+  /// of the plan digest).
+  std::vector<std::vector<sim::SiblingStep>> siblings = {};
 };
 
 /// A scenario and its units. `error` set (and nothing else) when the file did not load.

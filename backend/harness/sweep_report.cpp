@@ -107,7 +107,7 @@ std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first
   std::string cmd = "allocsim replay " + quote(plan.path);
   if (cfg.strategy == "random") cmd += fmt::format(" --seed {}", first.seed);
   else cmd += " --schedule " + quote(sim::format_schedule(first.schedule, actor_names(*plan.scenario)));
-  if (cfg.max_steps != 10000) cmd += fmt::format(" --max-steps {}", cfg.max_steps);
+  if (cfg.max_steps) cmd += fmt::format(" --max-steps {}", *cfg.max_steps);  // given: the run used it
   return cmd;
 }
 
@@ -205,7 +205,7 @@ SweepConfig config_from_json(const nlohmann::json& c, const std::string& version
   if (!c.at("pct_depth").is_null()) cfg.pct_depth = c.at("pct_depth").get<uint32_t>();
   cfg.seed = c.at("seed").get<uint64_t>();
   cfg.executions = c.at("executions").get<uint64_t>();
-  cfg.max_steps = c.at("max_steps").get<uint64_t>();
+  if (!c.at("max_steps").is_null()) cfg.max_steps = c.at("max_steps").get<uint64_t>();
   return cfg;
 }
 

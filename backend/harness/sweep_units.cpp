@@ -22,7 +22,7 @@ nlohmann::json config_json(const SweepConfig& c) {
   j["pct_depth"] = c.strategy == "pct" ? nlohmann::json(c.pct_depth) : nlohmann::json(nullptr);
   j["seed"] = c.seed;
   j["executions"] = c.executions;
-  j["max_steps"] = c.max_steps;
+  j["max_steps"] = c.max_steps ? nlohmann::json(*c.max_steps) : nlohmann::json(nullptr);  // null: per scenario
   return j;
 }
 

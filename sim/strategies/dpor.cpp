@@ -21,8 +21,36 @@ void insert_sorted(std::vector<ActorId>& v, ActorId a) {
 }  // namespace
 
 DporStrategy::DporStrategy(DporOptions options) : opt_(std::move(options)) {
-  for (const Choice& c : opt_.prefix) stack_.push_back(Node{.choice = c});
+  if (!opt_.prefix_siblings.empty() && opt_.prefix_siblings.size() != opt_.prefix.size())
+    throw std::invalid_argument("dpor: prefix_siblings needs one entry per prefix choice");
+  for (size_t k = 0; k < opt_.prefix.size(); ++k) {
+    Node n{.choice = opt_.prefix[k]};
+    if (!opt_.prefix_siblings.empty())
+      for (const SiblingStep& s : opt_.prefix_siblings[k]) {
+        n.done.push_back(s.actor);  // explored by earlier units: done before this unit's choice
+        n.explored.push_back({s.actor, s.footprint});
+      }
+    stack_.push_back(std::move(n));
+  }
   fixed_ = stack_.size();
+}
+
+std::vector<DporStrategy::Entry> DporStrategy::sleep_on_entry() const {
+  // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
+  // before its current choice, and is independent of the step just taken there.
+  std::vector<Entry> sleep;
+  if (!opt_.sleep_sets || last_actor_node_ == SIZE_MAX || blocked_) return sleep;
+  const Node& p = stack_[last_actor_node_];
+  const auto keep = [&](ActorId a, const Footprint& f) {
+    if (a == p.choice.value || dependent(f, last_step_fp_)) return;
+    for (const Entry& e : sleep)
+      if (e.first == a) return;
+    sleep.push_back({a, f});
+  };
+  for (const Entry& e : p.sleep) keep(e.first, e.second);
+  for (const Entry& e : p.explored)
+    if (contains(p.done, e.first)) keep(e.first, e.second);
+  return sleep;
 }
 
 void DporStrategy::begin_execution(uint64_t) {
@@ -44,25 +72,19 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
                                          "not deterministic, or the prefix does not fit it",
                                          pos_, format_choice(n.choice)));
     n.enabled = enabled;  // prefix nodes learn theirs on the first replay
+    if (pos_ < fixed_ && !opt_.prefix_siblings.empty()) {
+      // A prefix node's sleep set follows from the seeded siblings above it; recomputed on every replay
+      // (the prefix is replayed identically, so it comes out the same). If the unit's own choice sleeps,
+      // an earlier unit covers everything below: this execution is sleep-set blocked and the unit ends.
+      n.sleep = sleep_on_entry();
+      for (const Entry& e : n.sleep) blocked_ = blocked_ || e.first == n.choice.value;
+    }
     blocked_ = blocked_ || n.redundant;
     last_actor_node_ = pos_++;
     return static_cast<ActorId>(n.choice.value);
   }
   Node n{.choice = {Choice::Actor, 0}, .enabled = enabled};
-  if (opt_.sleep_sets && last_actor_node_ != SIZE_MAX && !blocked_) {
-    // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
-    // before its current choice, and is independent of the step just taken there.
-    const Node& p = stack_[last_actor_node_];
-    const auto keep = [&](ActorId a, const Footprint& f) {
-      if (a == p.choice.value || dependent(f, last_step_fp_)) return;
-      for (const Entry& e : n.sleep)
-        if (e.first == a) return;
-      n.sleep.push_back({a, f});
-    };
-    for (const Entry& e : p.sleep) keep(e.first, e.second);
-    for (const Entry& e : p.explored)
-      if (contains(p.done, e.first)) keep(e.first, e.second);
-  }
+  n.sleep = sleep_on_entry();
   std::optional<ActorId> pick;
   for (ActorId a : enabled) {
     bool asleep = false;
@@ -154,17 +176,39 @@ void DporStrategy::analyse(const ExecutionResult& r) {
       }
   for (size_t j = n; j < total; ++j)
     for (size_t i = 0; i < n; ++i) hb[j][i] = true;  // the unseen steps are each placed at the end
+  // Whether j can run in v = notdep(i).j from the node before i. Only a lock retry (a LockWait step) can fail
+  // to: it needs its lock free. The lock's steps in v are a prefix of its steps after i (they are totally
+  // ordered by hb, so once one follows i all later ones do), so the last of them in v leaves the lock as it
+  // was in this execution right after it, and that node's enabled set tells whether the waiter could go on;
+  // with none in v, the node before i tells. Without this check a release followed by the waiter's retry
+  // looked reversible through any initial of v, and sleep sets then hid the real reversal (found by
+  // tests/sim/dpor_differential.cpp).
+  const auto reversible = [&](size_t i, size_t j) {
+    if (j >= n || r.steps[j].waited_lock == 0) return true;
+    const uint64_t lock = r.steps[j].waited_lock;
+    for (size_t k = j; k-- > i + 1;) {
+      if (hb[k][i]) continue;
+      for (const Access& a : fp[k])
+        if (a.object == lock) return contains(stack_[node_of_step[k + 1]].enabled, actor[j]);
+    }
+    return contains(stack_[node_of_step[i]].enabled, actor[j]);
+  };
   for (size_t j = 0; j < total; ++j) {
     const size_t last = std::min(j, n);
     for (size_t i = 0; i < last; ++i) {
       if (actor[i] == actor[j] || !dep(i, j)) continue;
       bool direct = true;  // i ⋖ j: no k with i -> k -> j
       for (size_t k = i + 1; k < last && direct; ++k) direct = !(hb[k][i] && hb[j][k]);
-      if (!direct || add_race(node_of_step, actor, hb, i, j, actor[j])) continue;
-      // Not reversible at i: fall back to the latest earlier dependent step before which j's actor could run.
+      if (!direct) continue;
+      if (reversible(i, j) && add_race(node_of_step, actor, hb, i, j, actor[j])) continue;
+      // Not reversible at i (i released what j waited for): as Flanagan & Godefroid do for a transition that
+      // is not co-enabled with its race partner, take the latest earlier dependent step before which j's actor
+      // could run, which reverses the order of the two acquires.
       for (size_t e = i; e-- > 0;) {
-        if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j])) continue;
-        add_race(node_of_step, actor, hb, e, j, actor[j]);
+        if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j]) ||
+            !reversible(e, j))
+          continue;
+        if (add_race(node_of_step, actor, hb, e, j, actor[j])) break;
       }
     }
   }

@@ -11,17 +11,26 @@
 // Stateless, like `dfs`: each execution replays the branch stack and extends it. After an execution, every
 // race e1 ⋖ e2 (dependent steps of different actors, e1 happens-before e2 with nothing in between) adds, at
 // the node before e1, one initial of notdep(e1).e2 unless an initial is already in that node's source set.
-// Sleep sets (DporOptions::sleep_sets, off by default, see there): an actor whose subtree at a node is done
-// sleeps in the following siblings' subtrees until a dependent step wakes it. Soundness details beyond the paper:
+// Sleep sets (DporOptions::sleep_sets, on by default): an actor whose subtree at a node is done sleeps in the
+// following siblings' subtrees until a dependent step wakes it. Together with source sets this runs about one
+// execution per trace (1.00-1.01 on the scenarios, 1.003 over 25,000 random lock programs). Soundness details
+// beyond the paper:
 // - Draws (faults) are branching points inside a step: every draw value is explored under every schedule
 //   prefix (no reduction of draws); an actor's event at a node is "its step with any draw values", and its
-//   footprint for sleep sets is the union over the draw values explored.
-// - Blocking (SimMutex): an initial that is blocked at the node cannot run first there, so it is skipped.
-//   When every initial is blocked, the race is not reversible there (a release followed by the waiter's
-//   acquire); as in Flanagan & Godefroid's "last dependent, co-enabled transition", the race is then taken
-//   with the latest earlier dependent step before which the waiting actor could run (the previous acquire),
-//   which reverses the order of the two acquires. Checked by a differential test against plain DFS over
-//   random lock-and-touch programs (tests/sim/dpor.cpp).
+//   footprint for sleep sets is the union over the draw values explored. That over-approximates dependence
+//   (a sleeper wakes when any of its draw values would conflict), which costs executions on fault scenarios
+//   (2.02 per trace on alloc-033-crash-at-delete-after, 1.00 on scenarios without faults). Sleep entries per
+//   draw combination cut that to 1.01 but lost traces on random programs with draws inside locked sections
+//   (tests/sim/dpor_differential.cpp, the draws case): not adopted until that is understood.
+// - Blocking (SimMutex): a blocked attempt is a step of its own (it writes the lock), and the waiter's retry
+//   is another (StepRecord::waited_lock names its lock). A race i ⋖ j whose j is a retry is reversible only
+//   if the retry can run in notdep(i).j, i.e. the lock is free there: the lock's steps in notdep are a prefix
+//   of its steps after i, so the enabled set after the last of them (or before i) decides. A release followed
+//   by the retry it enabled is not reversible; as in Flanagan & Godefroid's "last dependent, co-enabled
+//   transition", the race is then taken with the latest earlier dependent step before which it is (the
+//   previous acquire), which reverses the order of the two acquires. Before this check, such a race looked
+//   reversible through any enabled initial of notdep, and with sleep sets a lock order went unexplored.
+//   Checked against plain DFS over random lock-and-touch programs (tests/sim/dpor_differential.cpp).
 // - An execution cut short by a violation (or steps-bounded, or an exception) leaves the next steps of the
 //   other actors unseen; each is treated as a step that conflicts with everything, so the races it would
 //   have had are still reversed (a violation is a halt that disables everyone).
@@ -31,8 +40,10 @@
 //
 // Splitting and checkpoints: DporOptions::prefix restricts the search to the subtree under a choice prefix;
 // races whose reversal lies inside the prefix are ignored, which is sound when the prefixes come from
-// enumerate_prefixes() (plain DFS: every alternative inside the prefixes is another shard's prefix); the
-// shards' executions add up to at least the unsharded DPOR's. state_to_json()/state_from_json(): the branch
+// enumerate_prefixes() (plain DFS: every alternative inside the prefixes is another shard's prefix).
+// DporOptions::prefix_siblings puts the earlier units' first steps to sleep at the prefix nodes
+// (sim/strategies/dpor_units.h), so the units together run about what one unsplit DPOR runs; a unit whose own
+// prefix choice is asleep is covered by earlier units and ends after one (sleep-set blocked) execution. state_to_json()/state_from_json(): the branch
 // stack (per node: kind, choice, runnable set, source set, done set, sleep set and explored footprints).
 #pragma once
 
@@ -43,6 +54,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.h"
+#include "sim/strategies/dpor_units.h"
 #include "sim/strategy.h"
 #include "sim/trace_equivalence.h"
 
@@ -50,11 +62,12 @@ namespace allocsim::sim {
 
 struct DporOptions {
   std::vector<Choice> prefix = {};  // explore only schedules that start with these choices
-  /// Sleep sets. OFF by default: a differential test against plain DFS over random lock-and-touch programs
-  /// found sleep sets hiding traces when actors block on a SimMutex (an actor asleep across a step that
-  /// leaves others blocked behind it). Without them, source sets alone missed nothing over 20,000 programs.
-  /// Turn on only for worlds without blocking; the known gap is documented in the closing report.
-  bool sleep_sets = false;
+  /// Empty, or one entry per prefix position: the earlier siblings at that prefix node and their steps'
+  /// footprints (earlier_siblings(), sim/strategies/dpor_units.h), which start out asleep there.
+  std::vector<std::vector<SiblingStep>> prefix_siblings = {};
+  /// Sleep sets (on by default). Off leaves source sets alone: still sound, several times more executions
+  /// per trace (tests/sim/dpor.cpp pins both).
+  bool sleep_sets = true;
 };
 
 class DporStrategy final : public Strategy {
@@ -78,7 +91,7 @@ class DporStrategy final : public Strategy {
   void state_from_json(const nlohmann::json& state);
 
  private:
-  using Entry = std::pair<ActorId, Footprint>;  // an actor and the footprint of its step at a node
+  using Entry = std::pair<ActorId, Footprint>;  // an actor and the footprint of its step at a node (all draws)
   struct Node {
     Choice choice{};
     uint64_t bound = 0;                   // draw nodes: values 0..bound-1
@@ -89,6 +102,7 @@ class DporStrategy final : public Strategy {
     std::vector<Entry> explored = {};          // per done actor: union footprint of its step here
     bool redundant = false;               // under a sleep-set-blocked point: never branched
   };
+  std::vector<Entry> sleep_on_entry() const;
   void analyse(const ExecutionResult& result);
   bool add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
                 const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor);

@@ -74,14 +74,17 @@ TEST_CASE("FakeClock: a timer queued by a callback fires within the same advance
   CHECK(clock.now() == 1003.0);
 }
 
-TEST_CASE("mutant catalog: eight named defects, each tied to its ALLOC case", "[mutants]") {
+TEST_CASE("mutant catalog: thirteen named defects, each tied to its ALLOC case", "[mutants]") {
   const auto& all = mutant_catalog();
-  REQUIRE(all.size() == 8);
+  REQUIRE(all.size() == 13);
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"client-side-claim", "ALLOC-004"},       {"stale-last-out", "ALLOC-005"},
-      {"stale-success-readiness", "ALLOC-003"}, {"map-deleted-on-last-out", "ALLOC-006"},
+      {"client-side-claim", "ALLOC-004"},         {"stale-last-out", "ALLOC-005"},
+      {"stale-success-readiness", "ALLOC-003"},   {"map-deleted-on-last-out", "ALLOC-006"},
       {"partial-inventory-is-idle", "ALLOC-007"}, {"allocated-is-ready", "ALLOC-021"},
-      {"stale-plan-applied", "ALLOC-023"},      {"restore-record-overwritten", "ALLOC-033"}};
+      {"stale-plan-applied", "ALLOC-023"},        {"restore-record-overwritten", "ALLOC-033"},
+      {"release-clears-any-owner", "ALLOC-033"},  {"release-keeps-owner", "ALLOC-033"},
+      {"lock-leak-on-pending-recovery", "ALLOC-013"}, {"strict-claim-lookup", "ALLOC-022"},
+      {"release-spins-on-busy-nodes", "ALLOC-013"}};
   for (size_t i = 0; i < all.size(); ++i) {
     CHECK(all[i].name == expected[i].first);
     CHECK(all[i].alloc_case == expected[i].second);

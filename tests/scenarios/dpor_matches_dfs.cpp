@@ -1,6 +1,7 @@
 // DPOR never hides a violation (DESIGN.md §2): on every scenario small enough for plain DFS, and on every
 // mutant scenario, DPOR and plain DFS find the same SET of violated invariants, DPOR runs no more
-// executions, both exhaust their trees, and DPOR sees every Mazurkiewicz trace DFS sees.
+// executions, both exhaust their trees, and, where no execution is cut short by a violation, DPOR sees
+// every Mazurkiewicz trace DFS sees.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -73,7 +74,12 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
     CHECK(dpor.report.exhausted);
     CHECK(dpor.violated == dfs.violated);
     CHECK(dpor.report.summary.executions <= dfs.report.summary.executions);
-    CHECK(dpor.report.distinct_traces == dfs.report.distinct_traces);
+    // Every trace, where no execution is cut short. A violation ends an execution at the first step after
+    // which the invariant fails, and that step depends on the linearization (an independent step of another
+    // actor may or may not come first), so truncated executions of one trace can fingerprint differently:
+    // there the promise is the violated set above, not the count (map-deleted-on-last-out: DFS sees 2,876
+    // truncated traces, DPOR 2,855, both find only shared-map-never-deleted).
+    if (dfs.violated.empty()) CHECK(dpor.report.distinct_traces == dfs.report.distinct_traces);
     some_violation |= !dfs.violated.empty();
   }
   CHECK(some_violation);  // the comparison is not vacuous

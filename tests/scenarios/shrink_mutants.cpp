@@ -46,14 +46,17 @@ std::map<std::string, Expected> expected_shrinks() {
 
 // Executions of `sc` under a strategy that follows `prefix` exactly, then always picks the lowest
 // runnable id (a different default than the shrinker's "keep the running actor"), recording the
-// runnable sets. Enumerates every schedule whose every prefix has at most `bound` preemptions, and returns
+// runnable sets. Fault draws follow `draws` in order (the minimal trace's own, so that a violation that
+// needs a fault stays reachable; draw 0, "no fault", once they run out). Enumerates every schedule whose every prefix has at most `bound` preemptions, and returns
 // the fewest preemptions of an execution that violates `invariant` (or bound + 1 if none does).
 class Enumerate final : public sim::Strategy {
  public:
   std::vector<sim::ActorId> prefix;
+  std::vector<uint64_t> draws;
+  size_t next_draw = 0;
   std::vector<std::vector<sim::ActorId>> runnable;  // per choice
   std::vector<sim::ActorId> current;                // per choice: who ran the step before
-  void begin_execution(uint64_t) override { runnable.clear(), current.clear(); }
+  void begin_execution(uint64_t) override { runnable.clear(), current.clear(), next_draw = 0; }
   sim::ActorId choose(std::span<const sim::Candidate> cands, sim::ActorId cur) override {
     std::vector<sim::ActorId> ids;
     for (const auto& c : cands) ids.push_back(c.actor);
@@ -62,18 +65,23 @@ class Enumerate final : public sim::Strategy {
     current.push_back(cur);
     return at < prefix.size() ? prefix[at] : ids.front();
   }
-  uint64_t draw(uint64_t) override { return 0; }
+  uint64_t draw(uint64_t bound) override {
+    const uint64_t v = next_draw < draws.size() ? draws[next_draw] : 0;
+    ++next_draw;
+    return v < bound ? v : 0;
+  }
   bool end_execution(const sim::ExecutionResult&) override { return false; }
 };
 
 uint32_t brute_force_min_preemptions(const Scenario& sc, const std::string& invariant, uint32_t bound,
-                                     uint64_t& executions) {
+                                     const std::vector<uint64_t>& draws, uint64_t& executions) {
   auto compiled = compile(sc, {});
   sim::Engine engine;
   uint32_t best = bound + 1;
   std::vector<std::vector<sim::ActorId>> todo = {{}};
   while (!todo.empty()) {
     Enumerate e;
+    e.draws = draws;
     e.prefix = std::move(todo.back());
     todo.pop_back();
     e.begin_execution(0);
@@ -180,6 +188,10 @@ TEST_CASE("every mutant scenario shrinks to a 1-minimal trace with the fewest pr
     }
     // The fewest preemptions, independently: brute force finds none below the shrinker's count.
     uint64_t executions = 0;
-    CHECK(brute_force_min_preemptions(s.scenario, want->second.invariant, m.preemptions, executions) == m.preemptions);
+    std::vector<uint64_t> draws;
+    for (const sim::Choice& c : m.schedule)
+      if (c.kind == sim::Choice::Draw) draws.push_back(c.value);
+    CHECK(brute_force_min_preemptions(s.scenario, want->second.invariant, m.preemptions, draws, executions) ==
+          m.preemptions);
   }
 }

@@ -10,6 +10,7 @@
 
 #include "sim/engine.h"
 #include "sim/explorer.h"
+#include "sim/prng.h"
 #include "sim/trace_equivalence.h"
 #include "tests/sim/test_world.h"
 
@@ -102,6 +103,77 @@ inline TestWorld::Actor locker(std::string name) {
             w.log.push_back(name + "-out");
             w.mutex.unlock();
           }};
+}
+
+/// One operation of a random lock-and-touch program. kind 0: a call point, then touch `obj` (a write when
+/// `w`); 1: lock the world's mutex; 2: unlock it; 3: a barrier point; 4: a call point, then draw(2) and touch
+/// `obj` or `obj + 1` by the value (a fault-like choice inside the step).
+struct LockOp {
+  int kind;
+  uint64_t obj;
+  bool w;
+};
+
+/// The actors running `progs` (one program per actor, named by index).
+inline std::vector<TestWorld::Actor> actors_of(const std::vector<std::vector<LockOp>>& progs) {
+  std::vector<TestWorld::Actor> actors;
+  for (size_t a = 0; a < progs.size(); ++a) {
+    auto p = progs[a];
+    actors.push_back({std::to_string(a), [p](TestWorld& w, ActorContext& ctx) {
+                        for (const LockOp& o : p) {
+                          if (o.kind == 0) {
+                            ctx.point(PointKind::Call, "call", "");
+                            ctx.touch(o.obj, o.w);
+                          } else if (o.kind == 4) {
+                            ctx.point(PointKind::Call, "call", "");
+                            ctx.touch(o.obj + ctx.draw(2), o.w);
+                          } else if (o.kind == 1) {
+                            w.mutex.lock(ctx);
+                          } else if (o.kind == 2) {
+                            w.mutex.unlock();
+                          } else {
+                            ctx.point(PointKind::Barrier, "b", "");
+                          }
+                        }
+                      }});
+  }
+  return actors;
+}
+
+/// A random program of `actors` actors, each 1-3 touches of objects 1-3 with some of them inside a locked
+/// section that spans a barrier; `desc` gets it as text ("actor 0: P2w L B P1r U"). With `draws`, each touch
+/// is a drawing one (kind 4, "D2w") with probability 1/3.
+inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int actors, std::string& desc,
+                                                           bool draws = false) {
+  Prng g(seed);
+  std::vector<std::vector<LockOp>> progs;
+  for (int a = 0; a < actors; ++a) {
+    std::vector<LockOp> p;
+    const int len = 1 + static_cast<int>(g.below(3));
+    bool locked = false;
+    for (int k = 0; k < len; ++k) {
+      p.push_back({0, 1 + g.below(3), g.below(2) == 0});
+      if (draws && g.below(3) == 0) p.back().kind = 4;
+      if (!locked && g.below(3) == 0) {
+        p.push_back({1, 0, false});
+        locked = true;
+        p.push_back({3, 0, false});
+      } else if (locked && g.below(2) == 0) {
+        p.push_back({2, 0, false});
+        locked = false;
+      }
+    }
+    if (locked) p.push_back({2, 0, false});
+    progs.push_back(p);
+    desc += "actor " + std::to_string(a) + ":";
+    for (const LockOp& o : p)
+      desc += o.kind == 0 || o.kind == 4 ? (o.kind == 0 ? " P" : " D") + std::to_string(o.obj) + (o.w ? "w" : "r")
+              : o.kind == 1               ? " L"
+              : o.kind == 2               ? " U"
+                                          : " B";
+    desc += "\n";
+  }
+  return progs;
 }
 
 }  // namespace allocsim::sim::testing

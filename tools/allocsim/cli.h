@@ -32,7 +32,7 @@ struct Common {
   std::string scenario;
   std::string seed = "0";
   std::string executions = "1000";
-  std::string max_steps = "10000";
+  std::string max_steps;  // empty: not given (the scenario's max_steps, else 10000)
   std::string strategy = "random";
   std::string preemption_bound;  // empty: unbounded (dfs)
   std::string reduction;         // empty: dpor when unbounded, none under a bound (dfs)

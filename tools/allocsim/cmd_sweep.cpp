@@ -26,7 +26,7 @@ namespace {
 
 struct SweepFlags {
   std::vector<std::string> inputs;
-  std::string strategy = "dfs", reduction, bound, depth = "3", seed = "0", executions, max_steps = "10000";
+  std::string strategy = "dfs", reduction, bound, depth = "3", seed = "0", executions, max_steps;
   std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
   SweepOutputs out;
 };
@@ -98,7 +98,7 @@ harness::SweepConfig to_sweep_config(const SweepFlags& f) {
   c.executions = f.executions.empty() ? (c.strategy == "dfs" ? 0 : 1000)
                                       : parse_u64("--executions", f.executions, c.strategy == "dfs" ? 0 : 1,
                                                   1'000'000'000'000ull);
-  c.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
+  if (!f.max_steps.empty()) c.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
   c.jobs = unsigned(parse_u64("--jobs", f.jobs, 1, 256));
   const auto slash = f.shard.find('/');
   if (slash == std::string::npos) throw UsageError(fmt::format("--shard: expected K/N, got \"{}\"", f.shard));
@@ -127,7 +127,8 @@ int cmd_sweep(int argc, char** argv) {
   d.add_options()("seed", po::value(&f.seed)->default_value("0"), "random/pct: run seed (as allocsim run)");
   d.add_options()("executions,n", po::value(&f.executions),
                   "random/pct: executions per scenario (default 1000); dfs: cap per work unit (default: none)");
-  d.add_options()("max-steps", po::value(&f.max_steps)->default_value("10000"), "steps per execution");
+  d.add_options()("max-steps", po::value(&f.max_steps),
+                  "steps per execution (default: each scenario's max_steps, else 10000)");
   d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "worker threads (results do not depend on it)");
   d.add_options()("shard", po::value(&f.shard)->default_value("1/1"),
                   "run only shard K of N (work units by scenario and schedule prefix); combine with allocsim merge");

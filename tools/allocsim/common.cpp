@@ -52,8 +52,9 @@ po::options_description common_options(Common& c, bool run) {
                     "write one line per execution to FILE: index, execution seed, fingerprint (hex); the file "
                     "appears only when the run completes");
   }
-  d.add_options()("max-steps", po::value(&c.max_steps)->default_value("10000"),
-                  "steps per execution before steps-bounded fires");
+  d.add_options()("max-steps", po::value(&c.max_steps),
+                  "steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
+                  "given, it overrides the scenario's)");
   d.add_options()("mutant", po::value(&c.mutants)->composing(),
                   "switch on a protocol mutant (repeatable; see `allocsim list mutants`)");
   d.add(trace_options(c.trace, run));
@@ -111,7 +112,7 @@ harness::RunConfig to_config(const Common& c, bool run) {
   cfg.pct_depth = static_cast<uint32_t>(parse_u64("--depth", c.depth, 1, 1000));
   cfg.seed = parse_u64("--seed", c.seed, 0, UINT64_MAX);
   cfg.executions = run ? parse_u64("--executions", c.executions, 1, 1'000'000'000'000ull) : 1;
-  cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);
+  if (!c.max_steps.empty()) cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);
   cfg.mutants = c.mutants;
   cfg.stop_at_first_violation = c.stop_on_first;
   cfg.check_determinism = c.check_determinism;
@@ -127,7 +128,8 @@ std::vector<std::string> actor_names(const harness::Scenario& sc) {
 std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg) {
   std::string cmd = fmt::format("allocsim replay {} --seed {}", shell_quote(c.scenario), seed);
   for (const auto& m : c.mutants) cmd += " --mutant " + m;
-  if (cfg.max_steps != 10000) cmd += fmt::format(" --max-steps {}", cfg.max_steps);
+  // Only a given flag: without it, replay picks up the scenario's max_steps by itself, as run did.
+  if (cfg.max_steps) cmd += fmt::format(" --max-steps {}", *cfg.max_steps);
   return cmd;
 }
 

@@ -53,7 +53,7 @@ std::string default_trace_name(const harness::Scenario& sc, uint64_t seed) {
   return fmt::format("{}.seed-{}.trace.json", name, seed);
 }
 
-harness::ShrinkOptions shrink_options(const TraceFlags& f, uint64_t max_steps) {
+harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
   harness::ShrinkOptions o;
   o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
   o.max_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000'000ull);
@@ -93,6 +93,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
                    const sim::Finding& f) {
   const TraceFlags& tf = c.trace;
   const harness::Scenario full = with_mutants(sc, c.mutants);
+  const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
   std::string mut;
   for (const auto& m : c.mutants) mut += " --mutant " + m;
   std::cout << fmt::format("replay by schedule: allocsim replay {} --schedule {}{}\n", shell_quote(c.scenario),
@@ -100,14 +101,14 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
   harness::Trace t;
   if (tf.no_shrink) {
-    t = harness::make_trace(full, f.result, harness::state_before_last_step(full, f.result, cfg.max_steps));
+    t = harness::make_trace(full, f.result, harness::state_before_last_step(full, f.result, max_steps));
   } else {
-    const harness::ShrinkOptions so = shrink_options(tf, cfg.max_steps);
+    const harness::ShrinkOptions so = shrink_options(tf, max_steps);
     std::cout << fmt::format("\nshrinking (at most {} candidate runs{})...\n", so.max_runs,
                              so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
     std::cout.flush();
     harness::ShrinkResult s = harness::shrink(full, f.result.schedule, so);
-    t = harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, cfg.max_steps));
+    t = harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, max_steps));
     t.shrink = harness::ShrinkInfo{f.result.steps.size(), full.actors.size(), harness::op_count(full),
                                    f.result.preemptions, s.runs, s.budget_exhausted, s.out_of_time,
                                    s.preemptions_minimal};
@@ -119,7 +120,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   t.strategy = cfg.strategy;
   t.seed = cfg.seed;
   if (cfg.strategy == "random") t.execution_seed = f.seed;
-  t.max_steps = cfg.max_steps;
+  t.max_steps = max_steps;
   const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
   try {
     write_outputs(t, path, tf.perfetto, tf.no_shrink ? "replay trace" : "replay minimal");
@@ -162,7 +163,8 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
   } catch (const sim::ScheduleError& e) {
     throw UsageError(fmt::format("--schedule: {}", e.what()));
   }
-  const harness::StrictReplay sr = harness::replay_strict(full, schedule, cfg.max_steps);
+  const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
+  const harness::StrictReplay sr = harness::replay_strict(full, schedule, max_steps);
   const sim::ExecutionResult& r = sr.result;
   std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
                            c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
@@ -171,7 +173,7 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     return kExitDiverged;
   }
   if (!c.trace.perfetto.empty()) {
-    harness::Trace t = harness::make_trace(full, r, harness::state_before_last_step(full, r, cfg.max_steps));
+    harness::Trace t = harness::make_trace(full, r, harness::state_before_last_step(full, r, max_steps));
     try {
       write_outputs(t, "", c.trace.perfetto, "");
     } catch (const harness::OutputError& e) {
