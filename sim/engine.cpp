@@ -315,8 +315,8 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     if (r.steps.size() >= opt_.max_steps) {
       r.violation = Violation{
           "steps-bounded",
-          fmt::format("the execution did not end within {} steps (--max-steps); likely an actor that polls or "
-                      "retries without bound, or a livelock between actors",
+          fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
+                      "likely an actor that polls or retries without bound, or a livelock between actors",
                       opt_.max_steps),
           ""};
       break;

@@ -20,7 +20,7 @@ int cmd_list(int argc, char** argv) {
       std::cout << fmt::format("{:<33} {}\n", i.name, i.description);
   } else if (what == "mutants") {
     for (const auto& m : backend::mutant_catalog())
-      std::cout << fmt::format("{:<26} {:<10} {}\n", m.name, m.alloc_case, m.description);
+      std::cout << fmt::format("{:<30} {:<10} {}\n", m.name, m.alloc_case, m.description);
   } else if (what == "ops") {
     for (const char* op : harness::op_names()) std::cout << op << "\n";
   } else if (what == "strategies") {
