@@ -131,9 +131,12 @@ struct Engine::Impl {
   };
 
 #ifdef ALLOCSIM_PROTECTED_STACKS
-  // The sanitizer build (CMake ALLOCSIM_SANITIZE): ASan's redzones make frames several times larger, and a
-  // guard page turns a stack overflow into a fault ASan reports instead of silent corruption of the heap.
-  static constexpr size_t kStackScale = 4;
+  // The sanitizer build (CMake ALLOCSIM_SANITIZE): a guard page turns a stack overflow into a fault ASan
+  // reports instead of silent corruption of the heap. The stacks are NOT enlarged for ASan's bigger frames
+  // (the suite runs in 256 KiB): ASan's swapcontext interceptor clears the shadow of the whole target stack
+  // on every switch, and at 1 MiB (128 KiB of shadow, above its clear_shadow_mmap_threshold) it did so with
+  // mmap: two thirds of the suite's time went to the kernel.
+  static constexpr size_t kStackScale = 1;
   using StackAllocator = PooledProtectedStack;
 #else
   static constexpr size_t kStackScale = 1;
