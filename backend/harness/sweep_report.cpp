@@ -212,7 +212,7 @@ SweepConfig config_from_json(const nlohmann::json& c, const std::string& version
 }  // namespace
 
 SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
-  if (reports.empty()) throw SweepInputError("merge: no reports given");
+  if (reports.empty()) throw SweepInputError("no reports given");
   const auto fail = [](const std::string& file, const std::string& ptr, const std::string& msg) {
     return SweepInputError(fmt::format("{}: {}: {}", file, ptr, msg));
   };
@@ -248,7 +248,7 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
     std::string missing;
     for (uint32_t k = 1; k <= n; ++k)
       if (!seen_shards.count(k)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", k, n);
-    throw SweepInputError(fmt::format("merge: shard(s) {} missing: give all {} shard reports", missing, n));
+    throw SweepInputError(fmt::format("shard(s) {} missing: give all {} shard reports", missing, n));
   }
   try {
     res.config = config_from_json(first.at("config"), first.at("tool_version").get<std::string>());
@@ -273,7 +273,7 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       p.path = path;
       p.scenario = load_scenario(path);
       if (p.scenario->digest != s.at("digest").get<std::string>())
-        throw SweepInputError(fmt::format("merge: scenario {} changed since the sweep (digest now {}, report has {})",
+        throw SweepInputError(fmt::format("scenario {} changed since the sweep (digest now {}, report has {})",
                                           path, p.scenario->digest, s.at("digest").get<std::string>()));
       p.units.resize(s.at("work_units").get<size_t>());
       p.plan_digest = s.at("plan").get<std::string>();
@@ -296,10 +296,10 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       }
     for (size_t p = 0; p < res.plans.size(); ++p)
       if (res.units[p].size() != res.plans[p].units.size())
-        throw SweepInputError(fmt::format("merge: scenario {}: {} of {} work units found in the reports",
+        throw SweepInputError(fmt::format("scenario {}: {} of {} work units found in the reports",
                                           res.plans[p].path, res.units[p].size(), res.plans[p].units.size()));
   } catch (const nlohmann::json::exception& e) {
-    throw SweepInputError(fmt::format("merge: malformed report: {}", e.what()));
+    throw SweepInputError(fmt::format("malformed report: {}", e.what()));
   }
   return res;
 }

@@ -89,7 +89,7 @@ TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "
     const char* says;
   } cases[] = {
       {"", "usage"},
-      {"frobnicate", "unknown command \"frobnicate\""},
+      {"frobnicate", "unknown command \"frobnicate\" (run, replay, shrink, sweep, merge, list"},
       {"run", "missing SCENARIO"},
       {"run scenarios/nope.json", "scenarios/nope.json"},
       {"run scenarios/alloc-005-last-out.json --executions 0", "--executions: expected 1 to"},
@@ -100,6 +100,14 @@ TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "
       {"run scenarios/alloc-005-last-out.json --bogus", "bogus"},
       {"list nonsense", "unknown list \"nonsense\""},
       {"run tests/backend/malformed/unknown_op_typo.json", "did you mean"},
+      {"replay scenarios/alloc-005-last-out.json --schedule ''", "--schedule: empty"},
+      // output directories are checked before any work, so nothing is half-written
+      {"run scenarios/mutants/client-side-claim.json --trace-out /nonexistent-dir/t.json",
+       "--trace-out /nonexistent-dir/t.json: directory /nonexistent-dir does not exist"},
+      {"run scenarios/mutants/client-side-claim.json --perfetto /nonexistent-dir/p.json",
+       "--perfetto /nonexistent-dir/p.json: directory /nonexistent-dir does not exist"},
+      {"shrink tests/fuzz/corpus/trace/client-side-claim.shrunk.trace.json -o /nonexistent-dir/m.json",
+       "-o /nonexistent-dir/m.json: directory /nonexistent-dir does not exist"},
   };
   for (const Case& c : cases) {
     INFO(c.args);

@@ -55,4 +55,5 @@ TEST_CASE("the scenario key max_steps bounds its executions and --max-steps over
   CHECK(flag.code == 0);
   CHECK_THAT(flag.text, Catch::Contains("did not end within 200 steps"));
   CHECK_THAT(line_of(flag.text, "replay: "), Catch::EndsWith("--max-steps 200"));  // a given flag is repeated
+  CHECK_THAT(line_of(flag.text, "replay by schedule: "), Catch::EndsWith("--max-steps 200"));
 }

@@ -24,6 +24,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Fails early (UsageError naming `flag` and the path) when `path` is set and its directory does not exist
+/// or is not writable, so no command works for minutes and then cannot write its output, and no command
+/// writes one output and then fails on the next.
+void check_output_dir(const char* flag, const std::string& path);
+
 /// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
 uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 

@@ -40,10 +40,7 @@ int cmd_run(int argc, char** argv) {
   // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
   // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
   std::string fingerprint_lines;
-  if (!c.fingerprints.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(c.fingerprints).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw UsageError(fmt::format("--fingerprints: directory {} does not exist", shell_quote(dir.string())));
+  if (!c.fingerprints.empty()) {  // its directory was checked by parse_common
     cfg.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
       fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
     };

@@ -1,5 +1,8 @@
 // Flag parsing shared by the commands.
+#include <unistd.h>
+
 #include <charconv>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include <iostream>
@@ -61,6 +64,14 @@ po::options_description common_options(Common& c, bool run) {
   return d;
 }
 
+void check_output_dir(const char* flag, const std::string& path) {
+  if (path.empty()) return;
+  const auto dir = std::filesystem::path(path).parent_path();
+  const std::string d = dir.empty() ? "." : dir.string();
+  if (!std::filesystem::is_directory(d) || ::access(d.c_str(), W_OK) != 0)
+    throw UsageError(fmt::format("{} {}: directory {} does not exist or is not writable", flag, path, d));
+}
+
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   Common c;
   po::options_description d = common_options(c, run);
@@ -88,6 +99,9 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
     std::exit(kExitOk);
   }
   if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
+  check_output_dir("--trace-out", c.trace.trace_out);
+  check_output_dir("--perfetto", c.trace.perfetto);
+  check_output_dir("--fingerprints", c.fingerprints);
   for (const auto& m : c.mutants)
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));

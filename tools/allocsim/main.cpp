@@ -27,10 +27,11 @@ usage:
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
-Run `allocsim run --help` or `allocsim replay --help` for their options.
+Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge) for its options.
 
-exit codes: 0 ok / expectation met; 1 expectation not met (run) or violation (replay);
-            2 usage or input error; 3 internal error; 4 replay diverged.
+exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
+            shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
+            4 replay diverged.
 )";
 
 }  // namespace
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return cmd_shrink(argc - 1, argv + 1);
-    throw UsageError(fmt::format("unknown command \"{}\" (run, replay, shrink, list; see allocsim --help)", cmd));
+    throw UsageError(fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

@@ -14,13 +14,8 @@
 namespace allocsim::cli {
 
 void check_outputs(const SweepOutputs& out) {
-  for (const auto& [flag, path] : {std::pair{"--report-json", out.report_json}, std::pair{"--junit", out.junit}}) {
-    if (path.empty()) continue;
-    const auto dir = std::filesystem::path(path).parent_path();
-    const std::string d = dir.empty() ? "." : dir.string();
-    if (!std::filesystem::is_directory(d) || ::access(d.c_str(), W_OK) != 0)
-      throw UsageError(fmt::format("{} {}: directory {} does not exist or is not writable", flag, path, d));
-  }
+  check_output_dir("--report-json", out.report_json);
+  check_output_dir("--junit", out.junit);
 }
 
 int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, const nlohmann::json& shards) {

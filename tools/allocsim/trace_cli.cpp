@@ -28,7 +28,9 @@ po::options_description trace_options(TraceFlags& f, bool run) {
     d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("200000"),
                     "shrinking runs at most this many candidate executions: the deterministic bound");
   } else {
-    d.add_options()("schedule", po::value(&f.schedule),
+    d.add_options()("schedule", po::value(&f.schedule)->notifier([](const std::string& v) {
+                      if (v.empty()) throw UsageError("--schedule: empty; expected \"v1:\" then comma-separated runs");
+                    }),
                     "replay this schedule instead of a seed: \"v1:\" then comma-separated runs, e.g. "
                     "v1:flowA*6,flowB,flowA*2,#1 (actor*count; @index for an actor by position; #N a fault draw)");
   }
@@ -96,8 +98,9 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
   std::string mut;
   for (const auto& m : c.mutants) mut += " --mutant " + m;
+  if (cfg.max_steps) mut += fmt::format(" --max-steps {}", *cfg.max_steps);  // only a given flag, as `replay:`
   std::cout << fmt::format("replay by schedule: allocsim replay {} --schedule {}{}\n", shell_quote(c.scenario),
-                           sim::format_schedule(f.result.schedule, names_of(full)), mut);
+                           shell_quote(sim::format_schedule(f.result.schedule, names_of(full))), mut);
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
   harness::Trace t;
   if (tf.no_shrink) {
@@ -219,6 +222,8 @@ int cmd_shrink(int argc, char** argv) {
     return kExitOk;
   }
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  check_output_dir("-o", output);
+  check_output_dir("--perfetto", tf.perfetto);
   const harness::Trace t = harness::load_trace(input);
   const harness::ShrinkOptions so = shrink_options(tf, t.max_steps);
   const harness::TraceReplay rr = harness::replay_trace(t);
