@@ -225,7 +225,9 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       if (!j.is_object() || j.value("schema", "") != kSchema)
         throw fail(name, "/schema", fmt::format("expected \"{}\"", kSchema));
       if (!j.contains("shards") || !j["shards"].contains("shard"))
-        throw fail(name, "/shards", "not a shard report (run the sweep with --shard K/N)");
+        throw fail(name, "/shards",
+                   "not a shard report: only a sweep with --shard K/N and N > 1 writes one (a sweep without "
+                   "--shard, or with --shard 1/1, is already the whole report; there is nothing to merge)");
       for (const char* key : {"tool_version", "config", "errors"})
         if (j.at(key) != first.at(key))
           throw fail(name, std::string("/") + key,
