@@ -336,7 +336,8 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     r.schedule.push_back({Choice::Actor, pick});
     Slot& s = m.slots[pick];
     const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
-    r.steps.emplace_back(pick, s.kind, s.what, std::move(s.detail), preempt, std::vector<Access>{}, waited);
+    // Braced, not emplace_back(args...): clang 14 (the fuzz build) has no parenthesized aggregate init.
+    r.steps.push_back(StepRecord{pick, s.kind, s.what, std::move(s.detail), preempt, {}, waited});
     m.resume(pick);
     current = pick;
     if (m.slots[pick].crashed) m.record_crash(pick);
