@@ -8,21 +8,11 @@
 #include <filesystem>
 
 #include "backend/harness/runner.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::vector<std::string> mutant_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / "mutants"))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
+using allocsim::testing::mutant_files;
 
 TEST_CASE("every mutant scenario passes under the faithful port (its mutants switched off)", "[scenarios][mutants]") {
   const auto files = mutant_files();

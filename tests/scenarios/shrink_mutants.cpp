@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "backend/harness/runner.h"
+#include "tests/scenarios/scenario_files.h"
 #include "backend/harness/shrink.h"
 #include "backend/harness/trace_replay.h"
 #include "backend/harness/world.h"
@@ -18,6 +19,7 @@
 using namespace allocsim;
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
+using allocsim::testing::mutant_files;
 
 namespace {
 
@@ -109,14 +111,6 @@ uint32_t brute_force_min_preemptions(const Scenario& sc, const std::string& inva
     }
   }
   return best;
-}
-
-std::vector<std::string> mutant_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / "mutants"))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 bool violates(const sim::ExecutionResult& r, const std::string& invariant) {
