@@ -81,7 +81,10 @@ class PooledProtectedStack {
     }
     void* vp = ::mmap(nullptr, sctx.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (vp == MAP_FAILED) throw std::bad_alloc();
-    if (::mprotect(vp, pool_->page, PROT_NONE) != 0) throw std::bad_alloc();
+    if (::mprotect(vp, pool_->page, PROT_NONE) != 0) {
+      ::munmap(vp, sctx.size);
+      throw std::bad_alloc();
+    }
     sctx.sp = static_cast<char*>(vp) + sctx.size;
     return sctx;
   }

@@ -71,6 +71,10 @@ class ProbeStrategy final : public Strategy {
   }
 
   bool end_execution(const ExecutionResult&) override {
+    if (pos_ < script_.size() + (probe_ ? 1 : 0))
+      throw std::logic_error(fmt::format("dpor units: the execution ended after {} of the prefix's {} choices (a "
+                                         "nondeterministic world, or a prefix that does not fit it)",
+                                         pos_, script_.size()));
     merge_into(footprint_, probe_fp_);
     odometer_.resize(draw_);  // draws not made this time belong to another branch
     while (!odometer_.empty() && odometer_.back().first + 1 >= odometer_.back().second) odometer_.pop_back();
