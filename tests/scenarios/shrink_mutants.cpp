@@ -80,12 +80,12 @@ uint32_t brute_force_min_preemptions(const Scenario& sc, const std::string& inva
   auto compiled = compile(sc, {});
   sim::Engine engine;
   uint32_t best = bound + 1;
-  std::vector<std::vector<sim::ActorId>> todo = {{}};
-  while (!todo.empty()) {
+  std::vector<std::vector<sim::ActorId>> frontier = {{}};
+  while (!frontier.empty()) {
     Enumerate e;
     e.draws = draws;
-    e.prefix = std::move(todo.back());
-    todo.pop_back();
+    e.prefix = std::move(frontier.back());
+    frontier.pop_back();
     e.begin_execution(0);
     BackendWorld w(*compiled);
     const sim::ExecutionResult r = engine.run(w, e);
@@ -104,7 +104,7 @@ uint32_t brute_force_min_preemptions(const Scenario& sc, const std::string& inva
           std::vector<sim::ActorId> next;
           for (size_t j = 0; j < i; ++j) next.push_back(r.steps[j].actor);
           next.push_back(alt);
-          todo.push_back(std::move(next));
+          frontier.push_back(std::move(next));
         }
       cost += r.steps[i].preemption ? 1 : 0;
       if (cost > bound) break;
