@@ -15,6 +15,8 @@
 #endif
 #include <algorithm>
 #include <cassert>
+
+#include "sim/assert.h"
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -208,7 +210,7 @@ struct Engine::Impl {
   uint64_t draw(uint64_t bound) {
     if (bound == 0) throw std::invalid_argument("draw(0)");
     const uint64_t v = strategy->draw(bound);
-    if (v >= bound) throw std::logic_error(fmt::format("strategy drew {} outside [0, {})", v, bound));
+    ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
     result->schedule.push_back({Choice::Draw, v});
     return v;
   }
@@ -330,7 +332,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     const ActorId pick = strategy.choose(cands, current);
     bool valid = false;
     for (const Candidate& c : cands) valid |= c.actor == pick;
-    if (!valid) throw std::logic_error(fmt::format("strategy chose actor {}, which is not runnable", pick));
+    ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
     // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
     // use of the (under `random`, unpredictable) pick is branch-free.
     const bool current_runnable = current != kNoActor && m.runnable(current);

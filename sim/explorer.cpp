@@ -7,7 +7,12 @@ namespace allocsim::sim {
 ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
                        const ExploreOptions& options, const ExecutionObserver& observe) {
   ExploreSummary sum;
-  for (uint64_t i = 0; i < options.executions; ++i) {
+  for (uint64_t k = 0; k < options.executions; ++k) {
+    if (options.pause && options.pause()) {
+      sum.paused = true;
+      break;
+    }
+    const uint64_t i = options.first_index + k;
     const uint64_t seed = execution_seed(options.seed, i);
     strategy.begin_execution(seed);
     std::unique_ptr<World> world = make_world();

@@ -24,6 +24,12 @@ struct ExploreOptions {
   uint64_t seed = 0;           // run seed S: execution i uses execution_seed(S, i)
   uint64_t executions = 1000;  // upper bound; an exhaustive strategy may stop earlier
   bool stop_at_first_violation = false;
+  /// The index of the first execution: a sweep unit's execution range starts here, a resumed unit goes on
+  /// from here. Executions are numbered first_index, first_index + 1, ...
+  uint64_t first_index = 0;
+  /// Asked before every execution (after the `executions` bound); true stops the exploration there
+  /// (ExploreSummary::paused). Time budgets and checkpoints hook in here. May be empty.
+  std::function<bool()> pause = {};
 };
 
 /// An execution that violated an invariant, with everything needed to replay it.
@@ -39,8 +45,10 @@ struct ExploreSummary {
   uint64_t violating_executions = 0;
   std::map<std::string, uint64_t> violations_by_invariant;  // ordered: deterministic reports
   std::optional<Finding> first;                             // the first violating execution
+  bool paused = false;                                      // ExploreOptions::pause stopped it
 };
 
+/// The one run loop: `run`, `replay --seed`, sweep units and the benchmarks all explore through it.
 ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
                        const ExploreOptions& options, const ExecutionObserver& observe = {});
 

@@ -1,6 +1,7 @@
 #include "sim/prng.h"
 
-#include <cassert>
+
+#include "sim/assert.h"
 
 namespace allocsim::sim {
 
@@ -31,7 +32,7 @@ uint64_t Prng::next() {
 }
 
 uint64_t Prng::below(uint64_t bound) {
-  assert(bound > 0);
+  ALLOCSIM_ASSERT(bound > 0, "Prng::below(0): the range [0, 0) is empty");
   unsigned __int128 m = static_cast<unsigned __int128>(next()) * bound;
   auto low = static_cast<uint64_t>(m);
   if (low < bound) {

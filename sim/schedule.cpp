@@ -25,6 +25,17 @@ uint64_t number(std::string_view s, std::string_view item, const char* what) {
 
 }  // namespace
 
+std::string format_choice(Choice c) { return fmt::format("{}{}", c.kind == Choice::Actor ? 'a' : 'd', c.value); }
+
+Choice parse_choice(const std::string& t) {
+  uint64_t v = 0;
+  if (t.size() >= 2 && (t[0] == 'a' || t[0] == 'd')) {
+    auto [p, ec] = std::from_chars(t.data() + 1, t.data() + t.size(), v);
+    if (ec == std::errc() && p == t.data() + t.size()) return {t[0] == 'a' ? Choice::Actor : Choice::Draw, v};
+  }
+  throw std::invalid_argument(fmt::format("bad choice \"{}\" (expected a<actor> or d<value>)", t));
+}
+
 std::string format_schedule(std::span<const Choice> schedule, const std::vector<std::string>& names) {
   std::string out(kPrefix);
   for (size_t i = 0; i < schedule.size();) {

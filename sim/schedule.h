@@ -1,4 +1,8 @@
-// Compact, versioned schedule strings for command lines (`allocsim replay SCENARIO --schedule S`).
+// The one schedule codec. Two forms:
+// - schedule strings for people and command lines (`allocsim replay SCENARIO --schedule S`, the `run` and
+//   sweep replay lines, trace files' "schedule"): format_schedule / parse_schedule, grammar below;
+// - single choices by actor id for machine state (checkpoints, sweep unit results, plan digests, strategy
+//   errors): format_choice / parse_choice, "a<id>" for an actor and "d<value>" for a draw.
 //
 // Grammar (version 1):
 //   schedule := "v1:" [ item ( "," item )* ]
@@ -25,6 +29,11 @@ namespace allocsim::sim {
 struct ScheduleError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// A choice as text: "a<id>" for an actor, "d<value>" for a draw.
+std::string format_choice(Choice c);
+/// Inverse of format_choice. Throws std::invalid_argument naming the text.
+Choice parse_choice(const std::string& text);
 
 /// The canonical v1 string of `schedule`; `names[id]` is actor id's name.
 /// REQUIRES: every actor choice's value < names.size().

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/world.h"
 
@@ -37,6 +40,17 @@ class Strategy {
   /// Ends the execution; returns whether the strategy wants another one (exhaustive strategies stop when
   /// their tree is done; sampling strategies always say yes and the explorer bounds them).
   virtual bool end_execution(const ExecutionResult& result) = 0;
+
+  /// Exhaustive strategies: whether the whole tree has been explored. Sampling strategies never are.
+  virtual bool exhausted() const { return false; }
+  /// The position between executions, for checkpoints (exhaustive strategies: their search state; null for
+  /// sampling strategies, whose position is the caller's execution index).
+  virtual nlohmann::json save() const { return nullptr; }
+  /// Restores a save() position into a strategy built with the same options. Throws std::invalid_argument
+  /// on a malformed state (or, for a strategy with nothing to save, on any state but null).
+  virtual void restore(const nlohmann::json& state) {
+    if (!state.is_null()) throw std::invalid_argument("this strategy has no saved position to restore");
+  }
 };
 
 }  // namespace allocsim::sim

@@ -7,45 +7,20 @@
 
 #include "backend/harness/catalog.h"
 #include "sim/coverage.h"
-#include "sim/strategies/dfs.h"
-#include "sim/strategies/dpor.h"
 #include "sim/strategies/pct.h"
-#include "sim/strategies/random.h"
 #include "sim/trace_equivalence.h"
 
 namespace allocsim::harness {
 
 namespace {
 
-/// The reduction `config` asks for, defaults resolved: dpor for unbounded dfs, none otherwise.
-std::string resolved_reduction(const RunConfig& config) {
-  if (config.strategy != "dfs") return "";
-  if (!config.reduction.empty()) return config.reduction;
-  return config.preemption_bound ? "none" : "dpor";
-}
-
-/// Builds the strategy of `config`. `calibrate` computes PCT's k when it is needed. Throws
-/// std::invalid_argument for an unknown strategy or reduction, or dpor with a preemption bound.
+/// Builds the strategy of `config` (validated). `calibrate` computes k when the strategy needs it.
 std::unique_ptr<sim::Strategy> make_strategy(const RunConfig& config, size_t actors,
                                              const std::function<uint64_t()>& calibrate) {
-  const std::string reduction = resolved_reduction(config);
-  if (config.strategy == "random") return std::make_unique<sim::RandomStrategy>();
-  if (config.strategy == "pct")
-    return std::make_unique<sim::PctStrategy>(
-        sim::PctOptions{.depth = config.pct_depth, .steps = calibrate(), .actors = static_cast<uint32_t>(actors)});
-  if (config.strategy == "dfs") {
-    if (reduction == "dpor") {
-      if (config.preemption_bound)
-        throw std::invalid_argument("--reduction dpor cannot be combined with --preemption-bound: DPOR under a "
-                                    "preemption bound is unsound (Coons et al., OOPSLA 2013); bounded runs use "
-                                    "plain DFS (--reduction none)");
-      return std::make_unique<sim::DporStrategy>();
-    }
-    if (reduction == "none")
-      return std::make_unique<sim::DfsStrategy>(sim::DfsOptions{.preemption_bound = config.preemption_bound});
-    throw std::invalid_argument(fmt::format("unknown reduction \"{}\" (none, dpor)", reduction));
-  }
-  throw std::invalid_argument(fmt::format("unknown strategy \"{}\"", config.strategy));
+  const sim::StrategySpec& spec = config.spec();
+  sim::StrategyParams params = config.params();
+  if (spec.caps.calibrated) params.steps = calibrate(), params.actors = static_cast<uint32_t>(actors);
+  return spec.make(params);
 }
 
 void judge(const Scenario& sc, ScenarioReport& r) {
@@ -104,18 +79,20 @@ void judge(const Scenario& sc, ScenarioReport& r) {
 
 void judge_report(const Scenario& sc, ScenarioReport& r) { judge(sc, r); }
 
-ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
+ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const RunHooks& hooks) {
+  const sim::ResolvedStrategy resolved = config.validate();
+  const sim::StrategyCaps caps = config.spec().caps;
   auto compiled = compile(sc, config.mutants);
   const auto make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
   const uint64_t max_steps = resolve_max_steps(sc, config.max_steps);
-  // Footprints for DPOR and for counting distinct traces (dfs only: they cost time on every touch).
-  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = config.strategy == "dfs"});
+  // Footprints for DPOR and for counting distinct traces (exhaustive only: they cost time on every touch).
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = caps.exhaustive});
   uint64_t pct_steps = 0;
   auto strategy = make_strategy(config, sc.actors.size(), [&] {
     return pct_steps = sim::calibrate_pct_steps(engine, make_world);
   });
   ScenarioReport r;
-  r.reduction = resolved_reduction(config);
+  r.reduction = resolved.reduction;
   sim::TraceCounter traces;
   sim::PairCoverage coverage;
   std::vector<uint64_t> hits(barrier_catalog().size(), 0);
@@ -147,10 +124,10 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
               ++it->second;
           }
         }
-        if (config.strategy == "dfs") traces.add(res);
+        if (caps.exhaustive) traces.add(res);
         coverage.observe(res);
         violating += res.violation.has_value();
-        if (config.on_fingerprint) config.on_fingerprint(index, seed, res.fingerprint());
+        if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
         if (config.check_determinism) {
           // A separate engine: the second run must not share stack pools or step hints with the first.
           if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
@@ -158,7 +135,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
             ++r.divergent_executions;
           }
         }
-        if (config.progress) config.progress(index + 1, violating);
+        if (hooks.progress) hooks.progress(index + 1, violating);
       });
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (size_t k = 0; k < tally[a].size(); ++k)
@@ -166,11 +143,10 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
         r.outcomes[sc.actors[a].name][op_name(sc.actors[a].script[k].kind)][out] += n;
   for (size_t i = 0; i < hits.size(); ++i)
     if (hits[i]) r.reached.push_back(barrier_catalog()[i].name);
-  if (auto* d = dynamic_cast<sim::DfsStrategy*>(strategy.get())) r.exhausted = d->exhausted();
-  if (auto* d = dynamic_cast<sim::DporStrategy*>(strategy.get())) r.exhausted = d->exhausted();
-  if (config.strategy == "dfs") r.distinct_traces = traces.distinct();
+  r.exhausted = strategy->exhausted();
+  if (caps.exhaustive) r.distinct_traces = traces.distinct();
   r.pair_coverage = coverage.pairs();
-  if (config.strategy == "pct") {
+  if (caps.calibrated) {
     ScenarioReport::Pct p{.steps = pct_steps, .actors = sc.actors.size(), .depth = config.pct_depth};
     p.per_execution = sim::pct_hit_probability(p.actors, p.steps, p.depth);
     p.miss = sim::pct_miss_probability(p.per_execution, r.summary.executions);
@@ -183,12 +159,13 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
 sim::ExecutionResult replay_seed(const Scenario& sc, const RunConfig& config, uint64_t execution_seed) {
   auto compiled = compile(sc, config.mutants);
   sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, config.max_steps)});
-  auto strategy = make_strategy(config, sc.actors.size(), [&] {
-    return sim::calibrate_pct_steps(engine, [&] { return std::make_unique<BackendWorld>(*compiled); });
-  });
-  strategy->begin_execution(execution_seed);
-  BackendWorld world(*compiled);
-  return engine.run(world, *strategy);
+  config.validate();
+  const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
+  auto strategy = make_strategy(config, sc.actors.size(), [&] { return sim::calibrate_pct_steps(engine, make_world); });
+  sim::ExecutionResult out;
+  sim::explore(engine, make_world, *strategy, sim::ExploreOptions{.seed = execution_seed, .executions = 1},
+               [&](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult& r) { out = r; });
+  return out;
 }
 
 }  // namespace allocsim::harness

@@ -15,31 +15,19 @@
 
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
+#include "sim/campaign/config.h"
 #include "sim/determinism.h"
 #include "sim/explorer.h"
 
 namespace allocsim::harness {
 
-struct RunConfig {
-  std::string strategy = "random";  // random | pct | dfs
-  /// dfs only: explore schedules with at most this many preemptions (iteratively, 0 first); plain DFS then.
-  std::optional<uint32_t> preemption_bound;
-  /// dfs only: "dpor" or "none"; empty means dpor when unbounded, none under a bound. dpor with a bound is
-  /// refused (std::invalid_argument): DPOR under a preemption bound is unsound (Coons et al., OOPSLA 2013).
-  std::string reduction;
-  uint32_t pct_depth = 3;  // pct only: the bug depth d
-  uint64_t seed = 0;
-  uint64_t executions = 1000;
-  /// Steps per execution before steps-bounded fires; nullopt: the scenario's max_steps, else 10000
-  /// (resolve_max_steps). Set it only for an explicit --max-steps, which overrides the scenario.
-  std::optional<uint64_t> max_steps;
-  std::vector<std::string> mutants;  // added to the scenario's (--mutant)
-  bool stop_at_first_violation = false;
+/// The exploration config (sim/campaign/config.h): the one config of run, replay, sweep and shrink.
+using RunConfig = campaign::ExploreConfig;
+
+/// What a caller observes while a run goes on (never part of the result).
+struct RunHooks {
   /// Called after every execution (progress reporting); may be empty.
   std::function<void(uint64_t done, uint64_t violating)> progress;
-  /// Run every execution a second time, from its recorded schedule (sim::recheck_execution), and compare
-  /// the step lists; a difference is reported in ScenarioReport::divergence (`run --check-determinism`).
-  bool check_determinism = false;
   /// Called after every execution with its index, execution seed and fingerprint (`run --fingerprints`);
   /// may be empty.
   std::function<void(uint64_t index, uint64_t seed, uint64_t fingerprint)> on_fingerprint;
@@ -50,10 +38,11 @@ struct ScenarioReport {
   // actor -> op name -> outcome -> count, in script order of first appearance
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;
   std::vector<std::string> reached;      // barriers fired in at least one execution, catalog order
-  /// dfs: whether the whole tree was explored (else the run stopped at `executions` or a first violation).
+  /// Exhaustive strategies: whether the whole tree was explored (else the run stopped at `executions` or a
+  /// first violation).
   bool exhausted = false;
-  std::string reduction;                   // dfs: the reduction used ("dpor" or "none")
-  std::optional<uint64_t> distinct_traces;  // dfs: distinct Mazurkiewicz traces among the executions
+  std::string reduction;                   // the reduction used (registry: ResolvedStrategy), or ""
+  std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
   /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
   struct Pct {
     uint64_t steps = 0, actors = 0;
@@ -73,8 +62,9 @@ struct ScenarioReport {
   std::vector<std::string> unmet;        // why not, one line each
 };
 
-/// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant.
-ScenarioReport run_scenario(const Scenario& scenario, const RunConfig& config);
+/// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant and
+/// campaign::ConfigError for a config that does not validate.
+ScenarioReport run_scenario(const Scenario& scenario, const RunConfig& config, const RunHooks& hooks = {});
 
 /// Judges `report` (summary.executions and violations_by_invariant, outcomes, reached) against
 /// scenario.expect: appends one line per unmet expectation to report.unmet (fixed order, see above) and
@@ -82,7 +72,7 @@ ScenarioReport run_scenario(const Scenario& scenario, const RunConfig& config);
 void judge_report(const Scenario& scenario, ScenarioReport& report);
 
 /// Re-runs exactly one execution with the given execution seed and returns its result (the `replay
-/// --seed` path: execution 0 of a run seeded with it).
+/// --seed` path: execution 0 of a run seeded with it, through sim::explore).
 sim::ExecutionResult replay_seed(const Scenario& scenario, const RunConfig& config, uint64_t execution_seed);
 
 }  // namespace allocsim::harness

@@ -19,10 +19,9 @@
 #include "backend/harness/world.h"
 #include "sim/coverage.h"
 #include "sim/prng.h"
+#include "sim/schedule.h"
 #include "sim/strategies/dfs.h"
-#include "sim/strategies/dpor.h"
 #include "sim/strategies/pct.h"
-#include "sim/strategies/random.h"
 #include "sim/trace_equivalence.h"
 #include "sim/tree_estimate.h"
 
@@ -115,13 +114,14 @@ ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config) {
   auto compiled = compile(*plan.scenario, {});
   const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
   sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(*plan.scenario, config.max_steps)});
-  if (config.strategy == "dfs") {
-    const bool dpor = resolved_reduction(config) == "dpor";
+  const sim::StrategyCaps caps = config.spec().caps;
+  if (caps.exhaustive) {
+    const bool dpor = config.validate().partial_order;
     plan.units = dfs_units(engine, make_world, config.preemption_bound, dpor ? kDporTargetUnits : kDfsTargetUnits);
     if (dpor) seed_sleep_sets(plan.units, engine.options(), make_world);
     if (config.estimate_trees) plan.estimated_leaves = sim::estimate_leaves(engine, make_world, 32);
   } else {
-    if (config.strategy == "pct") plan.pct_steps = sim::calibrate_pct_steps(engine, make_world);
+    if (caps.calibrated) plan.pct_steps = sim::calibrate_pct_steps(engine, make_world);
     const uint64_t n = config.executions;
     const uint64_t chunk = std::max<uint64_t>(1, (n + kSampleUnits - 1) / kSampleUnits);
     for (uint64_t b = 0; b < n; b += chunk) plan.units.push_back({{}, b, std::min(n, b + chunk)});
@@ -147,38 +147,58 @@ struct UnitHooks {
   SweepProgress* progress = nullptr;
 };
 
-/// Runs unit `u` of `plan` to its end (or until the time budget), from `resume` when given.
+/// Builds unit `u`'s strategy (registry: prefix and sleeping siblings for exhaustive strategies, k for
+/// calibrated ones).
+std::unique_ptr<sim::Strategy> unit_strategy(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg) {
+  sim::StrategyParams params = cfg.params();
+  params.prefix = plan.units[u].prefix;
+  params.prefix_siblings = plan.units[u].siblings;
+  params.steps = plan.pct_steps;
+  params.actors = static_cast<uint32_t>(plan.scenario->actors.size());
+  return cfg.spec().make(params);
+}
+
+/// Adds one execution's outcomes, barrier fires and violation to `r` (as run_scenario observes them).
+/// A violation becomes r.first (unit `u`, execution `index`, `seed`) when r has none yet.
+void observe_execution(const Scenario& sc, const BackendWorld& world, const sim::ExecutionResult& res, uint64_t u,
+                       uint64_t index, uint64_t seed, UnitResult& r) {
+  for (size_t a = 0; a < sc.actors.size(); ++a) {
+    const auto& script = sc.actors[a].script;
+    for (size_t k = 0; k < script.size(); ++k)
+      if (const char* out = world.actors()[a].outcomes[k]) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
+  }
+  const auto& barriers = barrier_catalog();
+  for (size_t i = 0; i < barriers.size(); ++i)
+    if (world.barrier_hits()[i]) r.barrier_hits[barriers[i].name] += world.barrier_hits()[i];
+  ++r.executions;
+  r.steps += res.steps.size();
+  if (res.violation) {
+    ++r.violating;
+    ++r.by_invariant[res.violation->invariant];
+    if (!r.first)
+      r.first = FirstViolation{u, index, seed, res.schedule, res.violation->invariant, res.violation->message};
+  }
+}
+
+/// Runs unit `u` of `plan` to its end (or until the time budget), from `resume` when given, through the one
+/// run loop (sim::explore).
 UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg,
                     const std::pair<nlohmann::json, UnitResult>* resume, const UnitHooks& hooks) {
   const Scenario& sc = *plan.scenario;
   const WorkUnit& unit = plan.units[u];
-  const bool dfs = cfg.strategy == "dfs";
-  auto compiled = compile(sc, {});  // per unit: workers share nothing mutable
-  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, cfg.max_steps), .record_footprints = dfs});
-  std::unique_ptr<sim::Strategy> strategy;
-  sim::DfsStrategy* dfs_s = nullptr;
-  sim::DporStrategy* dpor_s = nullptr;
-  if (dfs && resolved_reduction(cfg) == "dpor") {
-    strategy = std::make_unique<sim::DporStrategy>(sim::DporOptions{.prefix = unit.prefix, .prefix_siblings = unit.siblings});
-    dpor_s = static_cast<sim::DporStrategy*>(strategy.get());
-  } else if (dfs) {
-    strategy = std::make_unique<sim::DfsStrategy>(
-        sim::DfsOptions{.preemption_bound = cfg.preemption_bound, .prefix = unit.prefix});
-    dfs_s = static_cast<sim::DfsStrategy*>(strategy.get());
-  } else if (cfg.strategy == "pct") {
-    strategy = std::make_unique<sim::PctStrategy>(sim::PctOptions{
-        .depth = cfg.pct_depth, .steps = plan.pct_steps, .actors = static_cast<uint32_t>(sc.actors.size())});
-  } else {
-    strategy = std::make_unique<sim::RandomStrategy>();
-  }
+  const sim::StrategyCaps caps = cfg.spec().caps;
+  const bool tree = caps.exhaustive;  // else a range of execution indices
+  auto compiled = compile(sc, {});    // per unit: workers share nothing mutable
+  const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
+  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, cfg.max_steps), .record_footprints = tree});
+  std::unique_ptr<sim::Strategy> strategy = unit_strategy(plan, u, cfg);
 
   UnitResult r;
   uint64_t next = unit.begin;  // sampling: the next global execution index
   if (resume) {
     r = resume->second;
     try {
-      if (dfs_s) dfs_s->state_from_json(resume->first.at("strategy"));
-      else if (dpor_s) dpor_s->state_from_json(resume->first.at("strategy"));
+      if (tree) strategy->restore(resume->first.at("strategy"));
       else next = resume->first.at("next").get<uint64_t>();
     } catch (const std::exception& e) {
       throw SweepInputError(fmt::format("checkpoint: {}: unit {}: bad saved state: {}", plan.path, u, e.what()));
@@ -186,9 +206,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   }
   r.complete = true;
   const auto state = [&] {
-    if (dfs_s) return nlohmann::json{{"strategy", dfs_s->state_to_json()}};
-    if (dpor_s) return nlohmann::json{{"strategy", dpor_s->state_to_json()}};
-    return nlohmann::json{{"next", next}};
+    return tree ? nlohmann::json{{"strategy", strategy->save()}} : nlohmann::json{{"next", next}};
   };
   std::vector<uint64_t> pending_traces;  // merged into r.traces in sorted batches: 8 bytes per trace
   sim::PairCoverage coverage;
@@ -204,56 +222,41 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
     r.traces = std::move(merged);
     pending_traces.clear();
   };
-  const auto& barriers = barrier_catalog();
-  while (true) {
-    if (!dfs && next >= unit.end) break;
-    if (dfs && cfg.executions && r.executions >= cfg.executions) {
-      r.exhausted = false;
-      break;
-    }
-    if (hooks.out_of_time && hooks.out_of_time()) {
-      flush_traces();
-      r.complete = false;
-      if (hooks.save_partial) hooks.save_partial(state(), r);
-      return r;
-    }
+  sim::ExploreOptions opt{.seed = cfg.seed};
+  // A tree unit counts its executions from 0 (resumed: from those already run) up to the per-unit cap;
+  // a sampling unit runs its index range.
+  opt.first_index = tree ? r.executions : next;
+  opt.executions = !tree ? unit.end - std::min(next, unit.end)
+                   : cfg.executions ? cfg.executions - std::min(cfg.executions, r.executions)
+                                    : UINT64_MAX;
+  opt.pause = [&] {
+    if (hooks.out_of_time && hooks.out_of_time()) return true;
     if (hooks.checkpoint_due && hooks.checkpoint_due()) {
       flush_traces();
       hooks.save_partial(state(), r);
     }
-    const uint64_t seed = dfs ? 0 : sim::execution_seed(cfg.seed, next);
-    strategy->begin_execution(seed);
-    BackendWorld world(*compiled);
-    sim::ExecutionResult res = engine.run(world, *strategy);
-    const bool more = strategy->end_execution(res);
-    // Observe (as run_scenario does): outcomes, barriers, traces, coverage, violations.
-    for (size_t a = 0; a < sc.actors.size(); ++a) {
-      const auto& script = sc.actors[a].script;
-      for (size_t k = 0; k < script.size(); ++k)
-        if (const char* out = world.actors()[a].outcomes[k]) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
-    }
-    for (size_t i = 0; i < barriers.size(); ++i)
-      if (world.barrier_hits()[i]) r.barrier_hits[barriers[i].name] += world.barrier_hits()[i];
-    if (dfs) pending_traces.push_back(sim::trace_fingerprint(res));
-    if (pending_traces.size() >= 4096) flush_traces();
-    coverage.observe(res);
-    const uint64_t index = dfs ? r.executions : next;
-    ++r.executions;
-    r.steps += res.steps.size();
-    if (res.violation) {
-      ++r.violating;
-      ++r.by_invariant[res.violation->invariant];
-      if (!r.first)
-        r.first = FirstViolation{u, index, seed, res.schedule, res.violation->invariant, res.violation->message};
-    }
-    if (hooks.progress) {
-      hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
-      if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
-    }
-    ++next;
-    if (dfs && !more) break;
-  }
+    return false;
+  };
+  const sim::ExploreSummary sum = sim::explore(
+      engine, make_world, *strategy, opt,
+      [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
+        observe_execution(sc, static_cast<BackendWorld&>(w), res, u, index, caps.seeded ? seed : 0, r);
+        if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
+        if (pending_traces.size() >= 4096) flush_traces();
+        coverage.observe(res);
+        if (hooks.progress) {
+          hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
+          if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
+        }
+        ++next;
+      });
   flush_traces();
+  if (sum.paused) {
+    r.complete = false;
+    if (hooks.save_partial) hooks.save_partial(state(), r);
+    return r;
+  }
+  if (tree && !strategy->exhausted()) r.exhausted = false;  // stopped by the per-unit cap
   return r;
 }
 
@@ -286,11 +289,11 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>
 SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress) {
   if (config.shard_count == 0 || config.shard_index >= config.shard_count)
     throw SweepInputError("--shard: expected K/N with 1 <= K <= N");
-  if (config.strategy != "dfs" && config.strategy != "random" && config.strategy != "pct")
-    throw SweepInputError(fmt::format("--strategy: unknown strategy \"{}\" (dfs, random, pct)", config.strategy));
-  if (resolved_reduction(config) == "dpor" && config.preemption_bound)
-    throw SweepInputError("--reduction dpor cannot be combined with --preemption-bound (unsound: Coons et al., "
-                          "OOPSLA 2013); bounded sweeps use plain DFS");
+  try {
+    config.validate();
+  } catch (const campaign::ConfigError& e) {
+    throw SweepInputError(e.what());
+  }
   const auto t0 = Clock::now();
   SweepResults res;
   res.config = config;

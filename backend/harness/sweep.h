@@ -59,19 +59,16 @@ struct SweepInputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// What a sweep explores. Everything here except `jobs`, `time_budget_seconds`, the paths and the
-/// callbacks is part of the report's "config" and must match for merge and resume.
-struct SweepConfig {
-  std::string strategy = "dfs";  // dfs | random | pct
-  std::string reduction;         // dfs: dpor | none ("" resolves: dpor unbounded, none bounded)
-  std::optional<uint32_t> preemption_bound;
-  uint32_t pct_depth = 3;
-  uint64_t seed = 0;
-  /// random/pct: executions per scenario. dfs: a cap per work unit (0 = none): a unit that hits it is
-  /// reported not exhausted.
-  uint64_t executions = 0;
-  /// Steps per execution; nullopt: each scenario's max_steps, else 10000 (resolve_max_steps).
-  std::optional<uint64_t> max_steps;
+/// What a sweep explores: an exploration config (sim/campaign/config.h) per scenario, plus how the work is
+/// spread. Everything of ExploreConfig (its to_json()) is part of the report's "config" and must match for
+/// merge and resume; `jobs`, `time_budget_seconds`, the paths and the progress estimate are not.
+/// Sweep defaults: strategy dfs; `executions` is, for sampling strategies, executions per scenario, and for
+/// exhaustive ones a cap per work unit (0 = none): a unit that hits it is reported not exhausted.
+struct SweepConfig : campaign::ExploreConfig {
+  SweepConfig() {
+    strategy = "dfs";
+    executions = 0;
+  }
   std::string tool_version;  // recorded in reports and checkpoints; resume refuses another version
 
   unsigned jobs = 1;
@@ -80,13 +77,10 @@ struct SweepConfig {
   std::string checkpoint_path;                 // "" = no checkpoints
   std::string resume_path;                     // "" = fresh start
   double checkpoint_interval_seconds = 5;      // within a long unit (wall clock; never changes results)
-  bool estimate_trees = false;                 // Knuth probes per dfs scenario, for the progress line only
+  bool estimate_trees = false;                 // Knuth probes per exhaustive scenario, for the progress line only
 };
 
-/// The reduction actually used: "dpor"/"none" for dfs, "" otherwise.
-std::string resolved_reduction(const SweepConfig& config);
-
-/// The config fields that define the results (see SweepConfig), as JSON: what merge and resume compare.
+/// The config fields that define the results (ExploreConfig::to_json()): what merge and resume compare.
 nlohmann::json config_json(const SweepConfig& config);
 
 /// The first violating execution of a unit (or of a scenario, after combining).
@@ -105,7 +99,7 @@ struct UnitResult {
   std::optional<FirstViolation> first;
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as ScenarioReport
   std::map<std::string, uint64_t> barrier_hits;  // barrier name -> fires (only fired ones)
-  std::vector<uint64_t> traces;                  // dfs: sorted distinct Mazurkiewicz trace fingerprints
+  std::vector<uint64_t> traces;                  // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
   bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
   bool complete = true;   // the unit ran to its end (false: stopped by the time budget)
@@ -175,7 +169,7 @@ struct SweepResults {
 };
 
 /// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,
-/// resumes. Throws SweepInputError for a bad checkpoint/resume file (nothing is run then).
+/// resumes. Throws SweepInputError for a bad config, or a bad checkpoint/resume file (nothing is run then).
 /// `progress` may be null.
 SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress);
 

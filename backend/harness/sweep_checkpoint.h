@@ -6,7 +6,7 @@
 //                           "done": {"<unit>": unit result},
 //                           "partial": {"<unit>": {"state": ..., "result": unit result so far}}}]}
 // Each scenario is identified by its digest (the file's bytes) and plan digest (its work units); "state"
-// is the strategy position (DfsStrategy/DporStrategy::state_to_json) or {"next": execution index}.
+// is the strategy position (DfsStrategy/DporStrategy::save) or {"next": execution index}.
 // Every write is atomic: a temporary file in the same directory, fsync, rename over the old file, fsync
 // of the directory (write_file_atomically, trace_file.h). A kill at any moment leaves either the previous or the new checkpoint, never a mix.
 #pragma once

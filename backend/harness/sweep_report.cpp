@@ -14,15 +14,7 @@ namespace allocsim::harness {
 namespace {
 
 constexpr const char* kSchema = "allocsim/sweep-report/v1";
-
-std::string quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+constexpr const char* kPctKey = "pct";  // a scenario's calibration (k, n, d, bounds): a JSON key
 
 std::vector<std::string> actor_names(const Scenario& sc) {
   std::vector<std::string> names;
@@ -35,14 +27,15 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   const Scenario& sc = *plan.scenario;
   const SweepConfig& cfg = res.config;
   const UnitResult& r = o.result;
-  const bool dfs = cfg.strategy == "dfs";
+  const sim::StrategyCaps caps = cfg.spec().caps;
+  const bool tree = caps.exhaustive;
   nlohmann::json j;
   j["path"] = plan.path;
   j["name"] = sc.name;
   j["digest"] = sc.digest;
   j["strategy"] = cfg.strategy;
-  if (dfs) {
-    j["reduction"] = resolved_reduction(cfg);
+  if (tree) {
+    j["reduction"] = cfg.validate().reduction;
     j["preemption_bound"] = cfg.preemption_bound ? nlohmann::json(*cfg.preemption_bound) : nlohmann::json(nullptr);
   }
   j["work_units"] = plan.units.size();
@@ -51,13 +44,13 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   j["steps"] = r.steps;
   j["violating_executions"] = r.violating;
   j["violations"] = r.by_invariant;
-  if (dfs) {
+  if (tree) {
     j["distinct_traces"] = r.traces.size();
     j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<size_t>(1, r.traces.size())));
   }
-  if (cfg.strategy == "pct") {
+  if (caps.calibrated) {
     const double p = sim::pct_hit_probability(sc.actors.size(), plan.pct_steps, cfg.pct_depth);
-    j["pct"] = {{"steps", plan.pct_steps},
+    j[kPctKey] = {{"steps", plan.pct_steps},
                 {"actors", sc.actors.size()},
                 {"depth", cfg.pct_depth},
                 {"per_execution", fmt::format("{:.3g}", p)},
@@ -69,11 +62,11 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
                             {"message", r.first->message},
                             {"schedule", sim::format_schedule(r.first->schedule, actor_names(sc))},
                             {"replay", replay_command(plan, *r.first, cfg)}};
-    if (cfg.strategy == "random") j["first_violation"]["seed"] = r.first->seed;
+    if (caps.replays_by_seed) j["first_violation"]["seed"] = r.first->seed;
   } else {
     j["first_violation"] = nullptr;
   }
-  if (dfs) j["exhausted"] = r.exhausted && r.complete && o.units_in_report == plan.units.size();
+  if (tree) j["exhausted"] = r.exhausted && r.complete && o.units_in_report == plan.units.size();
   j["complete"] = r.complete && o.units_in_report == plan.units.size();
   j["outcomes"] = r.outcomes;
   nlohmann::json reached = nlohmann::json::array();
@@ -104,11 +97,10 @@ std::string xml_escape(const std::string& s) {
 }  // namespace
 
 std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& cfg) {
-  std::string cmd = "allocsim replay " + quote(plan.path);
-  if (cfg.strategy == "random") cmd += fmt::format(" --seed {}", first.seed);
-  else cmd += " --schedule " + quote(sim::format_schedule(first.schedule, actor_names(*plan.scenario)));
-  if (cfg.max_steps) cmd += fmt::format(" --max-steps {}", *cfg.max_steps);  // given: the run used it
-  return cmd;
+  campaign::ReplayTarget target;
+  if (cfg.spec().caps.replays_by_seed) target.seed = first.seed;
+  else target.schedule = sim::format_schedule(first.schedule, actor_names(*plan.scenario));
+  return cfg.replay_line(plan.path, target);
 }
 
 nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
@@ -177,7 +169,7 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
   const std::string counts =
       fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
   std::string name = "allocsim sweep (" + res.config.strategy;
-  if (!resolved_reduction(res.config).empty()) name += ", " + resolved_reduction(res.config);
+  if (const std::string reduction = res.config.validate().reduction; !reduction.empty()) name += ", " + reduction;
   if (res.config.shard_count > 1) name += fmt::format(", shard {}/{}", res.config.shard_index + 1, res.config.shard_count);
   name += ")";
   return fmt::format(
@@ -200,12 +192,20 @@ SweepConfig config_from_json(const nlohmann::json& c, const std::string& version
   SweepConfig cfg;
   cfg.tool_version = version;
   cfg.strategy = c.at("strategy").get<std::string>();
-  cfg.reduction = c.at("reduction").get<std::string>();
+  // The report records the resolved reduction; only a strategy that takes --reduction reads it back.
+  const std::string reduction = c.at("reduction").get<std::string>();
+  if (const sim::StrategySpec* spec = sim::find_strategy(cfg.strategy); spec && spec->caps.takes_reduction)
+    cfg.reduction = reduction;
   if (!c.at("preemption_bound").is_null()) cfg.preemption_bound = c.at("preemption_bound").get<uint32_t>();
   if (!c.at("pct_depth").is_null()) cfg.pct_depth = c.at("pct_depth").get<uint32_t>();
   cfg.seed = c.at("seed").get<uint64_t>();
   cfg.executions = c.at("executions").get<uint64_t>();
   if (!c.at("max_steps").is_null()) cfg.max_steps = c.at("max_steps").get<uint64_t>();
+  try {
+    cfg.validate();
+  } catch (const campaign::ConfigError& e) {
+    throw SweepInputError(fmt::format("/config: {}", e.what()));
+  }
   return cfg;
 }
 
@@ -279,7 +279,7 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
                                           path, p.scenario->digest, s.at("digest").get<std::string>()));
       p.units.resize(s.at("work_units").get<size_t>());
       p.plan_digest = s.at("plan").get<std::string>();
-      if (s.contains("pct")) p.pct_steps = s.at("pct").at("steps").get<uint64_t>();
+      if (s.contains(kPctKey)) p.pct_steps = s.at("pct").at("steps").get<uint64_t>();
       res.plans.push_back(std::move(p));
     }
     std::sort(res.plans.begin(), res.plans.end(), [](const auto& a, const auto& b) { return a.path < b.path; });

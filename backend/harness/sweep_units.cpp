@@ -4,27 +4,11 @@
 #include <algorithm>
 
 #include "backend/harness/sweep.h"
-#include "sim/strategies/dfs.h"
+#include "sim/schedule.h"
 
 namespace allocsim::harness {
 
-std::string resolved_reduction(const SweepConfig& c) {
-  if (c.strategy != "dfs") return "";
-  if (!c.reduction.empty()) return c.reduction;
-  return c.preemption_bound ? "none" : "dpor";
-}
-
-nlohmann::json config_json(const SweepConfig& c) {
-  nlohmann::json j;
-  j["strategy"] = c.strategy;
-  j["reduction"] = resolved_reduction(c);
-  j["preemption_bound"] = c.preemption_bound ? nlohmann::json(*c.preemption_bound) : nlohmann::json(nullptr);
-  j["pct_depth"] = c.strategy == "pct" ? nlohmann::json(c.pct_depth) : nlohmann::json(nullptr);
-  j["seed"] = c.seed;
-  j["executions"] = c.executions;
-  j["max_steps"] = c.max_steps ? nlohmann::json(*c.max_steps) : nlohmann::json(nullptr);  // null: per scenario
-  return j;
-}
+nlohmann::json config_json(const SweepConfig& c) { return c.to_json(); }
 
 void combine(UnitResult& a, const UnitResult& b) {
   a.executions += b.executions;

@@ -60,19 +60,22 @@ std::string state_before_last_step(const Scenario& sc, const sim::ExecutionResul
 StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
   auto compiled = compile(sc, {});
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
-  sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()));
+  std::vector<std::string> names;
+  for (const auto& a : sc.actors) names.push_back(a.name);
+  sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()), names);
   s.begin_execution(0);
   BackendWorld world(*compiled);
   StrictReplay out{engine.run(world, s), std::nullopt, std::nullopt};
+  size_t at = schedule.size();
   if (s.divergence()) {
     out.divergence = *s.divergence();
+    at = s.divergence_choice().value_or(at);
   } else if (!s.consumed_all()) {
     out.divergence = fmt::format("choice {}: the execution ended but the schedule goes on", s.position());
+    at = s.position();
   }
   if (out.divergence) {
     // The step the diverging choice belonged to: actor choices before it (draws happen inside a step).
-    size_t at = 0;
-    if (sscanf(out.divergence->c_str(), "choice %zu", &at) != 1) at = schedule.size();
     uint64_t step = 0;
     for (size_t i = 0; i < at && i < schedule.size(); ++i) step += schedule[i].kind == sim::Choice::Actor;
     if (at < schedule.size() && schedule[at].kind == sim::Choice::Draw && step > 0) --step;

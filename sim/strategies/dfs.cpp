@@ -3,22 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/assert.h"
 #include <charconv>
 #include <stdexcept>
 
 namespace allocsim::sim {
-
-std::string format_choice(Choice c) { return fmt::format("{}{}", c.kind == Choice::Actor ? 'a' : 'd', c.value); }
-
-Choice parse_choice(const std::string& t) {
-  uint64_t v = 0;
-  if (t.size() >= 2 && (t[0] == 'a' || t[0] == 'd')) {
-    auto [p, ec] = std::from_chars(t.data() + 1, t.data() + t.size(), v);
-    if (ec == std::errc() && p == t.data() + t.size()) return {t[0] == 'a' ? Choice::Actor : Choice::Draw, v};
-  }
-  throw std::invalid_argument(fmt::format("bad choice \"{}\" (expected a<actor> or d<value>)", t));
-}
 
 DfsStrategy::DfsStrategy(DfsOptions options) : opt_(std::move(options)) {
   start_item(opt_.prefix);
@@ -108,7 +98,8 @@ bool DfsStrategy::end_execution(const ExecutionResult& result) {
     if (level_ + 1 > *opt_.preemption_bound) next_level_.clear();
     if (level_ > *opt_.preemption_bound) this_level_.clear(), stack_.resize(fixed_);
   }
-  assert(!opt_.preemption_bound || result.preemptions == level_);  // fresh nodes never preempt
+  ALLOCSIM_ASSERT(!opt_.preemption_bound || result.preemptions == level_,  // fresh nodes never preempt
+                  "dfs: an execution at preemption level {} made {} preemptions", level_, result.preemptions);
   done_ = !advance();
   return !done_;
 }
@@ -150,7 +141,7 @@ std::vector<Choice> choices_from(const nlohmann::json& a) {
 
 }  // namespace
 
-nlohmann::json DfsStrategy::state_to_json() const {
+nlohmann::json DfsStrategy::save() const {
   nlohmann::json s;
   s["schema"] = "allocsim/dfs-state/v1";
   s["level"] = level_;
@@ -172,7 +163,7 @@ nlohmann::json DfsStrategy::state_to_json() const {
   return s;
 }
 
-void DfsStrategy::state_from_json(const nlohmann::json& s) {
+void DfsStrategy::restore(const nlohmann::json& s) {
   try {
     if (s.at("schema") != "allocsim/dfs-state/v1") throw std::invalid_argument("not an allocsim/dfs-state/v1");
     std::vector<Node> stack;

@@ -21,7 +21,7 @@
 //   are never branched); enumerate_prefixes() lists the prefixes at a depth, so that the subtrees under
 //   them partition the whole tree (same bound). Executions shorter than the depth appear as their whole
 //   schedule. Under a bound, a prefix's preemptions are learned from its first execution.
-// - state_to_json()/state_from_json() save and restore the position between executions: the branch stack
+// - save()/restore() save and restore the position between executions: the branch stack
 //   (per node: kind, the option being explored, the options left), the preemption level, and the work
 //   items saved for the current and the next level. Restored into a strategy built with the same options,
 //   the exploration continues exactly where it stopped.
@@ -37,14 +37,10 @@
 
 #include "sim/engine.h"
 #include "sim/explorer.h"
+#include "sim/schedule.h"  // format_choice / parse_choice (the checkpoint form of a choice)
 #include "sim/strategy.h"
 
 namespace allocsim::sim {
-
-/// A choice as text: "a<id>" for an actor, "d<value>" for a draw (schedules in checkpoints, shard keys).
-std::string format_choice(Choice c);
-/// Inverse of format_choice. Throws std::invalid_argument naming the text.
-Choice parse_choice(const std::string& text);
 
 struct DfsOptions {
   std::optional<uint32_t> preemption_bound = {};  // nullopt: every schedule
@@ -63,16 +59,16 @@ class DfsStrategy final : public Strategy {
   bool end_execution(const ExecutionResult& result) override;
 
   /// Whether the whole tree (under the prefix, within the bound) has been explored.
-  bool exhausted() const { return done_; }
+  bool exhausted() const override { return done_; }
   /// The preemption level being explored (bounded mode).
   uint32_t level() const { return level_; }
 
   /// The position, as documented above: {"schema":"allocsim/dfs-state/v1", "level", "level_known",
   /// "fixed", "stack":[{"c":"a1","left":["a2"]}...], "this_level":[["a0","a1"]...], "next_level":[...],
   /// "done"}.
-  nlohmann::json state_to_json() const;
-  /// Restores a position saved by state_to_json(). Throws std::invalid_argument on a malformed state.
-  void state_from_json(const nlohmann::json& state);
+  nlohmann::json save() const override;
+  /// Restores a position saved by save(). Throws std::invalid_argument on a malformed state.
+  void restore(const nlohmann::json& state) override;
 
  private:
   struct Node {

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/assert.h"
 #include <stdexcept>
 
-#include "sim/strategies/dfs.h"  // format_choice / parse_choice
+#include "sim/schedule.h"  // format_choice / parse_choice
 
 namespace allocsim::sim {
 
@@ -153,7 +154,7 @@ void DporStrategy::analyse(const ExecutionResult& r) {
       node_of_step.push_back(k);
     }
   const size_t n = node_of_step.size();
-  assert(n <= r.steps.size());
+  ALLOCSIM_ASSERT(n <= r.steps.size(), "dpor: {} actor nodes for {} steps", n, r.steps.size());
   std::vector<ActorId> actor(n);
   std::vector<Footprint> fp(n);
   for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, fp[s] = normalized(r.steps[s].footprint);
@@ -292,7 +293,7 @@ std::vector<std::pair<ActorId, Footprint>> entries_from(const nlohmann::json& j)
 
 }  // namespace
 
-nlohmann::json DporStrategy::state_to_json() const {
+nlohmann::json DporStrategy::save() const {
   nlohmann::json s;
   s["schema"] = "allocsim/dpor-state/v1";
   s["fixed"] = fixed_;
@@ -312,7 +313,7 @@ nlohmann::json DporStrategy::state_to_json() const {
   return s;
 }
 
-void DporStrategy::state_from_json(const nlohmann::json& s) {
+void DporStrategy::restore(const nlohmann::json& s) {
   try {
     if (s.at("schema") != "allocsim/dpor-state/v1") throw std::invalid_argument("not an allocsim/dpor-state/v1");
     std::vector<Node> stack;

@@ -43,7 +43,7 @@
 // enumerate_prefixes() (plain DFS: every alternative inside the prefixes is another shard's prefix).
 // DporOptions::prefix_siblings puts the earlier units' first steps to sleep at the prefix nodes
 // (sim/strategies/dpor_units.h), so the units together run about what one unsplit DPOR runs; a unit whose own
-// prefix choice is asleep is covered by earlier units and ends after one (sleep-set blocked) execution. state_to_json()/state_from_json(): the branch
+// prefix choice is asleep is covered by earlier units and ends after one (sleep-set blocked) execution. save()/restore(): the branch
 // stack (per node: kind, choice, runnable set, source set, done set, sleep set and explored footprints).
 #pragma once
 
@@ -81,14 +81,14 @@ class DporStrategy final : public Strategy {
   bool end_execution(const ExecutionResult& result) override;
 
   /// Whether every source set under the prefix has been explored.
-  bool exhausted() const { return done_; }
+  bool exhausted() const override { return done_; }
   /// Executions that ended sleep-set blocked (redundant by construction), so far.
   uint64_t sleep_blocked() const { return sleep_blocked_; }
 
   /// The branch stack as JSON (schema allocsim/dpor-state/v1). Footprint objects are 64-bit ids.
-  nlohmann::json state_to_json() const;
-  /// Restores a state_to_json() position. Throws std::invalid_argument on a malformed state.
-  void state_from_json(const nlohmann::json& state);
+  nlohmann::json save() const override;
+  /// Restores a save() position. Throws std::invalid_argument on a malformed state.
+  void restore(const nlohmann::json& state) override;
 
  private:
   using Entry = std::pair<ActorId, Footprint>;  // an actor and the footprint of its step at a node (all draws)

@@ -6,7 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "sim/strategies/dfs.h"  // format_choice
+#include "sim/schedule.h"  // format_choice
 
 namespace allocsim::sim {
 

@@ -14,23 +14,33 @@ namespace allocsim::sim {
 
 class ReplayStrategy final : public Strategy {
  public:
-  explicit ReplayStrategy(std::vector<Choice> schedule) : schedule_(std::move(schedule)) {}
-  void begin_execution(uint64_t) override { pos_ = 0, divergence_.reset(); }
+  /// `names[id]` names actor id in divergence messages; without names they say "actor #id".
+  explicit ReplayStrategy(std::vector<Choice> schedule, std::vector<std::string> names = {})
+      : schedule_(std::move(schedule)), names_(std::move(names)) {}
+  void begin_execution(uint64_t) override { pos_ = 0, divergence_.reset(), diverged_at_.reset(); }
   ActorId choose(std::span<const Candidate> runnable, ActorId current) override;
   uint64_t draw(uint64_t bound) override;
   bool end_execution(const ExecutionResult&) override { return false; }
 
   /// The first divergence of the last execution, with the choice index; nullopt when it followed the
   /// schedule. A schedule longer than the execution is also a divergence (checked by end()).
+  /// Messages name the actor the schedule asked for and the actors that were runnable.
   const std::optional<std::string>& divergence() const { return divergence_; }
+  /// The index of the choice that diverged (the schedule position), when divergence() is set.
+  const std::optional<size_t>& divergence_choice() const { return diverged_at_; }
   /// Whether every recorded choice was consumed.
   bool consumed_all() const { return pos_ == schedule_.size(); }
   size_t position() const { return pos_; }
 
  private:
+  std::string name(uint64_t actor) const;
+  void diverge(size_t at, std::string message);
+
   std::vector<Choice> schedule_;
+  std::vector<std::string> names_;
   size_t pos_ = 0;
   std::optional<std::string> divergence_;
+  std::optional<size_t> diverged_at_;
 };
 
 }  // namespace allocsim::sim

@@ -48,7 +48,7 @@ TEST_CASE("run --strategy dfs: the executions limit and the preemption bound", "
   Out mutant = allocsim("run scenarios/mutants/client-side-claim.json --strategy dfs --no-trace");
   CHECK(mutant.code == 0);  // the expected violation is found
   CHECK_THAT(mutant.text, Catch::Contains("single-ownership"));
-  CHECK_THAT(mutant.text, Catch::Contains("schedule: a"));
+  CHECK_THAT(mutant.text, Catch::Contains("schedule: v1:"));  // the form replay --schedule reads
 }
 
 TEST_CASE("run: strategy flags are validated", "[cli][dfs]") {

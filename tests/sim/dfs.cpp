@@ -88,16 +88,16 @@ TEST_CASE("dfs: a checkpoint taken between executions resumes exactly where it s
   for (uint64_t cut : {1u, 7u, 29u}) {
     DfsStrategy first;
     Explored a = explore_all(first, make, cut);
-    const std::string saved = first.state_to_json().dump();
+    const std::string saved = first.save().dump();
     DfsStrategy second;
-    second.state_from_json(nlohmann::json::parse(saved));
+    second.restore(nlohmann::json::parse(saved));
     Explored b = explore_all(second, make);
     std::vector<std::vector<Choice>> joined = a.schedules;
     joined.insert(joined.end(), b.schedules.begin(), b.schedules.end());
     CHECK(joined == ref.schedules);
   }
   DfsStrategy bad;
-  CHECK_THROWS_AS(bad.state_from_json(nlohmann::json{{"schema", "nope"}}), std::invalid_argument);
+  CHECK_THROWS_AS(bad.restore(nlohmann::json{{"schema", "nope"}}), std::invalid_argument);
 }
 
 TEST_CASE("dfs: a prefix that does not fit the world is an error, not a silent empty run", "[dfs]") {

@@ -130,7 +130,7 @@ TEST_CASE("dpor: a checkpoint resumes exactly where it stopped", "[dpor]") {
   DporStrategy first;
   Explored a = explore_all(first, make, 2);
   DporStrategy second;
-  second.state_from_json(nlohmann::json::parse(first.state_to_json().dump()));
+  second.restore(nlohmann::json::parse(first.save().dump()));
   Explored b = explore_all(second, make);
   std::vector<std::vector<Choice>> joined = a.schedules;
   joined.insert(joined.end(), b.schedules.begin(), b.schedules.end());

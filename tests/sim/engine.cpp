@@ -266,7 +266,15 @@ TEST_CASE("replay reports the first choice that no longer fits", "[engine][repla
   Engine engine;
   engine.run(w, replay);
   REQUIRE(replay.divergence());
-  CHECK(*replay.divergence() == "choice 1: the schedule runs actor #0, which cannot run here");
+  CHECK(*replay.divergence() == "choice 1: the schedule runs actor #0, which cannot run here (runnable: actor #1)");
+  CHECK(replay.divergence_choice() == size_t{1});
+
+  TestWorld named;
+  named.actors = {stepper("a", 1), stepper("b", 1)};
+  ReplayStrategy by_name(picks({0, 0}), {"a", "b"});
+  engine.run(named, by_name);
+  REQUIRE(by_name.divergence());
+  CHECK(*by_name.divergence() == "choice 1: the schedule runs a, which cannot run here (runnable: b)");
 
   TestWorld w2;
   w2.actors = {stepper("a", 2)};

@@ -76,7 +76,7 @@ TEST_CASE("bound: prefixes under a bound partition the bounded tree; checkpoints
   DfsStrategy first(DfsOptions{.preemption_bound = 1});
   Explored a = explore_all(first, make, 5);
   DfsStrategy second(DfsOptions{.preemption_bound = 1});
-  second.state_from_json(first.state_to_json());
+  second.restore(first.save());
   Explored b = explore_all(second, make);
   CHECK(a.executions + b.executions == ref.executions);
   CHECK(b.schedules.back() == ref.schedules.back());

@@ -38,7 +38,7 @@ struct Common {
   std::string seed = "0";
   std::string executions = "1000";
   std::string max_steps;  // empty: not given (the scenario's max_steps, else 10000)
-  std::string strategy = "random";
+  std::string strategy = campaign::ExploreConfig().strategy;  // the default strategy
   std::string preemption_bound;  // empty: unbounded (dfs)
   std::string reduction;         // empty: dpor when unbounded, none under a bound (dfs)
   std::string depth = "3";       // pct's d

@@ -5,6 +5,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/mutants.h"
+#include "sim/strategies/registry.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -24,12 +25,7 @@ int cmd_list(int argc, char** argv) {
   } else if (what == "ops") {
     for (const char* op : harness::op_names()) std::cout << op << "\n";
   } else if (what == "strategies") {
-    std::cout << fmt::format("{:<10} {}\n", "random", "a uniformly random runnable actor at every choice (seeded)");
-    std::cout << fmt::format("{:<10} {}\n", "pct",
-                             "PCT (Burckhardt et al., ASPLOS 2010): random actor priorities, --depth d-1 change points");
-    std::cout << fmt::format("{:<10} {}\n", "dfs",
-                             "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets) or "
-                             "none; --preemption-bound K (plain DFS, iterative 0..K)");
+    for (const auto& s : sim::strategies()) std::cout << fmt::format("{:<10} {}\n", s.name, s.description);
   } else {
     throw UsageError(fmt::format("list: unknown list \"{}\" (barriers, invariants, mutants, ops, strategies)", what));
   }

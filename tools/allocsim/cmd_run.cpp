@@ -12,6 +12,7 @@
 #include "backend/harness/catalog.h"
 #include "backend/harness/trace_file.h"
 #include "backend/mutants.h"
+#include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -20,13 +21,15 @@ namespace allocsim::cli {
 int cmd_run(int argc, char** argv) {
   Common c = parse_common("run", argc, argv, true);
   harness::RunConfig cfg = to_config(c, true);
+  const sim::StrategyCaps caps = cfg.spec().caps;
+  harness::RunHooks hooks;
   harness::Scenario sc = harness::load_scenario(c.scenario);
   const bool tty = isatty(STDERR_FILENO);
   // Wall-clock time is used for the progress line only; it never reaches a decision or stdout.
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
   if (tty)
-    cfg.progress = [&](uint64_t done, uint64_t violating) {
+    hooks.progress = [&](uint64_t done, uint64_t violating) {
       if (done % 256 != 0 && done != cfg.executions) return;
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::milliseconds(200) && done != cfg.executions) return;
@@ -41,11 +44,11 @@ int cmd_run(int argc, char** argv) {
   // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
   std::string fingerprint_lines;
   if (!c.fingerprints.empty()) {  // its directory was checked by parse_common
-    cfg.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
+    hooks.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
       fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
     };
   }
-  harness::ScenarioReport rep = harness::run_scenario(sc, cfg);
+  harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
   if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
   if (!c.fingerprints.empty()) {
     try {
@@ -61,7 +64,7 @@ int cmd_run(int argc, char** argv) {
                              "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
                              c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
                              d.where.description);
-    if (cfg.strategy == "random") std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+    if (caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
     return kExitDiverged;
   }
 
@@ -73,7 +76,7 @@ int cmd_run(int argc, char** argv) {
                            rep.summary.violating_executions);
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
-  if (cfg.strategy == "dfs") {
+  if (caps.exhaustive) {
     const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
     std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
                   : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
@@ -104,14 +107,12 @@ int cmd_run(int argc, char** argv) {
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);
     // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
     if (c.trace.no_shrink) std::cout << violation_report(f.result, actor_names(sc));
-    if (cfg.strategy == "random") {
+    if (caps.replays_by_seed) {
       std::cout << "replay: " << replay_command(c, f.seed, cfg) << "\n";
     } else {
-      // `replay --seed` re-runs a random execution; a dfs or pct execution is identified by its schedule.
-      std::string sched;
-      for (const auto& ch : f.result.schedule) sched += fmt::format("{}{}{}", sched.empty() ? "" : " ",
-                                                                    ch.kind == sim::Choice::Actor ? 'a' : 'd', ch.value);
-      std::cout << "schedule: " << sched << "\n";
+      // `replay --seed` re-runs a random execution; a dfs or pct execution is identified by its schedule, in the
+      // form `replay --schedule` reads (sim/schedule.h).
+      std::cout << "schedule: " << sim::format_schedule(f.result.schedule, actor_names(sc)) << "\n";
     }
     if (const int rc = report_finding(c, cfg, sc, f); rc != kExitOk) return rc;  // trace_cli.cpp
   }

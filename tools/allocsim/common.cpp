@@ -37,8 +37,8 @@ po::options_description common_options(Common& c, bool run) {
   if (run) {
     d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"),
                     "number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)");
-    d.add_options()("strategy", po::value(&c.strategy)->default_value("random"),
-                    "scheduling strategy: random | pct | dfs (see `allocsim list strategies`)");
+    d.add_options()("strategy", po::value(&c.strategy)->default_value(c.strategy),
+                    fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | ")).c_str());
     d.add_options()("preemption-bound", po::value(&c.preemption_bound),
                     "dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
                     "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)");
@@ -105,15 +105,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   for (const auto& m : c.mutants)
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));
-  if (c.strategy != "random" && c.strategy != "pct" && c.strategy != "dfs")
-    throw UsageError(fmt::format("--strategy: unknown strategy \"{}\" (available: random, pct, dfs)", c.strategy));
-  if (!c.reduction.empty() && c.reduction != "none" && c.reduction != "dpor")
-    throw UsageError(fmt::format("--reduction: expected none or dpor, got \"{}\"", c.reduction));
-  if (c.strategy != "dfs" && (!c.reduction.empty() || !c.preemption_bound.empty()))
-    throw UsageError("--reduction and --preemption-bound apply to --strategy dfs only");
-  if (c.reduction == "dpor" && !c.preemption_bound.empty())
-    throw UsageError("--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound is "
-                     "unsound (Coons et al., OOPSLA 2013); bounded runs use plain DFS (--reduction none)");
+  to_config(c, run);  // the flags' values and the strategy's (registry) checks, before anything runs
   return c;
 }
 
@@ -130,6 +122,11 @@ harness::RunConfig to_config(const Common& c, bool run) {
   cfg.mutants = c.mutants;
   cfg.stop_at_first_violation = c.stop_on_first;
   cfg.check_determinism = c.check_determinism;
+  try {
+    cfg.validate();
+  } catch (const campaign::ConfigError& e) {
+    throw UsageError(e.what());
+  }
   return cfg;
 }
 
@@ -140,11 +137,7 @@ std::vector<std::string> actor_names(const harness::Scenario& sc) {
 }
 
 std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg) {
-  std::string cmd = fmt::format("allocsim replay {} --seed {}", shell_quote(c.scenario), seed);
-  for (const auto& m : c.mutants) cmd += " --mutant " + m;
-  // Only a given flag: without it, replay picks up the scenario's max_steps by itself, as run did.
-  if (cfg.max_steps) cmd += fmt::format(" --max-steps {}", *cfg.max_steps);
-  return cmd;
+  return cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = seed});
 }
 
 }  // namespace allocsim::cli

@@ -54,14 +54,4 @@ std::string outcome_table(const harness::ScenarioReport& report) {
   return out;
 }
 
-std::string shell_quote(const std::string& s) {
-  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:,@").find(c) != std::string_view::npos;
-  });
-  if (safe) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace allocsim::cli

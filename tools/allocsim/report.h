@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/harness/runner.h"
+#include "sim/campaign/config.h"
 #include "sim/engine.h"
 #include "sim/world.h"
 
@@ -22,6 +23,6 @@ std::string violation_report(const sim::ExecutionResult& r, const std::vector<st
 std::string outcome_table(const harness::ScenarioReport& report);
 
 /// Shell-quotes `s` when it needs quoting (for replay lines that paste back as they are).
-std::string shell_quote(const std::string& s);
+using campaign::shell_quote;
 
 }  // namespace allocsim::cli

@@ -24,7 +24,7 @@ int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, cons
     const auto& r = o.result;
     const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
     std::string line = fmt::format("{} {}: {} executions", verdict, o.plan->path, r.executions);
-    if (res.config.strategy == "dfs")
+    if (res.config.spec().caps.exhaustive)
       line += fmt::format(", {} distinct traces, {}", r.traces.size(),
                           r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted" : "NOT exhausted");
     line += fmt::format(", {} violating", r.violating);

@@ -96,11 +96,9 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   const TraceFlags& tf = c.trace;
   const harness::Scenario full = with_mutants(sc, c.mutants);
   const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
-  std::string mut;
-  for (const auto& m : c.mutants) mut += " --mutant " + m;
-  if (cfg.max_steps) mut += fmt::format(" --max-steps {}", *cfg.max_steps);  // only a given flag, as `replay:`
-  std::cout << fmt::format("replay by schedule: allocsim replay {} --schedule {}{}\n", shell_quote(c.scenario),
-                           shell_quote(sim::format_schedule(f.result.schedule, names_of(full))), mut);
+  std::cout << "replay by schedule: "
+            << cfg.replay_line(c.scenario, {.schedule = sim::format_schedule(f.result.schedule, names_of(full))})
+            << "\n";
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
   harness::Trace t;
   if (tf.no_shrink) {
@@ -122,7 +120,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   t.scenario_digest = sc.digest;
   t.strategy = cfg.strategy;
   t.seed = cfg.seed;
-  if (cfg.strategy == "random") t.execution_seed = f.seed;
+  if (cfg.spec().caps.replays_by_seed) t.execution_seed = f.seed;
   t.max_steps = max_steps;
   const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
   try {
@@ -169,12 +167,20 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
   const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
   const harness::StrictReplay sr = harness::replay_strict(full, schedule, max_steps);
   const sim::ExecutionResult& r = sr.result;
-  std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
-                           c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
   if (sr.divergence) {
-    std::cout << fmt::format("replay diverged at step {}: {}\n", sr.divergence_step.value_or(0), *sr.divergence);
+    // Only the prefix that followed the schedule is this schedule's execution: the header counts it, the
+    // table shows it, and nothing after the divergence is printed as if it had been replayed.
+    const uint64_t step = std::min<uint64_t>(sr.divergence_step.value_or(0), r.steps.size());
+    sim::ExecutionResult prefix;
+    prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
+    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n",
+                             c.scenario, c.trace.schedule, step, step);
+    std::cout << fmt::format("replay diverged at step {}: {}\n", step, *sr.divergence);
+    std::cout << "replayed prefix:\n" << trace_table(prefix, names_of(full));
     return kExitDiverged;
   }
+  std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
+                           c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
   if (!c.trace.perfetto.empty()) {
     harness::Trace t = harness::make_trace(full, r, harness::state_before_last_step(full, r, max_steps));
     try {

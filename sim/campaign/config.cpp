@@ -1,0 +1,70 @@
+#include "sim/campaign/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace allocsim::campaign {
+
+const sim::StrategySpec& ExploreConfig::spec() const {
+  try {
+    return sim::strategy_spec(strategy);
+  } catch (const sim::StrategyError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+sim::StrategyParams ExploreConfig::params() const {
+  return sim::StrategyParams{.preemption_bound = preemption_bound, .reduction = reduction, .depth = pct_depth};
+}
+
+sim::ResolvedStrategy ExploreConfig::validate() const {
+  const sim::StrategySpec& s = spec();
+  try {
+    return sim::resolve_strategy(s, params());
+  } catch (const sim::StrategyError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+std::vector<std::string> ExploreConfig::to_argv(const std::string& scenario, const ReplayTarget& target) const {
+  std::vector<std::string> argv = {"replay", scenario};
+  if (target.seed) argv.insert(argv.end(), {"--seed", std::to_string(*target.seed)});
+  else argv.insert(argv.end(), {"--schedule", target.schedule});
+  for (const auto& m : mutants) argv.insert(argv.end(), {"--mutant", m});
+  if (max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*max_steps)});
+  return argv;
+}
+
+std::string ExploreConfig::replay_line(const std::string& scenario, const ReplayTarget& target) const {
+  std::string line = "allocsim";
+  for (const auto& word : to_argv(scenario, target)) line += " " + shell_quote(word);
+  return line;
+}
+
+nlohmann::json ExploreConfig::to_json() const {
+  const sim::StrategySpec& s = spec();
+  nlohmann::json j;
+  j["strategy"] = strategy;
+  j["reduction"] = sim::resolve_strategy(s, params()).reduction;
+  j["preemption_bound"] = preemption_bound ? nlohmann::json(*preemption_bound) : nlohmann::json(nullptr);
+  j["pct_depth"] = s.caps.takes_depth ? nlohmann::json(pct_depth) : nlohmann::json(nullptr);
+  j["seed"] = seed;
+  j["executions"] = executions;
+  j["max_steps"] = max_steps ? nlohmann::json(*max_steps) : nlohmann::json(nullptr);
+  if (!mutants.empty()) j["mutants"] = mutants;
+  return j;
+}
+
+std::string shell_quote(const std::string& s) {
+  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:,@").find(c) != std::string_view::npos;
+  });
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace allocsim::campaign

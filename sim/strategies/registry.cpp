@@ -1,0 +1,98 @@
+// The rows of the strategy registry (registry.h). One row per strategy; the factories stay here so that no
+// caller needs to know a strategy's class.
+#include "sim/strategies/registry.h"
+
+#include <fmt/format.h>
+
+#include "sim/strategies/dfs.h"
+#include "sim/strategies/dpor.h"
+#include "sim/strategies/pct.h"
+#include "sim/strategies/random.h"
+
+namespace allocsim::sim {
+
+namespace {
+
+constexpr std::string_view kDpor = "dpor", kNone = "none";
+
+ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
+
+/// dfs: dpor when unbounded, none under a bound; dpor with a bound is unsound (Coons, Musuvathi & McKinley,
+/// OOPSLA 2013).
+ResolvedStrategy dfs_reduction(const StrategyParams& p) {
+  const std::string r = !p.reduction.empty() ? p.reduction : std::string(p.preemption_bound ? kNone : kDpor);
+  if (r != kDpor && r != kNone)
+    throw StrategyError(fmt::format("--reduction: expected {} or {}, got \"{}\"", kNone, kDpor, r));
+  if (r == kDpor && p.preemption_bound)
+    throw StrategyError("--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound "
+                        "is unsound (Coons et al., OOPSLA 2013); bounded runs use plain DFS (--reduction none)");
+  return {r, r == kDpor};
+}
+
+ResolvedStrategy dpor_reduction(const StrategyParams&) { return {std::string(kDpor), true}; }
+
+std::unique_ptr<Strategy> make_dpor(const StrategyParams& p) {
+  return std::make_unique<DporStrategy>(DporOptions{.prefix = p.prefix, .prefix_siblings = p.prefix_siblings});
+}
+
+std::unique_ptr<Strategy> make_dfs(const StrategyParams& p) {
+  if (dfs_reduction(p).partial_order) return make_dpor(p);
+  return std::make_unique<DfsStrategy>(DfsOptions{.preemption_bound = p.preemption_bound, .prefix = p.prefix});
+}
+
+std::unique_ptr<Strategy> make_random(const StrategyParams&) { return std::make_unique<RandomStrategy>(); }
+
+std::unique_ptr<Strategy> make_pct(const StrategyParams& p) {
+  return std::make_unique<PctStrategy>(PctOptions{.depth = p.depth, .steps = p.steps, .actors = p.actors});
+}
+
+const std::vector<StrategySpec> kStrategies = {
+    {"random", "a uniformly random runnable actor at every choice (seeded)", {.seeded = true, .replays_by_seed = true}, no_reduction,
+     make_random},
+    {"pct", "PCT (Burckhardt et al., ASPLOS 2010): random actor priorities, --depth d-1 change points",
+     {.seeded = true, .takes_depth = true, .calibrated = true}, no_reduction, make_pct},
+    {"dfs",
+     "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets) or none; "
+     "--preemption-bound K (plain DFS, iterative 0..K)",
+     {.exhaustive = true, .takes_bound = true, .takes_reduction = true}, dfs_reduction, make_dfs},
+    {"dpor", "every schedule up to partial order: dfs with source DPOR + sleep sets (the same as dfs's default)",
+     {.exhaustive = true}, dpor_reduction, make_dpor},
+};
+
+}  // namespace
+
+const std::vector<StrategySpec>& strategies() { return kStrategies; }
+
+const StrategySpec* find_strategy(std::string_view name) {
+  for (const StrategySpec& s : kStrategies)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const StrategySpec& strategy_spec(std::string_view name) {
+  if (const StrategySpec* s = find_strategy(name)) return *s;
+  throw StrategyError(fmt::format("--strategy: unknown strategy \"{}\" (available: {})", name, strategy_names()));
+}
+
+std::string strategy_names(std::string_view sep) {
+  std::string out;
+  for (const StrategySpec& s : kStrategies) out += fmt::format("{}{}", out.empty() ? "" : sep, s.name);
+  return out;
+}
+
+std::string strategy_names_with(bool StrategyCaps::*has) {
+  std::string out;
+  for (const StrategySpec& s : kStrategies)
+    if (s.caps.*has) out += fmt::format("{}{}", out.empty() ? "" : " and ", s.name);
+  return out;
+}
+
+ResolvedStrategy resolve_strategy(const StrategySpec& spec, const StrategyParams& params) {
+  if ((!params.reduction.empty() && !spec.caps.takes_reduction) ||
+      (params.preemption_bound && !spec.caps.takes_bound))
+    throw StrategyError(fmt::format("--reduction and --preemption-bound apply to --strategy {} only",
+                                    strategy_names_with(&StrategyCaps::takes_reduction)));
+  return spec.resolve(params);
+}
+
+}  // namespace allocsim::sim
