@@ -253,7 +253,14 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
 void parse_bind(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
   op.workload = r.nonempty_string(r.require(v, ptr, "workload"), child(ptr, "workload"));
-  if (const Json* u = r.find(v, "units")) op.units = r.int_value(*u, child(ptr, "units"), 1, kMaxGpus);
+  const Json* u = r.find(v, "units");
+  if (u == nullptr) return;
+  op.units = r.int_value(*u, child(ptr, "units"), 1, kMaxGpus);
+  // A bind larger than the whole node can never succeed; a smaller one may, depending on what else holds it.
+  for (const NodeSpec& n : r.scenario().nodes)
+    if (n.name == op.node && op.units > n.gpu_count)
+      r.fail(child(ptr, "units"), fmt::format("{} units can never fit node {} (gpu_count {})", op.units, quote(op.node),
+                                               n.gpu_count));
 }
 void json_bind(const Op& op, Json& j) {
   j["node"] = op.node;

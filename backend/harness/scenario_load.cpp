@@ -162,11 +162,16 @@ class Checker : public ScenarioReader {
   OrderedMap<std::string, int> node_workloads(const Json& v, const std::string& ptr, int gpu_count) const {
     want_object(v, ptr);
     OrderedMap<std::string, int> out;
+    int total = 0;
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string p = child(ptr, it.key());
       if (it.key().empty()) fail(p, "workload ids must be non-empty");
       out.emplace_back(it.key(), int_value(it.value(), p, 1, gpu_count, " (the node's gpu_count)"));
+      total += out.back().second;
     }
+    // Each entry fits on its own; together they must too, or the fixture starts with more held than exists.
+    if (total > gpu_count)
+      fail(ptr, fmt::format("workloads hold {} GPU units in total, more than the node's gpu_count {}", total, gpu_count));
     return out;
   }
 

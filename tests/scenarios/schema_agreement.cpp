@@ -61,6 +61,10 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"faults_fail_geometry_unknown_node.json", "cross-reference: faults.fail_geometry must name nodes in /nodes"},
     {"recover_self.json", "cross-reference: recover's flow must not be the actor it is in"},
     {"recover_unknown_flow.json", "cross-reference: recover's flow must name an actor in /actors"},
+    {"workloads_sum_above_gpu_count.json",
+     "a sum: JSON Schema bounds each workload's units, not their total against the node's gpu_count"},
+    {"bind_units_above_gpu_count.json",
+     "cross-reference: bind_workload's units are bounded by the gpu_count of the node it names"},
 };
 
 /// Synthetic cases the corpus does not hold, built from a valid scenario by one textual substitution:
