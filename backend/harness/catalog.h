@@ -1,11 +1,19 @@
-// The public vocabulary of the harness: barrier names (CONTRACT.md §2) and invariant names (DESIGN.md §5),
-// each with a one-line description for `allocsim list`.
+// The public vocabulary of the harness: barrier names (CONTRACT.md §2) and the invariant table (DESIGN.md
+// §5), each with a one-line description for `allocsim list`.
+//
+// Adding an invariant: its row in invariant_catalog() (invariants.cpp) and its check function, its name in
+// the JSON Schema's invariant_name enum (schema_agreement checks it), and a scenario that fires it.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "sim/world.h"
+
 namespace allocsim::harness {
+
+struct CheckContext;  // invariants.h
 
 struct Named {
   const char* name;
@@ -16,8 +24,22 @@ struct Named {
 /// and is not listed). The order is the order of a reserve then a release.
 const std::vector<Named>& barrier_catalog();
 
-/// Every invariant and engine-level finding, in the fixed order they are checked.
-const std::vector<Named>& invariant_catalog();
+/// One invariant: its name (the public vocabulary), the upstream case it guards, what holds, and its
+/// check. Engine-level findings (no-deadlock, steps-bounded, actor-exception) have no check: sim/ reports
+/// them. `reads` are the fields its check reads, as its state block (Violation::state) names them; every
+/// violation it reports shows each of them (tests/backend/harness_state_blocks.cpp).
+struct InvariantSpec {
+  using Check = std::optional<sim::Violation> (*)(const CheckContext&);
+  const char* name;
+  const char* alloc_case;  // "ALLOC-004"; "-" when it guards no single case
+  const char* description;
+  Check check;                     // nullptr: an engine-level finding
+  bool quiescent_only;             // checked only at quiescence
+  std::vector<const char*> reads;  // substrings of its state block, e.g. "owner="
+};
+
+/// Every invariant and engine-level finding, in the fixed order they are checked (invariants.cpp).
+const std::vector<InvariantSpec>& invariant_catalog();
 
 bool is_barrier(std::string_view name);
 bool is_invariant(std::string_view name);

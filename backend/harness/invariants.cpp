@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/state_view.h"
 
 namespace allocsim::harness {
 
@@ -19,43 +20,7 @@ namespace {
 
 std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
 
-template <class V>
-std::string render_map(const backend::OrderedMap<std::string, V>& m) {
-  std::string out = "{";
-  for (size_t i = 0; i < m.size(); ++i) out += fmt::format("{}{}: {}", i ? ", " : "", m[i].first, m[i].second);
-  return out + "}";
-}
-
 }  // namespace
-
-std::string render_node(const NodeFixture& n) {
-  return fmt::format(
-      "node {}: owner={} epoch={} resourceVersion={} mig_config={} state={}@{} layout={} workloads={} "
-      "restore_record={}\n",
-      n.name, opt(n.owner), opt(n.owner_epoch), n.resource_version, n.mig_config, n.mig_state,
-      n.mig_state_generation, render_map(n.mig_layout), render_map(n.workloads), opt(n.restore_record));
-}
-
-std::string render_claim(const Claim& c) {
-  std::string nodes;
-  for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-  return fmt::format("claim {}: owner={} generation={} nodes=[{}] entry={} {}\n", c.claim_id, c.owner, c.generation,
-                     nodes, c.entry_name.empty() ? "-" : c.entry_name, c.releasing ? "releasing" : "live");
-}
-
-std::string render_map_state(const backend::BackendState& s) {
-  std::string entries;
-  for (const auto& [e, _] : s.shared_config) entries += (entries.empty() ? "" : ",") + e;
-  return fmt::format("shared map: entries=[{}] tombstone={} deleted={} version={}; pointer={} (restore {})\n", entries,
-                     s.shared_tombstone, s.shared_map_deleted, s.shared_config_version, s.pointer,
-                     opt(s.pointer_restore));
-}
-
-std::string render_failed_reads(const backend::BackendState& s) {
-  std::string kinds;
-  for (const auto& [kind, reason] : s.failed_reads) kinds += fmt::format("{}{}={}", kinds.empty() ? "" : ",", kind, reason);
-  return fmt::format("failed reads: [{}]\n", kinds);
-}
 
 namespace {
 
@@ -63,6 +28,18 @@ bool covers(const Claim& c, std::string_view node) {
   for (const auto& n : c.nodes)
     if (n == node) return true;
   return false;
+}
+
+/// "stale reserves: [flowA:op1]": the reserves stale-plan-writes-nothing holds to writing nothing.
+std::string render_stale_reserves(const BackendWorld& w) {
+  std::string ops;
+  for (const std::string& op : w.stale_reserves) ops += (ops.empty() ? "" : ",") + op;
+  return fmt::format("stale reserves: [{}]\n", ops);
+}
+
+/// "actor flowA: claims_made=1 claims_held=0": what makes quiescent-clean judge an actor.
+std::string render_actor_claims(const ActorState& a) {
+  return fmt::format("actor {}: claims_made={} claims_held={}\n", a.name, a.claims_made, a.claims_held);
 }
 
 Violation violation(const char* name, std::string message, std::string state) {
@@ -113,7 +90,7 @@ std::optional<Violation> check_no_double_grant(const CheckContext& c) {
           return violation("no-double-grant",
                            fmt::format("device {} is granted to live claims {} and {}", id, it->second->claim_id,
                                        cl.claim_id),
-                           render_claim(*it->second) + render_claim(cl));
+                           render_claim(*it->second, ClaimFields::Devices) + render_claim(cl, ClaimFields::Devices));
       }
     }
   }
@@ -147,7 +124,7 @@ std::optional<Violation> check_no_orphaned_geometry(const CheckContext& c) {
       return violation("no-orphaned-geometry",
                        fmt::format("node {} has no claim but is on {}, not its recorded config {}", n.name,
                                    n.mig_config, c.world.original_configs()[i]),
-                       render_node(n));
+                       render_node(n) + render_map_state(s));
   }
   for (const auto& [entry, _] : s.shared_config)
     if (!claim_with_entry(entry))
@@ -198,13 +175,13 @@ std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c
     return violation("readiness-answers-its-write",
                      fmt::format("{} was told claim {} is ready, but its workload was never marked ready", a.name,
                                  cl->claim_id),
-                     render_claim(*cl));
+                     render_claim(*cl, ClaimFields::Readiness));
   if (obs.status != backend::kClaimPrepared) return std::nullopt;
   if (cl->entry_name.empty())
     return violation("readiness-answers-its-write",
                      fmt::format("{} was told claim {} is prepared, but it has no geometry to prepare", a.name,
                                  cl->claim_id),
-                     render_claim(*cl));
+                     render_claim(*cl, ClaimFields::Readiness));
   for (const auto& e : obs.evidence) {
     const int64_t* written = backend::find_in(cl->label_versions, e.node);
     const bool answers = e.mig_config == cl->entry_name && e.state == "success" && written &&
@@ -216,7 +193,7 @@ std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c
                       "version {})",
                       a.name, cl->claim_id, e.node, e.mig_config, e.state, e.state_generation, cl->entry_name,
                       written ? std::to_string(*written) : "never"),
-          render_claim(*cl));
+          render_claim(*cl, ClaimFields::Readiness));
   }
   return std::nullopt;
 }
@@ -239,13 +216,14 @@ std::optional<Violation> check_stale_plan_writes_nothing(const CheckContext& c) 
         return violation("stale-plan-writes-nothing",
                          fmt::format("{} reserved with a stale expected generation yet wrote {} on {}", op,
                                      s.audit[i].kind, s.audit[i].target),
-                         s.node(s.audit[i].target) ? render_node(*s.node(s.audit[i].target)) : render_map_state(s));
+                         (s.node(s.audit[i].target) ? render_node(*s.node(s.audit[i].target)) : render_map_state(s)) +
+                             render_stale_reserves(c.world));
     for (const Claim& cl : s.claims)
       if (cl.op_id == op)
         return violation("stale-plan-writes-nothing",
                          fmt::format("{} reserved with a stale expected generation yet created claim {}", op,
                                      cl.claim_id),
-                         render_claim(cl));
+                         render_claim(cl) + render_stale_reserves(c.world));
   }
   return std::nullopt;
 }
@@ -276,21 +254,21 @@ std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
       if (n.owner == a.name)
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but still owns node {}", a.name, n.name),
-                         render_node(n));
+                         render_node(n) + render_actor_claims(a));
     for (const Claim& cl : s.claims)
       if (cl.owner == a.name)
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but claim {} remains", a.name, cl.claim_id),
-                         render_claim(cl));
+                         render_claim(cl) + render_actor_claims(a));
     const std::string prefix = fmt::format("{}{}-", backend::kEntryPrefix, a.name);
     for (const auto& [entry, _] : s.shared_config)
       if (entry.starts_with(prefix))
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but map entry {} remains", a.name, entry),
-                         render_map_state(s));
+                         render_map_state(s) + render_actor_claims(a));
     if (s.shared_config.empty() && s.pointer != backend::kDefaultPointer)
       return violation("quiescent-clean",
-                       fmt::format("no map entry is left but the pointer names {}", s.pointer), render_map_state(s));
+                       fmt::format("no map entry is left but the pointer names {}", s.pointer), render_map_state(s) + render_actor_claims(a));
   }
   return std::nullopt;
 }
@@ -301,23 +279,24 @@ std::optional<Violation> check_recovery_converges(const CheckContext& c) {
   if (!a.told.recovered_flow) return std::nullopt;
   const std::string& flow = *a.told.recovered_flow;
   const auto& s = c.world.backend().state();
+  const std::string recovered = fmt::format("actor {}: recovered={}\n", a.name, flow);
   for (const NodeFixture& n : s.nodes)
     if (n.owner == flow)
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but {} still owns node {} (epoch {})", a.name, flow, flow, n.name,
                                    opt(n.owner_epoch)),
-                       render_node(n));
+                       render_node(n) + recovered);
   for (const Claim& cl : s.claims)
     if (cl.owner == flow)
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but claim {} remains", a.name, flow, cl.claim_id),
-                       render_claim(cl));
+                       render_claim(cl) + recovered);
   const std::string prefix = fmt::format("{}{}-", backend::kEntryPrefix, flow);
   for (const auto& [entry, _] : s.shared_config)
     if (entry.starts_with(prefix))
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but map entry {} remains", a.name, flow, entry),
-                       render_map_state(s));
+                       render_map_state(s) + recovered);
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const NodeFixture& n = s.nodes[i];
     bool covered = false;
@@ -327,31 +306,56 @@ std::optional<Violation> check_recovery_converges(const CheckContext& c) {
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but node {} has no claim and keeps restore record {}", a.name,
                                    flow, n.name, *n.restore_record),
-                       render_node(n));
+                       render_node(n) + recovered);
     if (n.mig_config != c.world.original_configs()[i])
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but node {} has no claim and is on {}, not its recorded config {}",
                                    a.name, flow, n.name, n.mig_config, c.world.original_configs()[i]),
-                       render_node(n));
+                       render_node(n) + recovered);
   }
   return std::nullopt;
 }
 
-std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent) {
-  using Check = std::optional<Violation> (*)(const CheckContext&);
-  // Indexed like invariant_catalog(); engine-level findings have no world check.
-  static constexpr Check kChecks[] = {
-      check_single_ownership,        check_no_double_grant,         check_no_orphaned_geometry,
-      check_shared_map_never_deleted, check_geometry_stable_under_workloads, check_readiness_answers_its_write,
-      check_partial_inventory_never_idle, check_stale_plan_writes_nothing, check_rollback_keeps_newer_owner,
-      check_quiescent_clean,         check_recovery_converges,
+const std::vector<InvariantSpec>& invariant_catalog() {
+  // clang-format off
+  static const std::vector<InvariantSpec> k = {
+      {"single-ownership", "ALLOC-004", "every node a live claim covers is owned by that claim's owner; no node under two owners' live claims",
+       check_single_ownership, false, {"owner=", "nodes=[", "live"}},
+      {"no-double-grant", "ALLOC-022", "no GPU or MIG uuid is granted to two live claims",
+       check_no_double_grant, false, {"devices=[", "live"}},
+      {"no-orphaned-geometry", "ALLOC-005", "allocsim geometry on a node has its map entry and a live or releasing claim; no stray entries; free nodes are back on their recorded config",
+       check_no_orphaned_geometry, false, {"entries=["}},
+      {"shared-map-never-deleted", "ALLOC-006", "the shared map always exists; the pointer names it while any entry exists, and the original once none does",
+       check_shared_map_never_deleted, false, {"entries=[", "deleted=", "pointer="}},
+      {"geometry-stable-under-workloads", "ALLOC-012", "no geometry is written or restored on a node while a workload holds it",
+       check_geometry_stable_under_workloads, false, {"workloads=", "mig_config="}},
+      {"readiness-answers-its-write", "ALLOC-003", "prepared only when every node's state answers this claim's own write; ready only after the workload was marked ready",
+       check_readiness_answers_its_write, false, {"entry=", "workload_ready=", "label_versions="}},
+      {"partial-inventory-never-idle", "ALLOC-007", "a plan made from an inventory taken while pod reads failed is infeasible",
+       check_partial_inventory_never_idle, false, {"failed reads: ["}},
+      {"stale-plan-writes-nothing", "ALLOC-023", "a reserve whose expected generation is stale adds no audit entry and changes no state",
+       check_stale_plan_writes_nothing, false, {"stale reserves: ["}},
+      {"rollback-keeps-newer-owner", "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch)",
+       check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}},
+      {"quiescent-clean", "ALLOC-033", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left",
+       check_quiescent_clean, true, {"claims_made=", "claims_held="}},
+      {"recovery-converges", "ALLOC-033", "after a recover op completes, the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or allocsim config (ALLOC-033)",
+       check_recovery_converges, false, {"recovered="}},
+      {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}},
+      {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}},
+      {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}},
   };
-  static_assert(std::size(kChecks) == 11);
+  // clang-format on
+  return k;
+}
+
+std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent) {
+  const auto& catalog = invariant_catalog();
   const CheckContext ctx{world, actor, quiescent};
   for (size_t i : world.compiled().invariants) {
-    if (i >= std::size(kChecks)) continue;
-    if (kChecks[i] == check_quiescent_clean && !quiescent) continue;
-    if (auto v = kChecks[i](ctx)) return v;
+    const InvariantSpec& spec = catalog[i];
+    if (spec.check == nullptr || (spec.quiescent_only && !quiescent)) continue;
+    if (auto v = spec.check(ctx)) return v;
   }
   const auto& s = world.backend().state();
   world.audit_seen = s.audit.size();

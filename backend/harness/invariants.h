@@ -8,18 +8,11 @@
 
 #include <optional>
 
+#include "backend/harness/state_view.h"
 #include "backend/harness/world.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {
-
-/// One-line renderings of the objects an invariant reports in Violation::state, each ending in '\n' and
-/// starting with a stable prefix ("node NAME:", "claim ID:", "shared map:", "failed reads:") so that
-/// the same fields can be rendered again from another state (state_view.h: before the last step).
-std::string render_node(const backend::NodeFixture& n);
-std::string render_claim(const backend::Claim& c);
-std::string render_map_state(const backend::BackendState& s);
-std::string render_failed_reads(const backend::BackendState& s);
 
 /// Context of one check: the actor that just took a step (kNoActor at quiescence).
 struct CheckContext {
@@ -44,7 +37,8 @@ std::optional<sim::Violation> check_quiescent_clean(const CheckContext& c);
 /// cannot converge (an owner stamp with no claim to release it) is a finding about the seed.
 std::optional<sim::Violation> check_recovery_converges(const CheckContext& c);
 
-/// Runs the enabled invariants in catalog order; at quiescence also quiescent-clean. Then advances the
+/// Runs the enabled invariants in catalog order (invariant_catalog(), catalog.h); the quiescent-only ones
+/// only at quiescence. Then advances the
 /// world's shadow state (audit position, owner epochs) that per-step invariants compare against.
 std::optional<sim::Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent);
 

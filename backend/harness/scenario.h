@@ -23,6 +23,7 @@
 
 #include "backend/contract.h"
 #include "backend/mutants.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
 
@@ -30,15 +31,9 @@ using backend::OrderedMap;
 
 /// A malformed scenario: `file`, `pointer` (RFC 6901, "" = the whole document) and `message`.
 /// what() is "FILE: POINTER: MESSAGE" (the pointer part omitted when empty).
-class ScenarioError : public std::runtime_error {
+class ScenarioError : public support::InputError {
  public:
-  ScenarioError(std::string file, std::string pointer, std::string message);
-  const std::string& file() const { return file_; }
-  const std::string& pointer() const { return pointer_; }
-  const std::string& message() const { return message_; }
-
- private:
-  std::string file_, pointer_, message_;
+  using InputError::InputError;
 };
 
 /// One workload request of a plan/reserve op. The actor's name is its flow id.
@@ -67,6 +62,7 @@ enum class OpKind {
   Recover,
 };
 
+// Each kind's name, keys, outcomes and behaviour are its row of the op table (ops.h); these three read it.
 /// The op's name as written in scenario files ("mark_ready"); a static string.
 const char* op_name(OpKind k);
 /// Every op name, in enum order.

@@ -1,56 +1,18 @@
 #include "backend/harness/scenario_json.h"
 
+#include "backend/harness/ops.h"
+
 namespace allocsim::harness {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json requests_json(const std::vector<RequestSpec>& requests) {
-  Json out = Json::array();
-  for (const RequestSpec& r : requests) {
-    Json j = {{"workload", r.workload}, {"devices", r.devices}, {"sharing", r.sharing}};
-    if (r.minimum_usable_memory_gib) j["minimum_usable_memory_gib"] = *r.minimum_usable_memory_gib;
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 // Only the keys the op's kind takes (the parser rejects the others).
 Json op_json(const Op& op) {
-  Json j = {{"op", op_name(op.kind)}};
-  switch (op.kind) {
-    case OpKind::Inventory:
-      if (op.nodes) j["nodes"] = *op.nodes;
-      break;
-    case OpKind::Plan: j["requests"] = requests_json(op.requests); break;
-    case OpKind::Reserve:
-      if (op.has_requests) j["requests"] = requests_json(op.requests);
-      if (op.plan_from) j["plan_from"] = *op.plan_from;
-      break;
-    case OpKind::Await:
-      j["status"] = op.status;
-      j["polls_max"] = op.polls_max;
-      break;
-    case OpKind::Reconcile: j["status"] = op.status; break;
-    case OpKind::Release: j["keep_workloads"] = op.keep_workloads; break;
-    case OpKind::BindWorkload:
-      j["node"] = op.node;
-      j["workload"] = op.workload;
-      j["units"] = op.units;
-      break;
-    case OpKind::UnbindWorkload:
-      j["node"] = op.node;
-      j["workload"] = op.workload;
-      break;
-    case OpKind::FailReads:
-    case OpKind::RestoreReads: j["kind"] = op.read_kind; break;
-    case OpKind::FailGeometry: j["node"] = op.node; break;
-    case OpKind::AdvanceClock: j["seconds"] = op.seconds; break;
-    case OpKind::Recover: j["flow"] = op.flow; break;
-    case OpKind::Observe:
-    case OpKind::MarkReady: break;
-  }
+  const OpSpec& spec = op_spec(op.kind);
+  Json j = {{"op", spec.name}};
+  spec.to_json(op, j);
   return j;
 }
 

@@ -8,9 +8,20 @@
 
 namespace allocsim::harness {
 
+/// One-line renderings of the objects an invariant reports in Violation::state, each ending in '\n' and
+/// starting with a stable prefix ("node NAME:", "claim ID:", "shared map:", "failed reads:") so that
+/// the same fields can be rendered again from another state (render_like, below: before the last step).
+std::string render_node(const backend::NodeFixture& n);
+/// Which optional fields a claim line adds to the basic ones: the devices granted (no-double-grant) or
+/// what readiness is judged on (readiness-answers-its-write). render_like keeps the same choice.
+enum class ClaimFields { Basic, Devices, Readiness };
+std::string render_claim(const backend::Claim& c, ClaimFields fields = ClaimFields::Basic);
+std::string render_map_state(const backend::BackendState& s);
+std::string render_failed_reads(const backend::BackendState& s);
+
 /// For each line of `reported` (a Violation::state, as the invariants render it), the same object
 /// rendered from `world`: "node N:" lines re-render node N, "claim C:" lines claim C, "shared map:" the
-/// map and pointer, "failed reads:" the failed reads. An object missing from `world` renders as
+/// map and pointer, "failed reads:" the failed reads; a claim line keeps its optional fields (ClaimFields). An object missing from `world` renders as
 /// "node N: (absent)"; a line of another shape is kept as it is. Lines end in '\n'.
 std::string render_like(const BackendWorld& world, const std::string& reported);
 

@@ -36,7 +36,7 @@ const char* const kFull = R"({
   "nodes": [
     { "name": "zeta", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
       "labels": { "z.example/last": "1", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "a": "" },
-      "workloads": { "foreign-b": 2, "foreign-a": 1 }, "mig_config": "all-1g.10gb" },
+      "workloads": { "foreign-b": 1, "foreign-a": 1 }, "mig_config": "all-1g.10gb" },
     { "name": "alpha.1_x-y", "product": "P", "gpu_count": 64, "memory_gib": 0.5 }
   ],
   "actors": [
@@ -190,7 +190,7 @@ TEST_CASE("a full scenario parses with every field, in file order", "[scenario]"
   CHECK(zeta.memory_gib == 80);
   using Labels = OrderedMap<std::string, std::string>;
   CHECK(zeta.labels == Labels{{"z.example/last", "1"}, {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"a", ""}});
-  CHECK(zeta.workloads == OrderedMap<std::string, int>{{"foreign-b", 2}, {"foreign-a", 1}});
+  CHECK(zeta.workloads == OrderedMap<std::string, int>{{"foreign-b", 1}, {"foreign-a", 1}});
   CHECK(zeta.mig_config == "all-1g.10gb");
   const NodeSpec& alpha = s.nodes[1];
   CHECK(alpha.name == "alpha.1_x-y");

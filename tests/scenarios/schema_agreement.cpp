@@ -4,8 +4,9 @@
 //   - every file of the malformed corpus (tests/backend/malformed/) is rejected by both, at the same place
 //     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
 //     (the test also fails when a listed file starts being rejected by the schema: the list stays exact);
-//   - the schema's vocabularies (ops, outcomes, mutants, invariants, barriers, sharing, authorities) are
-//     exactly the loader's catalogs, so a new mutant or barrier cannot be forgotten in the schema.
+//   - the schema's vocabularies (ops with their keys and outcomes, mutants, invariants, barriers, sharing,
+//     authorities) are exactly the loader's tables (the op table, ops.h; the invariant table, catalog.h), so
+//     a new op, invariant, mutant or barrier cannot be forgotten in the schema.
 // The schema side runs Debian's python3-jsonschema through tests/scenarios/validate_schema.py. When python3
 // or the module is missing the test FAILS (never skips): a skipped check would let the two drift apart.
 #include <catch2/catch.hpp>
@@ -29,6 +30,7 @@
 
 #include "backend/contract.h"
 #include "backend/harness/catalog.h"
+#include "backend/harness/ops.h"
 #include "backend/harness/scenario.h"
 #include "backend/mutants.h"
 
@@ -59,6 +61,10 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"faults_fail_geometry_unknown_node.json", "cross-reference: faults.fail_geometry must name nodes in /nodes"},
     {"recover_self.json", "cross-reference: recover's flow must not be the actor it is in"},
     {"recover_unknown_flow.json", "cross-reference: recover's flow must name an actor in /actors"},
+    {"workloads_sum_above_gpu_count.json",
+     "a sum: JSON Schema bounds each workload's units, not their total against the node's gpu_count"},
+    {"bind_units_above_gpu_count.json",
+     "cross-reference: bind_workload's units are bounded by the gpu_count of the node it names"},
 };
 
 /// Synthetic cases the corpus does not hold, built from a valid scenario by one textual substitution:
@@ -297,20 +303,19 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
   const nlohmann::json s = load_schema();
   const auto& defs = s.at("$defs");
 
+  // The op table (ops.h): names, each op's keys and its outcome vocabulary.
   std::set<std::string> ops;
-  for (const char* op : op_names()) ops.insert(op);
+  for (const OpSpec& op : op_specs()) ops.insert(op.name);
   CHECK(enum_of(defs.at("op").at("properties").at("op")) == ops);
-  for (const char* op : op_names()) {
-    INFO(op);
-    REQUIRE(defs.contains(std::string("op_") + op));
+  for (const OpSpec& op : op_specs()) {
+    INFO(op.name);
+    REQUIRE(defs.contains(std::string("op_") + op.name));
+    std::set<std::string> keys;
+    for (const auto& [key, _] : defs.at(std::string("op_") + op.name).at("properties").items()) keys.insert(key);
+    CHECK(keys == std::set<std::string>(op.keys.begin(), op.keys.end()));
     // expect.actors: each op's outcome vocabulary.
-    std::set<std::string> outcomes;
-    const auto kind = static_cast<OpKind>(std::find_if(op_names().begin(), op_names().end(),
-                                                       [&](const char* n) { return std::string(n) == op; }) -
-                                          op_names().begin());
-    for (const char* o : op_outcomes(kind)) outcomes.insert(o);
-    CHECK(enum_of(defs.at("expect").at("properties").at("actors").at("additionalProperties").at("properties").at(op).at(
-              "items")) == outcomes);
+    CHECK(enum_of(defs.at("expect").at("properties").at("actors").at("additionalProperties").at("properties").at(
+              op.name).at("items")) == std::set<std::string>(op.outcomes.begin(), op.outcomes.end()));
   }
   CHECK(enum_of(s.at("properties").at("backend").at("properties").at("mutants").at("items")) ==
         names_of(allocsim::backend::mutant_catalog()));

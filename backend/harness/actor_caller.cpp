@@ -1,0 +1,74 @@
+#include "backend/harness/actor_caller.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "backend/harness/catalog.h"
+
+namespace allocsim::harness {
+
+using sim::PointKind;
+
+backend::BarrierHit ActorCaller::barrier(std::string_view name, std::string detail) {
+  const auto& cat = barrier_catalog();
+  for (size_t i = 0; i < cat.size(); ++i) {
+    if (name != cat[i].name) continue;
+    ++w_.barrier_hits_[i];
+    ctx_.point(PointKind::Barrier, cat[i].name, std::move(detail));  // catalog names are static
+    return fault_at(cat[i].name);
+  }
+  // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
+  throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
+}
+
+void ActorCaller::lock() { w_.lock_.lock(ctx_); }
+void ActorCaller::unlock() { w_.lock_.unlock(); }
+
+void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
+  // Audit appends commute: no invariant reads the log's order, only the entries a step added, so
+  // treating appends as conflicting writes would make every pair of mutating steps dependent.
+  if (what == backend::Obj::Audit) return;
+  ctx_.touch(object_id(what, name), write);
+  // The visibility condition (DESIGN.md §2): invariants are checked after every step, and several read more
+  // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;
+  // shared-map-never-deleted: the map and the pointer; stale-plan-writes-nothing: claims). Two steps that
+  // write different ones of those commute in their final state but not in the state checked between them,
+  // so a write to any of them also writes one shared object, making such writes dependent. Conservative
+  // (soundness over reduction); reads, and writes of the clock, read-failure flags and failing-geometry
+  // set (which no invariant reads), stay independent.
+  if (write && (what == backend::Obj::Node || what == backend::Obj::Claim || what == backend::Obj::SharedMap ||
+                what == backend::Obj::Pointer))
+    ctx_.touch(invariant_visible_id(), true);
+}
+
+std::string ActorCaller::next_id(std::string_view kind) {
+  std::string id = fmt::format("{}-{}-{}", kind, st_.name, ++st_.id_counter);
+  if (kind == "gen") st_.op_epoch = id;
+  return id;
+}
+
+/// The fault choice at barrier `barrier` (FaultSpec): a draw over {none, its actions} while under the
+/// bound. Crash and raise throw; drop_response marks the op and lets the call complete.
+backend::BarrierHit ActorCaller::fault_at(const char* barrier) {
+  const FaultSpec& f = w_.c_.scenario->faults;
+  if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return {};
+  const auto* actions = backend::find_in(f.barriers, std::string_view(barrier));
+  if (actions == nullptr) return {};
+  const uint64_t v = ctx_.draw(1 + actions->size());
+  if (v == 0) return {};
+  ++w_.faults_fired_;
+  const FaultAction action = (*actions)[v - 1];
+  ctx_.note(fmt::format("fault={}", fault_action_name(action)));
+  switch (action) {
+    case FaultAction::Crash:
+      st_.crashed = barrier;
+      st_.outcomes[st_.op_index] = "crashed";  // run() never gets to assign this op's outcome
+      throw sim::ActorCrash{barrier};
+    case FaultAction::Raise: throw InjectedError(barrier);
+    case FaultAction::DropResponse: dropped = true; return {.drop_response = true};
+  }
+  return {};
+}
+
+}  // namespace allocsim::harness

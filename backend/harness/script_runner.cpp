@@ -1,0 +1,171 @@
+#include "backend/harness/script_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "backend/harness/ops.h"
+
+namespace allocsim::harness {
+
+using backend::ClaimObservation;
+using backend::FeasiblePlan;
+using backend::OwnershipConflict;
+using sim::PointKind;
+
+namespace {
+
+std::vector<backend::WorkloadRequest> to_requests(const std::string& flow, const std::vector<RequestSpec>& specs) {
+  std::vector<backend::WorkloadRequest> out;
+  for (const RequestSpec& r : specs) {
+    backend::WorkloadRequest w;
+    w.flow_id = flow;
+    w.workload_id = r.workload;
+    w.device_count = r.devices;
+    w.sharing = r.sharing;
+    if (r.minimum_usable_memory_gib)
+      w.minimum_usable_memory_bytes = static_cast<int64_t>(*r.minimum_usable_memory_gib * double(backend::kGiB));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+bool pods_failing(const backend::MemoryBackend& b) {
+  return backend::find_in(b.state().failed_reads, std::string("pods")) != nullptr;
+}
+
+}  // namespace
+
+void ScriptRunner::run() {
+  for (size_t k = 0; k < spec_.script.size(); ++k) {
+    st_.op_index = k;
+    st_.outcomes[k] = run_op(spec_.script[k]);
+  }
+}
+
+/// One op with its faults: a raise ends it with `error`, a dropped response with `unknown` (the op's own
+/// code has already kept the result from the actor). A crash (sim::ActorCrash) is never caught here.
+const char* ScriptRunner::run_op(const Op& op) {
+  caller_.dropped = false;
+  try {
+    const char* out = op_spec(op.kind).execute(*this, op);
+    return caller_.dropped ? "unknown" : out;
+  } catch (const InjectedError&) {
+    return "error";
+  }
+}
+
+void ScriptRunner::call(const char* what, std::string detail) {
+  ctx_.point(PointKind::Call, what, std::move(detail));
+  environment_fault();
+}
+
+/// The fault choice at a Call point (FaultSpec): a draw over {none, each fail_reads kind not failing yet,
+/// each fail_geometry node not failing yet} while under the bound; the choice is applied through the
+/// backend's test hooks, which take the backend lock (so it may wait for it, as any caller would).
+void ScriptRunner::environment_fault() {
+  const FaultSpec& f = w_.c_.scenario->faults;
+  if (f.fail_reads.empty() && f.fail_geometry.empty()) return;
+  if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return;
+  const auto& state = b_.state();
+  std::vector<const std::string*> reads, nodes;
+  for (const std::string& kind : f.fail_reads) {
+    caller_.touch(backend::Obj::FailedReads, kind, false);
+    if (backend::find_in(state.failed_reads, kind) == nullptr) reads.push_back(&kind);
+  }
+  for (const std::string& node : f.fail_geometry) {
+    caller_.touch(backend::Obj::FailingGeometry, node, false);
+    if (std::find(state.failing_geometry.begin(), state.failing_geometry.end(), node) == state.failing_geometry.end())
+      nodes.push_back(&node);
+  }
+  if (reads.empty() && nodes.empty()) return;
+  const uint64_t v = ctx_.draw(1 + reads.size() + nodes.size());
+  if (v == 0) return;
+  ++w_.faults_fired_;
+  if (v <= reads.size()) {
+    const std::string kind = *reads[v - 1];
+    ctx_.note(fmt::format("fault=fail_reads:{}", kind));
+    b_.fail_reads(caller_, kind, "timeout");
+  } else {
+    const std::string node = *nodes[v - 1 - reads.size()];
+    ctx_.note(fmt::format("fault=fail_geometry:{}", node));
+    b_.fail_geometry(caller_, node);
+  }
+}
+
+void ScriptRunner::wait_for_end(const std::string& flow_name) {
+  sim::ActorId flow = 0;
+  while (flow < w_.actors_.size() && w_.actors_[flow].name != flow_name) ++flow;
+  if (flow == w_.actors_.size()) throw std::logic_error("recover names no actor: " + flow_name);  // the loader resolves it
+  if (sim::SimMutex* life = w_.life_[flow].get()) {
+    life->lock(ctx_);  // blocks (LockWait) until the flow's actor has finished or crashed
+    life->unlock();
+  }
+}
+
+const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>>& scope) {
+  auto obs = b_.inventory(caller_, scope);
+  // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
+  // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
+  const bool failed_pods = pods_failing(b_);
+  if (!obs.known) {
+    st_.inventory.reset();
+    return "unknown";
+  }
+  st_.inventory = std::move(obs.value);
+  st_.inventory_with_failed_pods = failed_pods;
+  return st_.inventory->completeness == backend::kCompletenessPartial ? "partial" : "complete";
+}
+
+const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
+  ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
+  st_.plan = b_.plan(caller_, to_requests(st_.name, requests), *st_.inventory);
+  st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
+  const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
+  st_.told.plan_feasible = feasible;
+  st_.told.plan_from_failed_pods = st_.plan_with_failed_pods;
+  return feasible ? "feasible" : "infeasible";
+}
+
+const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
+  const std::string op_id = fmt::format("{}:op{}", st_.name, ++st_.reserves);
+  // The seed's generation check compares against every node's version; remember a stale reserve so
+  // that stale-plan-writes-nothing can hold it to writing nothing.
+  int64_t sum = 0;
+  ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // the backend's convention for whole reads
+  for (const auto& n : b_.state().nodes) {
+    sum += n.resource_version;
+    ctx_.touch(object_id(backend::Obj::Node, n.name), false);
+  }
+  if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
+  st_.op_epoch.clear();
+  // try_reserve: reserve() minus the throw of its OwnershipConflict (unwinding dominated the profile).
+  std::optional<OwnershipConflict> conflict;
+  ClaimObservation obs = b_.try_reserve(caller_, plan, op_id, plan.snapshot_generation, conflict);
+  if (conflict) return "conflict";
+  if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
+  st_.claim_id = obs.claim_id;
+  st_.claim_generation = obs.desired_generation;
+  st_.held.emplace_back(obs.claim_id, obs.desired_generation);
+  ++st_.claims_held;
+  ++st_.claims_made;
+  st_.told.observation = std::move(obs);
+  return "claimed";
+}
+
+const char* ScriptRunner::observe_once() {
+  auto obs = b_.observe(caller_, *st_.claim_id);
+  if (!obs.known) return "unknown";
+  st_.told.observation = obs.value;
+  return status_word(obs.value.status);
+}
+
+const char* ScriptRunner::status_word(const std::string& s) {
+  for (const char* w : {backend::kClaimPending, backend::kClaimAllocated, backend::kClaimPrepared,
+                        backend::kClaimReady, backend::kClaimFailed, backend::kClaimReleasing})
+    if (s == w) return w;
+  throw std::logic_error("unknown claim status " + s);
+}
+
+}  // namespace allocsim::harness
