@@ -151,6 +151,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
         coverage.observe(res);
         violating += res.violation.has_value();
         if (config.on_fingerprint) config.on_fingerprint(index, seed, res.fingerprint());
+        if (config.on_execution) config.on_execution(index, bw, res);
         if (config.check_determinism) {
           // A separate engine: the second run must not share stack pools or step hints with the first.
           if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
