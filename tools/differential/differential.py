@@ -167,8 +167,8 @@ def main(argv: list[str]) -> int:
         t.add_argument('--allocsim', default=os.path.join(os.environ.get('ALLOCSIM_BUILD_DIR', os.path.join(ROOT, 'build')),
                                                           'tools', 'allocsim'))
         t.add_argument('--jobs', type=int, default=int(os.environ.get('ALLOCSIM_JOBS', '2')))
-        t.add_argument('--cap', type=int, default=2000, help='stage: DPOR executions before falling back to random')
-        t.add_argument('--random', type=int, default=300, help='stage: random schedules when DPOR does not finish')
+        t.add_argument('--cap', type=int, default=10000, help='stage: DPOR executions before falling back to random')
+        t.add_argument('--random', type=int, default=2000, help='stage: random schedules when DPOR does not finish')
     args = p.parse_args(argv)
     try:
         if args.cmd == 'seed':

@@ -25,6 +25,20 @@ MUTANTS: dict[str, list[tuple[str, str, str]]] = {
                             'if False:')],
     'restore-record-overwritten': [('reserve', 'if node.restore_record is None:', 'if True:')],
     'strict-claim-lookup': [('observe', 'claim = self._claims.get(claim_id)', 'claim = self._claims[claim_id]')],
+    'allocated-is-ready': [('_observe', 'grant = tuple(',
+                            'status = CLAIM_READY if status == CLAIM_ALLOCATED else status\n    grant = tuple(')],
+    'stale-success-readiness': [('reserve', "node.mig_state = 'pending'", 'pass'),
+                                ('_observe', "node.mig_config == claim.entry_name and node.mig_state == 'success'",
+                                 "node.mig_state == 'success'"),
+                                ('_observe', 'and node.mig_state_generation >= node.resource_version - 0', '')],
+    'partial-inventory-is-idle': [('inventory', 'occupancy = {} if partial else {n.name: sum(n.workloads.values())',
+                                   'occupancy = {n.name: 0 if partial else sum(n.workloads.values())'),
+                                  ('inventory', 'COMPLETENESS_PARTIAL if partial else COMPLETENESS_COMPLETE',
+                                   'COMPLETENESS_COMPLETE')],
+    'map-deleted-on-last-out': [('release', 'self._shared_tombstone = True',
+                                 "self._record(operation_id, 'delete-map', 'videoflow-map', '')")],
+    'lock-leak-on-pending-recovery': [('release', 'if keep_workloads or busy:',
+                                       'if (keep_workloads or busy) and (self._lock.acquire() or True):')],
 }
 SUPPORTED = sorted(MUTANTS)
 _cache: dict[tuple[str, ...], type] = {}

@@ -318,6 +318,9 @@ def _thread_body(ex: Execution, name: str) -> None:
         pass
     except _Crash as c:
         ctx.crashed[name] = c.where
+    except (Divergence, Unsupported) as e:  # not the actor's fault: the run cannot go on (run_execution raises it)
+        ctx.exception[name] = f'{type(e).__name__}: {e}'
+        ctx.fatal = e
     except BaseException as e:  # noqa: BLE001 - an actor's exception is a finding (actor-exception)
         ctx.exception[name] = f'{type(e).__name__}: {e}'
     ctx.state[name] = 'done'
@@ -364,14 +367,15 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
             if pick in ctx.crashed and not any(c[0] == pick for c in ctx.crashes):
                 ctx.crashes.append([pick, len(ctx.steps) - 1, ctx.crashed[pick]])
                 ctx.note(f'crashed={ctx.crashed[pick]}')
+            if ctx.fatal is not None:
+                raise ctx.fatal
             if pick in ctx.exception:
                 violation = 'actor-exception'
                 break
         if ctx.pos != len(ctx.schedule):
             raise Divergence(f'the execution ended with {len(ctx.schedule) - ctx.pos} choice(s) of the schedule left')
-        unsupported = [e for e in ctx.exception.values() if e.startswith('Unsupported')]
-        if unsupported:
-            raise Unsupported(unsupported[0])
+        if ctx.fatal is not None:
+            raise ctx.fatal
         return _record(ex, schedule, quiescent, violation)
     finally:
         ctx.aborting = True

@@ -78,6 +78,7 @@ class Ctx:
         self.crashed: dict[str, str] = {}
         self.exception: dict[str, str] = {}
         self.aborting = False
+        self.fatal: Exception | None = None  # a Divergence or Unsupported raised inside an actor
         self.local = threading.local()
 
     def me(self) -> str:
