@@ -9,7 +9,33 @@
 //   counter, made explicit. The lock is taken exactly where the seed's reindented reading holds
 //   `self._lock`: owner.read.after, owner.update.before, owner.update.after, delete.before and
 //   delete.after fire outside it; claim.create.after, claim.schedule.after, restore.before,
-//   restore.after and claim.ready.after fire while it is held.
+//   restore.after and claim.ready.after fire while it is held. Call by call ("[...]" a `with self._lock:`
+//   block, names the barriers fired; tests in tests/backend/lock_table_test.cpp, "[lock-table]"):
+//   | call                  | seed (memory_backend_reindented.py)         | port          | test case ("lock table: ...")  |
+//   |-----------------------|---------------------------------------------|---------------|--------------------------------|
+//   | fail_reads            | [whole body]                                | same          | reads and test hooks ...       |
+//   | inventory             | [whole body]                                | same          | reads and test hooks ...       |
+//   | plan                  | none (reads its snapshot; next(_ids) bare)  | same          | plan takes no lock             |
+//   | reserve               | [gen sum] then per node: [read] read.after  | same          | reserve's five regions ...     |
+//   |                       | ([rollback] on a foreign owner) update.     |               | reserve's rollback ...         |
+//   |                       | before [CAS write / rollback] update.after; |               |                                |
+//   |                       | [claim create.after ... schedule.after obs] |               |                                |
+//   | fail_geometry         | [whole body]                                | same          | reads and test hooks ...       |
+//   | apply_pending_geometry| [whole body]                                | same          | reads and test hooks ...       |
+//   | clock advance         | none: FakeClock.advance, then the caller's  | advance_clock | the clock advances outside ... |
+//   |                       | apply_pending_geometry [locked]             | (was locked:  | + "clock schedule of issue 11" |
+//   |                       |                                             | fixed, #11)   |                                |
+//   | observe               | [whole body]                                | same          | observe, mark_workload_ready...|
+//   | mark_workload_ready   | [mark, claim.ready.after]                   | same          | observe, mark_workload_ready...|
+//   | bindings, reconcile   | [whole body]                                | same          | observe, mark_workload_ready...|
+//   | release               | [lookup ... restore.before ... restore.     | same          | release's four regions ...     |
+//   |                       | after] [read map] delete.before [strip,     |               |                                |
+//   |                       | last out] delete.after [pop claim]          |               |                                |
+//   | bind/unbind_workload  | [whole body]                                | same          | reads and test hooks ...       |
+//   | claims_of             | (port-only read for recover)                | [whole body]  | reads and test hooks ...       |
+//   | shared_config,        | [whole body] (test reads)                   | state() /     | none: no Caller; read only     |
+//   | mutations, node,      | node(), pointer(): none                     | mutations():  | between steps, when no actor   |
+//   | pointer               |                                             | no lock       | is inside the backend          |
 // - Nodes, claims, the shared map and geometry iterate in insertion order (scenario order), as the
 //   seed's dicts do. Nothing is sorted unless the seed sorts it.
 // - Errors: OwnershipConflict for the seed's CAS failures (reserve, reconcile). A claim id the seed
@@ -185,7 +211,8 @@ class MemoryBackend {
   void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);
   /// Drops the workload; deliberately no resourceVersion bump (seed; CONTRACT.md §8).
   void unbind_workload(Caller& c, const std::string& node, const std::string& workload_id);
-  /// Moves the fake clock (negative -> std::invalid_argument). Does not apply pending geometry.
+  /// Moves the fake clock (negative -> std::invalid_argument) without taking the lock, as the seed's
+  /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).
   void advance_clock(Caller& c, double seconds);
 
   /// Everything the backend holds, for invariants and tests (read-only).

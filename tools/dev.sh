@@ -5,8 +5,11 @@
 #   tools/dev.sh build  install what is missing and build
 #   tools/dev.sh sanitize  build with ASan + UBSan in build-asan/ and run the whole test suite there
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time
+#   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
+#                       (tools/differential/README.md); needs the seed at ALLOCSIM_SEED_DIR
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
-#              ALLOCSIM_FUZZ_SECONDS (default 60, per fuzz target).
+#              ALLOCSIM_FUZZ_SECONDS (default 60, per fuzz target),
+#              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -106,8 +109,22 @@ case "${1:-}" in
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts" "$work" "$ROOT/tests/fuzz/corpus/$target"
     done
     ;;
+  differential)
+    # Every scenario (and mutant scenario) on both sides, schedule by schedule; fails on any disagreement.
+    # Unlike the ctest self-test, a missing seed fails this stage: CI asked for the comparison.
+    install_missing
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$BUILD" -j "$JOBS" --target allocsim
+    export ALLOCSIM_SEED_DIR="${ALLOCSIM_SEED_DIR:-$ROOT/../shared/pyref}"
+    if [ ! -f "$ALLOCSIM_SEED_DIR/memory_backend.py" ]; then
+      echo "dev.sh: differential: no seed backend at ALLOCSIM_SEED_DIR=$ALLOCSIM_SEED_DIR" >&2
+      exit 1
+    fi
+    python3 "$ROOT/tools/differential/differential.py" selftest --allocsim "$BUILD/tools/allocsim"
+    python3 "$ROOT/tools/differential/differential.py" stage --allocsim "$BUILD/tools/allocsim" --jobs "$JOBS"
+    ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|sanitize|fuzz" >&2
+    echo "usage: tools/dev.sh demo|test|build|sanitize|fuzz|differential" >&2
     exit 2
     ;;
 esac

@@ -128,6 +128,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const R
         coverage.observe(res);
         violating += res.violation.has_value();
         if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
+        if (hooks.on_execution) hooks.on_execution(index, bw, res);
         if (config.check_determinism) {
           // A separate engine: the second run must not share stack pools or step hints with the first.
           if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {

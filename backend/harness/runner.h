@@ -31,6 +31,8 @@ struct RunHooks {
   /// Called after every execution with its index, execution seed and fingerprint (`run --fingerprints`);
   /// may be empty.
   std::function<void(uint64_t index, uint64_t seed, uint64_t fingerprint)> on_fingerprint;
+  /// Called after every execution with the world it ran in (`run --record`, record.h); may be empty.
+  std::function<void(uint64_t index, const BackendWorld& world, const sim::ExecutionResult& result)> on_execution;
 };
 
 struct ScenarioReport {

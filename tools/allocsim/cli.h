@@ -46,6 +46,7 @@ struct Common {
   bool stop_on_first = false;
   bool check_determinism = false;  // run: every execution twice, a difference exits 4
   std::string fingerprints;        // run: write "index seed fingerprint" lines here (atomically)
+  std::string record;              // run: write one comparable record per execution here (record.h)
   TraceFlags trace;  // trace files, shrinking, --schedule (trace_cli.h)
 };
 

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/record.h"
 #include "backend/harness/trace_file.h"
 #include "backend/mutants.h"
 #include "sim/schedule.h"
@@ -48,7 +49,19 @@ int cmd_run(int argc, char** argv) {
       fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
     };
   }
+  std::string record_lines;  // --record: like --fingerprints, written in one atomic rename at the end
+  if (!c.record.empty())
+    hooks.on_execution = [&](uint64_t index, const harness::BackendWorld& w, const sim::ExecutionResult& res) {
+      record_lines += harness::record_execution(index, w, res).dump() + "\n";
+    };
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
+  if (!c.record.empty()) {
+    try {
+      harness::write_file_atomically(c.record, record_lines);
+    } catch (const harness::OutputError& e) {
+      throw UsageError(fmt::format("--record: {}", e.what()));
+    }
+  }
   if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
   if (!c.fingerprints.empty()) {
     try {

@@ -54,6 +54,9 @@ po::options_description common_options(Common& c, bool run) {
     d.add_options()("fingerprints", po::value(&c.fingerprints),
                     "write one line per execution to FILE: index, execution seed, fingerprint (hex); the file "
                     "appears only when the run completes");
+    d.add_options()("record", po::value(&c.record),
+                    "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
+                    "against the seed (backend/harness/record.h); the file appears only when the run completes");
   }
   d.add_options()("max-steps", po::value(&c.max_steps),
                   "steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
@@ -102,6 +105,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   check_output_dir("--trace-out", c.trace.trace_out);
   check_output_dir("--perfetto", c.trace.perfetto);
   check_output_dir("--fingerprints", c.fingerprints);
+  check_output_dir("--record", c.record);
   for (const auto& m : c.mutants)
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));

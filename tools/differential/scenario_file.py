@@ -1,0 +1,56 @@
+'''The parts of an allocsim/scenario/v1 file the driver needs (allocsim's loader has validated it already).'''
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ScenarioError(Exception):
+    pass
+
+
+@dataclass
+class Op:
+    kind: str
+    raw: dict[str, Any]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+
+@dataclass
+class Scenario:
+    path: str
+    authority: str
+    apply_seconds: float
+    mutants: list[str]
+    nodes: list[dict[str, Any]]
+    actors: list[tuple[str, list[Op]]]
+    faults: dict[str, Any] | None
+    max_steps: int
+    names: list[str] = field(default_factory=list)
+
+
+def load(path: str) -> Scenario:
+    try:
+        with open(path, encoding='utf-8') as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ScenarioError(f'{path}: {e}') from e
+    if doc.get('schema') != 'allocsim/scenario/v1':
+        raise ScenarioError(f'{path}: /schema: expected "allocsim/scenario/v1"')
+    backend = doc.get('backend', {})
+    actors = [(a['name'], [Op(o['op'], o) for o in a['script']]) for a in doc['actors']]
+    sc = Scenario(path, backend.get('authority', 'device-plugin'), float(backend.get('mig_apply_seconds', 0)),
+                  list(backend.get('mutants', [])), doc['nodes'], actors, doc.get('faults'),
+                  int(doc.get('max_steps', 10000)))
+    sc.names = [n for n, _ in actors]
+    return sc
+
+
+def node_labels(node: dict[str, Any]) -> dict[str, str]:
+    '''scenario.h: without a "labels" key, the product and count labels of a plain GPU node.'''
+    if 'labels' in node:
+        return dict(node['labels'])
+    return {'nvidia.com/gpu.product': node['product'], 'nvidia.com/gpu.count': str(node['gpu_count'])}

@@ -1,0 +1,427 @@
+'''
+Runs one execution of a scenario on the seed along a schedule, with allocsim's harness semantics
+(backend/harness/world.h, ScriptRunner), and builds allocsim's comparable record (backend/harness/record.h).
+'''
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+from typing import Any
+
+import contract_tables
+import seed_mutants
+from scenario_file import Scenario, node_labels
+from seed_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
+                        _Crash, parse_schedule)
+
+_SHARING = {'exclusive': 'exclusive', 'isolated_mig': 'isolated-mig', 'cooperative': 'cooperative',
+            'accounting_only': 'accounting-only'}
+_RELEASE = {'released': 'released', 'stale': 'stale', 'pending-recovery': 'pending_recovery'}
+_GIB = 1 << 30
+_mb = None
+
+
+def seed_module(seed_dir: str, tables: str = 'port') -> Any:
+    '''Imports ``memory_backend`` from ``seed_dir`` once (its own imports resolve from that directory).'''
+    global _mb
+    if _mb is None:
+        if not os.path.isfile(os.path.join(seed_dir, 'memory_backend.py')):
+            raise FileNotFoundError(f'ALLOCSIM_SEED_DIR={seed_dir}: no memory_backend.py there')
+        sys.path.insert(0, os.path.abspath(seed_dir))
+        _mb = importlib.import_module('memory_backend')
+        if tables == 'port':
+            contract_tables.install(_mb)
+    return _mb
+
+
+def _fmt_arg(v: Any) -> str:
+    return ','.join(str(x) for x in v) if isinstance(v, (list, tuple)) else str(v)
+
+
+class Actor:
+    def __init__(self, name: str, ops: list) -> None:
+        self.name, self.ops = name, ops
+        self.outcomes: list[str | None] = [None] * len(ops)
+        self.op_index = 0
+        self.reserves = self.releases = self.recovers = 0
+        self.inventory = None
+        self.plan = None
+        self.claim_id: str | None = None
+        self.claim_generation = ''
+        self.held: list[tuple[str, str]] = []
+        self.last_released: tuple[str, str] | None = None
+        self.dropped = False
+
+
+class Execution:
+    def __init__(self, mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> None:
+        self.mb, self.sc = mb, sc
+        self.ctx = Ctx(sc.names, parse_schedule(schedule, sc.names), sc.max_steps)
+        cls = seed_mutants.backend_class(mb, mutants)
+        nodes = [mb.NodeFixture(n['name'], n['product'], n['gpu_count'], float(n['memory_gib']), labels=node_labels(n),
+                                workloads=dict(n.get('workloads', {})), mig_config=n.get('mig_config', 'all-disabled'))
+                 for n in sc.nodes]
+        self.clock = mb.FakeClock(1000.0)
+        self.b = cls(nodes, clock=self.clock, authority=sc.authority, mig_apply_seconds=sc.apply_seconds)
+        self.b._lock = SimLock(self.ctx)
+        self.b._ids = PerActorIds(self.ctx)
+        self.actors = {n: Actor(n, ops) for n, ops in sc.actors}
+        recovered = {op.get('flow') for _, ops in sc.actors for op in ops if op.kind == 'recover'}
+        self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
+        self.faults_fired = 0
+        f = sc.faults or {}
+        self.f_max, self.f_actors = int(f.get('max', 1)), f.get('actors')
+        self.f_barriers: dict[str, list[str]] = f.get('barriers', {})
+        self.f_reads: list[str] = f.get('fail_reads', [])
+        self.f_geometry: list[str] = f.get('fail_geometry', [])
+
+    # -- faults (world.cpp: fault_at, environment_fault) --------------------------------------------------
+    def _eligible(self, a: Actor) -> bool:
+        return self.faults_fired < self.f_max and (not self.f_actors or a.name in self.f_actors)
+
+    def barrier_hook(self, name: str, **kw: Any) -> None:
+        a = self.actors[self.ctx.me()]
+        self.ctx.point(BARRIER, name, ' '.join(f'{k}={_fmt_arg(v)}' for k, v in kw.items()))
+        actions = self.f_barriers.get(name)
+        if not actions or not self._eligible(a):
+            return
+        v = self.ctx.draw(1 + len(actions))
+        if v == 0:
+            return
+        self.faults_fired += 1
+        action = actions[v - 1]
+        self.ctx.note(f'fault={action}')
+        if action == 'crash':
+            a.outcomes[a.op_index] = 'crashed'
+            raise _Crash(name)
+        if action == 'raise':
+            raise InjectedError(name)
+        a.dropped = True
+
+    def call(self, a: Actor, what: str, detail: str = '') -> None:
+        self.ctx.point(CALL, what, detail)
+        if not (self.f_reads or self.f_geometry) or not self._eligible(a):
+            return
+        reads = [k for k in self.f_reads if k not in self.b._failed_reads]
+        nodes = [n for n in self.f_geometry if n not in self.b._failing_geometry]
+        if not reads and not nodes:
+            return
+        v = self.ctx.draw(1 + len(reads) + len(nodes))
+        if v == 0:
+            return
+        self.faults_fired += 1
+        if v <= len(reads):
+            self.ctx.note(f'fault=fail_reads:{reads[v - 1]}')
+            self.b.fail_reads(reads[v - 1], 'timeout')
+        else:
+            node = nodes[v - 1 - len(reads)]
+            self.ctx.note(f'fault=fail_geometry:{node}')
+            self.b.fail_geometry(node)
+
+    # -- the actor's script (world.cpp: ScriptRunner) --------------------------------------------------------
+    def run_actor(self, a: Actor) -> None:
+        life = self.life.get(a.name)
+        if life is not None:
+            life.acquire()  # in the prologue: uncontended, not a scheduling point
+        try:
+            for k, op in enumerate(a.ops):
+                a.op_index = k
+                a.dropped = False
+                try:
+                    out = self.execute(a, op)
+                    a.outcomes[k] = 'unknown' if a.dropped else out
+                except InjectedError:
+                    a.outcomes[k] = 'error'
+        finally:
+            if life is not None:
+                life.release()
+
+    def requests(self, a: Actor, specs: list[dict[str, Any]]) -> list[Any]:
+        out = []
+        for r in specs:
+            gib = r.get('minimum_usable_memory_gib')
+            out.append(self.mb.WorkloadRequest(r['workload'], a.name, _SHARING[r.get('sharing', 'exclusive')],
+                                               int(r.get('devices', 1)), None if gib is None else int(gib * _GIB)))
+        return out
+
+    def inventory(self, a: Actor, scope: list[str] | None) -> str:
+        obs = self.b.inventory({} if scope is None else {'nodes': scope})
+        if obs.state != 'known':
+            a.inventory = None
+            return 'unknown'
+        a.inventory = obs.value
+        return 'partial' if obs.value.completeness == 'partial' else 'complete'
+
+    def plan(self, a: Actor, specs: list[dict[str, Any]]) -> str:
+        a.plan = self.b.plan(self.requests(a, specs), a.inventory)
+        return 'feasible' if isinstance(a.plan, self.mb.FeasiblePlan) else 'infeasible'
+
+    def reserve(self, a: Actor, plan: Any) -> str:
+        a.reserves += 1
+        try:
+            obs = self.b.reserve(plan, f'{a.name}:op{a.reserves}', plan.generation)
+        except self.mb.OwnershipConflict:
+            return 'conflict'
+        if a.dropped:
+            return 'unknown'
+        a.claim_id, a.claim_generation = obs.claim_id, obs.generation
+        a.held.append((obs.claim_id, obs.generation))
+        return 'claimed'
+
+    def observe_once(self, a: Actor) -> str:
+        obs = self.b.observe(a.claim_id)
+        return obs.value.status if obs.state == 'known' else 'unknown'
+
+    def execute(self, a: Actor, op: Any) -> str:
+        k = op.kind
+        if k == 'inventory':
+            self.call(a, 'inventory')
+            return self.inventory(a, op.get('nodes'))
+        if k == 'plan':
+            if a.inventory is None:
+                return 'skipped'
+            self.call(a, 'plan')
+            return self.plan(a, op.get('requests', []))
+        if k == 'reserve':
+            return self.execute_reserve(a, op)
+        if k in ('observe', 'await', 'mark_ready', 'reconcile') and a.claim_id is None:
+            return 'skipped'
+        if k == 'observe':
+            self.call(a, 'observe')
+            return self.observe_once(a)
+        if k == 'await':
+            for i in range(int(op.get('polls_max', 1))):
+                self.call(a, 'observe', f'await={op.get("status")} poll={i + 1}')
+                got = self.observe_once(a)
+                if got == op.get('status') or got == 'failed':
+                    return got
+            return 'timeout'
+        if k == 'mark_ready':
+            self.call(a, 'mark_ready')
+            self.b.mark_workload_ready(a.claim_id)
+            return 'done'
+        if k == 'reconcile':
+            self.call(a, 'reconcile', f'desired={op.get("status")}')
+            try:
+                return self.b.reconcile(a.claim_id, op.get('status'), a.claim_generation).status
+            except self.mb.OwnershipConflict:
+                return 'conflict'
+        if k == 'release':
+            return self.release(a, op)
+        if k == 'recover':
+            return self.recover(a, op.get('flow'))
+        return self.test_hook(a, op)
+
+    def test_hook(self, a: Actor, op: Any) -> str:
+        k, node = op.kind, op.get('node')
+        if k == 'bind_workload':
+            self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}')
+            self.b.bind_workload(node, op.get('workload'), int(op.get('units', 1)))
+        elif k == 'unbind_workload':
+            self.call(a, k, f'node={node} workload={op.get("workload")}')
+            self.b.unbind_workload(node, op.get('workload'))
+        elif k in ('fail_reads', 'restore_reads'):
+            self.call(a, k, f'kind={op.get("kind")}')
+            self.b.fail_reads(op.get('kind'), 'timeout' if k == 'fail_reads' else None)
+        elif k == 'fail_geometry':
+            self.call(a, k, f'node={node}')
+            self.b.fail_geometry(node)
+        elif k == 'advance_clock':
+            seconds = float(op.get('seconds'))
+            self.call(a, k, f'seconds={seconds:g}')
+            # The seed's tests: the clock moves (no lock), then the due writes apply (under the lock).
+            self.clock.advance(seconds)
+            self.b.apply_pending_geometry()
+        else:
+            raise Unsupported(f'op {k!r}')
+        return 'done'
+
+    def execute_reserve(self, a: Actor, op: Any) -> str:
+        if 'requests' in op.raw:
+            self.call(a, 'inventory', 'reserve=1')
+            if self.inventory(a, None) == 'unknown':
+                return 'unknown'
+            self.call(a, 'plan', 'reserve=1')
+            if self.plan(a, op.get('requests')) == 'infeasible':
+                return 'infeasible'
+            self.call(a, 'reserve')
+            return self.reserve(a, a.plan)
+        if op.get('plan_from') is not None:
+            source = op.get('plan_from')
+            self.call(a, 'reserve', f'plan_from={source}')
+            plan = self.actors[source].plan if source in self.actors else None
+            if plan is None:
+                return 'skipped'
+            if not isinstance(plan, self.mb.FeasiblePlan):
+                return 'infeasible'
+            return self.reserve(a, plan)
+        if a.plan is None:
+            return 'skipped'
+        if not isinstance(a.plan, self.mb.FeasiblePlan):
+            return 'infeasible'
+        self.call(a, 'reserve')
+        return self.reserve(a, a.plan)
+
+    def release(self, a: Actor, op: Any) -> str:
+        # world.h: the oldest claim held; with none held, the last released one again (a duplicate release).
+        duplicate = not a.held
+        if duplicate and a.last_released is None:
+            return 'skipped'
+        claim_id, generation = a.last_released if duplicate else a.held[0]
+        keep = bool(op.get('keep_workloads', False))
+        detail = 'keep_workloads=true' if keep else ''
+        if duplicate:
+            detail += ' duplicate=true' if detail else 'duplicate=true'
+        self.call(a, 'release', detail)
+        a.releases += 1
+        r = self.b.release(claim_id, f'{a.name}:release{a.releases}', generation, keep)
+        if a.dropped:
+            return 'unknown'
+        status = _RELEASE[r.status]
+        if status == 'released' and not duplicate:
+            a.held.pop(0)
+            a.last_released = (claim_id, generation)
+            a.claim_id, a.claim_generation = a.held[-1] if a.held else (None, '')
+        return status
+
+    def recover(self, a: Actor, flow: str) -> str:
+        self.call(a, 'recover', f'flow={flow}')
+        life = self.life.get(flow)
+        if life is not None:
+            life.acquire()  # blocks until the flow's actor has finished or crashed
+            life.release()
+        # The port's claims_of (no seed counterpart): a locked read of the claims that flow owns.
+        with self.b._lock:
+            claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
+        out = 'released' if claims else 'none'
+        for claim_id, generation in claims:
+            self.call(a, 'release', f'recover={flow} claim={claim_id}')
+            a.recovers += 1
+            r = self.b.release(claim_id, f'{a.name}:recover{a.recovers}', generation, False)
+            if r.status != 'released' and out == 'released':
+                out = _RELEASE[r.status]
+        return out
+
+
+# -- the engine loop (sim/engine.cpp) and the record (backend/harness/record.h) ------------------------------------
+
+def _thread_body(ex: Execution, name: str) -> None:
+    ctx = ex.ctx
+    ctx.local.name = name
+    ctx.go[name].acquire()
+    try:
+        if not ctx.aborting:
+            ex.run_actor(ex.actors[name])
+    except _Abort:
+        pass
+    except _Crash as c:
+        ctx.crashed[name] = c.where
+    except (Divergence, Unsupported) as e:  # not the actor's fault: the run cannot go on (run_execution raises it)
+        ctx.exception[name] = f'{type(e).__name__}: {e}'
+        ctx.fatal = e
+    except BaseException as e:  # noqa: BLE001 - an actor's exception is a finding (actor-exception)
+        ctx.exception[name] = f'{type(e).__name__}: {e}'
+    ctx.state[name] = 'done'
+    ctx.back.release()
+
+
+def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> dict[str, Any]:
+    '''The record of one execution along ``schedule``. Raises Divergence or Unsupported.'''
+    ex = Execution(mb, sc, schedule, mutants)
+    ctx = ex.ctx
+    previous = mb.faults.set_hook(ex.barrier_hook)
+    threads = [threading.Thread(target=_thread_body, args=(ex, n), daemon=True) for n in sc.names]
+    violation = None
+    try:
+        for n, t in zip(sc.names, threads):  # the prologue: each actor up to its first point, in order
+            t.start()
+            ctx.go[n].release()
+            ctx.back.acquire()
+            if n in ctx.exception:
+                violation = 'actor-exception'
+                break
+        quiescent = False
+        while violation is None:
+            cands = [n for n in sc.names if ctx.runnable(n)]
+            if not cands:
+                if any(ctx.state[n] == 'blocked' for n in sc.names):
+                    violation = 'no-deadlock'
+                else:
+                    quiescent = True
+                break
+            if len(ctx.steps) >= ctx.max_steps:
+                violation = 'steps-bounded'
+                break
+            if ctx.pos >= len(ctx.schedule):
+                break  # allocsim stopped here: an invariant fired after the last step
+            kind, pick = ctx.schedule[ctx.pos]
+            if kind != 'actor' or pick not in cands:
+                raise Divergence(f'choice {ctx.pos}: schedule wants {kind} {pick}, runnable: {cands}')
+            ctx.pos += 1
+            pk, what, detail = ctx.point_of[pick]
+            ctx.steps.append([pick, pk, what, detail])
+            ctx.go[pick].release()
+            ctx.back.acquire()
+            if pick in ctx.crashed and not any(c[0] == pick for c in ctx.crashes):
+                ctx.crashes.append([pick, len(ctx.steps) - 1, ctx.crashed[pick]])
+                ctx.note(f'crashed={ctx.crashed[pick]}')
+            if ctx.fatal is not None:
+                raise ctx.fatal
+            if pick in ctx.exception:
+                violation = 'actor-exception'
+                break
+        if ctx.pos != len(ctx.schedule):
+            raise Divergence(f'the execution ended with {len(ctx.schedule) - ctx.pos} choice(s) of the schedule left')
+        if ctx.fatal is not None:
+            raise ctx.fatal
+        return _record(ex, schedule, quiescent, violation)
+    finally:
+        ctx.aborting = True
+        for n, t in zip(sc.names, threads):
+            if t.is_alive():
+                ctx.go[n].release()
+                t.join()
+        mb.faults.set_hook(previous)
+
+
+def _opt_list(v: Any) -> Any:
+    return list(v) if isinstance(v, (list, tuple)) else v
+
+
+def record_state(ex: Execution) -> dict[str, Any]:
+    b = ex.b
+    nodes = [{'name': n.name, 'owner': n.owner, 'owner_epoch': n.owner_epoch, 'resource_version': n.resource_version,
+              'mig_config': n.mig_config, 'mig_state': n.mig_state, 'mig_state_generation': n.mig_state_generation,
+              'mig_layout': [[k, v] for k, v in n.mig_layout.items()],
+              'workloads': [[k, v] for k, v in n.workloads.items()], 'restore_record': n.restore_record}
+             for n in b._nodes.values()]
+    claims = []
+    for c in b._claims.values():
+        assignments = [[w, [[d.node, d.ordinal, d.uuid, d.mig_uuid, d.product, d.memory_bytes, d.mig_profile]
+                            for d in devices]] for w, devices in c.plan.assignments.items()]
+        claims.append({'claim_id': c.claim_id, 'owner': c.owner, 'generation': c.generation, 'nodes': list(c.nodes),
+                       'status': c.status, 'workload_ready': c.workload_ready, 'entry_name': c.entry_name,
+                       'plan_id': c.plan.plan_id, 'geometry': [[k, v] for k, v in c.plan.geometry.items()],
+                       'assignments': assignments})
+    return {'nodes': nodes, 'claims': claims, 'failed_reads': [[k, v] for k, v in b._failed_reads.items()],
+            'shared_config': [[e, [[k, v] for k, v in m.items()]] for e, m in b._shared_config.items()],
+            'shared_config_version': b._shared_config_version, 'shared_tombstone': b._shared_tombstone,
+            'pointer': b._pointer, 'pointer_version': b._pointer_version, 'pointer_restore': b._pointer_restore,
+            'pending_geometry': [[float(d), n, v] for d, n, v in b._pending_geometry],
+            'failing_geometry': sorted(b._failing_geometry), 'clock': float(ex.clock.now())}
+
+
+def _record(ex: Execution, schedule: str, quiescent: bool, violation: str | None) -> dict[str, Any]:
+    seen: dict[tuple[str, str], int] = {}
+    steps, barriers = [], []
+    for actor, kind, what, detail in ex.ctx.steps:
+        seen[(actor, what)] = seen.get((actor, what), 0) + 1
+        steps.append([actor, kind, what, seen[(actor, what)], detail])
+        if kind == BARRIER:
+            barriers.append([actor, what, detail])
+    return {'schema': 'allocsim/record/v1', 'schedule': schedule, 'steps': steps,
+            'end': 'quiescent' if quiescent else 'stopped', 'violation': violation, 'crashes': ex.ctx.crashes,
+            'outcomes': {n: ex.actors[n].outcomes for n in ex.sc.names},
+            'barriers': barriers, 'audit': [list(m) for m in ex.b.audit], 'state': record_state(ex)}
