@@ -153,6 +153,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config) {
         if (config.on_fingerprint) config.on_fingerprint(index, seed, res.fingerprint());
         if (config.check_determinism) {
           // A separate engine: the second run must not share stack pools or step hints with the first.
+          ++r.rechecked_executions;
           if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
             if (!r.divergence) r.divergence = ScenarioReport::Divergence{index, seed, std::move(*d)};
             ++r.divergent_executions;
