@@ -131,6 +131,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const R
         if (hooks.on_execution) hooks.on_execution(index, bw, res);
         if (config.check_determinism) {
           // A separate engine: the second run must not share stack pools or step hints with the first.
+          ++r.rechecked_executions;
           if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
             if (!r.divergence) r.divergence = ScenarioReport::Divergence{index, seed, std::move(*d)};
             ++r.divergent_executions;

@@ -61,6 +61,7 @@ struct ScenarioReport {
   };
   std::optional<Divergence> divergence;
   uint64_t divergent_executions = 0;
+  uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
   std::vector<std::string> unmet;        // why not, one line each
 };
 

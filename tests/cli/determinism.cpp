@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,17 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-/// Runs the allocsim binary in its own process (from the source tree, so scenario paths are relative).
-Result allocsim(const std::string& args) {
-  const std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
-  const cli_test::Captured c = cli_test::capture(cmd);
-  return {c.code, c.text};
-}
+using Result = cli_test::Captured;
+using cli_test::allocsim;
 
 std::vector<std::string> lines_of(const fs::path& file) {
   std::ifstream in(file);
@@ -40,12 +32,7 @@ std::vector<std::string> lines_of(const fs::path& file) {
   return out;
 }
 
-/// A fresh scratch directory, removed at scope exit.
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("allocsim-determinism-" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-};
+using Scratch = cli_test::TempDir;
 
 }  // namespace
 
@@ -55,10 +42,10 @@ TEST_CASE("determinism: 1,000 seeds in two separate processes give the same fing
   // --no-trace --no-shrink: the first violation is only printed (no trace file in the tree, no shrink time).
   const std::string common =
       "run scenarios/mutants/stale-last-out.json --no-trace --no-shrink --executions 1000 --seed 7 --fingerprints ";
-  const fs::path a = s.dir / "a.txt", b = s.dir / "b.txt";
+  const fs::path a = s.path / "a.txt", b = s.path / "b.txt";
   const Result ra = allocsim(common + a.string());
   const Result rb = allocsim(common + b.string());
-  INFO(ra.out);
+  INFO(ra.text);
   REQUIRE((ra.code == 0 || ra.code == 1));
   REQUIRE(rb.code == ra.code);
   const auto la = lines_of(a), lb = lines_of(b);
@@ -82,30 +69,50 @@ TEST_CASE("determinism: 1,000 seeds in two separate processes give the same fing
 }
 
 TEST_CASE("determinism: --check-determinism passes on real scenarios and exits 0/1 as usual", "[cli][determinism]") {
+  // The flag must be seen to work: the run reports how many executions the runner really re-ran (counted
+  // where it re-runs them, backend/harness/runner.cpp), all of them, and nothing without the flag. That a
+  // re-run which differs is caught is tests/sim/determinism.cpp's ("state leaking between executions").
+  const std::string checked = "executions re-run from their recorded schedules, identical";
   const Result pass = allocsim("run scenarios/alloc-005-last-out.json --executions 300 --check-determinism");
-  INFO(pass.out);
+  INFO(pass.text);
   CHECK(pass.code == 0);
-  CHECK_THAT(pass.out, !Catch::Contains("NONDETERMINISM"));
+  CHECK_THAT(pass.text, Catch::Contains("  300 executions, "));
+  CHECK_THAT(pass.text, Catch::Contains("  determinism: 300 of 300 " + checked + "\n"));
+  CHECK_THAT(pass.text, !Catch::Contains("NONDETERMINISM"));
+  const Result plain = allocsim("run scenarios/alloc-005-last-out.json --executions 300");
+  CHECK_THAT(plain.text, !Catch::Contains(checked));
+  // Apart from that line, the flag changes nothing in what the run reports.
+  std::string without_line = pass.text;
+  without_line.erase(without_line.find("  determinism: "), ("  determinism: 300 of 300 " + checked + "\n").size());
+  CHECK(without_line == plain.text);
+
+  // dfs: the tree of ALLOC-004 with DPOR is smaller than 200; every execution explored is re-run.
   const Result dfs =
       allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs --executions 200 --check-determinism");
-  INFO(dfs.out);
-  CHECK(dfs.code != 4);
-  CHECK_THAT(dfs.out, !Catch::Contains("NONDETERMINISM"));
-  const Result mutant = allocsim(
-      "run scenarios/mutants/stale-last-out.json --no-trace --no-shrink --executions 300 --check-determinism");
-  INFO(mutant.out);
-  CHECK(mutant.code != 4);
-  CHECK_THAT(mutant.out, !Catch::Contains("NONDETERMINISM"));
+  INFO(dfs.text);
+  CHECK(dfs.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(dfs.text, m, std::regex(R"(\n  (\d+) executions, )")));
+  CHECK_THAT(dfs.text, Catch::Contains("  determinism: " + m[1].str() + " of " + m[1].str() + " " + checked));
+  // A violating run (execution 0 of this seed violates): exit 0, the violation being expected, and every
+  // execution re-run, the violating one included.
+  const Result mutant = allocsim("run scenarios/mutants/stale-last-out.json --no-trace --no-shrink --executions 300 "
+                                 "--seed 13095918622469000722 --check-determinism");
+  INFO(mutant.text);
+  CHECK(mutant.code == 0);
+  CHECK_THAT(mutant.text, Catch::Contains("  shared-map-never-deleted: "));
+  CHECK_THAT(mutant.text, Catch::Contains("  determinism: 300 of 300 " + checked + "\n"));
+  CHECK_THAT(mutant.text, !Catch::Contains("NONDETERMINISM"));
 }
 
 TEST_CASE("determinism: --fingerprints into a missing directory is a usage error and writes nothing",
           "[cli][determinism]") {
   Scratch s;
-  const fs::path target = s.dir / "missing" / "fp.txt";
+  const fs::path target = s.path / "missing" / "fp.txt";
   const Result r = allocsim("run scenarios/alloc-005-last-out.json --executions 10 --fingerprints " + target.string());
-  INFO(r.out);
+  INFO(r.text);
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("--fingerprints"));
+  CHECK_THAT(r.text, Catch::Contains("--fingerprints"));
   CHECK(!fs::exists(target));
-  CHECK(fs::is_empty(s.dir));
+  CHECK(fs::is_empty(s.path));
 }

@@ -8,9 +8,7 @@
 
 namespace {
 
-cli_test::Captured run(const std::string& args) {
-  return cli_test::capture(std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1");
-}
+const auto run = cli_test::allocsim;
 
 /// The line that starts with `prefix` ("replay: "), or "".
 std::string line_of(const std::string& text, const std::string& prefix) {

@@ -21,34 +21,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Out {
-  int code;
-  std::string text;
-};
-
-Out sh(const std::string& cmd) {
-  const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
-  const cli_test::Captured c = cli_test::capture(full);
-  return {c.code, c.text};
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "allocsim-nightly-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using Out = cli_test::Captured;
+using cli_test::sh;
+using cli_test::slurp;
+using cli_test::TempDir;
 
 const std::string kEnv = std::string("ALLOCSIM=") + ALLOCSIM_BINARY + " ";
 

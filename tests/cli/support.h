@@ -1,10 +1,18 @@
-// Shared by the CLI tests: run a shell command and capture what it printed and how it exited.
+// Shared by the CLI tests: run a command (or the allocsim binary) in its own process from the source tree
+// and capture what it printed and how it exited; read a file whole; a scratch directory per test.
+//
+// Commands run through /bin/sh from ALLOCSIM_SOURCE_DIR (so scenario paths are relative to the repository)
+// with stderr merged into stdout. ALLOCSIM_BINARY is the allocsim binary under test (tests/CMakeLists.txt).
 #pragma once
 
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -27,5 +35,36 @@ inline Captured capture(const std::string& command) {
   const int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+/// Runs the shell command `command` from the source tree; stdout and stderr together.
+inline Captured sh(const std::string& command) {
+  return capture(std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + command + " 2>&1");
+}
+
+/// Runs `allocsim ARGS` from the source tree; stdout and stderr together.
+inline Captured allocsim(const std::string& args) { return sh(std::string(ALLOCSIM_BINARY) + " " + args); }
+
+/// The whole file at `path` ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh, uniquely named temporary directory (mkdtemp), removed with everything in it at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "allocsim-cli-test-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  /// The path of `name` inside the directory.
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
 
 }  // namespace cli_test

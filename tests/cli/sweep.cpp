@@ -24,37 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Out {
-  int code;
-  std::string text;  // stdout and stderr
-};
-
-Out sh(const std::string& cmd) {
-  const std::string full = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + cmd + " 2>&1";
-  const cli_test::Captured c = cli_test::capture(full);
-  return {c.code, c.text};
-}
-
-Out allocsim(const std::string& args) { return sh(std::string(ALLOCSIM_BINARY) + " " + args); }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// A fresh temporary directory, removed at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "allocsim-sweep-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using Out = cli_test::Captured;
+using cli_test::allocsim;
+using cli_test::sh;
+using cli_test::slurp;
+using cli_test::TempDir;
 
 // Small scenarios (well under a second each), one of them with an expected violation.
 const std::string kSmall =

@@ -20,28 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
-  const cli_test::Captured c = cli_test::capture(cmd);
-  return {c.code, c.text};
-}
-
-// A fresh scratch directory per test case, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("allocsim-trace-test-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using Result = cli_test::Captured;
+const auto run = cli_test::allocsim;
+using cli_test::slurp;
+using cli_test::TempDir;
 
 // The explanation block: from "violation: " through the "fingerprint: ..." line.
 std::string block(const std::string& out) {
@@ -50,13 +32,6 @@ std::string block(const std::string& out) {
   const size_t b = out.find("fingerprint: ", a);
   REQUIRE(b != std::string::npos);
   return out.substr(a, out.find('\n', b) + 1 - a);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
@@ -76,15 +51,15 @@ TEST_CASE("run writes a shrunk trace for every mutant, and replay reproduces it 
     const Result r = run("run scenarios/mutants/" + f + " -n 2000 --trace-out " + trace);
     CHECK(r.code == 0);
     // The raw execution's replay line comes before any shrinking output.
-    const size_t raw = r.out.find("replay: allocsim replay scenarios/mutants/" + f + " --seed ");
+    const size_t raw = r.text.find("replay: allocsim replay scenarios/mutants/" + f + " --seed ");
     CHECK(raw != std::string::npos);
-    CHECK(raw < r.out.find("shrinking"));
-    CHECK_THAT(r.out, Catch::Contains("minimal trace: "));
-    CHECK_THAT(r.out, Catch::Contains("replay minimal: allocsim replay " + trace));
+    CHECK(raw < r.text.find("shrinking"));
+    CHECK_THAT(r.text, Catch::Contains("minimal trace: "));
+    CHECK_THAT(r.text, Catch::Contains("replay minimal: allocsim replay " + trace));
     REQUIRE(fs::exists(trace));
     const Result again = run("replay " + trace);
     CHECK(again.code == 1);
-    CHECK(block(again.out) == block(r.out));
+    CHECK(block(again.text) == block(r.text));
     // The written file is what a replay of it would write again: stable bytes.
     const nlohmann::json doc = nlohmann::json::parse(slurp(trace));
     CHECK(doc["schema"] == "allocsim/trace/v1");
@@ -105,17 +80,17 @@ TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[c
   spit(edited, doc.dump(2));
   const Result r = run("replay " + edited);
   CHECK(r.code == 4);
-  CHECK_THAT(r.out, Catch::Contains("replay diverged at step"));
-  CHECK_THAT(r.out, Catch::Contains("(flowA release #1)"));
-  CHECK_THAT(r.out, Catch::Contains("the trace expected: flowA at call release #1"));
-  CHECK_THAT(r.out, Catch::Contains("the program did:"));
+  CHECK_THAT(r.text, Catch::Contains("replay diverged at step"));
+  CHECK_THAT(r.text, Catch::Contains("(flowA release #1)"));
+  CHECK_THAT(r.text, Catch::Contains("the trace expected: flowA at call release #1"));
+  CHECK_THAT(r.text, Catch::Contains("the program did:"));
   // Renaming an actor is caught at its first step too.
   nlohmann::ordered_json renamed = nlohmann::ordered_json::parse(slurp(trace));
   renamed["scenario"]["embedded"]["actors"][1]["name"] = "flowZ";
   spit(edited, renamed.dump(2));
   const Result r2 = run("replay " + edited);
   CHECK(r2.code == 4);
-  CHECK_THAT(r2.out, Catch::Contains("no actor named flowB"));
+  CHECK_THAT(r2.text, Catch::Contains("no actor named flowB"));
   // shrink refuses a diverging trace the same way.
   CHECK(run("shrink " + edited + " -o " + (dir / "min.json")).code == 4);
   CHECK_FALSE(fs::exists(dir / "min.json"));
@@ -146,8 +121,8 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
     spit(path, c.content);
     const Result r = run("replay " + path);
     CHECK(r.code == 2);
-    CHECK_THAT(r.out, Catch::Contains(path));
-    CHECK_THAT(r.out, Catch::Contains(c.says));
+    CHECK_THAT(r.text, Catch::Contains(path));
+    CHECK_THAT(r.text, Catch::Contains(c.says));
     const Result s = run("shrink " + path + " -o " + (dir / "out.json"));
     CHECK(s.code == 2);
     CHECK_FALSE(fs::exists(dir / "out.json"));
@@ -158,16 +133,16 @@ TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and per
   TempDir dir;
   const Result r = run("run scenarios/mutants/stale-last-out.json -n 2000 --no-trace");
   std::smatch seed, sched;
-  REQUIRE(std::regex_search(r.out, seed, std::regex("replay: allocsim replay (\\S+ --seed \\d+)")));
-  REQUIRE(std::regex_search(r.out, sched, std::regex("replay by schedule: allocsim replay (\\S+ --schedule \\S+)")));
+  REQUIRE(std::regex_search(r.text, seed, std::regex("replay: allocsim replay (\\S+ --seed \\d+)")));
+  REQUIRE(std::regex_search(r.text, sched, std::regex("replay by schedule: allocsim replay (\\S+ --schedule \\S+)")));
   const Result by_seed = run("replay " + seed[1].str());
   const Result by_schedule = run("replay " + sched[1].str());
   CHECK(by_seed.code == 1);
   CHECK(by_schedule.code == 1);
   const std::regex fp("fingerprint ([0-9a-f]{16})");
   std::smatch a, b;
-  REQUIRE(std::regex_search(by_seed.out, a, fp));
-  REQUIRE(std::regex_search(by_schedule.out, b, fp));
+  REQUIRE(std::regex_search(by_seed.text, a, fp));
+  REQUIRE(std::regex_search(by_schedule.text, b, fp));
   CHECK(a[1] == b[1]);
   CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:flowA").code == 4);
   CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:nobody").code == 2);
@@ -176,8 +151,8 @@ TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and per
   REQUIRE(run("run scenarios/mutants/stale-last-out.json -n 2000 --no-shrink --trace-out " + raw).code == 0);
   const Result s = run("shrink " + raw + " -o " + (dir / "min.trace.json") + " --perfetto " + (dir / "p.json"));
   CHECK(s.code == 1);
-  CHECK_THAT(s.out, Catch::Contains("minimal trace: 20 steps, 2 actors, 3 ops, 1 preemption"));
-  CHECK(block(run("replay " + (dir / "min.trace.json")).out) == block(s.out));
+  CHECK_THAT(s.text, Catch::Contains("minimal trace: 20 steps, 2 actors, 3 ops, 1 preemption"));
+  CHECK(block(run("replay " + (dir / "min.trace.json")).text) == block(s.text));
   const nlohmann::json p = nlohmann::json::parse(slurp(dir / "p.json"));
   size_t slices = 0, threads = 0, instants = 0;
   for (const auto& e : p["traceEvents"]) {

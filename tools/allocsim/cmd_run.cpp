@@ -87,6 +87,9 @@ int cmd_run(int argc, char** argv) {
                            cfg.seed, mut);
   std::cout << fmt::format("  {} executions, {} steps, {} violating\n", rep.summary.executions, rep.summary.steps,
                            rep.summary.violating_executions);
+  if (cfg.check_determinism)
+    std::cout << fmt::format("  determinism: {} of {} executions re-run from their recorded schedules, identical\n",
+                             rep.rechecked_executions, rep.summary.executions);
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
   if (caps.exhaustive) {
