@@ -74,9 +74,9 @@ TEST_CASE("FakeClock: a timer queued by a callback fires within the same advance
   CHECK(clock.now() == 1003.0);
 }
 
-TEST_CASE("mutant catalog: thirteen named defects, each tied to its ALLOC case", "[mutants]") {
+TEST_CASE("mutant catalog: fifteen named defects, each tied to its ALLOC case", "[mutants]") {
   const auto& all = mutant_catalog();
-  REQUIRE(all.size() == 13);
+  REQUIRE(all.size() == 15);
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"client-side-claim", "ALLOC-004"},         {"stale-last-out", "ALLOC-005"},
       {"stale-success-readiness", "ALLOC-003"},   {"map-deleted-on-last-out", "ALLOC-006"},
@@ -84,7 +84,8 @@ TEST_CASE("mutant catalog: thirteen named defects, each tied to its ALLOC case",
       {"stale-plan-applied", "ALLOC-023"},        {"restore-record-overwritten", "ALLOC-033"},
       {"release-clears-any-owner", "ALLOC-033"},  {"release-keeps-owner", "ALLOC-033"},
       {"lock-leak-on-pending-recovery", "ALLOC-013"}, {"strict-claim-lookup", "ALLOC-022"},
-      {"release-spins-on-busy-nodes", "ALLOC-013"}};
+      {"release-spins-on-busy-nodes", "ALLOC-013"}, {"readiness-one-write-behind", "ALLOC-003"},
+      {"restore-under-workloads", "ALLOC-013"}};
   for (size_t i = 0; i < all.size(); ++i) {
     CHECK(all[i].name == expected[i].first);
     CHECK(all[i].alloc_case == expected[i].second);
