@@ -556,8 +556,10 @@ ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) con
                             node.resource_version, node.mig_layout});
     if (!claim.entry_name.empty()) {
       // Operation-correlated readiness: the state must answer *this* write (the seed's `- 0` dropped).
+      // readiness-one-write-behind mutant: `- 1`, so a success answering the node's previous write counts.
+      const int64_t behind = opt_.mutants.has(Mutant::ReadinessOneWriteBehind) ? 1 : 0;
       bool answers = node.mig_config == claim.entry_name && node.mig_state == "success" &&
-                     node.mig_state_generation >= node.resource_version;
+                     node.mig_state_generation >= node.resource_version - behind;
       if (opt_.mutants.has(Mutant::StaleSuccessReadiness)) answers = node.mig_state == "success";
       prepared = prepared && answers;
       failed = failed || (node.mig_state == "failed" && node.mig_config == claim.entry_name);
@@ -643,6 +645,8 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
       c.touch(Obj::Node, n, false);
       if (!node_at(n).workloads.empty()) busy.push_back(n);
     }
+    // restore-under-workloads mutant: the workloads are not looked at, so the release goes on to restore.
+    if (opt_.mutants.has(Mutant::RestoreUnderWorkloads)) busy.clear();
     // release-spins-on-busy-nodes mutant: waits for the workloads instead of answering pending_recovery, but
     // polls with the lock held, so the unbind that would end the wait can never take it (a livelock). Each
     // poll is a barrier, i.e. a scheduling point, as a real poll loop sleeps between reads.

@@ -36,6 +36,12 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Mutant::ReleaseSpinsOnBusyNodes, "release-spins-on-busy-nodes", "ALLOC-013",
        "instead of answering pending_recovery, release polls while holding the backend lock until the workloads "
        "leave, so the unbind it waits for can never run (a livelock)"},
+      {Mutant::ReadinessOneWriteBehind, "readiness-one-write-behind", "ALLOC-003",
+       "readiness accepts mig state 'success' whose generation is one behind the node's resourceVersion, so when a "
+       "flow re-carves a node, the success of its earlier geometry write completes the newer one"},
+      {Mutant::RestoreUnderWorkloads, "restore-under-workloads", "ALLOC-013",
+       "release ignores the workloads still bound on its nodes and restores their geometry instead of answering "
+       "pending_recovery"},
   };
   return catalog;
 }

@@ -24,6 +24,8 @@ enum class Mutant : uint8_t {
   LockLeakOnPendingRecovery,  // ALLOC-013: release's pending_recovery return skips the unlock
   StrictClaimLookup,         // ALLOC-022: observe looks the claim up strictly (KeyError for a removed claim)
   ReleaseSpinsOnBusyNodes,   // ALLOC-013: release polls, holding the lock, until workloads leave
+  ReadinessOneWriteBehind,   // ALLOC-003: readiness accepts a success one geometry write behind the node's latest
+  RestoreUnderWorkloads,     // ALLOC-013: release restores geometry while workloads still hold the node
 };
 
 struct MutantInfo {
