@@ -30,18 +30,6 @@ bool covers(const Claim& c, std::string_view node) {
   return false;
 }
 
-/// "stale reserves: [flowA:op1]": the reserves stale-plan-writes-nothing holds to writing nothing.
-std::string render_stale_reserves(const BackendWorld& w) {
-  std::string ops;
-  for (const std::string& op : w.stale_reserves) ops += (ops.empty() ? "" : ",") + op;
-  return fmt::format("stale reserves: [{}]\n", ops);
-}
-
-/// "actor flowA: claims_made=1 claims_held=0": what makes quiescent-clean judge an actor.
-std::string render_actor_claims(const ActorState& a) {
-  return fmt::format("actor {}: claims_made={} claims_held={}\n", a.name, a.claims_made, a.claims_held);
-}
-
 Violation violation(const char* name, std::string message, std::string state) {
   return Violation{name, std::move(message), std::move(state)};
 }

@@ -61,6 +61,16 @@ std::string render_claim(const Claim& c, ClaimFields fields) {
                      nodes, c.entry_name.empty() ? "-" : c.entry_name, c.releasing ? "releasing" : "live", extra);
 }
 
+std::string render_stale_reserves(const BackendWorld& w) {
+  std::string ops;
+  for (const std::string& op : w.stale_reserves) ops += (ops.empty() ? "" : ",") + op;
+  return fmt::format("stale reserves: [{}]\n", ops);
+}
+
+std::string render_actor_claims(const ActorState& a) {
+  return fmt::format("actor {}: claims_made={} claims_held={}\n", a.name, a.claims_made, a.claims_held);
+}
+
 std::string render_map_state(const backend::BackendState& s) {
   std::string entries;
   for (const auto& [e, _] : s.shared_config) entries += (entries.empty() ? "" : ",") + e;
@@ -109,6 +119,14 @@ std::string render_like(const BackendWorld& world, const std::string& reported) 
       out += render_map_state(s);
     } else if (line.starts_with("failed reads:")) {
       out += render_failed_reads(s);
+    } else if (line.starts_with("stale reserves:")) {
+      out += render_stale_reserves(world);
+    } else if (line.starts_with("actor ") && line.find(" claims_made=") != std::string_view::npos) {
+      const std::string_view name = name_after(line, "actor ");
+      const ActorState* a = nullptr;
+      for (const ActorState& candidate : world.actors())
+        if (candidate.name == name) a = &candidate;
+      out += a ? render_actor_claims(*a) : std::string(line) + "\n";
     } else {
       out += std::string(line) + "\n";
     }

@@ -56,7 +56,7 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& scenario, const std::v
 uint64_t object_id(backend::Obj what, std::string_view name);
 
 /// The object every write to a node, claim, the shared map or the pointer also writes (DPOR's visibility
-/// condition: invariants read several of them after every step; see ActorCaller::touch in world.cpp).
+/// condition: invariants read several of them after every step; see ActorCaller::touch in actor_caller.cpp).
 uint64_t invariant_visible_id();
 
 /// The footprint id of actor `actor`'s last plan, which `plan_from` reserves of other actors read.

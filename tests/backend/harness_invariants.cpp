@@ -294,6 +294,17 @@ TEST_CASE("no-double-grant: the state block lists both claims with their granted
   CHECK(render_like(f.world, v->state) == v->state);
 }
 
+TEST_CASE("render_like re-renders the stale-reserve and actor lines from the other state", "[invariants]") {
+  Fixture after;
+  after.world.stale_reserves.push_back("flowA:op1");
+  auto& a = after.world.mutable_actors()[0];
+  a.claims_made = 1;
+  const std::string reported = render_stale_reserves(after.world) + render_actor_claims(a);
+  CHECK(reported == "stale reserves: [flowA:op1]\nactor flowA: claims_made=1 claims_held=0\n");
+  Fixture before;
+  CHECK(render_like(before.world, reported) == "stale reserves: []\nactor flowA: claims_made=0 claims_held=0\n");
+}
+
 TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", "[invariants]") {
   Fixture f;
   f.world.mutable_actors()[0].told.recovered_flow = "flowB";
