@@ -97,8 +97,12 @@ def compare_file(mb, scenario: str, records: str, cpp_mutants: list[str], py_mut
     counts = {'compared': 0, 'agreed': 0, 'skipped': 0, 'disagreed': 0}
     skip_reasons: dict[str, int] = {}
     with open(records, encoding='utf-8') as f:
-        for line in f:
-            port = json.loads(line)
+        for number, line in enumerate(f, 1):
+            try:
+                port = json.loads(line)
+                port['schedule']  # noqa: B018 - a record without its schedule is bad input
+            except (ValueError, KeyError, TypeError) as e:
+                raise scenario_file.ScenarioError(f'{records}:{number}: not an allocsim record: {e}') from e
             try:
                 seed = run_execution(mb, sc, port['schedule'], mutants)
             except (Unsupported, seed_mutants.UnsupportedMutant) as e:
@@ -177,7 +181,7 @@ def main(argv: list[str]) -> int:
             return cmd_compare(args)
         load_seed(args.tables)
         return stage.run_stage(args) if args.cmd == 'stage' else stage.run_selftest(args)
-    except (scenario_file.ScenarioError, FileNotFoundError) as e:
+    except (scenario_file.ScenarioError, OSError, json.JSONDecodeError, KeyError) as e:
         print(f'differential: {e}', file=sys.stderr)
         return 2
 
