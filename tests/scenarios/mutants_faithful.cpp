@@ -16,7 +16,7 @@ using allocsim::testing::mutant_files;
 
 TEST_CASE("every mutant scenario passes under the faithful port (its mutants switched off)", "[scenarios][mutants]") {
   const auto files = mutant_files();
-  REQUIRE(files.size() >= 13);
+  REQUIRE(files.size() >= 15);
   for (const std::string& file : files) {
     INFO(file);
     Scenario sc = load_scenario(file);
