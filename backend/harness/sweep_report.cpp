@@ -279,7 +279,7 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
                                           path, p.scenario->digest, s.at("digest").get<std::string>()));
       p.units.resize(s.at("work_units").get<size_t>());
       p.plan_digest = s.at("plan").get<std::string>();
-      if (s.contains(kPctKey)) p.pct_steps = s.at("pct").at("steps").get<uint64_t>();
+      if (s.contains(kPctKey)) p.pct_steps = s.at(kPctKey).at("steps").get<uint64_t>();
       res.plans.push_back(std::move(p));
     }
     std::sort(res.plans.begin(), res.plans.end(), [](const auto& a, const auto& b) { return a.path < b.path; });

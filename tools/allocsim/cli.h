@@ -29,6 +29,12 @@ struct UsageError : std::runtime_error {
 /// writes one output and then fails on the next.
 void check_output_dir(const char* flag, const std::string& path);
 
+/// The one option-parsing block of every command: `visible` (shown by --help) plus `hidden`, whose option
+/// `positional` takes the positional arguments (at most `max`; -1: any number). Throws UsageError for an
+/// unknown, malformed or repeated flag.
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const char* positional, int max);
+
 /// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
 uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 

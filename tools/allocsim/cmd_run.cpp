@@ -19,6 +19,48 @@
 
 namespace allocsim::cli {
 
+namespace {
+
+/// What the strategy adds to the summary: exhaustion and traces (exhaustive), PCT's bounds (calibrated).
+void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps& caps,
+                          const harness::ScenarioReport& rep) {
+  if (caps.exhaustive) {
+    const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
+    std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
+                  : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
+                                  : std::string("  stopped at the --executions limit: the tree is not exhausted"));
+    std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
+                             cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
+    if (rep.distinct_traces)
+      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n", *rep.distinct_traces,
+                               double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)));
+  }
+  if (rep.pct) {
+    const auto& p = *rep.pct;
+    std::cout << fmt::format("  pct depth {}: k = {} steps (calibration execution), n = {} actors\n", p.depth, p.steps,
+                             p.actors);
+    std::cout << fmt::format("  per execution, a depth-{} bug is hit with probability >= 1/(n*k^(d-1)) = {:.3g}\n",
+                             p.depth, p.per_execution);
+    std::cout << fmt::format("  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
+                             "outside this bound)\n",
+                             rep.summary.executions, p.miss);
+    std::cout << fmt::format("  coverage: {} ordered point pairs across actors\n", rep.pair_coverage);
+  }
+}
+
+/// A second run of an execution differed (`--check-determinism`).
+void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                          const harness::ScenarioReport& rep) {
+  const auto& d = *rep.divergence;
+  std::cout << fmt::format("allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
+                           "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
+                           c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
+                           d.where.description);
+  if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+}
+
+}  // namespace
+
 int cmd_run(int argc, char** argv) {
   Common c = parse_common("run", argc, argv, true);
   harness::RunConfig cfg = to_config(c, true);
@@ -70,17 +112,10 @@ int cmd_run(int argc, char** argv) {
       throw UsageError(fmt::format("--fingerprints: {}", e.what()));
     }
   }
-  if (rep.divergence) {
-    // Nondeterminism invalidates every other result of the run, so it is reported alone, first.
-    const auto& d = *rep.divergence;
-    std::cout << fmt::format("allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
-                             "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
-                             c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
-                             d.where.description);
-    if (caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+  if (rep.divergence) {  // nondeterminism invalidates every other result of the run: reported alone
+    print_nondeterminism(c, cfg, sc, rep);
     return kExitDiverged;
   }
-
   std::string mut;
   for (const auto& m : c.mutants) mut += " +" + m;
   std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
@@ -92,28 +127,7 @@ int cmd_run(int argc, char** argv) {
                              rep.rechecked_executions, rep.summary.executions);
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
-  if (caps.exhaustive) {
-    const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
-    std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
-                  : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
-                                  : std::string("  stopped at the --executions limit: the tree is not exhausted"));
-    std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
-                             cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
-    if (rep.distinct_traces)
-      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n", *rep.distinct_traces,
-                               double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)));
-  }
-  if (rep.pct) {
-    const auto& p = *rep.pct;
-    std::cout << fmt::format("  pct depth {}: k = {} steps (calibration execution), n = {} actors\n", p.depth, p.steps,
-                             p.actors);
-    std::cout << fmt::format("  per execution, a depth-{} bug is hit with probability >= 1/(n*k^(d-1)) = {:.3g}\n",
-                             p.depth, p.per_execution);
-    std::cout << fmt::format("  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
-                             "outside this bound)\n",
-                             rep.summary.executions, p.miss);
-    std::cout << fmt::format("  coverage: {} ordered point pairs across actors\n", rep.pair_coverage);
-  }
+  print_strategy_lines(cfg, caps, rep);
   std::cout << "outcomes:\n" << outcome_table(rep);
   std::string reached;
   for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;

@@ -140,17 +140,7 @@ int cmd_sweep(int argc, char** argv) {
   d.add_options()("junit", po::value(&f.out.junit), "write a JUnit XML report here");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&f.inputs)->composing());
-  po::options_description all;
-  all.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
   if (vm.count("help")) {
     std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n" << d
               << "\nexamples:\n  allocsim sweep scenarios/ --jobs 2 --report-json sweep.json --junit sweep.xml\n"

@@ -28,6 +28,22 @@ uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo
 }
 
 
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const char* positional, int max) {
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description pos;
+  pos.add(positional, max);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
 po::options_description common_options(Common& c, bool run) {
   po::options_description d(run ? "run options" : "replay options");
   d.add_options()("help,h", "show this help");
@@ -80,17 +96,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   po::options_description d = common_options(c, run);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&c.scenario));
-  po::options_description all;
-  all.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1);
   if (vm.count("help")) {
     std::cout << fmt::format("usage: allocsim {} SCENARIO [options]\n\n", cmd) << d;
     if (run)

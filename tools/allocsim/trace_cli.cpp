@@ -212,17 +212,7 @@ int cmd_shrink(int argc, char** argv) {
   d.add_options()("perfetto", po::value(&tf.perfetto), "also write the minimal trace as Chrome trace-event JSON");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
-  po::options_description all;
-  all.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("trace", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
   if (vm.count("help")) {
     std::cout << "usage: allocsim shrink TRACE.json [-o MIN.json] [options]\n\n" << d;
     return kExitOk;
