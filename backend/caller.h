@@ -3,12 +3,12 @@
 // The seed relies on process-global state for these (faults.barrier, threading.RLock, one id counter); the
 // port makes them an explicit first argument so that the simulator can give each actor its own:
 // - barrier(): the seed's `faults.barrier(name, **context)`. Under the simulator it is a scheduling point
-//   (DESIGN.md §2). It may throw to inject a fault (crash/raise, CONTRACT.md §2).
+//   (docs/DESIGN.md §2). It may throw to inject a fault (crash/raise, backend/CONTRACT.md §2).
 // - lock()/unlock(): the seed's `with self._lock:` (a re-entrant lock). Under the simulator, a simulated
 //   re-entrant mutex where a contended acquire blocks the actor. unlock() never switches.
 // - next_id(): ids for plans, claims and generations. The seed draws them from one global counter; the
 //   port asks the caller, and the simulator answers from a counter per actor ("gen-flowA-2"), so ids never
-//   depend on how unrelated actors interleave (a deliberate deviation, DESIGN.md §3).
+//   depend on how unrelated actors interleave (a deliberate deviation, docs/DESIGN.md §3).
 // - touch(): the footprint of the current step (DPOR); a no-op by default.
 #pragma once
 
@@ -19,18 +19,18 @@
 
 namespace allocsim::backend {
 
-/// What a fired barrier tells its caller (CONTRACT.md §2 `Hit`).
+/// What a fired barrier tells its caller (backend/CONTRACT.md §2 `Hit`).
 struct BarrierHit {
   bool drop_response = false;
 };
 
-/// Objects a step can touch, for footprints (DESIGN.md §2).
+/// Objects a step can touch, for footprints (docs/DESIGN.md §2).
 enum class Obj : unsigned char { Node, Claim, SharedMap, Pointer, Clock, FailedReads, FailingGeometry, Audit, Lock, AllNodes };
 
 class Caller {
  public:
   virtual ~Caller() = default;
-  /// Fires barrier `name` (one of CONTRACT.md §2's allocation barriers); `detail` is its context rendered
+  /// Fires barrier `name` (one of backend/CONTRACT.md §2's allocation barriers); `detail` is its context rendered
   /// as "key=value key=value". REQUIRES: name is a known barrier.
   virtual BarrierHit barrier(std::string_view name, std::string detail) = 0;
   virtual void lock() = 0;

@@ -1,8 +1,8 @@
-// Contract types and constants of the upstream allocation contract (CONTRACT.md §1), as value types.
+// Contract types and constants of the upstream allocation contract (backend/CONTRACT.md §1), as value types.
 //
 // Contract: plain data, no behaviour beyond equality. Every ordered map that the seed keeps as a Python
 // dict is an insertion-ordered vector of pairs here (OrderedMap), because the seed's iteration order is
-// part of its behaviour (DESIGN.md §3: "the port iterates in the same insertion order").
+// part of its behaviour (docs/DESIGN.md §3: "the port iterates in the same insertion order").
 // Memory is always in bytes (int64). Times are fake-clock seconds (double, never used in a choice).
 #pragma once
 
@@ -15,7 +15,7 @@
 
 namespace allocsim::backend {
 
-// -- constants (CONTRACT.md §1, §5) -----------------------------------------------------------
+// -- constants (backend/CONTRACT.md §1, §5) -----------------------------------------------------------
 inline constexpr const char* kSharingExclusive = "exclusive";
 inline constexpr const char* kSharingIsolatedMig = "isolated_mig";
 inline constexpr const char* kSharingCooperative = "cooperative";
@@ -102,7 +102,7 @@ struct DeviceIdentity {
   bool operator==(const DeviceIdentity&) const = default;
 };
 
-/// A point-in-time view of the pool (CONTRACT.md §1). `generation` is the decimal sum of the scoped
+/// A point-in-time view of the pool (backend/CONTRACT.md §1). `generation` is the decimal sum of the scoped
 /// nodes' resourceVersions (seed `inventory`).
 struct InventorySnapshot {
   std::vector<DeviceIdentity> devices;
@@ -197,7 +197,7 @@ struct AllocationCapabilities {
   bool admission_boundary = true;
 };
 
-/// One audit entry (op_id, kind, target, detail); kinds listed in CONTRACT.md §5.
+/// One audit entry (op_id, kind, target, detail); kinds listed in backend/CONTRACT.md §5.
 struct Mutation {
   std::string op_id;
   std::string kind;

@@ -1,4 +1,4 @@
-// OwnershipConflict (CONTRACT.md §1, core/errors.py): a compare-and-swap on shared cluster state lost to a
+// OwnershipConflict (backend/CONTRACT.md §1, core/errors.py): a compare-and-swap on shared cluster state lost to a
 // concurrent writer; the loser mutated nothing; re-plan. Thrown by MemoryBackend::reserve and ::reconcile.
 #pragma once
 

@@ -1,4 +1,4 @@
-// FakeClock::advance (CONTRACT.md §5).
+// FakeClock::advance (backend/CONTRACT.md §5).
 #include "backend/fake_clock.h"
 
 #include <algorithm>

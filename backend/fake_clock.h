@@ -1,4 +1,4 @@
-// FakeClock (CONTRACT.md §5): a clock that only moves when told. Starts at monotonic 1000.0, wall
+// FakeClock (backend/CONTRACT.md §5): a clock that only moves when told. Starts at monotonic 1000.0, wall
 // 1_700_000_000.0. Timers fire in (due time, insertion) order. Seconds as double: the clock decides no
 // scheduling choice, it only orders geometry application, so no float reaches a choice.
 #pragma once

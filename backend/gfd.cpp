@@ -1,4 +1,4 @@
-// GPU Feature Discovery label classification (CONTRACT.md §4, upstream deploy/cluster.py).
+// GPU Feature Discovery label classification (backend/CONTRACT.md §4, upstream deploy/cluster.py).
 #include "backend/gfd.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// GPU Feature Discovery label classification (CONTRACT.md §4, upstream deploy/cluster.py).
+// GPU Feature Discovery label classification (backend/CONTRACT.md §4, upstream deploy/cluster.py).
 #pragma once
 
 #include <optional>
@@ -11,7 +11,7 @@ namespace allocsim::backend {
 
 using Labels = OrderedMap<std::string, std::string>;
 
-/// One of "physical", "mig", "time-sliced", "mps", "unknown", by the four ordered rules of CONTRACT.md §4.
+/// One of "physical", "mig", "time-sliced", "mps", "unknown", by the four ordered rules of backend/CONTRACT.md §4.
 /// `advertised_units` is the optional unit count the node advertises (the memory backend passes none).
 std::string classify_gfd_labels(const Labels& labels, std::optional<long> advertised_units = std::nullopt);
 

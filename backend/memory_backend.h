@@ -152,7 +152,7 @@ class MemoryBackend {
   /// The cluster `nodes` (scenario order; a repeated name keeps its first position, last value).
   MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options);
 
-  /// Seed `capabilities` (CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
+  /// Seed `capabilities` (backend/CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
   /// enforcement for managed-mig/dra, cooperative sharing only for local, elastic unless managed-mig.
   /// version_matrix is not modelled (the caller supplies its own).
   AllocationCapabilities capabilities() const;
@@ -183,7 +183,7 @@ class MemoryBackend {
   /// Seed `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
   /// Seed `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",
-  /// "no claim <id>") for an unknown claim, else the claim's status by the precedence of CONTRACT.md §1.
+  /// "no claim <id>") for an unknown claim, else the claim's status by the precedence of backend/CONTRACT.md §1.
   Observation<ClaimObservation> observe(Caller& c, const std::string& claim_id);
   /// Seed `mark_workload_ready`; fires claim.ready.after under the lock. std::out_of_range for an unknown claim.
   void mark_workload_ready(Caller& c, const std::string& claim_id);
@@ -194,7 +194,7 @@ class MemoryBackend {
   /// forces failed; returns the observation. std::out_of_range for an unknown claim.
   ClaimObservation reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
                              const std::string& expected_generation);
-  /// Seed `release` (CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
+  /// Seed `release` (backend/CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
   /// wrong generation -> stale; busy nodes or keep_workloads -> pending_recovery; config reads failing ->
   /// pending_recovery with ownership kept; else restores geometry and owners, strips the entry (last one
   /// out restores the pointer and tombstones the map) and removes the claim -> released.
@@ -209,7 +209,7 @@ class MemoryBackend {
 
   /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (seed).
   void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);
-  /// Drops the workload; deliberately no resourceVersion bump (seed; CONTRACT.md §8).
+  /// Drops the workload; deliberately no resourceVersion bump (seed; backend/CONTRACT.md §8).
   void unbind_workload(Caller& c, const std::string& node, const std::string& workload_id);
   /// Moves the fake clock (negative -> std::invalid_argument) without taking the lock, as the seed's
   /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).

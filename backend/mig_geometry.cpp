@@ -1,4 +1,4 @@
-// MIG geometry oracle (CONTRACT.md §3). Tables are NVIDIA's published GPU-instance profiles; the seed's
+// MIG geometry oracle (backend/CONTRACT.md §3). Tables are NVIDIA's published GPU-instance profiles; the seed's
 // three families come first and match exactly as the seed's oracle does, so its answers are unchanged.
 #include "backend/mig_geometry.h"
 

@@ -1,5 +1,5 @@
-// MIG geometry: the independent oracle (CONTRACT.md §3, upstream backends/memory/mig_geometry.py), extended
-// with NVIDIA's further published products (CONTRACT.md §3 "Further products").
+// MIG geometry: the independent oracle (backend/CONTRACT.md §3, upstream backends/memory/mig_geometry.py), extended
+// with NVIDIA's further published products (backend/CONTRACT.md §3 "Further products").
 //
 // Contract: pure functions over static tables; no allocation of global state at run time.
 #pragma once
@@ -36,18 +36,18 @@ struct MigFamily {
 /// The family for a product string, or nullptr. The seed's keys (A100-SXM4-80GB, H100-80GB,
 /// RTX-PRO-6000-Blackwell) match as substrings, first match in the seed's order, so the seed's oracle
 /// answers are unchanged; the further products (A100 40GB SXM4/PCIe, A100-80GB-PCIe, A30, H100 NVL, H200)
-/// match the GPU Feature Discovery product labels listed in CONTRACT.md §3.
+/// match the GPU Feature Discovery product labels listed in backend/CONTRACT.md §3.
 const MigFamily* find_family(std::string_view product);
 
 /// Every known family, in matching order.
 const std::vector<MigFamily>& mig_families();
 
 /// Smallest profile holding `gib`: among profiles with memory >= gib, minimum by (memory, compute).
-/// nullopt when the product has no family or nothing is large enough (CONTRACT.md §3).
+/// nullopt when the product has no family or nothing is large enough (backend/CONTRACT.md §3).
 std::optional<MigProfile> smallest_profile(std::string_view product, double gib);
 
 /// Problems with placing `layout` (profile name -> count) on one card of `product`; empty = OK.
-/// Rules and wording exactly as CONTRACT.md §3 (no family; unknown profiles; GiB/compute/memory-slice
+/// Rules and wording exactly as backend/CONTRACT.md §3 (no family; unknown profiles; GiB/compute/memory-slice
 /// totals; per-profile max; then exhaustive non-overlapping placement).
 std::vector<std::string> check_layout(std::string_view product, const OrderedMap<std::string, int>& layout);
 

@@ -1,4 +1,4 @@
-// The mutant catalog (DESIGN.md §6). Names are the public vocabulary (`--mutant`, `backend.mutants`).
+// The mutant catalog (docs/DESIGN.md §6). Names are the public vocabulary (`--mutant`, `backend.mutants`).
 #include "backend/mutants.h"
 
 namespace allocsim::backend {

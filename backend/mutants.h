@@ -1,4 +1,4 @@
-// Mutants: named, deliberate protocol defects (DESIGN.md §6). Each proves the simulator catches a class of
+// Mutants: named, deliberate protocol defects (docs/DESIGN.md §6). Each proves the simulator catches a class of
 // bug; each has a scenario under scenarios/mutants/ expecting its violation.
 #pragma once
 

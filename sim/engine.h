@@ -1,6 +1,6 @@
 // The engine: runs one execution of a World under a Strategy, one Boost.Context fiber per actor.
 //
-// Execution model (DESIGN.md §2): each actor runs its prologue up to its first scheduling point; then,
+// Execution model (docs/DESIGN.md §2): each actor runs its prologue up to its first scheduling point; then,
 // repeatedly, the strategy picks a runnable actor, the engine resumes it until its next scheduling point
 // (one step), and the world checks its invariants. An execution ends at quiescence (no actor left), at the
 // first violation, at a deadlock (nothing runnable, someone blocked: `no-deadlock`), or at the step limit
@@ -70,7 +70,7 @@ struct ExecutionResult {
   bool quiescent = false;  // ended with every actor finished (crashed actors count as finished)
 
   /// XXH3-64 over every step's (actor, kind, what, detail) and the violation's invariant and message:
-  /// equal fingerprints mean the same execution, byte for byte (DESIGN.md §3).
+  /// equal fingerprints mean the same execution, byte for byte (docs/DESIGN.md §3).
   uint64_t fingerprint() const;
 };
 

@@ -1,4 +1,4 @@
-// The one PRNG of allocsim (DESIGN.md §3): SplitMix64 seeding xoshiro256** (Blackman & Vigna, 2018),
+// The one PRNG of allocsim (docs/DESIGN.md §3): SplitMix64 seeding xoshiro256** (Blackman & Vigna, 2018),
 // bounded draws by Lemire's multiply-shift with rejection (Lemire, "Fast Random Integer Generation in an
 // Interval", TOMACS 2019). No floats, no <random> distributions: outputs are pinned by tests/sim/prng.cpp,
 // so a seed means the same schedule on every machine and compiler.

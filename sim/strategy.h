@@ -26,7 +26,7 @@ struct StepRecord;
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  /// Starts an execution. `seed` is the execution seed (DESIGN.md §3); systematic strategies ignore it.
+  /// Starts an execution. `seed` is the execution seed (docs/DESIGN.md §3); systematic strategies ignore it.
   virtual void begin_execution(uint64_t seed) = 0;
   /// Picks who runs next. `runnable` is non-empty and in ascending actor order; `current` is the actor
   /// that ran the last step (kNoActor before the first). Returns one of runnable[i].actor.

@@ -3,7 +3,7 @@
 // the runtime switches, the strategy chooses, the world only models).
 //
 // - An actor is a function run in its own fiber. It calls ActorContext::point() at every scheduling point
-//   (DESIGN.md §2): before every call into the shared system and at every barrier the system fires. The
+//   (docs/DESIGN.md §2): before every call into the shared system and at every barrier the system fires. The
 //   engine may switch to another actor there. Code before an actor's first point() runs eagerly at the
 //   start of an execution (the prologue) and must not touch shared state.
 // - Shared state needs no OS lock (one fiber runs at a time). Where the modelled system holds a lock across
@@ -42,13 +42,13 @@ struct Violation {
 
 class SimMutex;
 
-/// Thrown inside an actor's fiber to end that actor as crashed (a fault, CONTRACT.md §2 `Crash`: the
+/// Thrown inside an actor's fiber to end that actor as crashed (a fault, backend/CONTRACT.md §2 `Crash`: the
 /// process dies at a barrier, with no cleanup). Deliberately not a std::exception, so that a world's
 /// `catch (const std::exception&)` cannot swallow it; a world must never catch it either (nor `...`).
 /// The engine treats it as "the actor ended (crashed)", not as an `actor-exception` finding: it records
 /// the crash in ExecutionResult::crashes and marks the step's detail (see Engine). The actor's stack
 /// unwinds on the way out, so RAII in the world runs: in particular a SimMutex held through a guard is
-/// released, as a real API server does not stay locked by a client that died (DESIGN.md §2; the
+/// released, as a real API server does not stay locked by a client that died (docs/DESIGN.md §2; the
 /// modelled lock is the server's, not the client's). Its later code never runs. `where` says where it
 /// died (a barrier name, say); it must have static storage duration.
 struct ActorCrash {

@@ -30,7 +30,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   // treating appends as conflicting writes would make every pair of mutating steps dependent.
   if (what == backend::Obj::Audit) return;
   ctx_.touch(object_id(what, name), write);
-  // The visibility condition (DESIGN.md §2): invariants are checked after every step, and several read more
+  // The visibility condition (docs/DESIGN.md §2): invariants are checked after every step, and several read more
   // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;
   // shared-map-never-deleted: the map and the pointer; stale-plan-writes-nothing: claims). Two steps that
   // write different ones of those commute in their final state but not in the state checked between them,

@@ -1,4 +1,4 @@
-// ActorCaller: the backend::Caller an actor hands the memory backend (DESIGN.md §1). Barriers and the
+// ActorCaller: the backend::Caller an actor hands the memory backend (docs/DESIGN.md §1). Barriers and the
 // backend lock become scheduling points of the actor's fiber, object touches become its footprint (DPOR),
 // ids come from the actor's own counter, and barrier faults (FaultSpec, scenario.h) are drawn here.
 //

@@ -1,4 +1,4 @@
-// The public vocabulary of the harness: barrier names (CONTRACT.md §2) and the invariant table (DESIGN.md
+// The public vocabulary of the harness: barrier names (backend/CONTRACT.md §2) and the invariant table (docs/DESIGN.md
 // §5), each with a one-line description for `allocsim list`.
 //
 // Adding an invariant: its row in invariant_catalog() (invariants.cpp) and its check function, its name in
@@ -20,7 +20,7 @@ struct Named {
   const char* description;
 };
 
-/// The allocation barriers the memory backend fires (CONTRACT.md §2; claim.prepare.after is MixGpu's only
+/// The allocation barriers the memory backend fires (backend/CONTRACT.md §2; claim.prepare.after is MixGpu's only
 /// and is not listed). The order is the order of a reserve then a release.
 const std::vector<Named>& barrier_catalog();
 

@@ -1,4 +1,4 @@
-// The invariants of DESIGN.md §5, each a named function over a BackendWorld after a step.
+// The invariants of docs/DESIGN.md §5, each a named function over a BackendWorld after a step.
 //
 // Contract: each returns the first violation it finds (nullopt when it holds), with a message naming
 // the objects involved and a `state` rendering of the fields that broke it. They read only; they are

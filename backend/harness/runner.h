@@ -1,4 +1,4 @@
-// Runs a scenario under a strategy and judges it against its `expect` (DESIGN.md §4).
+// Runs a scenario under a strategy and judges it against its `expect` (docs/DESIGN.md §4).
 //
 // Contract: deterministic for a given (scenario, config). The verdict lists every unmet expectation in
 // a fixed order: violations (unexpected, or expected but not found), actor outcomes outside what

@@ -1,4 +1,4 @@
-// Scenario files, schema `allocsim/scenario/v1` (DESIGN.md §4): the cluster, the actors and their
+// Scenario files, schema `allocsim/scenario/v1` (docs/DESIGN.md §4): the cluster, the actors and their
 // scripts, the invariants to check, and the expected outcome.
 //
 // Contract: load_scenario() either returns a fully validated Scenario or throws ScenarioError naming the
@@ -122,7 +122,7 @@ struct Expectation {
   std::vector<std::string> reach;  // barriers that must fire in at least one execution
 };
 
-/// A fault action at a barrier (CONTRACT.md §2): `crash` (the actor dies there; sim::ActorCrash),
+/// A fault action at a barrier (backend/CONTRACT.md §2): `crash` (the actor dies there; sim::ActorCrash),
 /// `raise` (the call fails after its effects so far: the op records `error`, the actor goes on),
 /// `drop_response` (the call completes but the actor sees Unknown: the op records `unknown` and learns
 /// nothing from it, e.g. not the claim id of a reserve).

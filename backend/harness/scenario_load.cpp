@@ -1,4 +1,4 @@
-// The scenario loader's schema layer (DESIGN.md §4): a strict JSON document -> a validated Scenario.
+// The scenario loader's schema layer (docs/DESIGN.md §4): a strict JSON document -> a validated Scenario.
 //
 // The bytes and JSON layers are the strict reader's (sim/support/json_reader.h); the Checker below walks the
 // document, resolving every reference, so a loaded scenario never fails for a reason the file could have

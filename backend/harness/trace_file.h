@@ -1,4 +1,4 @@
-// Trace files, schema `allocsim/trace/v1` (DESIGN.md §7): one violating (or replayed) execution with
+// Trace files, schema `allocsim/trace/v1` (docs/DESIGN.md §7): one violating (or replayed) execution with
 // everything needed to replay it anywhere: the tool version, the scenario (path, digest, and the scenario
 // itself embedded, since a shrunk trace runs a reduced scenario that exists in no file), strategy and
 // seed, the schedule, the fault choices, the violation, and every step keyed by label (actor name, point

@@ -1,4 +1,4 @@
-// BackendWorld: the memory backend as a simulated world for sim/ (DESIGN.md §1). One instance per
+// BackendWorld: the memory backend as a simulated world for sim/ (docs/DESIGN.md §1). One instance per
 // execution, built from a compiled scenario: a copy of the prototype backend, the simulated backend lock,
 // and one scripted actor per scenario actor.
 //
@@ -9,12 +9,12 @@
 //   makes one call per poll.
 // - An actor may hold several claims (one per successful reserve). observe, await, mark_ready and
 //   reconcile use the newest; release releases the oldest; with none held, release repeats the last
-//   released claim (a duplicate release, CONTRACT.md §1: released, "already released"); with none ever
+//   released claim (a duplicate release, backend/CONTRACT.md §1: released, "already released"); with none ever
 //   released it is skipped.
 // - Each backend barrier is a scheduling point (PointKind::Barrier); the backend's lock is a SimMutex.
-// - Ids per actor: "<kind>-<actor>-<n>" from the actor's own counter (DESIGN.md §3).
+// - Ids per actor: "<kind>-<actor>-<n>" from the actor's own counter (docs/DESIGN.md §3).
 // - What an actor is told (a plan, an observation) is remembered until the end of the step, when
-//   the invariants look at it (DESIGN.md §2).
+//   the invariants look at it (docs/DESIGN.md §2).
 // - Faults (FaultSpec, scenario.h) are drawn right after the scheduling point they belong to, at the
 //   start of the step: at a barrier, crash (sim::ActorCrash: the actor's stack unwinds, so a backend lock
 //   it held is released by its LockGuard, as a real API server is not left locked by a dead client; the op
@@ -73,7 +73,7 @@ struct Told {
   std::optional<std::string> recovered_flow;
 };
 
-/// A `raise` fault (CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
+/// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
 /// fails after its effects so far; the script runner turns it into outcome `error`.
 struct InjectedError : std::runtime_error {
   explicit InjectedError(const std::string& barrier) : std::runtime_error("injected error at " + barrier) {}

@@ -5,7 +5,7 @@
 // Driven by per-step footprints (EngineOptions::record_footprints MUST be on): two steps of different
 // actors are dependent when one writes an object the other reads or writes (sim/trace_equivalence.h).
 // What the world must guarantee for soundness: every step reports everything it reads or writes,
-// including what the invariants read (the visibility condition, DESIGN.md §2: a world whose invariants read
+// including what the invariants read (the visibility condition, docs/DESIGN.md §2: a world whose invariants read
 // several objects must make writes to them dependent); SimMutex reports its acquires, waits and releases.
 //
 // Stateless, like `dfs`: each execution replays the branch stack and extends it. After an execution, every

@@ -1,7 +1,7 @@
 // `pct --depth d`: probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi & Nagarakatte, "A
 // Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010).
 //
-// Per execution (seeded, DESIGN.md §3): the n actors get distinct random priorities d..d+n-1 (a uniform
+// Per execution (seeded, docs/DESIGN.md §3): the n actors get distinct random priorities d..d+n-1 (a uniform
 // permutation, Fisher-Yates over Prng::below); d-1 distinct priority change points are drawn uniformly
 // from the steps 1..k, the i-th drawn one labelled i. At every choice the highest-priority runnable actor
 // runs; at the step numbered like change point i, the highest-priority runnable actor first drops to

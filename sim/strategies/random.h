@@ -1,5 +1,5 @@
 // `random`: at every choice, a uniformly random runnable actor; draws uniform. Seeded per execution
-// (DESIGN.md §3), so an execution's seed alone replays it.
+// (docs/DESIGN.md §3), so an execution's seed alone replays it.
 #pragma once
 
 #include "sim/prng.h"

@@ -52,7 +52,7 @@ TEST_CASE("readiness answers its own write: Blackwell with a 30 s apply delay", 
   b.mark_workload_ready(c, claim.claim_id);
   CHECK(b.observe(c, claim.claim_id).value.status == "ready");
 
-  SECTION("a later version bump on the node makes prepared false again (CONTRACT.md §8)") {
+  SECTION("a later version bump on the node makes prepared false again (backend/CONTRACT.md §8)") {
     MemoryBackend fresh({gpu_node("n1")}, opts(kAuthorityManagedMig));
     const ClaimObservation cl = plan_and_reserve(fresh, c, {mig_req("s1", 20)}, "flowA:op");
     CHECK(cl.status == "prepared");
@@ -352,7 +352,7 @@ TEST_CASE("ALLOC-023: a stale plan is refused before any write; a fresh one is r
   CHECK(b.state().node("n1")->owner == "flowA");
 }
 
-TEST_CASE("capabilities per authority (CONTRACT.md §8)", "[claims]") {
+TEST_CASE("capabilities per authority (backend/CONTRACT.md §8)", "[claims]") {
   const auto caps = [](const char* authority) { return MemoryBackend({}, opts(authority)).capabilities(); };
   const AllocationCapabilities managed = caps(kAuthorityManagedMig);
   CHECK(managed.adapter == "memory-managed-mig");

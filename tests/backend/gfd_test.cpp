@@ -1,4 +1,4 @@
-// GPU Feature Discovery classification (CONTRACT.md §4): the four ordered rules and the pool combination.
+// GPU Feature Discovery classification (backend/CONTRACT.md §4): the four ordered rules and the pool combination.
 #include "backend/gfd.h"
 #include "backend_fixtures.h"
 

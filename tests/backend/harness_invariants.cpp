@@ -1,4 +1,4 @@
-// Each clause of each invariant (DESIGN.md §5) fires on a state built by hand to break it, and holds on
+// Each clause of each invariant (docs/DESIGN.md §5) fires on a state built by hand to break it, and holds on
 // the state just before the break. The world is built from a small scenario; no execution runs.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// MIG geometry oracle: every layout CONTRACT.md §3 asserts, smallest_profile, the further families and
+// MIG geometry oracle: every layout backend/CONTRACT.md §3 asserts, smallest_profile, the further families and
 // product matching for each GPU Feature Discovery product label.
 #include <algorithm>
 
@@ -106,7 +106,7 @@ TEST_CASE("smallest_profile: minimum by (memory, compute) among profiles that ho
   CHECK(p->starts == std::vector<int>{0, 4});
 }
 
-TEST_CASE("product matching: every GFD label of CONTRACT.md §3 finds its table", "[mig]") {
+TEST_CASE("product matching: every GFD label of backend/CONTRACT.md §3 finds its table", "[mig]") {
   CHECK(family_key("NVIDIA-A100-SXM4-40GB") == "A100-40GB");
   CHECK(family_key("NVIDIA-A100-PCIE-40GB") == "A100-40GB");
   CHECK(family_key("NVIDIA-A100-SXM4-80GB") == "A100-SXM4-80GB");
@@ -179,7 +179,7 @@ TEST_CASE("further families: grids, caps and legal layouts", "[mig]") {
 }
 
 TEST_CASE("contract quirk: nominal profile GiB over-count H100 NVL and H200 full-card layouts", "[mig][quirk]") {
-  // CONTRACT.md §3 rule 3 sums the GiB in the profile names against the card's GiB. NVIDIA's names are
+  // backend/CONTRACT.md §3 rule 3 sums the GiB in the profile names against the card's GiB. NVIDIA's names are
   // rounded up, so layouts the vendor allows (instance caps, slices and placement all fine) fail the
   // GiB rule alone. Pinned so that a change here is deliberate.
   CHECK(check_layout("NVIDIA-H100-NVL", {{"1g.24gb", 4}}) ==

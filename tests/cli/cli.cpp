@@ -1,4 +1,4 @@
-// The command line as a user meets it: exit codes (DESIGN.md §7), the printed replay line, input errors,
+// The command line as a user meets it: exit codes (docs/DESIGN.md §7), the printed replay line, input errors,
 // and determinism across processes.
 #include <catch2/catch.hpp>
 

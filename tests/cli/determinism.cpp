@@ -1,4 +1,4 @@
-// Determinism, proven (DESIGN.md §3, issue 6): 1,000 executions of a scenario, run in two separate
+// Determinism, proven (docs/DESIGN.md §3, issue 6): 1,000 executions of a scenario, run in two separate
 // processes, give the same fingerprint execution by execution; `--check-determinism` passes on a real
 // scenario; `--fingerprints` writes its file whole or not at all.
 #include <catch2/catch.hpp>
@@ -61,7 +61,7 @@ TEST_CASE("determinism: 1,000 seeds in two separate processes give the same fing
     fields >> index >> seed >> fp;
     CHECK(index == i);
     CHECK(fp.size() == 16);
-    if (i == 0) CHECK(seed == 7);  // execution 0 of a run seeded with S uses S itself (DESIGN.md §3)
+    if (i == 0) CHECK(seed == 7);  // execution 0 of a run seeded with S uses S itself (docs/DESIGN.md §3)
     distinct.insert(fp);
   }
   // Different schedules must show: equal files of one repeated fingerprint would prove nothing.

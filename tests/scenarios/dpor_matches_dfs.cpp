@@ -1,4 +1,4 @@
-// DPOR never hides a violation (DESIGN.md §2): on every scenario small enough for plain DFS, and on every
+// DPOR never hides a violation (docs/DESIGN.md §2): on every scenario small enough for plain DFS, and on every
 // mutant scenario, DPOR and plain DFS find the same SET of violated invariants, DPOR runs no more
 // executions, both exhaust their trees, and, where no execution is cut short by a violation, DPOR sees
 // every Mazurkiewicz trace DFS sees.

@@ -1,4 +1,4 @@
-// Every file in scenarios/ meets its expectation (DESIGN.md §4): expected violations found (and only
+// Every file in scenarios/ meets its expectation (docs/DESIGN.md §4): expected violations found (and only
 // those), actor outcomes within expect.actors, and every expect.reach barrier fired.
 #include <catch2/catch.hpp>
 

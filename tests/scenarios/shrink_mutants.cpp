@@ -1,4 +1,4 @@
-// The shrinker on every mutant scenario (DESIGN.md §6): the violation is found, shrunk to the sizes
+// The shrinker on every mutant scenario (docs/DESIGN.md §6): the violation is found, shrunk to the sizes
 // recorded in scenarios/mutants/expected-shrink.tsv, the result is 1-minimal (removing any single actor,
 // op, non-zero fault draw or preemption makes the violation go away), and its preemption count is the
 // minimum, computed here independently by brute force over every schedule with fewer preemptions.

@@ -1,4 +1,4 @@
-// Pins the PRNG (DESIGN.md §3): these numbers are a seed's meaning; if they change, every recorded seed
+// Pins the PRNG (docs/DESIGN.md §3): these numbers are a seed's meaning; if they change, every recorded seed
 // and trace changes meaning. Reference values computed independently (a 20-line Python transcription of
 // the published algorithms), not by this code.
 #include <catch2/catch.hpp>

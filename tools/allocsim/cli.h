@@ -16,7 +16,7 @@ namespace allocsim::cli {
 
 namespace po = boost::program_options;
 
-/// DESIGN.md §7 exit codes.
+/// docs/DESIGN.md §7 exit codes.
 inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInternal = 3, kExitDiverged = 4;
 
 /// A usage or flag error: exit 2 with this message.

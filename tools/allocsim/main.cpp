@@ -1,4 +1,4 @@
-// allocsim: the command line (DESIGN.md §7). Dispatches to one file per command.
+// allocsim: the command line (docs/DESIGN.md §7). Dispatches to one file per command.
 //
 // Exit codes: run: 0 when the scenario met its expectation, 1 when not. replay: 1 when the execution
 // violates an invariant, 0 when not. All: 2 usage or input error, 3 internal error, 4 replay diverged.

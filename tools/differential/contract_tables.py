@@ -131,7 +131,7 @@ def _digits(s: str) -> bool:
 
 
 def classify_gfd_labels(labels: dict[str, str]) -> str:
-    '''CONTRACT.md's four rules, as backend/gfd.cpp reads them (no advertised unit count here).'''
+    '''backend/CONTRACT.md's four rules, as backend/gfd.cpp reads them (no advertised unit count here).'''
     product = labels.get('nvidia.com/gpu.product', '')
     replicas = labels.get('nvidia.com/gpu.replicas', '').strip()
     if labels.get('nvidia.com/gpu.sharing-strategy') == 'mps':
