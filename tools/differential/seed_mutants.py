@@ -39,6 +39,9 @@ MUTANTS: dict[str, list[tuple[str, str, str]]] = {
                                  "self._record(operation_id, 'delete-map', 'videoflow-map', '')")],
     'lock-leak-on-pending-recovery': [('release', 'if keep_workloads or busy:',
                                        'if (keep_workloads or busy) and (self._lock.acquire() or True):')],
+    'readiness-one-write-behind': [('_observe', 'node.resource_version - 0', 'node.resource_version - 1')],
+    'restore-under-workloads': [('release', 'busy = [n for n in claim.nodes if self._nodes[n].workloads]',
+                                 'busy = []')],
 }
 SUPPORTED = sorted(MUTANTS)
 _cache: dict[tuple[str, ...], type] = {}
