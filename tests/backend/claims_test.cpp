@@ -192,7 +192,7 @@ TEST_CASE("rejected plan: zero mutations (ALLOC-001 through the planner)", "[cla
         OrderedMap<std::string, std::string>{{"n1", "1g.20gb:4"}});
 }
 
-TEST_CASE("ALLOC-007: a config read failing at release keeps ownership; restored, release completes", "[claims]") {
+TEST_CASE("ALLOC-007: a config read failing at release keeps ownership, restored, release completes", "[claims]") {
   MemoryBackend b({a100_node("n1")}, opts(kAuthorityManagedMig));
   HookCaller c;
   const ClaimObservation claim = plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op");
@@ -248,7 +248,7 @@ TEST_CASE("ALLOC-021: allocated, prepared and ready are distinct", "[claims]") {
   CHECK(std::count(names.begin(), names.end(), "claim.ready.after") == 1);
 }
 
-TEST_CASE("fail_geometry with no delay fails the claim at reserve; exclusive claims skip prepared", "[claims]") {
+TEST_CASE("fail_geometry with no delay fails the claim at reserve, exclusive claims skip prepared", "[claims]") {
   MemoryBackend b({a100_node("n1"), a100_node("n2")}, opts(kAuthorityManagedMig));
   SequentialCaller c;
   b.fail_geometry(c, "n1");
@@ -260,7 +260,7 @@ TEST_CASE("fail_geometry with no delay fails the claim at reserve; exclusive cla
   CHECK(b.observe(c, whole.claim_id).value.status == "ready");
 }
 
-TEST_CASE("reconcile: generation-checked; desired failed forces failed", "[claims]") {
+TEST_CASE("reconcile: generation-checked, desired failed forces failed", "[claims]") {
   MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDevicePlugin));
   SequentialCaller c;
   const ClaimObservation claim = plan_and_reserve(b, c, {req("w")}, "flowA:op");
@@ -329,7 +329,7 @@ TEST_CASE("ALLOC-022: DRA reclaim of two claims of one flow on one node", "[clai
   CHECK_FALSE(b.state().node("n1")->owner.has_value());
 }
 
-TEST_CASE("ALLOC-023: a stale plan is refused before any write; a fresh one is reserved", "[claims]") {
+TEST_CASE("ALLOC-023: a stale plan is refused before any write, a fresh one is reserved", "[claims]") {
   MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDevicePlugin));
   SequentialCaller c;
   const FeasiblePlan plan = feasible(b.plan(c, {req("w")}, snapshot(b, c)));

@@ -112,7 +112,7 @@ TEST_CASE("crash: the actor dies at the barrier, the lock is released, recovery 
   r.check_clean();
 }
 
-TEST_CASE("raise: the call fails after its effects; the op records error and the actor goes on", "[faults]") {
+TEST_CASE("raise: the call fails after its effects, the op records error and the actor goes on", "[faults]") {
   SECTION("at claim.schedule.after: the claim exists, flowA never learns it, ctl cleans it up") {
     Run r(scenario(R"({ "barriers": { "claim.schedule.after": ["crash", "raise", "drop_response"] } })"), {2});
     REQUIRE_FALSE(r.result.violation);
@@ -158,7 +158,7 @@ TEST_CASE("crash between the owner stamp and the claim: no cleanup can remove th
   CHECK(r.outcomes(1) == V{"none", "-"});
 }
 
-TEST_CASE("the bound: at most max faults fire; draw 0 is no fault", "[faults]") {
+TEST_CASE("the bound: at most max faults fire, draw 0 is no fault", "[faults]") {
   const std::string faults =
       R"({ "max": 1, "actors": ["flowA"], "barriers": { "owner.update.after": ["raise"], "restore.before": ["raise"] } })";
   SECTION("no fault drawn: both barriers offer the choice") {

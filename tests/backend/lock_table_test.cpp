@@ -79,7 +79,7 @@ TEST_CASE("lock table: plan takes no lock (the seed's plan reads only its snapsh
   CHECK(f.c.take().empty());
 }
 
-TEST_CASE("lock table: the clock advances outside the lock; only the apply takes it (issue 11)", "[lock-table]") {
+TEST_CASE("lock table: the clock advances outside the lock, only the apply takes it (issue 11)", "[lock-table]") {
   Fixture f;
   f.b.advance_clock(f.c, 5);
   CHECK(f.c.take() == "clock");
@@ -120,7 +120,7 @@ TEST_CASE("lock table: observe, mark_workload_ready, bindings and reconcile are 
   CHECK(f.c.take() == "[]");
 }
 
-TEST_CASE("lock table: release's four regions; delete.before and delete.after fire outside", "[lock-table]") {
+TEST_CASE("lock table: release's four regions, delete.before and delete.after fire outside", "[lock-table]") {
   Fixture f;
   const ClaimObservation obs = f.claim();
   (void)f.b.release(f.c, obs.claim_id, "flowA:release1", obs.desired_generation);

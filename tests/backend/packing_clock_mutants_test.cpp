@@ -34,7 +34,7 @@ TEST_CASE("packing: widest request first (stable), hosts in name order, backtrac
   CHECK_FALSE(pack_whole_devices({{"a", 1}}, {}).has_value());
 }
 
-TEST_CASE("packing: eligible narrows a workload's hosts; absent workloads take any", "[packing]") {
+TEST_CASE("packing: eligible narrows a workload's hosts, absent workloads take any", "[packing]") {
   const OrderedMap<std::string, std::set<std::string>> only_h2 = {{"a", {"h2"}}};
   CHECK(pack_whole_devices({{"a", 1}, {"b", 1}}, {{"h1", 1}, {"h2", 1}}, &only_h2) ==
         OrderedMap<std::string, std::string>{{"a", "h2"}, {"b", "h1"}});

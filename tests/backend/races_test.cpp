@@ -55,7 +55,7 @@ TEST_CASE("ALLOC-004: the owner write re-checks the version it read", "[races]")
   CHECK(c.depth == 0);
 }
 
-TEST_CASE("ALLOC-004: two claimants of one plan both read version 1; exactly one wins", "[races]") {
+TEST_CASE("ALLOC-004: two claimants of one plan both read version 1, exactly one wins", "[races]") {
   const bool mutant = GENERATE(false, true);
   MemoryBackend b({a100_node("n1")}, opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::ClientSideClaim}
                                                                           : std::vector<Mutant>{}));

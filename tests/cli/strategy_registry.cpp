@@ -58,7 +58,7 @@ TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli
   CHECK(dpor.text == dfs.text);
 }
 
-TEST_CASE("run: strategy dpor refuses the flags only dfs takes; unknown names list the registry", "[cli][registry]") {
+TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the registry", "[cli][registry]") {
   for (const char* flags : {"--strategy dpor --reduction none", "--strategy dpor --preemption-bound 1"}) {
     const auto r = allocsim("run " + kScenario + " " + flags);
     CHECK(r.code == 2);

@@ -127,7 +127,7 @@ struct ParkAtCreate : sim::Strategy {
 
 }  // namespace
 
-TEST_CASE("an actor parked at claim.create.after keeps another's release waiting; nobody spins", "[lock]") {
+TEST_CASE("an actor parked at claim.create.after keeps another's release waiting, nobody spins", "[lock]") {
   Scenario sc = parse_scenario(R"({
     "schema": "allocsim/scenario/v1", "name": "lock",
     "backend": { "authority": "managed-mig" },

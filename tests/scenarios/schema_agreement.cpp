@@ -226,7 +226,7 @@ TEST_CASE("schema: every scenario file validates against the schema and loads", 
   }
 }
 
-TEST_CASE("schema: loader and schema agree on the malformed corpus; loader-only cases are listed",
+TEST_CASE("schema: loader and schema agree on the malformed corpus, loader-only cases are listed",
           "[scenario][schema][corpus]") {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(kCorpus))

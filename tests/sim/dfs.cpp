@@ -20,7 +20,7 @@ TEST_CASE("dfs: two actors of two steps give C(4,2) = 6 executions, all distinct
   CHECK(e.logs.back() == std::vector<std::string>{"b0", "b1", "a0", "a1"});
 }
 
-TEST_CASE("dfs: three actors of one step give 3! = 6; 2+2+1 steps give 5!/(2!2!1!) = 30", "[dfs]") {
+TEST_CASE("dfs: three actors of one step give 3! = 6, 2+2+1 steps give 5!/(2!2!1!) = 30", "[dfs]") {
   DfsStrategy a;
   CHECK(explore_all(a, world_of({stepper("a", 1), stepper("b", 1), stepper("c", 1)})).executions == 6);
   DfsStrategy b;
@@ -57,7 +57,7 @@ TEST_CASE("dfs: with a SimMutex held across a barrier, two lockers give 4 execut
   CHECK(e.violations.empty());
 }
 
-TEST_CASE("dfs: prefixes at a depth partition the tree; each subtree explores its share", "[dfs]") {
+TEST_CASE("dfs: prefixes at a depth partition the tree, each subtree explores its share", "[dfs]") {
   const auto make = world_of({stepper("a", 2), stepper("b", 2), stepper("c", 1)});
   Engine engine;
   for (size_t depth : {1u, 2u, 3u}) {

@@ -39,7 +39,7 @@ struct Recording : Strategy {
 
 }  // namespace
 
-TEST_CASE("a schedule decides the interleaving; steps and preemptions are counted as defined", "[engine]") {
+TEST_CASE("a schedule decides the interleaving, steps and preemptions are counted as defined", "[engine]") {
   TestWorld w;
   w.actors = {stepper("a", 2), stepper("b", 2)};
   ReplayStrategy replay(picks({0, 1, 0, 1}));
@@ -155,7 +155,7 @@ TEST_CASE("nothing runnable with someone blocked is a deadlock finding", "[engin
   CHECK(r.violation->state == "victim waits for the lock held by leaky (finished while holding it)\n");
 }
 
-TEST_CASE("an exception in an actor is a finding and never crosses a switch; others are unwound",
+TEST_CASE("an exception in an actor is a finding and never crosses a switch, others are unwound",
           "[engine]") {
   struct Counter {
     int* n;
@@ -203,7 +203,7 @@ TEST_CASE("an execution that does not end is stopped at the step limit", "[engin
   CHECK(r.steps.size() == 57);
 }
 
-TEST_CASE("an invariant violation stops the execution at that step; quiescence is checked once", "[engine]") {
+TEST_CASE("an invariant violation stops the execution at that step, quiescence is checked once", "[engine]") {
   TestWorld w;
   w.actors = {stepper("a", 3), stepper("b", 3)};
   w.invariant = [](TestWorld& w) -> std::optional<Violation> {

@@ -66,7 +66,7 @@ TEST_CASE("a crash ends the actor, releases what it held through RAII, and the o
   CHECK(w.mutex.holder() == kNoActor);
 }
 
-TEST_CASE("note appends to the current step's detail; ignored in the prologue", "[engine][crash]") {
+TEST_CASE("note appends to the current step's detail, ignored in the prologue", "[engine][crash]") {
   TestWorld w;
   w.actors = {{"a", [](TestWorld&, ActorContext& ctx) {
                  ctx.note("ignored");

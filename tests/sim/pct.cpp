@@ -17,7 +17,7 @@ TEST_CASE("pct: depth 1 runs one actor at a time to its end, in a random priorit
   CHECK(e.distinct_logs.size() == 6);  // every priority order appears in 200 executions (miss chance ~ 6 * (5/6)^200)
 }
 
-TEST_CASE("pct: d-1 distinct change points in 1..k; priorities a permutation of d..d+n-1", "[pct]") {
+TEST_CASE("pct: d-1 distinct change points in 1..k, priorities a permutation of d..d+n-1", "[pct]") {
   PctStrategy pct(PctOptions{.depth = 3, .steps = 4, .actors = 3});
   for (uint64_t seed = 0; seed < 50; ++seed) {
     pct.begin_execution(seed);
@@ -35,7 +35,7 @@ TEST_CASE("pct: d-1 distinct change points in 1..k; priorities a permutation of 
   CHECK_THROWS_AS(PctStrategy(PctOptions{.depth = 0, .steps = 1, .actors = 1}), std::invalid_argument);
 }
 
-TEST_CASE("pct: a seed decides the execution; depth 2 preempts at most once", "[pct]") {
+TEST_CASE("pct: a seed decides the execution, depth 2 preempts at most once", "[pct]") {
   const auto make = world_of({stepper("a", 3), stepper("b", 3)});
   PctStrategy x(PctOptions{.depth = 2, .steps = 6, .actors = 2}), y(PctOptions{.depth = 2, .steps = 6, .actors = 2});
   Explored ex = explore_all(x, make, 100), ey = explore_all(y, make, 100);

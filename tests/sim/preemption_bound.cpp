@@ -55,7 +55,7 @@ TEST_CASE("bound: three actors of two steps, bound 1", "[bound]") {
   CHECK(bounded(3, {stepper("a", 2), stepper("b", 2), stepper("c", 2)}).executions == 90);
 }
 
-TEST_CASE("bound: prefixes under a bound partition the bounded tree; checkpoints resume it", "[bound]") {
+TEST_CASE("bound: prefixes under a bound partition the bounded tree, checkpoints resume it", "[bound]") {
   const auto make = world_of({stepper("a", 2), stepper("b", 2), stepper("c", 1)});
   DfsStrategy whole(DfsOptions{.preemption_bound = 1});
   Explored ref = explore_all(whole, make);
