@@ -1,5 +1,6 @@
 #include "sim/explorer.h"
 
+#include "sim/interrupt.h"
 #include "sim/prng.h"
 
 namespace allocsim::sim {
@@ -10,6 +11,10 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
   for (uint64_t k = 0; k < options.executions; ++k) {
     if (options.pause && options.pause()) {
       sum.paused = true;
+      break;
+    }
+    if (interrupt_signal() != 0) {
+      sum.interrupted = true;
       break;
     }
     const uint64_t i = options.first_index + k;

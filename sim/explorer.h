@@ -46,9 +46,11 @@ struct ExploreSummary {
   std::map<std::string, uint64_t> violations_by_invariant;  // ordered: deterministic reports
   std::optional<Finding> first;                             // the first violating execution
   bool paused = false;                                      // ExploreOptions::pause stopped it
+  bool interrupted = false;  // a SIGINT/SIGTERM (sim/interrupt.h) stopped it before its next execution
 };
 
-/// The one run loop: `run`, `replay --seed`, sweep units and the benchmarks all explore through it.
+/// The one run loop: `run`, `replay --seed`, sweep units and the benchmarks all explore through it. It
+/// stops before the next execution once a signal is recorded (sim/interrupt.h), after `pause`.
 ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
                        const ExploreOptions& options, const ExecutionObserver& observe = {});
 

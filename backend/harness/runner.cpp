@@ -64,10 +64,20 @@ void judge(const Scenario& sc, ScenarioReport& r) {
       }
     }
   }
+  // An execution ends at its first violation, so a barrier behind that point cannot fire in it: reach is
+  // judged only on executions that got that far. When none ended without a violation, the window was never
+  // given a chance, and blaming the schedule would send the reader the wrong way.
+  const uint64_t clean = r.summary.executions - r.summary.violating_executions;
   for (const auto& want : e.reach) {
     bool hit = false;
     for (const auto& got : r.reached) hit |= got == want;
-    if (!hit)
+    if (hit) continue;
+    if (clean == 0 && r.summary.executions > 0)
+      r.unmet.push_back(fmt::format("barrier {} never fired (expect.reach): every one of the {} executions stopped "
+                                    "at a violation before it could fire (reach is judged only on executions "
+                                    "that get that far)",
+                                    want, r.summary.executions));
+    else
       r.unmet.push_back(fmt::format("barrier {} never fired in {} executions (expect.reach): the race window was "
                                     "not reached",
                                     want, r.summary.executions));

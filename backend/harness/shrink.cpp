@@ -47,13 +47,17 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
     for (const Op& op : sc.actors[a].script)
       if (a != index && ((op.plan_from && *op.plan_from == name) || (op.kind == OpKind::Recover && op.flow == name)))
         return std::nullopt;  // another actor's op names it
-  // faults.actors: the name leaves the list; dropping its only entry would make every actor eligible.
+  // faults.actors: the name leaves the list. Dropping its only entry would make every actor eligible, so an
+  // actor that still has ops stays. One without ops makes no call, so no fault can strike anywhere: the
+  // faults go with it (an empty script column in a minimal trace is noise).
   auto& eligible = sc.faults.actors;
   const auto listed = std::find(eligible.begin(), eligible.end(), name);
-  if (listed != eligible.end() && eligible.size() == 1) return std::nullopt;
+  const bool only_eligible = listed != eligible.end() && eligible.size() == 1;
+  if (only_eligible && !sc.actors[index].script.empty()) return std::nullopt;
   Scenario out = sc;
   out.actors.erase(out.actors.begin() + static_cast<std::ptrdiff_t>(index));
-  std::erase(out.faults.actors, name);
+  if (only_eligible) out.faults = FaultSpec{};
+  else std::erase(out.faults.actors, name);
   prune_expect(out);
   return out;
 }

@@ -47,8 +47,9 @@ struct ShrinkResult {
 /// Throws std::invalid_argument when the schedule's execution violates nothing.
 ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options);
 
-/// `scenario` without actor `index`: its expect.actors entry goes too. nullopt when another actor's
-/// reserve names it in plan_from (the scenario would not load) or when it is the only actor.
+/// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt
+/// when another actor's reserve names it in plan_from (the scenario would not load), when it is the only
+/// actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
 std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
 
 /// `scenario` without op `op` of actor `actor` (expect.actors pruned to the ops that remain).

@@ -18,6 +18,7 @@
 #include "backend/harness/sweep_checkpoint.h"
 #include "backend/harness/world.h"
 #include "sim/coverage.h"
+#include "sim/interrupt.h"
 #include "sim/prng.h"
 #include "sim/schedule.h"
 #include "sim/strategies/dfs.h"
@@ -251,7 +252,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
         ++next;
       });
   flush_traces();
-  if (sum.paused) {
+  if (sum.paused || sum.interrupted) {
     r.complete = false;
     if (hooks.save_partial) hooks.save_partial(state(), r);
     return r;
@@ -332,7 +333,10 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
   }
 
   std::mutex mu;  // guards res.units
+  // SIGINT/SIGTERM (sim/interrupt.h) ends the sweep like a spent time budget: running units pause and are
+  // checkpointed, units not started stay absent, and the report says which it was.
   const auto out_of_time = [&] {
+    if (sim::interrupt_signal() != 0) return true;
     return config.time_budget_seconds &&
            std::chrono::duration<double>(Clock::now() - t0).count() >= *config.time_budget_seconds;
   };
@@ -367,6 +371,7 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
     std::lock_guard lock(mu);
     res.units[p][u] = std::move(r);
   });
+  res.interrupted_by = sim::interrupt_signal();
   return res;
 }
 
@@ -390,8 +395,11 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
     const bool budget_cut = finished < in_shard;
     const bool partial_view = in_shard < plan.units.size();  // a shard: the other units are elsewhere
     if (budget_cut)
-      o.unmet.push_back(fmt::format("the time budget ran out: {} of {} work units finished; the verdict covers "
-                                    "only the executions that ran (continue with --resume)",
+      o.unmet.push_back(fmt::format("{}: {} of {} work units finished; the verdict covers only the executions that "
+                                    "ran (continue with --resume)",
+                                    res.interrupted_by ? fmt::format("interrupted ({}): not exhausted",
+                                                                     sim::signal_name(res.interrupted_by))
+                                                       : std::string("the time budget ran out"),
                                     finished, in_shard));
     if (!partial_view) {
       ScenarioReport rep;

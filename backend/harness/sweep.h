@@ -166,6 +166,7 @@ struct SweepResults {
   SweepConfig config;
   std::vector<ScenarioPlan> plans;  // sorted by path
   std::vector<std::map<uint64_t, UnitResult>> units;  // per plan: unit index -> result
+  int interrupted_by = 0;  // the signal (sim/interrupt.h) that stopped the sweep early, or 0
 };
 
 /// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,

@@ -13,6 +13,7 @@
 #include "backend/harness/record.h"
 #include "backend/harness/trace_file.h"
 #include "backend/mutants.h"
+#include "sim/interrupt.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -24,9 +25,16 @@ namespace {
 /// What the strategy adds to the summary: exhaustion and traces (exhaustive), PCT's bounds (calibrated).
 void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps& caps,
                           const harness::ScenarioReport& rep) {
+  const std::string interrupted =
+      rep.summary.interrupted
+          ? fmt::format("  interrupted: not exhausted ({}; the results cover the {} executions that ran)",
+                        sim::signal_name(sim::interrupt_signal()), rep.summary.executions)
+          : "";
+  if (!interrupted.empty() && !caps.exhaustive) std::cout << interrupted << "\n";
   if (caps.exhaustive) {
     const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
     std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
+                  : !interrupted.empty() ? interrupted
                   : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
                                   : std::string("  stopped at the --executions limit: the tree is not exhausted"));
     std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
@@ -97,6 +105,9 @@ int cmd_run(int argc, char** argv) {
       record_lines += harness::record_execution(index, w, res).dump() + "\n";
     };
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
+  // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
+  // user has just asked not to wait for; the raw violating execution is printed and written instead.
+  if (rep.summary.interrupted) c.trace.no_shrink = true;
   if (!c.record.empty()) {
     try {
       harness::write_file_atomically(c.record, record_lines);

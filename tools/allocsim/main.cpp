@@ -2,12 +2,15 @@
 //
 // Exit codes: run: 0 when the scenario met its expectation, 1 when not. replay: 1 when the execution
 // violates an invariant, 0 when not. All: 2 usage or input error, 3 internal error, 4 replay diverged.
+// Interrupted by SIGINT or SIGTERM (sim/interrupt.h): the command stops at its next execution boundary,
+// reports what ran, writes its pending files and exits 128 + the signal (130, 143).
 #include <iostream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "backend/harness/scenario.h"
+#include "sim/interrupt.h"
 #include "tools/allocsim/cli.h"
 
 using namespace allocsim::cli;
@@ -31,8 +34,15 @@ Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge) for its option
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
             shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
-            4 replay diverged.
+            4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run, sweep: the summary so far is
+            printed and pending files are written).
 )";
+
+/// A command's exit code, or 128 + the signal when SIGINT/SIGTERM interrupted it (the shell's convention).
+int finished(int rc) {
+  const int signo = allocsim::sim::interrupt_signal();
+  return signo != 0 ? 128 + signo : rc;
+}
 
 }  // namespace
 
@@ -51,12 +61,13 @@ int main(int argc, char** argv) {
       std::cout << "allocsim " << ALLOCSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (cmd == "run") return cmd_run(argc - 1, argv + 1);
-    if (cmd == "replay") return cmd_replay(argc - 1, argv + 1);
+    allocsim::sim::install_interrupt_handlers();
+    if (cmd == "run") return finished(cmd_run(argc - 1, argv + 1));
+    if (cmd == "replay") return finished(cmd_replay(argc - 1, argv + 1));
     if (cmd == "list") return cmd_list(argc - 1, argv + 1);
-    if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
-    if (cmd == "shrink") return cmd_shrink(argc - 1, argv + 1);
+    if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
     throw UsageError(fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
