@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "backend/harness/scenario_json.h"
+#include "sim/schedule.h"
 #include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
@@ -60,18 +62,21 @@ namespace {
 
 Json opt_u64(const std::optional<uint64_t>& v) { return v ? Json(std::to_string(*v)) : Json(nullptr); }
 
+/// The trace's choices through the one codec (sim/schedule.h). A trace read back may name actors its
+/// embedded scenario lacks, so the names table is the choices' own actors, in order of first appearance.
 std::string schedule_string(const std::vector<TraceChoice>& choices) {
-  // Same grammar as sim/schedule.h, written from names directly (a trace may name unknown actors).
-  std::string out = "v1:";
-  for (size_t i = 0; i < choices.size();) {
-    size_t j = i + 1;
-    while (j < choices.size() && choices[j] == choices[i]) ++j;
-    if (i > 0) out += ',';
-    out += choices[i].draw ? fmt::format("#{}", choices[i].value) : choices[i].actor;
-    if (j - i > 1) out += fmt::format("*{}", j - i);
-    i = j;
+  std::vector<std::string> names;
+  std::vector<sim::Choice> schedule;
+  for (const TraceChoice& c : choices) {
+    if (c.draw) {
+      schedule.push_back({sim::Choice::Draw, c.value});
+      continue;
+    }
+    auto it = std::find(names.begin(), names.end(), c.actor);
+    if (it == names.end()) it = names.insert(names.end(), c.actor);
+    schedule.push_back({sim::Choice::Actor, static_cast<uint64_t>(it - names.begin())});
   }
-  return out;
+  return sim::format_schedule(schedule, names);
 }
 
 }  // namespace
