@@ -12,18 +12,14 @@
 #include <optional>
 #include <string>
 
+#include "sim/divergence.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 
 namespace allocsim::sim {
 
-/// Where two runs of one execution part ways.
-struct Divergence {
-  uint64_t step;            // index of the first differing step (== the shorter length when one is a prefix)
-  std::string description;  // both versions of that step (or the violation), for a human, one line each
-};
-
-/// The first difference between two results of the same execution: steps compared in order on (actor,
+/// The first difference between two results of the same execution (sim/divergence.h: label "step N" or
+/// "after step N", expected "first run: ...", actual "second run: ..."): steps compared in order on (actor,
 /// kind, what, detail), then the step counts, then the violation (invariant and message). nullopt when equal.
 /// `actor_name` renders actor ids in the description.
 std::optional<Divergence> first_difference(const ExecutionResult& first, const ExecutionResult& second,

@@ -1,14 +1,13 @@
 #include "backend/harness/sweep_checkpoint.h"
 
 #include "backend/harness/trace_file.h"
+#include "sim/support/json_reader.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace allocsim::harness {
 
@@ -16,21 +15,21 @@ namespace {
 
 constexpr const char* kSchema = "allocsim/sweep-checkpoint/v1";
 
+// A checkpoint holds every finished unit's result and strategy state: more than a scenario file.
+constexpr support::TextRules kCheckpointRules{size_t{1} << 30, 64, "checkpoints"};
+
 std::string shard_text(const SweepConfig& c) { return fmt::format("{}/{}", c.shard_index + 1, c.shard_count); }
 
 }  // namespace
 
 ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
                             const std::vector<ScenarioPlan>& plans) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SweepInputError(fmt::format("{}: cannot read the checkpoint", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw SweepInputError(fmt::format("{}: not a JSON checkpoint: {}", path, e.what()));
+    doc = support::read_strict_json(path, kCheckpointRules);
+  } catch (const support::InputError& e) {
+    throw SweepInputError(fmt::format("{}: {}: not a valid checkpoint: {}", e.file(),
+                                      e.pointer().empty() ? "\"\"" : e.pointer(), e.message()));
   }
   const auto fail = [&](const std::string& ptr, const std::string& msg) {
     return SweepInputError(fmt::format("{}: {}: {}", path, ptr, msg));

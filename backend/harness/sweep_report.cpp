@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/schedule.h"
+#include "sim/support/json_reader.h"
 #include "sim/strategies/pct.h"
 
 namespace allocsim::harness {
@@ -210,6 +211,15 @@ SweepConfig config_from_json(const nlohmann::json& c, const std::string& version
 }
 
 }  // namespace
+
+nlohmann::json read_report(const std::string& path) {
+  try {
+    return support::read_strict_json(path, {size_t{1} << 30, 64, "reports"});
+  } catch (const support::InputError& e) {
+    throw SweepInputError(fmt::format("{}: {}: not a valid report: {}", e.file(),
+                                      e.pointer().empty() ? "\"\"" : e.pointer(), e.message()));
+  }
+}
 
 SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
   if (reports.empty()) throw SweepInputError("no reports given");

@@ -41,6 +41,10 @@ int sweep_exit_code(const SweepResults& results, const std::vector<ScenarioOutco
 /// The command that replays a first violation: `--seed` for random, `--schedule v1:...` otherwise.
 std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& config);
 
+/// A report file read strictly (sim/support/json_reader.h: UTF-8, syntax, duplicate keys). Throws
+/// SweepInputError "FILE: POINTER: not a valid report: ...".
+nlohmann::json read_report(const std::string& path);
+
 /// Rebuilds the unsharded results from shard reports (name, parsed JSON): same schema, tool version,
 /// config and scenario list (paths, digests, plans) in all; shards 1..N each exactly once; every unit
 /// exactly once. Scenario files are re-read to judge them (their digests must match). Throws

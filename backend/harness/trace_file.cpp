@@ -1,17 +1,14 @@
 #include "backend/harness/trace_file.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "backend/harness/scenario_json.h"
+#include "sim/schedule.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
 
@@ -65,18 +62,21 @@ namespace {
 
 Json opt_u64(const std::optional<uint64_t>& v) { return v ? Json(std::to_string(*v)) : Json(nullptr); }
 
+/// The trace's choices through the one codec (sim/schedule.h). A trace read back may name actors its
+/// embedded scenario lacks, so the names table is the choices' own actors, in order of first appearance.
 std::string schedule_string(const std::vector<TraceChoice>& choices) {
-  // Same grammar as sim/schedule.h, written from names directly (a trace may name unknown actors).
-  std::string out = "v1:";
-  for (size_t i = 0; i < choices.size();) {
-    size_t j = i + 1;
-    while (j < choices.size() && choices[j] == choices[i]) ++j;
-    if (i > 0) out += ',';
-    out += choices[i].draw ? fmt::format("#{}", choices[i].value) : choices[i].actor;
-    if (j - i > 1) out += fmt::format("*{}", j - i);
-    i = j;
+  std::vector<std::string> names;
+  std::vector<sim::Choice> schedule;
+  for (const TraceChoice& c : choices) {
+    if (c.draw) {
+      schedule.push_back({sim::Choice::Draw, c.value});
+      continue;
+    }
+    auto it = std::find(names.begin(), names.end(), c.actor);
+    if (it == names.end()) it = names.insert(names.end(), c.actor);
+    schedule.push_back({sim::Choice::Actor, static_cast<uint64_t>(it - names.begin())});
   }
-  return out;
+  return sim::format_schedule(schedule, names);
 }
 
 }  // namespace
@@ -134,66 +134,7 @@ std::string trace_to_text(const Trace& t) {
 
 namespace {
 
-std::string child(const std::string& ptr, std::string_view key) {
-  std::string out = ptr + "/";
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
-}
-std::string child(const std::string& ptr, size_t i) { return fmt::format("{}/{}", ptr, i); }
-
-// Tracks where in the document the parser is, so that a syntax error (a truncated file, say) names the
-// JSON pointer of the value that was being read when the text broke off. Builds nothing.
-class PathTracker : public nlohmann::json_sax<Json> {
- public:
-  explicit PathTracker(const std::string& file) : file_(file) {}
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(false); }
-  bool start_array(std::size_t) override { return open(true); }
-  bool end_object() override { return close(); }
-  bool end_array() override { return close(); }
-  bool key(string_t& k) override {
-    frames_.back().key = k;
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    std::string what = ex.what();
-    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw TraceError(file_, pointer(), fmt::format("invalid JSON (byte {}): {}", position, what));
-  }
-
- private:
-  struct Frame {
-    bool array;
-    size_t index = 0;
-    std::string key;
-  };
-  std::string pointer() const {
-    std::string p;
-    for (const Frame& f : frames_) p = f.array ? child(p, f.index) : child(p, f.key);
-    return p;
-  }
-  bool value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-    return true;
-  }
-  bool open(bool array) {
-    if (frames_.size() >= 64) throw TraceError(file_, pointer(), "JSON nested deeper than 64 levels");
-    frames_.push_back({array, 0, {}});
-    return true;
-  }
-  bool close() {
-    frames_.pop_back();
-    return value();
-  }
-  const std::string& file_;
-  std::vector<Frame> frames_;
-};
+using support::child;
 
 // Typed access with errors naming the file and pointer.
 class Reader {
@@ -333,97 +274,44 @@ void read_document(const Json& doc, const std::string& path, Trace& t) {
   }
 }
 
-constexpr size_t kMaxTraceBytes = size_t{64} << 20;
-
-std::string read_all(const std::string& path, size_t limit) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw TraceError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      throw TraceError(path, "", fmt::format("cannot read: {}", std::strerror(e)));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > limit) {
-      ::close(fd);
-      throw TraceError(path, "", fmt::format("file is larger than {} bytes", limit));
-    }
-  }
-  ::close(fd);
-  return text;
-}
+// Traces embed a scenario (itself up to 16 levels deep) and list every step, so they are allowed more
+// bytes and depth than a scenario file.
+constexpr support::TextRules kTraceRules{size_t{64} << 20, 64, "trace files"};
 
 }  // namespace
 
 Trace parse_trace(const std::string& text, const std::string& path) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw TraceError(path, "", "file is empty");
-  PathTracker tracker(path);
-  Json::sax_parse(text, &tracker);  // throws TraceError with the pointer on a syntax error
   Trace t;
   try {
-    read_document(Json::parse(text), path, t);
+    support::check_text(text, path, kTraceRules);
+    read_document(support::parse_strict(text, path, kTraceRules), path, t);
+  } catch (const support::InputError& e) {
+    throw TraceError(e.file(), e.pointer(), e.message());
   } catch (const nlohmann::json::exception& e) {
     throw TraceError(path, "", fmt::format("unreadable trace: {}", e.what()));
   }
   return t;
 }
 
-Trace load_trace(const std::string& path) { return parse_trace(read_all(path, kMaxTraceBytes), path); }
+Trace load_trace(const std::string& path) {
+  std::string text;
+  try {
+    text = support::read_text(path, kTraceRules);
+  } catch (const support::InputError& e) {
+    throw TraceError(e.file(), e.pointer(), e.message());
+  }
+  return parse_trace(text, path);
+}
 
 bool looks_like_trace(const std::string& path) {
   if (path.ends_with(".trace.json")) return true;
   try {
-    const std::string text = read_all(path, kMaxTraceBytes);
+    const std::string text = support::read_text(path, kTraceRules);
     const Json doc = Json::parse(text, nullptr, false);
     return doc.is_object() && doc.contains("schema") && doc["schema"].is_string() &&
            doc["schema"].get<std::string>().starts_with("allocsim/trace/");
   } catch (...) {
     return false;
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  const auto fail = [&](const char* what) {
-    const int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw OutputError(fmt::format("{}: {}: {}", path, what, std::strerror(e)));
-  };
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot write");
-    done += static_cast<size_t>(n);
-  }
-  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions");
-  if (::fsync(fd) != 0) fail("cannot sync");
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw OutputError(fmt::format("{}: cannot close: {}", path, std::strerror(errno)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw OutputError(fmt::format("{}: cannot rename into place: {}", path, std::strerror(e)));
-  }
-  // Make the rename itself durable.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
   }
 }
 

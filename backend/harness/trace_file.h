@@ -26,6 +26,7 @@
 
 #include "backend/harness/scenario.h"
 #include "sim/engine.h"
+#include "sim/support/atomic_write.h"
 
 namespace allocsim::harness {
 
@@ -120,13 +121,10 @@ Trace load_trace(const std::string& path);
 /// its "schema" is a trace schema. Never throws (an unreadable file is left to the loader).
 bool looks_like_trace(const std::string& path);
 
-/// An output file that could not be written (directory missing, disk full, ...).
-struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Writes `content` to `path` atomically: a temporary file in the same directory, fsync, rename over
-/// `path`, fsync of the directory. On failure nothing is left behind and OutputError names the path.
-void write_file_atomically(const std::string& path, const std::string& content);
+/// Output files are written all or nothing by the one implementation in sim/support/atomic_write.h
+/// (temporary file in the same directory, fsync, rename): traces, --fingerprints, --record, sweep
+/// checkpoints and reports.
+using support::OutputError;
+using support::write_file_atomically;
 
 }  // namespace allocsim::harness

@@ -65,21 +65,23 @@ StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> sche
   sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()), names);
   s.begin_execution(0);
   BackendWorld world(*compiled);
-  StrictReplay out{engine.run(world, s), std::nullopt, std::nullopt};
+  StrictReplay out{engine.run(world, s), std::nullopt};
+  std::optional<std::string> why;
   size_t at = schedule.size();
   if (s.divergence()) {
-    out.divergence = *s.divergence();
+    why = *s.divergence();
     at = s.divergence_choice().value_or(at);
   } else if (!s.consumed_all()) {
-    out.divergence = fmt::format("choice {}: the execution ended but the schedule goes on", s.position());
+    why = fmt::format("choice {}: the execution ended but the schedule goes on", s.position());
     at = s.position();
   }
-  if (out.divergence) {
+  if (why) {
     // The step the diverging choice belonged to: actor choices before it (draws happen inside a step).
     uint64_t step = 0;
     for (size_t i = 0; i < at && i < schedule.size(); ++i) step += schedule[i].kind == sim::Choice::Actor;
     if (at < schedule.size() && schedule[at].kind == sim::Choice::Draw && step > 0) --step;
-    out.divergence_step = step;
+    out.divergence = Divergence{step, fmt::format("choice {}", at), "the schedule is followed", std::move(*why),
+                                s.divergence_runnable()};
   }
   return out;
 }
@@ -100,7 +102,7 @@ TraceReplay replay_trace(const Trace& t) {
     while (id < names.size() && names[id] != c.actor) ++id;
     if (id == names.size()) {
       out.divergence = Divergence{step, label_at(step), fmt::format("actor {} takes a step", c.actor),
-                                  fmt::format("the scenario has no actor named {}", c.actor)};
+                                  fmt::format("the scenario has no actor named {}", c.actor), {}};
       return out;
     }
     schedule.push_back({sim::Choice::Actor, id});
@@ -113,28 +115,30 @@ TraceReplay replay_trace(const Trace& t) {
   size_t first = common;
   for (size_t i = 0; i < common && first == common; ++i)
     if (!(got[i] == t.steps[i])) first = i;
-  if (sr.divergence_step && *sr.divergence_step < first && *sr.divergence_step < t.steps.size()) {
-    const uint64_t i = *sr.divergence_step;
+  if (sr.divergence && sr.divergence->step < first && sr.divergence->step < t.steps.size()) {
+    const uint64_t i = sr.divergence->step;
+    const std::string& why = sr.divergence->actual;
     out.divergence = Divergence{i, label_at(i), describe(t.steps[i]),
-                                i < got.size() ? fmt::format("{} ({})", describe(got[i]), *sr.divergence)
-                                               : *sr.divergence};
+                                i < got.size() ? fmt::format("{} ({})", describe(got[i]), why) : why,
+                                sr.divergence->runnable};
   } else if (first < common) {
-    out.divergence = Divergence{first, label_at(first), describe(t.steps[first]), describe(got[first])};
+    out.divergence = Divergence{first, label_at(first), describe(t.steps[first]), describe(got[first]), {}};
   } else if (got.size() != t.steps.size()) {
     out.divergence = got.size() < t.steps.size()
-                         ? Divergence{common, label_at(common), describe(t.steps[common]), describe_end(out.result)}
-                         : Divergence{common, "the end", describe_end(t), describe(got[common])};
+                         ? Divergence{common, label_at(common), describe(t.steps[common]), describe_end(out.result), {}}
+                         : Divergence{common, "the end", describe_end(t), describe(got[common]), {}};
   } else {
     const bool same_violation = out.result.violation.has_value() == t.violation.has_value() &&
                                 (!t.violation || (out.result.violation->invariant == t.violation->invariant &&
                                                   out.result.violation->message == t.violation->message));
     const std::string fp = fmt::format("{:016x}", out.result.fingerprint());
     if (!same_violation)
-      out.divergence = Divergence{common, "the end", describe_end(t), describe_end(out.result)};
+      out.divergence = Divergence{common, "the end", describe_end(t), describe_end(out.result), {}};
     else if (fp != t.fingerprint)
-      out.divergence = Divergence{common, "the end", "fingerprint " + t.fingerprint, "fingerprint " + fp};
+      out.divergence = Divergence{common, "the end", "fingerprint " + t.fingerprint, "fingerprint " + fp, {}};
     else if (sr.divergence)
-      out.divergence = Divergence{common, "the end", "the schedule is followed to its end", *sr.divergence};
+      out.divergence = Divergence{common, "the end", "the schedule is followed to its end", sr.divergence->actual,
+                                  sr.divergence->runnable};
   }
   if (!out.divergence) out.state_before = state_before_last_step(t.scenario, out.result, t.max_steps);
   return out;

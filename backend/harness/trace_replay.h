@@ -10,6 +10,7 @@
 
 #include "backend/harness/scenario.h"
 #include "backend/harness/trace_file.h"
+#include "sim/divergence.h"
 #include "sim/engine.h"
 
 namespace allocsim::harness {
@@ -23,18 +24,17 @@ sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::
 /// state, or no step.
 std::string state_before_last_step(const Scenario& scenario, const sim::ExecutionResult& r, uint64_t max_steps);
 
-/// The first place where a replay and its trace differ.
-struct Divergence {
-  uint64_t step;         // index of the first differing step (the trace's step count: at the end)
-  std::string label;     // that step's label in the trace ("flowB owner.read.after #1"), or "the end"
-  std::string expected;  // what the trace recorded there
-  std::string actual;    // what the program did there
-};
+/// The first place where a replay and its reference differ (sim/divergence.h). For a trace: `label` is
+/// the trace's label of that step ("flowB owner.read.after #1") or "the end", `expected` what the trace
+/// recorded there, `actual` what the program did.
+using Divergence = sim::Divergence;
 
 struct StrictReplay {
   sim::ExecutionResult result;
-  std::optional<std::string> divergence;  // the schedule could not be followed (sim::ReplayStrategy)
-  std::optional<uint64_t> divergence_step;  // ... at this step index
+  /// The schedule could not be followed (sim::ReplayStrategy): `step` is the step the diverging choice
+  /// belonged to, `label` "choice K", `expected` what the schedule asked for ("the schedule"), `actual`
+  /// ReplayStrategy's message, `runnable` the actors that could run there.
+  std::optional<Divergence> divergence;
 };
 
 /// One execution of `scenario` following `schedule` exactly.

@@ -21,6 +21,7 @@ ActorId ReplayStrategy::choose(std::span<const Candidate> runnable, ActorId curr
       if (c.actor == want) return c.actor;
     std::string can;
     for (const Candidate& c : runnable) can += (can.empty() ? "" : ", ") + name(c.actor);
+    for (const Candidate& c : runnable) runnable_at_divergence_.push_back(name(c.actor));
     diverge(at, fmt::format("choice {}: the schedule runs {}, which cannot run here (runnable: {})", at, name(want),
                             can));
   } else if (!divergence_) {

@@ -341,6 +341,14 @@ Json parse_strict(std::string_view text, const std::string& file, const TextRule
   return root;
 }
 
+nlohmann::json read_strict_json(const std::string& path, const TextRules& rules) {
+  const std::string text = read_text(path, rules);
+  check_text(text, path, rules);
+  parse_strict(text, path, rules);
+  // Valid and duplicate-free by now, so this second parse cannot fail or lose a key.
+  return nlohmann::json::parse(text);
+}
+
 // -- typed getters ---------------------------------------------------------------------------------
 
 namespace {

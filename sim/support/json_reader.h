@@ -78,6 +78,9 @@ void check_text(std::string_view text, const std::string& file, const TextRules&
 /// Strict JSON: throws InputError for a syntax error (line and column), a duplicate key (its pointer) or
 /// nesting deeper than rules.max_depth (the pointer of the container that is one too deep).
 Json parse_strict(std::string_view text, const std::string& file, const TextRules& rules = {});
+/// read_text + check_text + parse_strict, returned as a plain (key-sorted) nlohmann::json for readers of
+/// files this tool wrote with one (checkpoints, sweep reports). Throws InputError.
+nlohmann::json read_strict_json(const std::string& path, const TextRules& rules);
 
 // -- typed getters ---------------------------------------------------------------------------------
 

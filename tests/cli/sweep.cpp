@@ -102,6 +102,16 @@ TEST_CASE("merge: mismatched or missing shard reports exit 2 with a clear messag
   Out unsharded = allocsim("merge " + (t / "whole.json"));
   CHECK(unsharded.code == 2);
   CHECK_THAT(unsharded.text, Catch::Contains("not a shard report"));
+  const std::string a2 = slurp(t / "a2.json");
+  REQUIRE(a2.front() == '{');
+  std::ofstream(t / "dup2.json") << "{\"schema\": \"x\", " << a2.substr(1);
+  Out dup = allocsim("merge " + (t / "a1.json") + " " + (t / "dup2.json"));
+  CHECK(dup.code == 2);
+  CHECK_THAT(dup.text, Catch::Contains("dup2.json: /schema: not a valid report: duplicate key \"schema\""));
+  std::ofstream(t / "cut.json") << a2.substr(0, a2.size() / 2);
+  Out cut = allocsim("merge " + (t / "a1.json") + " " + (t / "cut.json"));
+  CHECK(cut.code == 2);
+  CHECK_THAT(cut.text, Catch::Contains("cut.json: \"\": not a valid report: invalid JSON at line "));
 }
 
 TEST_CASE("sweep: SIGKILL mid-sweep, then --resume, gives the uninterrupted report", "[cli][sweep]") {
@@ -155,7 +165,7 @@ TEST_CASE("sweep: a bad, foreign or stale checkpoint exits 2 naming the problem"
   std::ofstream(t / "garbage.json") << "{not json";
   Out g = allocsim("sweep " + sc + " --resume " + (t / "garbage.json"));
   CHECK(g.code == 2);
-  CHECK_THAT(g.text, Catch::Contains("garbage.json") && Catch::Contains("not a JSON checkpoint"));
+  CHECK_THAT(g.text, Catch::Contains("garbage.json: \"\": not a valid checkpoint: invalid JSON at line 1 column 3"));
 
   const std::string ck = t / "ck.json";
   REQUIRE(allocsim("sweep " + sc + " --checkpoint " + ck).code == 0);
@@ -165,6 +175,13 @@ TEST_CASE("sweep: a bad, foreign or stale checkpoint exits 2 naming the problem"
   Out v = allocsim("sweep " + sc + " --resume " + (t / "other-version.json"));
   CHECK(v.code == 2);
   CHECK_THAT(v.text, Catch::Contains("/tool_version") && Catch::Contains("0.0.1-other"));
+
+  const std::string ck_text = slurp(ck);
+  REQUIRE(ck_text.front() == '{');
+  std::ofstream(t / "duplicate.json") << "{\"shard\": \"1/1\", " << ck_text.substr(1);
+  Out dup = allocsim("sweep " + sc + " --resume " + (t / "duplicate.json"));
+  CHECK(dup.code == 2);
+  CHECK_THAT(dup.text, Catch::Contains("duplicate.json: /shard: not a valid checkpoint: duplicate key \"shard\""));
 
   Out flags = allocsim("sweep " + sc + " --reduction none --resume " + ck);
   CHECK(flags.code == 2);

@@ -58,8 +58,8 @@ TEST_CASE("recheck: state leaking between executions is found at its first diffe
   for (size_t i = 0; i < first.steps.size(); ++i)
     if (first.steps[i].actor == 1 && ++b_steps == 2) expected = i;
   CHECK(d->step == expected);
-  CHECK_THAT(d->description, Catch::Contains(std::to_string(d->step)));
-  CHECK_THAT(d->description, Catch::Contains("first run: b call call"));
+  CHECK_THAT(d->to_string(), Catch::Contains(std::to_string(d->step)));
+  CHECK_THAT(d->to_string(), Catch::Contains("first run: b call call"));
 }
 
 TEST_CASE("first_difference: length and violation differences", "[sim][determinism]") {
@@ -71,11 +71,18 @@ TEST_CASE("first_difference: length and violation differences", "[sim][determini
   const auto d = first_difference(a, shorter, name);
   REQUIRE(d);
   CHECK(d->step == shorter.steps.size());
-  CHECK_THAT(d->description, Catch::Contains("ended after"));
+  CHECK_THAT(d->to_string(), Catch::Contains("ended after"));
   ExecutionResult violated = a;
   violated.violation = Violation{"x", "broken", ""};
   const auto v = first_difference(a, violated, name);
   REQUIRE(v);
-  CHECK_THAT(v->description, Catch::Contains("violation x: broken"));
+  CHECK_THAT(v->to_string(), Catch::Contains("violation x: broken"));
   CHECK(!first_difference(a, a, name));
+}
+
+TEST_CASE("determinism: a Divergence prints its label, both versions, and the runnable actors by name", "[determinism]") {
+  const Divergence d{3, "step 3", "first run: a call x", "second run: b call x", {}};
+  CHECK(d.to_string() == "step 3: first run: a call x\n  second run: b call x");
+  const Divergence r{1, "choice 1", "the schedule is followed", "the schedule runs a, which cannot run here", {"b", "c"}};
+  CHECK(r.to_string() == "choice 1: the schedule is followed\n  the schedule runs a, which cannot run here (runnable: b, c)");
 }

@@ -275,6 +275,7 @@ TEST_CASE("replay reports the first choice that no longer fits", "[engine][repla
   engine.run(named, by_name);
   REQUIRE(by_name.divergence());
   CHECK(*by_name.divergence() == "choice 1: the schedule runs a, which cannot run here (runnable: b)");
+  CHECK(by_name.divergence_runnable() == std::vector<std::string>{"b"});
 
   TestWorld w2;
   w2.actors = {stepper("a", 2)};
@@ -282,4 +283,5 @@ TEST_CASE("replay reports the first choice that no longer fits", "[engine][repla
   engine.run(w2, short_schedule);
   REQUIRE(short_schedule.divergence());
   CHECK(*short_schedule.divergence() == "choice 1: the schedule ended but the program goes on");
+  CHECK(short_schedule.divergence_runnable().empty());
 }

@@ -4,9 +4,7 @@
 // scenario file that changed since the sweep (the scenarios are re-read to judge them).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "backend/harness/sweep_report.h"
 #include "tools/allocsim/cli.h"
@@ -31,16 +29,10 @@ int cmd_merge(int argc, char** argv) {
   if (inputs.empty()) throw UsageError("missing REPORT.json (the --report-json files of every shard)");
   check_outputs(out);
   std::vector<std::pair<std::string, nlohmann::json>> reports;
-  for (const auto& path : inputs) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError(fmt::format("{}: cannot read", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try {
-      reports.emplace_back(path, nlohmann::json::parse(ss.str()));
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError(fmt::format("{}: not JSON: {}", path, e.what()));
-    }
+  try {
+    for (const auto& path : inputs) reports.emplace_back(path, harness::read_report(path));
+  } catch (const harness::SweepInputError& e) {
+    throw UsageError(e.what());
   }
   try {
     const harness::SweepResults res = harness::merge_reports(reports);

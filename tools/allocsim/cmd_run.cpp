@@ -63,7 +63,7 @@ void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const 
   std::cout << fmt::format("allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
                            "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
                            c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
-                           d.where.description);
+                           d.where.to_string());
   if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 

@@ -170,12 +170,12 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
   if (sr.divergence) {
     // Only the prefix that followed the schedule is this schedule's execution: the header counts it, the
     // table shows it, and nothing after the divergence is printed as if it had been replayed.
-    const uint64_t step = std::min<uint64_t>(sr.divergence_step.value_or(0), r.steps.size());
+    const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
     std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n",
                              c.scenario, c.trace.schedule, step, step);
-    std::cout << fmt::format("replay diverged at step {}: {}\n", step, *sr.divergence);
+    std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     std::cout << "replayed prefix:\n" << trace_table(prefix, names_of(full));
     return kExitDiverged;
   }
