@@ -7,9 +7,12 @@
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time
 #   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
 #                       (tools/differential/README.md); needs the seed at ALLOCSIM_SEED_DIR
+#   tools/dev.sh format        apply clang-format (.clang-format) in place to the C++ sources
+#   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
 #              ALLOCSIM_FUZZ_SECONDS (default 60, per fuzz target),
 #              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root).
+# Builds use ccache when it is on PATH (optional; never installed here).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,10 +23,13 @@ PACKAGES=(g++ cmake ninja-build pkg-config libboost-context-dev libboost-program
           python3-yaml)  # python3-yaml: tests/cli/nightly.cpp checks tools/nightly/*.yaml
 # Only `fuzz` needs these: clang with libFuzzer and the sanitizer runtimes (Debian 12: clang 14).
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+# Only `format` and `format-check` need this, and nothing else: they build nothing. Debian 12: version 14,
+# the version .clang-format was tuned for (another version may format some lines differently).
+FORMAT_PACKAGES=(clang-format)
 
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}" "$@"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -34,25 +40,44 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# The C++ sources clang-format owns: every .h and .cpp under sim/ backend/ tools/ tests/ that git tracks or
+# would track (so build trees and other ignored output never count), minus the fuzz seed corpus (inputs,
+# kept byte for byte). NUL-separated, sorted, paths relative to the root.
+format_sources() {
+  git -C "$ROOT" ls-files -z --cached --others --exclude-standard -- \
+    'sim/*.h' 'sim/*.cpp' 'backend/*.h' 'backend/*.cpp' 'tools/*.h' 'tools/*.cpp' 'tests/*.h' 'tests/*.cpp' \
+    ':!:tests/fuzz/corpus/*' | sort -z -u
+}
+
+# ccache, when it is on PATH, makes rebuilds (and CI's three configurations of one tree) cheaper; it is
+# never required and never installed. The empty value matters too: it clears a launcher an earlier
+# configure cached, so a build dir keeps working after ccache goes away.
+CONFIGURE=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if command -v ccache >/dev/null 2>&1; then
+  CONFIGURE+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+else
+  CONFIGURE+=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
+fi
+
 build() {
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" >/dev/null
   cmake --build "$BUILD" -j "$JOBS"
 }
 
 case "${1:-}" in
   demo)
-    install_missing
+    install_missing "${PACKAGES[@]}"
     build
     cd "$ROOT"
     "$BUILD/tools/allocsim" run scenarios/alloc-004-one-plan-two-claimants.json --executions 10000
     ;;
   test)
-    install_missing
+    install_missing "${PACKAGES[@]}"
     build
     ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
     ;;
   build)
-    install_missing
+    install_missing "${PACKAGES[@]}"
     build
     ;;
   sanitize)
@@ -61,9 +86,9 @@ case "${1:-}" in
     # ALLOCSIM_SANITIZE). LeakSanitizer stays on: every execution unwinds all its fibers before it returns,
     # so no live heap pointer sits only on a suspended fiber's stack (which LSan would not scan) when the
     # leak check runs at exit.
-    install_missing
+    install_missing "${PACKAGES[@]}"
     BUILD="$ROOT/build-asan"
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DALLOCSIM_SANITIZE=ON >/dev/null
+    cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" -DALLOCSIM_SANITIZE=ON >/dev/null
     cmake --build "$BUILD" -j "$JOBS"
     # ASan's reports go to files, one per process: it warns once per process that it supports ucontext
     # switching only partly (Boost's annotations are what make it work), and that warning on stderr would
@@ -90,10 +115,10 @@ case "${1:-}" in
     [ "$status" -eq 0 ] && [ "$reports" -eq 0 ]
     ;;
   fuzz)
-    install_missing "${FUZZ_PACKAGES[@]}"
+    install_missing "${PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
     BUILD="$ROOT/build-fuzz"
     SECONDS_EACH="${ALLOCSIM_FUZZ_SECONDS:-60}"
-    CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    CXX=clang++ cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" -DCMAKE_CXX_COMPILER=clang++ \
       -DALLOCSIM_FUZZ=ON -DALLOCSIM_TESTS=OFF >/dev/null
     cmake --build "$BUILD" -j "$JOBS" --target fuzz_scenario fuzz_trace
     export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
@@ -112,8 +137,8 @@ case "${1:-}" in
   differential)
     # Every scenario (and mutant scenario) on both sides, schedule by schedule; fails on any disagreement.
     # Unlike the ctest self-test, a missing seed fails this stage: CI asked for the comparison.
-    install_missing
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    install_missing "${PACKAGES[@]}"
+    cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" >/dev/null
     cmake --build "$BUILD" -j "$JOBS" --target allocsim
     export ALLOCSIM_SEED_DIR="${ALLOCSIM_SEED_DIR:-$ROOT/../shared/pyref}"
     if [ ! -f "$ALLOCSIM_SEED_DIR/memory_backend.py" ]; then
@@ -123,8 +148,29 @@ case "${1:-}" in
     python3 "$ROOT/tools/differential/differential.py" selftest --allocsim "$BUILD/tools/allocsim"
     python3 "$ROOT/tools/differential/differential.py" stage --allocsim "$BUILD/tools/allocsim" --jobs "$JOBS"
     ;;
+  format)
+    install_missing "${FORMAT_PACKAGES[@]}"
+    cd "$ROOT"
+    format_sources | xargs -0 -r clang-format -i --style=file
+    ;;
+  format-check)
+    # One line per unformatted file, however far off it is (clang-format's own diagnostics quote every
+    # changed line); `clang-format --dry-run FILE` shows the changes for one file.
+    install_missing "${FORMAT_PACKAGES[@]}"
+    cd "$ROOT"
+    bad=()
+    while IFS= read -r -d '' f; do
+      clang-format --dry-run --Werror --style=file "$f" >/dev/null 2>&1 || bad+=("$f")
+    done < <(format_sources)
+    if [ ${#bad[@]} -ne 0 ]; then
+      printf '%s\n' "${bad[@]}" >&2
+      echo "dev.sh: format-check: ${#bad[@]} file(s) not clang-formatted; run tools/dev.sh format" >&2
+      exit 1
+    fi
+    echo "dev.sh: format-check: all C++ sources formatted" >&2
+    ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|sanitize|fuzz|differential" >&2
+    echo "usage: tools/dev.sh demo|test|build|sanitize|fuzz|differential|format|format-check" >&2
     exit 2
     ;;
 esac

@@ -179,7 +179,7 @@ class Checker : public ScenarioReader {
     want_size(v, ptr, 1, kMaxActors, "actors");
     std::vector<std::string> names;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      ActorSpec actor = actor_entry(v[i], child(ptr, i), s);
+      ActorSpec actor = actor_entry(v[i], child(ptr, i));
       reject_duplicate(names, actor.name, ptr, child(child(ptr, i), "name"), "actor name");
       names.push_back(actor.name);
       s.actors.push_back(std::move(actor));
@@ -266,7 +266,7 @@ class Checker : public ScenarioReader {
     return out;
   }
 
-  ActorSpec actor_entry(const Json& v, const std::string& ptr, const Scenario& s) const {
+  ActorSpec actor_entry(const Json& v, const std::string& ptr) const {
     want_object(v, ptr);
     check_keys(v, ptr, kActorKeys);
     ActorSpec a;
@@ -280,7 +280,7 @@ class Checker : public ScenarioReader {
     const Json& script = require(v, ptr, "script");
     const std::string script_ptr = child(ptr, "script");
     want_size(script, script_ptr, 0, kMaxScriptOps, "ops");
-    for (std::size_t i = 0; i < script.size(); ++i) a.script.push_back(op_entry(script[i], child(script_ptr, i), s));
+    for (std::size_t i = 0; i < script.size(); ++i) a.script.push_back(op_entry(script[i], child(script_ptr, i)));
     return a;
   }
 
@@ -292,7 +292,7 @@ class Checker : public ScenarioReader {
     fail(ptr, fmt::format("unknown op {}{}", quote(name), hint(name, names)));
   }
 
-  Op op_entry(const Json& v, const std::string& ptr, const Scenario& s) const {
+  Op op_entry(const Json& v, const std::string& ptr) const {
     want_object(v, ptr);
     Op op{};
     op.kind = op_kind(require(v, ptr, "op"), child(ptr, "op"));

@@ -147,7 +147,7 @@ std::vector<std::string> actor_names(const harness::Scenario& sc) {
 }
 
 std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg) {
-  return cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = seed});
+  return cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = seed, .schedule = {}});
 }
 
 }  // namespace allocsim::cli

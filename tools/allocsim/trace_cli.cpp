@@ -97,7 +97,8 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   const harness::Scenario full = with_mutants(sc, c.mutants);
   const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
   std::cout << "replay by schedule: "
-            << cfg.replay_line(c.scenario, {.schedule = sim::format_schedule(f.result.schedule, names_of(full))})
+            << cfg.replay_line(c.scenario,
+                               {.seed = std::nullopt, .schedule = sim::format_schedule(f.result.schedule, names_of(full))})
             << "\n";
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
   harness::Trace t;
