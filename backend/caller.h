@@ -25,7 +25,18 @@ struct BarrierHit {
 };
 
 /// Objects a step can touch, for footprints (docs/DESIGN.md §2).
-enum class Obj : unsigned char { Node, Claim, SharedMap, Pointer, Clock, FailedReads, FailingGeometry, Audit, Lock, AllNodes };
+enum class Obj : unsigned char {
+  Node,
+  Claim,
+  SharedMap,
+  Pointer,
+  Clock,
+  FailedReads,
+  FailingGeometry,
+  Audit,
+  Lock,
+  AllNodes
+};
 
 class Caller {
  public:
@@ -66,7 +77,7 @@ class SequentialCaller : public Caller {
   std::string next_id(std::string_view kind) override { return std::string(kind) + "-" + std::to_string(++counter); }
 
   std::vector<std::pair<std::string, std::string>> fired;  // barriers fired, in order
-  int depth = 0;                                            // current lock depth (0 between calls)
+  int depth = 0;                                           // current lock depth (0 between calls)
   long counter = 0;
 };
 

@@ -106,9 +106,9 @@ struct DeviceIdentity {
 /// nodes' resourceVersions (seed `inventory`).
 struct InventorySnapshot {
   std::vector<DeviceIdentity> devices;
-  OrderedMap<std::string, int> occupancy;          // node -> units in use; empty when partial
-  OrderedMap<std::string, std::string> sharing;    // node -> classification
-  OrderedMap<std::string, std::string> owners;     // node -> owner (only owned nodes)
+  OrderedMap<std::string, int> occupancy;        // node -> units in use; empty when partial
+  OrderedMap<std::string, std::string> sharing;  // node -> classification
+  OrderedMap<std::string, std::string> owners;   // node -> owner (only owned nodes)
   std::string completeness = kCompletenessComplete;
   double observed_at = 0;
   std::string generation;

@@ -12,7 +12,8 @@ void FakeClock::advance(double seconds) {
   for (;;) {
     auto due = timers_.end();
     for (auto it = timers_.begin(); it != timers_.end(); ++it)
-      if (it->due <= target && (due == timers_.end() || it->due < due->due || (it->due == due->due && it->seq < due->seq)))
+      if (it->due <= target &&
+          (due == timers_.end() || it->due < due->due || (it->due == due->due && it->seq < due->seq)))
         due = it;
     if (due == timers_.end()) break;
     Timer timer = std::move(*due);

@@ -210,9 +210,10 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
     // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
     // sharers reach MIG through geometry instead (seed comment, lines 210-213).
     const std::string* sharing = find_in(snapshot.sharing, node);
-    if (sharing && (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown ||
-                    *sharing == kClassMig)) {
-      excluded.push_back(fmt::format("{}: {} \u2014 its units are shares or slices, not whole devices", node, *sharing));
+    if (sharing &&
+        (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown || *sharing == kClassMig)) {
+      excluded.push_back(
+          fmt::format("{}: {} \u2014 its units are shares or slices, not whole devices", node, *sharing));
       continue;
     }
     const int* occupied = find_in(snapshot.occupancy, node);
@@ -274,8 +275,8 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
         }
         const std::string& node = *mig_node;
         const std::string product = node_at(node).product;
-        const double gib = static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) /
-                           static_cast<double>(kGiB);
+        const double gib =
+            static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
         const auto profile = smallest_profile(product, gib);
         if (!profile) {
           reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
@@ -376,10 +377,10 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
       // client-side-claim mutant: the write names no resourceVersion, so a lost race goes unnoticed.
       if (!opt_.mutants.has(Mutant::ClientSideClaim) && node_at(node_name).resource_version != seen_version) {
         rollback(c, stamped, generation, operation_id);
-        return lost(OwnershipConflict(
-            fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write", node_name,
-                        seen_version, node_at(node_name).resource_version),
-            "Re-plan against the current state.", node_name));
+        return lost(
+            OwnershipConflict(fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write",
+                                          node_name, seen_version, node_at(node_name).resource_version),
+                              "Re-plan against the current state.", node_name));
       }
       NodeFixture& node = node_at(node_name);
       if (node.owner != owner) {
@@ -484,8 +485,8 @@ void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
 void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
   c.touch(Obj::FailingGeometry, node_name, false);
   c.touch(Obj::Node, node_name, true);
-  const bool failing = std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) !=
-                       s_.failing_geometry.end();
+  const bool failing =
+      std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) != s_.failing_geometry.end();
   NodeFixture& node = node_at(node_name);
   node.mig_state = failing ? "failed" : "success";
   node.mig_state_generation = version;

@@ -105,9 +105,9 @@ struct Claim {
   bool workload_ready = false;
   std::string entry_name;
   // -- port-only, read by invariants, never by seed behaviour --
-  std::string op_id;                                 // the reserve's operation id
-  bool releasing = false;                            // set right before release's first mutation
-  OrderedMap<std::string, int64_t> label_versions;   // node -> resourceVersion after this claim's label write
+  std::string op_id;                                // the reserve's operation id
+  bool releasing = false;                           // set right before release's first mutation
+  OrderedMap<std::string, int64_t> label_versions;  // node -> resourceVersion after this claim's label write
 };
 
 /// A geometry write waiting for its fake-clock delay (seed `_pending_geometry`).
@@ -119,9 +119,9 @@ struct PendingGeometry {
 
 /// Everything the backend holds. Public read-only through MemoryBackend::state() (invariants, tests).
 struct BackendState {
-  std::vector<NodeFixture> nodes;  // scenario order
-  std::vector<Claim> claims;       // insertion order (seed dict)
-  OrderedMap<std::string, std::string> failed_reads;             // kind -> reason
+  std::vector<NodeFixture> nodes;                                       // scenario order
+  std::vector<Claim> claims;                                            // insertion order (seed dict)
+  OrderedMap<std::string, std::string> failed_reads;                    // kind -> reason
   OrderedMap<std::string, OrderedMap<std::string, int>> shared_config;  // entry -> {node: 1}
   int64_t shared_config_version = 1;
   bool shared_tombstone = false;

@@ -43,12 +43,18 @@ const std::vector<MigFamily>& families() {
     return std::vector<MigFamily>{
         {"A100-SXM4-80GB", 7, 8, 80, a100_80},
         {"H100-80GB", 7, 8, 80, a100_80},
-        {"RTX-PRO-6000-Blackwell", 4, 4, 96,
+        {"RTX-PRO-6000-Blackwell",
+         4,
+         4,
+         96,
          {{"1g.24gb", 1, 1, 24, 4, {0, 1, 2, 3}}, {"2g.48gb", 2, 2, 48, 2, {0, 2}}, {"4g.96gb", 4, 4, 96, 1, {0}}}},
         // A100 80GB PCIe: GFD writes "NVIDIA-A100-80GB-PCIe", which the seed's SXM4 key misses.
         {"A100-80GB", 7, 8, 80, a100_80},
         {"A100-40GB", 7, 8, 40, grid_7x8(5, 10, 10, 20, 20, 40)},
-        {"A30", 4, 4, 24,
+        {"A30",
+         4,
+         4,
+         24,
          {{"1g.6gb", 1, 1, 6, 4, {0, 1, 2, 3}}, {"2g.12gb", 2, 2, 12, 2, {0, 2}}, {"4g.24gb", 4, 4, 24, 1, {0}}}},
         {"H100-NVL", 7, 8, 94, grid_7x8(12, 24, 24, 47, 47, 94)},
         {"H200", 7, 8, 141, grid_7x8(18, 35, 35, 71, 71, 141)},
@@ -151,7 +157,8 @@ std::optional<MigProfile> smallest_profile(std::string_view product, double gib)
   for (const auto& p : f->profiles) {
     if (static_cast<double>(p.memory_gib) < gib) continue;
     // Strictly smaller only: Python's min() keeps the first of equal keys (table order).
-    if (best == nullptr || std::pair(p.memory_gib, p.compute_slices) < std::pair(best->memory_gib, best->compute_slices))
+    if (best == nullptr ||
+        std::pair(p.memory_gib, p.compute_slices) < std::pair(best->memory_gib, best->compute_slices))
       best = &p;
   }
   if (best == nullptr) return std::nullopt;
@@ -190,7 +197,8 @@ std::vector<std::string> check_family_layout(const MigFamily& family, const Orde
     problems.push_back(fmt::format("requested {} memory slices on a card with {}", mem_slices, f->memory_slices));
   for (const auto& [name, count] : layout) {
     const int max = profile_of(*f, name)->max_instances;
-    if (count > max) problems.push_back(fmt::format("{} x {} exceeds the {} instances the card allows", count, name, max));
+    if (count > max)
+      problems.push_back(fmt::format("{} x {} exceeds the {} instances the card allows", count, name, max));
   }
   if (problems.empty() && !placeable(*f, layout))
     problems.push_back("no legal non-overlapping placement exists for this combination");

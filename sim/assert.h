@@ -36,8 +36,8 @@ void throwing_assert_handler(const char* condition, const char* file, int line, 
 }  // namespace allocsim::sim
 
 /// ALLOCSIM_ASSERT(condition, fmt, args...): the message is formatted only when the condition fails.
-#define ALLOCSIM_ASSERT(condition, ...)                                                                        \
-  do {                                                                                                         \
-    if (!(condition)) [[unlikely]]                                                                             \
-      ::allocsim::sim::assert_failed(#condition, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__));              \
+#define ALLOCSIM_ASSERT(condition, ...)                                                           \
+  do {                                                                                            \
+    if (!(condition)) [[unlikely]]                                                                \
+      ::allocsim::sim::assert_failed(#condition, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
   } while (0)

@@ -25,7 +25,9 @@ class PairCoverage {
     static View view(const std::pair<std::string, std::string>& p) { return {p.first, p.second}; }
     static View view(const View& p) { return p; }
     template <class A, class B>
-    bool operator()(const A& a, const B& b) const { return view(a) < view(b); }
+    bool operator()(const A& a, const B& b) const {
+      return view(a) < view(b);
+    }
   };
   using Set = std::set<std::pair<std::string, std::string>, Less>;
 

@@ -61,12 +61,14 @@ std::optional<Divergence> recheck_execution(Engine& engine, const WorldFactory& 
   const auto name = [&](ActorId id) { return std::string(world->actor_name(id)); };
   auto diff = first_difference(first, second, name);
   if (!diff && first.fingerprint() != second.fingerprint())  // unreachable unless the two disagree on the hash
-    diff = Divergence{first.steps.size(), fmt::format("after step {}", first.steps.size()),
+    diff = Divergence{first.steps.size(),
+                      fmt::format("after step {}", first.steps.size()),
                       fmt::format("first run: fingerprint {:016x}", first.fingerprint()),
                       fmt::format("second run: fingerprint {:016x} (the step lists are equal)", second.fingerprint()),
                       {}};
   if (!diff && (replay.divergence() || !replay.consumed_all()))
-    diff = Divergence{first.steps.size(), fmt::format("after step {}", first.steps.size()),
+    diff = Divergence{first.steps.size(),
+                      fmt::format("after step {}", first.steps.size()),
                       "first run: its recorded schedule",
                       fmt::format("second run: did not follow it: {}",
                                   replay.divergence().value_or("choices were left over")),

@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <cassert>
 
-#include "sim/assert.h"
 #include <stdexcept>
+#include "sim/assert.h"
 
 #include <fmt/format.h>
 
@@ -27,9 +27,12 @@ namespace bctx = boost::context;
 
 const char* to_string(PointKind k) {
   switch (k) {
-    case PointKind::Call: return "call";
-    case PointKind::Barrier: return "barrier";
-    case PointKind::LockWait: return "lock-wait";
+    case PointKind::Call:
+      return "call";
+    case PointKind::Barrier:
+      return "barrier";
+    case PointKind::LockWait:
+      return "lock-wait";
   }
   return "?";
 }
@@ -148,8 +151,7 @@ struct Engine::Impl {
   using StackAllocator = bctx::pooled_fixedsize_stack;  // reuses stacks across executions: no mmap per fiber
 #endif
 
-  explicit Impl(const EngineOptions& o)
-      : stacks(o.stack_bytes * kStackScale), record_footprints(o.record_footprints) {}
+  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes * kStackScale), record_footprints(o.record_footprints) {}
 
   StackAllocator stacks;
   std::vector<Slot> slots;
@@ -253,8 +255,8 @@ struct Engine::Impl {
 
   std::optional<Violation> exception_violation(ActorId id) {
     if (!slots[id].exception) return std::nullopt;
-    return Violation{"actor-exception",
-                     fmt::format("actor {} threw: {}", world->actor_name(id), *slots[id].exception), ""};
+    return Violation{"actor-exception", fmt::format("actor {} threw: {}", world->actor_name(id), *slots[id].exception),
+                     ""};
   }
 
   std::string deadlock_state() const {
@@ -308,8 +310,10 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     cands.clear();
     bool blocked = false;
     for (ActorId i = 0; i < n; ++i) {
-      if (m.runnable(i)) cands.push_back({i, m.slots[i].kind, m.slots[i].what});
-      else if (m.slots[i].state == SlotState::Blocked) blocked = true;
+      if (m.runnable(i))
+        cands.push_back({i, m.slots[i].kind, m.slots[i].what});
+      else if (m.slots[i].state == SlotState::Blocked)
+        blocked = true;
     }
     if (cands.empty()) {
       if (blocked) {
@@ -321,12 +325,12 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       break;
     }
     if (r.steps.size() >= opt_.max_steps) {
-      r.violation = Violation{
-          "steps-bounded",
-          fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
-                      "likely an actor that polls or retries without bound, or a livelock between actors",
-                      opt_.max_steps),
-          ""};
+      r.violation =
+          Violation{"steps-bounded",
+                    fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
+                                "likely an actor that polls or retries without bound, or a livelock between actors",
+                                opt_.max_steps),
+                    ""};
       break;
     }
     const ActorId pick = strategy.choose(cands, current);

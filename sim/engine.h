@@ -75,9 +75,9 @@ struct ExecutionResult {
 };
 
 struct EngineOptions {
-  uint64_t max_steps = 10000;          // `steps-bounded` fires when an execution needs more
-  size_t stack_bytes = 256 * 1024;     // per actor fiber
-  bool record_footprints = false;      // keep every step's reads and writes (DPOR needs them)
+  uint64_t max_steps = 10000;       // `steps-bounded` fires when an execution needs more
+  size_t stack_bytes = 256 * 1024;  // per actor fiber
+  bool record_footprints = false;   // keep every step's reads and writes (DPOR needs them)
 };
 
 class Engine {

@@ -1,6 +1,5 @@
 #include "sim/prng.h"
 
-
 #include "sim/assert.h"
 
 namespace allocsim::sim {

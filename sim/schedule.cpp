@@ -19,7 +19,8 @@ uint64_t number(std::string_view s, std::string_view item, const char* what) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-    throw ScheduleError(fmt::format("schedule item \"{}\": expected {} as a decimal number, got \"{}\"", item, what, s));
+    throw ScheduleError(
+        fmt::format("schedule item \"{}\": expected {} as a decimal number, got \"{}\"", item, what, s));
   return v;
 }
 
@@ -52,11 +53,10 @@ std::string format_schedule(std::span<const Choice> schedule, const std::vector<
 std::vector<Choice> parse_schedule(std::string_view text, const std::vector<std::string>& names) {
   if (!text.starts_with(kPrefix)) {
     const size_t colon = text.find(':');
-    throw ScheduleError(colon == std::string_view::npos || colon > 8
-                            ? fmt::format("expected a schedule string starting with \"v1:\", got \"{}\"",
-                                          text.substr(0, 32))
-                            : fmt::format("unknown schedule version \"{}\" (this allocsim reads \"v1:\")",
-                                          text.substr(0, colon + 1)));
+    throw ScheduleError(
+        colon == std::string_view::npos || colon > 8
+            ? fmt::format("expected a schedule string starting with \"v1:\", got \"{}\"", text.substr(0, 32))
+            : fmt::format("unknown schedule version \"{}\" (this allocsim reads \"v1:\")", text.substr(0, colon + 1)));
   }
   text.remove_prefix(kPrefix.size());
   std::vector<Choice> out;
@@ -79,9 +79,10 @@ std::vector<Choice> parse_schedule(std::string_view text, const std::vector<std:
     } else if (head.starts_with('@')) {
       c.value = number(head.substr(1), item, "an actor index");
       if (c.value >= names.size())
-        throw ScheduleError(fmt::format("schedule item \"{}\": actor index {} is out of range (the scenario has {} "
-                                        "actors)",
-                                        item, c.value, names.size()));
+        throw ScheduleError(
+            fmt::format("schedule item \"{}\": actor index {} is out of range (the scenario has {} "
+                        "actors)",
+                        item, c.value, names.size()));
     } else {
       size_t i = 0;
       while (i < names.size() && names[i] != head) ++i;

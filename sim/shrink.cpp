@@ -14,8 +14,10 @@ ActorId default_choice(std::span<const Candidate> runnable, ActorId current) {
 
 LenientReplayStrategy::LenientReplayStrategy(std::span<const Choice> schedule) {
   for (const Choice& c : schedule) {
-    if (c.kind == Choice::Actor) actors_.push_back(static_cast<ActorId>(c.value));
-    else draws_.push_back(c.value);
+    if (c.kind == Choice::Actor)
+      actors_.push_back(static_cast<ActorId>(c.value));
+    else
+      draws_.push_back(c.value);
   }
 }
 
@@ -64,8 +66,7 @@ struct Point {
 // Follows `prefix` (alternative indices), then always the first alternative; records every point.
 class DfsStrategy final : public Strategy {
  public:
-  DfsStrategy(const std::vector<uint32_t>& prefix, std::span<const uint64_t> draws)
-      : prefix_(prefix), draws_(draws) {}
+  DfsStrategy(const std::vector<uint32_t>& prefix, std::span<const uint64_t> draws) : prefix_(prefix), draws_(draws) {}
   void begin_execution(uint64_t) override { points.clear(), dpos_ = 0; }
   ActorId choose(std::span<const Candidate> runnable, ActorId current) override {
     Point p;
@@ -77,9 +78,10 @@ class DfsStrategy final : public Strategy {
     const size_t at = points.size();
     const uint32_t pick = at < prefix_.size() ? prefix_[at] : 0;
     if (pick >= p.alternatives.size())
-      throw std::logic_error(fmt::format("preemption search: choice {} has {} alternatives on re-run, expected more "
-                                         "than {} (the world is not deterministic)",
-                                         at, p.alternatives.size(), pick));
+      throw std::logic_error(
+          fmt::format("preemption search: choice {} has {} alternatives on re-run, expected more "
+                      "than {} (the world is not deterministic)",
+                      at, p.alternatives.size(), pick));
     const ActorId chosen = p.alternatives[pick];
     points.push_back(std::move(p));
     return chosen;

@@ -11,8 +11,10 @@ Footprint normalized(std::vector<Access> raw) {
   std::sort(raw.begin(), raw.end(), [](const Access& a, const Access& b) { return a.object < b.object; });
   Footprint out;
   for (const Access& a : raw) {
-    if (!out.empty() && out.back().object == a.object) out.back().write |= a.write;
-    else out.push_back(a);
+    if (!out.empty() && out.back().object == a.object)
+      out.back().write |= a.write;
+    else
+      out.push_back(a);
   }
   return out;
 }
@@ -27,8 +29,10 @@ bool dependent(const Footprint& a, const Footprint& b) {
   // Both sorted: one merge pass.
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
-    if (a[i].object < b[j].object) ++i;
-    else if (b[j].object < a[i].object) ++j;
+    if (a[i].object < b[j].object)
+      ++i;
+    else if (b[j].object < a[i].object)
+      ++j;
     else {
       if (a[i].write || b[j].write) return true;
       ++i, ++j;

@@ -65,8 +65,11 @@ backend::BarrierHit ActorCaller::fault_at(const char* barrier) {
       st_.crashed = barrier;
       st_.outcomes[st_.op_index] = "crashed";  // run() never gets to assign this op's outcome
       throw sim::ActorCrash{barrier};
-    case FaultAction::Raise: throw InjectedError(barrier);
-    case FaultAction::DropResponse: dropped = true; return {.drop_response = true};
+    case FaultAction::Raise:
+      throw InjectedError(barrier);
+    case FaultAction::DropResponse:
+      dropped = true;
+      return {.drop_response = true};
   }
   return {};
 }

@@ -67,7 +67,9 @@ std::optional<Violation> check_no_double_grant(const CheckContext& c) {
     if (cl.releasing) continue;
     for (const auto& [workload, devices] : cl.plan.assignments) {
       for (const auto& d : devices) {
-        const std::string_view id = d.mig_uuid ? std::string_view(*d.mig_uuid) : d.uuid ? std::string_view(*d.uuid) : "";
+        const std::string_view id = d.mig_uuid ? std::string_view(*d.mig_uuid)
+                                    : d.uuid   ? std::string_view(*d.uuid)
+                                               : "";
         if (id.empty()) continue;
         auto it = std::find_if(granted.begin(), granted.end(), [&](const auto& g) { return g.first == id; });
         if (it == granted.end()) {
@@ -172,8 +174,8 @@ std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c
                      render_claim(*cl, ClaimFields::Readiness));
   for (const auto& e : obs.evidence) {
     const int64_t* written = backend::find_in(cl->label_versions, e.node);
-    const bool answers = e.mig_config == cl->entry_name && e.state == "success" && written &&
-                         e.state_generation >= *written;
+    const bool answers =
+        e.mig_config == cl->entry_name && e.state == "success" && written && e.state_generation >= *written;
     if (!answers)
       return violation(
           "readiness-answers-its-write",
@@ -255,8 +257,8 @@ std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
                          fmt::format("{} released what it claimed, but map entry {} remains", a.name, entry),
                          render_map_state(s) + render_actor_claims(a));
     if (s.shared_config.empty() && s.pointer != backend::kDefaultPointer)
-      return violation("quiescent-clean",
-                       fmt::format("no map entry is left but the pointer names {}", s.pointer), render_map_state(s) + render_actor_claims(a));
+      return violation("quiescent-clean", fmt::format("no map entry is left but the pointer names {}", s.pointer),
+                       render_map_state(s) + render_actor_claims(a));
   }
   return std::nullopt;
 }

@@ -259,8 +259,8 @@ void parse_bind(const ScenarioReader& r, const Json& v, const std::string& ptr, 
   // A bind larger than the whole node can never succeed; a smaller one may, depending on what else holds it.
   for (const NodeSpec& n : r.scenario().nodes)
     if (n.name == op.node && op.units > n.gpu_count)
-      r.fail(child(ptr, "units"), fmt::format("{} units can never fit node {} (gpu_count {})", op.units, quote(op.node),
-                                               n.gpu_count));
+      r.fail(child(ptr, "units"),
+             fmt::format("{} units can never fit node {} (gpu_count {})", op.units, quote(op.node), n.gpu_count));
 }
 void json_bind(const Op& op, Json& j) {
   j["node"] = op.node;
@@ -332,41 +332,141 @@ const char* run_clock(ScriptRunner& run, const Op& op) {
 // are the words of the ops that fire barriers (faults, FaultSpec).
 const std::vector<OpSpec>& table() {
   static const std::vector<OpSpec> k = {
-      {OpKind::Inventory, "inventory", {"op", "nodes"}, {"complete", "partial", "unknown"},  //
-       parse_inventory, nullptr, json_inventory, no_detail, run_inventory},
-      {OpKind::Plan, "plan", {"op", "requests"}, {"feasible", "infeasible", "skipped"},  //
-       parse_plan, nullptr, json_plan, no_detail, run_plan},
-      {OpKind::Reserve, "reserve", {"op", "requests", "plan_from"},
+      {OpKind::Inventory,
+       "inventory",
+       {"op", "nodes"},
+       {"complete", "partial", "unknown"},  //
+       parse_inventory,
+       nullptr,
+       json_inventory,
+       no_detail,
+       run_inventory},
+      {OpKind::Plan,
+       "plan",
+       {"op", "requests"},
+       {"feasible", "infeasible", "skipped"},  //
+       parse_plan,
+       nullptr,
+       json_plan,
+       no_detail,
+       run_plan},
+      {OpKind::Reserve,
+       "reserve",
+       {"op", "requests", "plan_from"},
        {"claimed", "conflict", "infeasible", "unknown", "skipped", "error", "crashed"},  //
-       parse_reserve, resolve_reserve, json_reserve, detail_reserve, run_reserve},
-      {OpKind::Observe, "observe", {"op"}, {"pending", "allocated", "prepared", "ready", "failed", "unknown", "skipped"},
-       parse_nothing, nullptr, json_nothing, no_detail, run_observe},
-      {OpKind::Await, "await", {"op", "status", "polls_max"},
+       parse_reserve,
+       resolve_reserve,
+       json_reserve,
+       detail_reserve,
+       run_reserve},
+      {OpKind::Observe,
+       "observe",
+       {"op"},
+       {"pending", "allocated", "prepared", "ready", "failed", "unknown", "skipped"},
+       parse_nothing,
+       nullptr,
+       json_nothing,
+       no_detail,
+       run_observe},
+      {OpKind::Await,
+       "await",
+       {"op", "status", "polls_max"},
        {"pending", "allocated", "prepared", "ready", "failed", "timeout", "skipped"},  //
-       parse_await, nullptr, json_await, detail_await, run_await},
-      {OpKind::MarkReady, "mark_ready", {"op"}, {"done", "skipped", "error", "unknown", "crashed"},  //
-       parse_nothing, nullptr, json_nothing, no_detail, run_mark_ready},
-      {OpKind::Reconcile, "reconcile", {"op", "status"},
+       parse_await,
+       nullptr,
+       json_await,
+       detail_await,
+       run_await},
+      {OpKind::MarkReady,
+       "mark_ready",
+       {"op"},
+       {"done", "skipped", "error", "unknown", "crashed"},  //
+       parse_nothing,
+       nullptr,
+       json_nothing,
+       no_detail,
+       run_mark_ready},
+      {OpKind::Reconcile,
+       "reconcile",
+       {"op", "status"},
        {"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"},  //
-       parse_reconcile, nullptr, json_reconcile, detail_reconcile, run_reconcile},
-      {OpKind::Release, "release", {"op", "keep_workloads"},
+       parse_reconcile,
+       nullptr,
+       json_reconcile,
+       detail_reconcile,
+       run_reconcile},
+      {OpKind::Release,
+       "release",
+       {"op", "keep_workloads"},
        {"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"},  //
-       parse_release, nullptr, json_release, detail_release, run_release},
-      {OpKind::BindWorkload, "bind_workload", {"op", "node", "workload", "units"}, {"done"},  //
-       parse_bind, nullptr, json_bind, detail_bind, run_bind},
-      {OpKind::UnbindWorkload, "unbind_workload", {"op", "node", "workload"}, {"done"},  //
-       parse_bind, nullptr, json_unbind, detail_unbind, run_unbind},
-      {OpKind::FailReads, "fail_reads", {"op", "kind"}, {"done"},  //
-       parse_reads, nullptr, json_reads, detail_reads, run_fail_reads},
-      {OpKind::RestoreReads, "restore_reads", {"op", "kind"}, {"done"},  //
-       parse_reads, nullptr, json_reads, detail_reads, run_restore_reads},
-      {OpKind::FailGeometry, "fail_geometry", {"op", "node"}, {"done"},  //
-       parse_geometry, nullptr, json_geometry, detail_geometry, run_fail_geometry},
-      {OpKind::AdvanceClock, "advance_clock", {"op", "seconds"}, {"done"},  //
-       parse_clock, nullptr, json_clock, detail_clock, run_clock},
-      {OpKind::Recover, "recover", {"op", "flow"},
+       parse_release,
+       nullptr,
+       json_release,
+       detail_release,
+       run_release},
+      {OpKind::BindWorkload,
+       "bind_workload",
+       {"op", "node", "workload", "units"},
+       {"done"},  //
+       parse_bind,
+       nullptr,
+       json_bind,
+       detail_bind,
+       run_bind},
+      {OpKind::UnbindWorkload,
+       "unbind_workload",
+       {"op", "node", "workload"},
+       {"done"},  //
+       parse_bind,
+       nullptr,
+       json_unbind,
+       detail_unbind,
+       run_unbind},
+      {OpKind::FailReads,
+       "fail_reads",
+       {"op", "kind"},
+       {"done"},  //
+       parse_reads,
+       nullptr,
+       json_reads,
+       detail_reads,
+       run_fail_reads},
+      {OpKind::RestoreReads,
+       "restore_reads",
+       {"op", "kind"},
+       {"done"},  //
+       parse_reads,
+       nullptr,
+       json_reads,
+       detail_reads,
+       run_restore_reads},
+      {OpKind::FailGeometry,
+       "fail_geometry",
+       {"op", "node"},
+       {"done"},  //
+       parse_geometry,
+       nullptr,
+       json_geometry,
+       detail_geometry,
+       run_fail_geometry},
+      {OpKind::AdvanceClock,
+       "advance_clock",
+       {"op", "seconds"},
+       {"done"},  //
+       parse_clock,
+       nullptr,
+       json_clock,
+       detail_clock,
+       run_clock},
+      {OpKind::Recover,
+       "recover",
+       {"op", "flow"},
        {"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"},  //
-       parse_recover, resolve_recover, json_recover, no_detail, run_recover},
+       parse_recover,
+       resolve_recover,
+       json_recover,
+       no_detail,
+       run_recover},
   };
   return k;
 }

@@ -47,11 +47,10 @@ json claim(const backend::Claim& c) {
     for (const auto& d : devices) ds.push_back(device(d));
     assignments.push_back(json::array({workload, ds}));
   }
-  return {{"claim_id", c.claim_id},         {"owner", c.owner},
-          {"generation", c.generation},     {"nodes", c.nodes},
-          {"status", c.status},             {"workload_ready", c.workload_ready},
-          {"entry_name", c.entry_name},     {"plan_id", c.plan.plan_id},
-          {"geometry", pairs(c.plan.geometry)}, {"assignments", assignments}};
+  return {{"claim_id", c.claim_id},     {"owner", c.owner},          {"generation", c.generation},
+          {"nodes", c.nodes},           {"status", c.status},        {"workload_ready", c.workload_ready},
+          {"entry_name", c.entry_name}, {"plan_id", c.plan.plan_id}, {"geometry", pairs(c.plan.geometry)},
+          {"assignments", assignments}};
 }
 
 }  // namespace
@@ -98,7 +97,8 @@ json record_execution(uint64_t index, const BackendWorld& world, const sim::Exec
     outcomes[a.name] = list;
   }
   json audit = json::array();
-  for (const auto& m : world.backend().state().audit) audit.push_back(json::array({m.op_id, m.kind, m.target, m.detail}));
+  for (const auto& m : world.backend().state().audit)
+    audit.push_back(json::array({m.op_id, m.kind, m.target, m.detail}));
   return {{"schema", "allocsim/record/v1"},
           {"index", index},
           {"schedule", sim::format_schedule(r.schedule, names)},

@@ -44,8 +44,8 @@ void judge(const Scenario& sc, ScenarioReport& r) {
     if (!found) {
       std::string names;
       for (const auto& v : e.violations) names += (names.empty() ? "" : " or ") + v;
-      r.unmet.push_back(fmt::format("expected a violation of {}, but none of {} executions found one", names,
-                                    r.summary.executions));
+      r.unmet.push_back(
+          fmt::format("expected a violation of {}, but none of {} executions found one", names, r.summary.executions));
     }
   }
   for (const auto& [actor, ops] : e.actors) {
@@ -58,9 +58,10 @@ void judge(const Scenario& sc, ScenarioReport& r) {
         bool ok = false;
         for (const auto& w : allowed) ok |= w == outcome;
         if (!ok)
-          r.unmet.push_back(fmt::format("actor {}: {} ended in \"{}\" in {} execution(s), which expect.actors does "
-                                        "not allow",
-                                        actor, op, outcome, n));
+          r.unmet.push_back(
+              fmt::format("actor {}: {} ended in \"{}\" in {} execution(s), which expect.actors does "
+                          "not allow",
+                          actor, op, outcome, n));
       }
     }
   }
@@ -73,14 +74,16 @@ void judge(const Scenario& sc, ScenarioReport& r) {
     for (const auto& got : r.reached) hit |= got == want;
     if (hit) continue;
     if (clean == 0 && r.summary.executions > 0)
-      r.unmet.push_back(fmt::format("barrier {} never fired (expect.reach): every one of the {} executions stopped "
-                                    "at a violation before it could fire (reach is judged only on executions "
-                                    "that get that far)",
-                                    want, r.summary.executions));
+      r.unmet.push_back(
+          fmt::format("barrier {} never fired (expect.reach): every one of the {} executions stopped "
+                      "at a violation before it could fire (reach is judged only on executions "
+                      "that get that far)",
+                      want, r.summary.executions));
     else
-      r.unmet.push_back(fmt::format("barrier {} never fired in {} executions (expect.reach): the race window was "
-                                    "not reached",
-                                    want, r.summary.executions));
+      r.unmet.push_back(
+          fmt::format("barrier {} never fired in {} executions (expect.reach): the race window was "
+                      "not reached",
+                      want, r.summary.executions));
   }
   r.met = r.unmet.empty();
 }
@@ -98,9 +101,8 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const R
   // Footprints for DPOR and for counting distinct traces (exhaustive only: they cost time on every touch).
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = caps.exhaustive});
   uint64_t pct_steps = 0;
-  auto strategy = make_strategy(config, sc.actors.size(), [&] {
-    return pct_steps = sim::calibrate_pct_steps(engine, make_world);
-  });
+  auto strategy =
+      make_strategy(config, sc.actors.size(), [&] { return pct_steps = sim::calibrate_pct_steps(engine, make_world); });
   ScenarioReport r;
   r.reduction = resolved.reduction;
   sim::TraceCounter traces;
@@ -116,39 +118,40 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const R
   std::vector<std::vector<std::vector<std::pair<const char*, uint64_t>>>> tally(sc.actors.size());
   for (size_t a = 0; a < sc.actors.size(); ++a) tally[a].resize(sc.actors[a].script.size());
   sim::Engine recheck_engine(sim::EngineOptions{.max_steps = max_steps});
-  r.summary = sim::explore(
-      engine, make_world, *strategy, opt,
-      [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-        auto& bw = static_cast<BackendWorld&>(w);
-        for (size_t i = 0; i < hits.size(); ++i) hits[i] += bw.barrier_hits()[i];
-        for (size_t a = 0; a < sc.actors.size(); ++a) {
-          const auto& script = sc.actors[a].script;
-          for (size_t k = 0; k < script.size(); ++k) {
-            const char* out = bw.actors()[a].outcomes[k];
-            if (!out) continue;
-            auto& t = tally[a][k];
-            auto it = std::find_if(t.begin(), t.end(), [out](const auto& p) { return p.first == out; });
-            if (it == t.end())
-              t.emplace_back(out, 1);
-            else
-              ++it->second;
-          }
-        }
-        if (caps.exhaustive) traces.add(res);
-        coverage.observe(res);
-        violating += res.violation.has_value();
-        if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
-        if (hooks.on_execution) hooks.on_execution(index, bw, res);
-        if (config.check_determinism) {
-          // A separate engine: the second run must not share stack pools or step hints with the first.
-          ++r.rechecked_executions;
-          if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
-            if (!r.divergence) r.divergence = ScenarioReport::Divergence{index, seed, std::move(*d)};
-            ++r.divergent_executions;
-          }
-        }
-        if (hooks.progress) hooks.progress(index + 1, violating);
-      });
+  r.summary = sim::explore(engine, make_world, *strategy, opt,
+                           [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
+                             auto& bw = static_cast<BackendWorld&>(w);
+                             for (size_t i = 0; i < hits.size(); ++i) hits[i] += bw.barrier_hits()[i];
+                             for (size_t a = 0; a < sc.actors.size(); ++a) {
+                               const auto& script = sc.actors[a].script;
+                               for (size_t k = 0; k < script.size(); ++k) {
+                                 const char* out = bw.actors()[a].outcomes[k];
+                                 if (!out) continue;
+                                 auto& t = tally[a][k];
+                                 auto it =
+                                     std::find_if(t.begin(), t.end(), [out](const auto& p) { return p.first == out; });
+                                 if (it == t.end())
+                                   t.emplace_back(out, 1);
+                                 else
+                                   ++it->second;
+                               }
+                             }
+                             if (caps.exhaustive) traces.add(res);
+                             coverage.observe(res);
+                             violating += res.violation.has_value();
+                             if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
+                             if (hooks.on_execution) hooks.on_execution(index, bw, res);
+                             if (config.check_determinism) {
+                               // A separate engine: the second run must not share stack pools or step hints with the first.
+                               ++r.rechecked_executions;
+                               if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
+                                 if (!r.divergence)
+                                   r.divergence = ScenarioReport::Divergence{index, seed, std::move(*d)};
+                                 ++r.divergent_executions;
+                               }
+                             }
+                             if (hooks.progress) hooks.progress(index + 1, violating);
+                           });
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (size_t k = 0; k < tally[a].size(); ++k)
       for (const auto& [out, n] : tally[a][k])

@@ -39,11 +39,11 @@ struct ScenarioReport {
   sim::ExploreSummary summary;
   // actor -> op name -> outcome -> count, in script order of first appearance
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;
-  std::vector<std::string> reached;      // barriers fired in at least one execution, catalog order
+  std::vector<std::string> reached;  // barriers fired in at least one execution, catalog order
   /// Exhaustive strategies: whether the whole tree was explored (else the run stopped at `executions` or a
   /// first violation).
   bool exhausted = false;
-  std::string reduction;                   // the reduction used (registry: ResolvedStrategy), or ""
+  std::string reduction;                    // the reduction used (registry: ResolvedStrategy), or ""
   std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
   /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
   struct Pct {
@@ -53,7 +53,7 @@ struct ScenarioReport {
   };
   std::optional<Pct> pct;
   uint64_t pair_coverage = 0;  // ordered point-name pairs at switches between actors (sim/coverage.h)
-  bool met = false;                      // every expectation held
+  bool met = false;            // every expectation held
   /// check_determinism: the first execution whose second run differed, and how many did.
   struct Divergence {
     uint64_t index = 0, seed = 0;
@@ -62,7 +62,7 @@ struct ScenarioReport {
   std::optional<Divergence> divergence;
   uint64_t divergent_executions = 0;
   uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
-  std::vector<std::string> unmet;        // why not, one line each
+  std::vector<std::string> unmet;     // why not, one line each
 };
 
 /// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant and

@@ -9,9 +9,12 @@ namespace allocsim::harness {
 
 const char* fault_action_name(FaultAction a) {
   switch (a) {
-    case FaultAction::Crash: return "crash";
-    case FaultAction::Raise: return "raise";
-    case FaultAction::DropResponse: return "drop_response";
+    case FaultAction::Crash:
+      return "crash";
+    case FaultAction::Raise:
+      return "raise";
+    case FaultAction::DropResponse:
+      return "drop_response";
   }
   return "unknown";
 }

@@ -39,7 +39,7 @@ class ScenarioError : public support::InputError {
 /// One workload request of a plan/reserve op. The actor's name is its flow id.
 struct RequestSpec {
   std::string workload;
-  int devices = 1;                                 // >= 1
+  int devices = 1;                                   // >= 1
   std::string sharing = backend::kSharingExclusive;  // exclusive|isolated_mig|cooperative|accounting_only
   std::optional<double> minimum_usable_memory_gib;   // >= 0
 };
@@ -81,8 +81,8 @@ struct Op {
   std::vector<RequestSpec> requests;
   std::optional<std::string> plan_from;  // reserve: another actor's last plan (ALLOC-004)
   // await, reconcile
-  std::string status;   // await: the claim status to wait for; reconcile: the desired status
-  int polls_max = 1;    // await: >= 1, <= 1000
+  std::string status;  // await: the claim status to wait for; reconcile: the desired status
+  int polls_max = 1;   // await: >= 1, <= 1000
   // release
   bool keep_workloads = false;
   // bind_workload, unbind_workload, fail_geometry
@@ -142,19 +142,19 @@ const char* fault_action_name(FaultAction a);
 /// Draw 0 is always "no fault", so a schedule with every fault draw set to 0 runs fault-free (the shrinker
 /// relies on it). A fault that fires adds "fault=<what>" to its step's detail in traces.
 struct FaultSpec {
-  bool enabled = false;             // the file has a `faults` key
-  int max = 1;                      // faults per execution, 1..16
-  std::vector<std::string> actors;  // who may fault; empty = every actor
+  bool enabled = false;                                        // the file has a `faults` key
+  int max = 1;                                                 // faults per execution, 1..16
+  std::vector<std::string> actors;                             // who may fault; empty = every actor
   OrderedMap<std::string, std::vector<FaultAction>> barriers;  // barrier -> actions, file order
-  std::vector<std::string> fail_reads;     // "nodes" | "pods" | "config"
-  std::vector<std::string> fail_geometry;  // node names
+  std::vector<std::string> fail_reads;                         // "nodes" | "pods" | "config"
+  std::vector<std::string> fail_geometry;                      // node names
   /// Whether `actor` may fault.
   bool eligible(const std::string& actor) const;
 };
 
 struct Scenario {
-  std::string path;         // as given to load_scenario
-  std::string digest;       // "xxh3-128:<32 hex>" of the file's bytes
+  std::string path;    // as given to load_scenario
+  std::string digest;  // "xxh3-128:<32 hex>" of the file's bytes
   std::string name;
   std::string description;
   std::string authority = backend::kAuthorityDevicePlugin;

@@ -32,8 +32,10 @@ Json node_json(const NodeSpec& n) {
 
 Json expect_json(const Expectation& e) {
   Json j = Json::object();
-  if (e.pass) j["outcome"] = "pass";
-  else j["violation"] = e.violations;
+  if (e.pass)
+    j["outcome"] = "pass";
+  else
+    j["violation"] = e.violations;
   if (!e.actors.empty()) {
     Json actors = Json::object();
     for (const auto& [actor, ops] : e.actors) {
@@ -80,8 +82,10 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
     actors.push_back({{"name", a.name}, {"script", std::move(script)}});
   }
   j["actors"] = std::move(actors);
-  if (s.invariants.empty()) j["invariants"] = "all";
-  else j["invariants"] = s.invariants;
+  if (s.invariants.empty())
+    j["invariants"] = "all";
+  else
+    j["invariants"] = s.invariants;
   j["expect"] = expect_json(s.expect);
   if (s.faults.enabled) j["faults"] = faults_json(s.faults);
   if (s.max_steps) j["max_steps"] = *s.max_steps;

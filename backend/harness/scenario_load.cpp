@@ -90,8 +90,8 @@ class Checker : public ScenarioReader {
     if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);
     if (const Json* v = find(doc, "max_steps"))
-      s.max_steps = static_cast<uint64_t>(int_value(*v, "/max_steps", 1, static_cast<int>(kMaxScenarioSteps),
-                                                    " (steps per execution)"));
+      s.max_steps = static_cast<uint64_t>(
+          int_value(*v, "/max_steps", 1, static_cast<int>(kMaxScenarioSteps), " (steps per execution)"));
   }
 
  private:
@@ -171,7 +171,8 @@ class Checker : public ScenarioReader {
     }
     // Each entry fits on its own; together they must too, or the fixture starts with more held than exists.
     if (total > gpu_count)
-      fail(ptr, fmt::format("workloads hold {} GPU units in total, more than the node's gpu_count {}", total, gpu_count));
+      fail(ptr,
+           fmt::format("workloads hold {} GPU units in total, more than the node's gpu_count {}", total, gpu_count));
     return out;
   }
 
@@ -204,7 +205,8 @@ class Checker : public ScenarioReader {
       for (const ActorSpec& actor : s.actors) names.push_back(actor.name.c_str());
       const std::string aptr = child(ptr, "actors");
       want_array(*a, aptr);
-      if (a->empty()) fail(aptr, "expected a non-empty array of actor names (omit \"actors\" to let every actor fault), got []");
+      if (a->empty())
+        fail(aptr, "expected a non-empty array of actor names (omit \"actors\" to let every actor fault), got []");
       for (std::size_t i = 0; i < a->size(); ++i) {
         const std::string p = child(aptr, i);
         const std::string name = string_value((*a)[i], p);
@@ -257,8 +259,8 @@ class Checker : public ScenarioReader {
           fail(ap, fmt::format("unknown fault action {}{}", quote(word), hint(word, kFaultActions)));
         reject_duplicate(seen, word, p, ap, "fault action");
         seen.push_back(word);
-        const auto at = std::find_if(kFaultActions.begin(), kFaultActions.end(),
-                                     [&](const char* a) { return word == a; });
+        const auto at =
+            std::find_if(kFaultActions.begin(), kFaultActions.end(), [&](const char* a) { return word == a; });
         actions.push_back(static_cast<FaultAction>(at - kFaultActions.begin()));
       }
       out.emplace_back(it.key(), std::move(actions));
@@ -405,7 +407,6 @@ class Checker : public ScenarioReader {
     }
     return out;
   }
-
 };
 
 std::string digest_of(std::string_view text) {

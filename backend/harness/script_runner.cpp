@@ -97,7 +97,8 @@ void ScriptRunner::environment_fault() {
 void ScriptRunner::wait_for_end(const std::string& flow_name) {
   sim::ActorId flow = 0;
   while (flow < w_.actors_.size() && w_.actors_[flow].name != flow_name) ++flow;
-  if (flow == w_.actors_.size()) throw std::logic_error("recover names no actor: " + flow_name);  // the loader resolves it
+  if (flow == w_.actors_.size())
+    throw std::logic_error("recover names no actor: " + flow_name);  // the loader resolves it
   if (sim::SimMutex* life = w_.life_[flow].get()) {
     life->lock(ctx_);  // blocks (LockWait) until the flow's actor has finished or crashed
     life->unlock();
@@ -162,8 +163,8 @@ const char* ScriptRunner::observe_once() {
 }
 
 const char* ScriptRunner::status_word(const std::string& s) {
-  for (const char* w : {backend::kClaimPending, backend::kClaimAllocated, backend::kClaimPrepared,
-                        backend::kClaimReady, backend::kClaimFailed, backend::kClaimReleasing})
+  for (const char* w : {backend::kClaimPending, backend::kClaimAllocated, backend::kClaimPrepared, backend::kClaimReady,
+                        backend::kClaimFailed, backend::kClaimReleasing})
     if (s == w) return w;
   throw std::logic_error("unknown claim status " + s);
 }

@@ -30,11 +30,15 @@ void prune_expect(Scenario& sc) {
     for (size_t k = 0; spec && k < ops.size();) {
       bool present = false;
       for (const Op& op : spec->script) present |= ops[k].first == op_name(op.kind);
-      if (present) ++k;
-      else ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(k));
+      if (present)
+        ++k;
+      else
+        ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(k));
     }
-    if (spec && !ops.empty()) ++i;
-    else actors.erase(actors.begin() + static_cast<std::ptrdiff_t>(i));
+    if (spec && !ops.empty())
+      ++i;
+    else
+      actors.erase(actors.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 
@@ -56,8 +60,10 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   if (only_eligible && !sc.actors[index].script.empty()) return std::nullopt;
   Scenario out = sc;
   out.actors.erase(out.actors.begin() + static_cast<std::ptrdiff_t>(index));
-  if (only_eligible) out.faults = FaultSpec{};
-  else std::erase(out.faults.actors, name);
+  if (only_eligible)
+    out.faults = FaultSpec{};
+  else
+    std::erase(out.faults.actors, name);
   prune_expect(out);
   return out;
 }
@@ -87,7 +93,10 @@ namespace {
 class Shrinker {
  public:
   Shrinker(const Scenario& sc, sim::ExecutionResult start, const ShrinkOptions& opt)
-      : opt_(opt), budget_(opt.max_runs, opt.max_seconds), sc_(sc), cur_(std::move(start)),
+      : opt_(opt),
+        budget_(opt.max_runs, opt.max_seconds),
+        sc_(sc),
+        cur_(std::move(start)),
         invariant_(cur_.violation->invariant) {}
 
   ShrinkResult run() {
@@ -142,14 +151,18 @@ class Shrinker {
         std::optional<Scenario> c = without_actor(sc_, a);
         std::optional<sim::ExecutionResult> r;
         if (c) r = attempt(*c, schedule_without_actor(cur_.schedule, a));
-        if (r) commit_scenario(std::move(*c), std::move(*r)), changed = any = true;
-        else ++a;
+        if (r)
+          commit_scenario(std::move(*c), std::move(*r)), changed = any = true;
+        else
+          ++a;
       }
       for (size_t a = 0; a < sc_.actors.size(); ++a)
         for (size_t k = 0; k < sc_.actors[a].script.size();) {
           Scenario c = without_op(sc_, a, k);
-          if (auto r = attempt(c, cur_.schedule)) commit_scenario(std::move(c), std::move(*r)), changed = any = true;
-          else ++k;
+          if (auto r = attempt(c, cur_.schedule))
+            commit_scenario(std::move(c), std::move(*r)), changed = any = true;
+          else
+            ++k;
         }
       for (size_t i = 0; i < cur_.schedule.size(); ++i) {
         if (cur_.schedule[i].kind != sim::Choice::Draw || cur_.schedule[i].value == 0) continue;
@@ -225,7 +238,8 @@ ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> sched
   ShrinkOptions options = given;  // the Shrinker reads *max_steps: resolve it once, here
   options.max_steps = resolve_max_steps(scenario, given.max_steps);
   sim::ExecutionResult start = run_lenient(scenario, schedule, *options.max_steps);
-  if (!start.violation) throw std::invalid_argument("the schedule's execution violates no invariant: nothing to shrink");
+  if (!start.violation)
+    throw std::invalid_argument("the schedule's execution violates no invariant: nothing to shrink");
   ShrinkResult out = Shrinker(scenario, std::move(start), options).run();
   // What the trace embeds is the scenario as JSON: run exactly that, so replaying the file gives these bytes.
   Scenario reparsed = parse_scenario(scenario_to_json(out.scenario).dump(), scenario.path);

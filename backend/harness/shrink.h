@@ -35,12 +35,12 @@ struct ShrinkOptions {
 };
 
 struct ShrinkResult {
-  Scenario scenario;                  // reduced; expect.actors pruned to what remains
-  sim::ExecutionResult result;        // its execution along `result.schedule`
-  uint64_t runs = 0;                  // candidate executions made
-  bool budget_exhausted = false;      // stopped before reaching a fixpoint
-  bool out_of_time = false;           // ... because of max_seconds
-  bool preemptions_minimal = false;   // the last preemption search completed
+  Scenario scenario;                 // reduced; expect.actors pruned to what remains
+  sim::ExecutionResult result;       // its execution along `result.schedule`
+  uint64_t runs = 0;                 // candidate executions made
+  bool budget_exhausted = false;     // stopped before reaching a fixpoint
+  bool out_of_time = false;          // ... because of max_seconds
+  bool preemptions_minimal = false;  // the last preemption search completed
 };
 
 /// Shrinks (`scenario`, `schedule`). The scenario must carry every mutant (fold --mutant in first).

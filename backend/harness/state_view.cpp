@@ -26,8 +26,8 @@ std::string render_node(const NodeFixture& n) {
   return fmt::format(
       "node {}: owner={} epoch={} resourceVersion={} mig_config={} state={}@{} layout={} workloads={} "
       "restore_record={}\n",
-      n.name, opt(n.owner), opt(n.owner_epoch), n.resource_version, n.mig_config, n.mig_state,
-      n.mig_state_generation, render_map(n.mig_layout), render_map(n.workloads), opt(n.restore_record));
+      n.name, opt(n.owner), opt(n.owner_epoch), n.resource_version, n.mig_config, n.mig_state, n.mig_state_generation,
+      render_map(n.mig_layout), render_map(n.workloads), opt(n.restore_record));
 }
 
 namespace {
@@ -81,7 +81,8 @@ std::string render_map_state(const backend::BackendState& s) {
 
 std::string render_failed_reads(const backend::BackendState& s) {
   std::string kinds;
-  for (const auto& [kind, reason] : s.failed_reads) kinds += fmt::format("{}{}={}", kinds.empty() ? "" : ",", kind, reason);
+  for (const auto& [kind, reason] : s.failed_reads)
+    kinds += fmt::format("{}{}={}", kinds.empty() ? "" : ",", kind, reason);
   return fmt::format("failed reads: [{}]\n", kinds);
 }
 
@@ -113,7 +114,7 @@ std::string render_like(const BackendWorld& world, const std::string& reported) 
       const auto* c = s.claim(id);
       const ClaimFields fields = line.find(" devices=[") != std::string_view::npos         ? ClaimFields::Devices
                                  : line.find(" workload_ready=") != std::string_view::npos ? ClaimFields::Readiness
-                                                                                            : ClaimFields::Basic;
+                                                                                           : ClaimFields::Basic;
       out += c ? render_claim(*c, fields) : "claim " + id + ": (absent)\n";
     } else if (line.starts_with("shared map:")) {
       out += render_map_state(s);

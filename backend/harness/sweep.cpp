@@ -80,8 +80,8 @@ std::string plan_digest(const std::vector<WorkUnit>& units) {
 }
 
 /// The dfs units: prefixes at the shallowest depth giving kDfsTargetUnits of them (see sweep.h).
-std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& make_world,
-                                std::optional<uint32_t> bound, size_t target) {
+std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& make_world, std::optional<uint32_t> bound,
+                                size_t target) {
   std::vector<std::vector<sim::Choice>> prefixes;
   for (size_t depth = 1; depth <= kDfsMaxPrefixDepth; ++depth) {
     prefixes = sim::enumerate_prefixes(engine, make_world, depth, bound);
@@ -166,7 +166,8 @@ void observe_execution(const Scenario& sc, const BackendWorld& world, const sim:
   for (size_t a = 0; a < sc.actors.size(); ++a) {
     const auto& script = sc.actors[a].script;
     for (size_t k = 0; k < script.size(); ++k)
-      if (const char* out = world.actors()[a].outcomes[k]) ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
+      if (const char* out = world.actors()[a].outcomes[k])
+        ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
   }
   const auto& barriers = barrier_catalog();
   for (size_t i = 0; i < barriers.size(); ++i)
@@ -199,8 +200,10 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   if (resume) {
     r = resume->second;
     try {
-      if (tree) strategy->restore(resume->first.at("strategy"));
-      else next = resume->first.at("next").get<uint64_t>();
+      if (tree)
+        strategy->restore(resume->first.at("strategy"));
+      else
+        next = resume->first.at("next").get<uint64_t>();
     } catch (const std::exception& e) {
       throw SweepInputError(fmt::format("checkpoint: {}: unit {}: bad saved state: {}", plan.path, u, e.what()));
     }
@@ -227,7 +230,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   // A tree unit counts its executions from 0 (resumed: from those already run) up to the per-unit cap;
   // a sampling unit runs its index range.
   opt.first_index = tree ? r.executions : next;
-  opt.executions = !tree ? unit.end - std::min(next, unit.end)
+  opt.executions = !tree            ? unit.end - std::min(next, unit.end)
                    : cfg.executions ? cfg.executions - std::min(cfg.executions, r.executions)
                                     : UINT64_MAX;
   opt.pause = [&] {
@@ -238,19 +241,19 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
     }
     return false;
   };
-  const sim::ExploreSummary sum = sim::explore(
-      engine, make_world, *strategy, opt,
-      [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-        observe_execution(sc, static_cast<BackendWorld&>(w), res, u, index, caps.seeded ? seed : 0, r);
-        if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
-        if (pending_traces.size() >= 4096) flush_traces();
-        coverage.observe(res);
-        if (hooks.progress) {
-          hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
-          if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
-        }
-        ++next;
-      });
+  const sim::ExploreSummary sum =
+      sim::explore(engine, make_world, *strategy, opt,
+                   [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
+                     observe_execution(sc, static_cast<BackendWorld&>(w), res, u, index, caps.seeded ? seed : 0, r);
+                     if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
+                     if (pending_traces.size() >= 4096) flush_traces();
+                     coverage.observe(res);
+                     if (hooks.progress) {
+                       hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
+                       if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
+                     }
+                     ++next;
+                   });
   flush_traces();
   if (sum.paused || sum.interrupted) {
     r.complete = false;
@@ -318,8 +321,10 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
     for (uint64_t u = 0; u < plan.units.size(); ++u) {
       if (!unit_in_shard(res.plans, p, u, config.shard_index, config.shard_count)) continue;
       ++mine;
-      if (auto it = resumed.done.find({p, u}); it != resumed.done.end()) res.units[p][u] = it->second;
-      else pending.push_back({p, u});
+      if (auto it = resumed.done.find({p, u}); it != resumed.done.end())
+        res.units[p][u] = it->second;
+      else
+        pending.push_back({p, u});
     }
     total_units += mine;
     if (!plan.units.empty()) estimate += plan.estimated_leaves * double(mine) / double(plan.units.size());
@@ -395,12 +400,13 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
     const bool budget_cut = finished < in_shard;
     const bool partial_view = in_shard < plan.units.size();  // a shard: the other units are elsewhere
     if (budget_cut)
-      o.unmet.push_back(fmt::format("{}: {} of {} work units finished; the verdict covers only the executions that "
-                                    "ran (continue with --resume)",
-                                    res.interrupted_by ? fmt::format("interrupted ({}): not exhausted",
-                                                                     sim::signal_name(res.interrupted_by))
-                                                       : std::string("the time budget ran out"),
-                                    finished, in_shard));
+      o.unmet.push_back(
+          fmt::format("{}: {} of {} work units finished; the verdict covers only the executions that "
+                      "ran (continue with --resume)",
+                      res.interrupted_by
+                          ? fmt::format("interrupted ({}): not exhausted", sim::signal_name(res.interrupted_by))
+                          : std::string("the time budget ran out"),
+                      finished, in_shard));
     if (!partial_view) {
       ScenarioReport rep;
       rep.summary.executions = o.result.executions;

@@ -73,11 +73,11 @@ struct SweepConfig : campaign::ExploreConfig {
 
   unsigned jobs = 1;
   uint32_t shard_index = 0, shard_count = 1;  // 0-based index: `--shard K/N` is index K-1
-  std::optional<double> time_budget_seconds;   // stop starting/continuing units after this (wall clock)
-  std::string checkpoint_path;                 // "" = no checkpoints
-  std::string resume_path;                     // "" = fresh start
-  double checkpoint_interval_seconds = 5;      // within a long unit (wall clock; never changes results)
-  bool estimate_trees = false;                 // Knuth probes per exhaustive scenario, for the progress line only
+  std::optional<double> time_budget_seconds;  // stop starting/continuing units after this (wall clock)
+  std::string checkpoint_path;                // "" = no checkpoints
+  std::string resume_path;                    // "" = fresh start
+  double checkpoint_interval_seconds = 5;     // within a long unit (wall clock; never changes results)
+  bool estimate_trees = false;                // Knuth probes per exhaustive scenario, for the progress line only
 };
 
 /// The config fields that define the results (ExploreConfig::to_json()): what merge and resume compare.
@@ -98,8 +98,8 @@ struct UnitResult {
   std::map<std::string, uint64_t> by_invariant;
   std::optional<FirstViolation> first;
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as ScenarioReport
-  std::map<std::string, uint64_t> barrier_hits;  // barrier name -> fires (only fired ones)
-  std::vector<uint64_t> traces;                  // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
+  std::map<std::string, uint64_t> barrier_hits;         // barrier name -> fires (only fired ones)
+  std::vector<uint64_t> traces;                         // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
   bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
   bool complete = true;   // the unit ran to its end (false: stopped by the time budget)
@@ -148,25 +148,25 @@ struct SweepProgress {
   std::atomic<uint64_t> executions{0}, violating{0}, units_done{0};
   uint64_t units_total = 0;
   double estimated_total = 0;  // executions: Knuth estimates (dfs) or exact (sampling); 0 = unknown
-  std::mutex mu;                // guards `current`
-  std::string current;          // the scenario and unit started last
+  std::mutex mu;               // guards `current`
+  std::string current;         // the scenario and unit started last
 };
 
 /// One per-scenario entry of a report, after combining its units (`result`) and judging.
 struct ScenarioOutcome {
   const ScenarioPlan* plan = nullptr;
   UnitResult result;
-  uint64_t units_in_report = 0;   // units whose results are included
-  std::optional<bool> met;        // nullopt: undecided (a shard's partial view)
+  uint64_t units_in_report = 0;  // units whose results are included
+  std::optional<bool> met;       // nullopt: undecided (a shard's partial view)
   std::vector<std::string> unmet;
 };
 
 /// A whole sweep's results: per scenario, the unit results it owns (by unit index).
 struct SweepResults {
   SweepConfig config;
-  std::vector<ScenarioPlan> plans;  // sorted by path
+  std::vector<ScenarioPlan> plans;                    // sorted by path
   std::vector<std::map<uint64_t, UnitResult>> units;  // per plan: unit index -> result
-  int interrupted_by = 0;  // the signal (sim/interrupt.h) that stopped the sweep early, or 0
+  int interrupted_by = 0;                             // the signal (sim/interrupt.h) that stopped the sweep early, or 0
 };
 
 /// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,

@@ -43,8 +43,8 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
     throw fail("/config", fmt::format("written by a sweep with other flags ({}), this one has {}",
                                       doc.value("config", nlohmann::json()).dump(), config_json(config).dump()));
   if (doc.value("shard", "") != shard_text(config))
-    throw fail("/shard", fmt::format("written by shard {}, this is shard {}", doc.value("shard", "?"),
-                                     shard_text(config)));
+    throw fail("/shard",
+               fmt::format("written by shard {}, this is shard {}", doc.value("shard", "?"), shard_text(config)));
   ResumeState out;
   try {
     const auto& scenarios = doc.at("scenarios");
@@ -92,8 +92,8 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
   return out;
 }
 
-CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config,
-                                   const std::vector<ScenarioPlan>& plans, const ResumeState& resumed)
+CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans,
+                                   const ResumeState& resumed)
     : path_(std::move(path)) {
   doc_["schema"] = kSchema;
   doc_["tool_version"] = config.tool_version;
@@ -116,8 +116,9 @@ CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config,
   for (const auto& [key, r] : resumed.done)
     doc_["scenarios"][entry_of_plan_[key.first]]["done"][std::to_string(key.second)] = unit_to_json(r);
   for (const auto& [key, sr] : resumed.partial)
-    doc_["scenarios"][entry_of_plan_[key.first]]["partial"][std::to_string(key.second)] = {
-        {"state", sr.first}, {"result", unit_to_json(sr.second)}};
+    doc_["scenarios"][entry_of_plan_[key.first]]["partial"][std::to_string(key.second)] = {{"state", sr.first},
+                                                                                           {"result",
+                                                                                            unit_to_json(sr.second)}};
   std::lock_guard lock(mu_);
   write_locked();
 }
@@ -133,7 +134,7 @@ void CheckpointWriter::unit_done(size_t plan, uint64_t unit, const UnitResult& r
 void CheckpointWriter::unit_partial(size_t plan, uint64_t unit, nlohmann::json state, const UnitResult& result) {
   std::lock_guard lock(mu_);
   doc_["scenarios"][entry_of_plan_.at(plan)]["partial"][std::to_string(unit)] = {{"state", std::move(state)},
-                                                                                  {"result", unit_to_json(result)}};
+                                                                                 {"result", unit_to_json(result)}};
   write_locked();
 }
 

@@ -33,8 +33,7 @@ struct ResumeState {
 /// Reads a checkpoint for this sweep. Throws SweepInputError (exit 2) naming the file when it is
 /// unreadable or malformed, was written by another tool version, config or shard, or names a scenario
 /// whose file changed (digest) or that is not part of this sweep.
-ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
-                            const std::vector<ScenarioPlan>& plans);
+ResumeState load_checkpoint(const std::string& path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans);
 
 /// The checkpoint being written by a running sweep. Thread-safe: workers call it after each unit and
 /// periodically within one; each call rewrites the whole file atomically.

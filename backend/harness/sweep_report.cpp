@@ -7,8 +7,8 @@
 #include <set>
 
 #include "sim/schedule.h"
-#include "sim/support/json_reader.h"
 #include "sim/strategies/pct.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
 
@@ -52,10 +52,10 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   if (caps.calibrated) {
     const double p = sim::pct_hit_probability(sc.actors.size(), plan.pct_steps, cfg.pct_depth);
     j[kPctKey] = {{"steps", plan.pct_steps},
-                {"actors", sc.actors.size()},
-                {"depth", cfg.pct_depth},
-                {"per_execution", fmt::format("{:.3g}", p)},
-                {"miss", fmt::format("{:.3g}", sim::pct_miss_probability(p, r.executions))}};
+                  {"actors", sc.actors.size()},
+                  {"depth", cfg.pct_depth},
+                  {"per_execution", fmt::format("{:.3g}", p)},
+                  {"miss", fmt::format("{:.3g}", sim::pct_miss_probability(p, r.executions))}};
   }
   j["pair_coverage"] = r.pairs.size();
   if (r.first) {
@@ -81,15 +81,27 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 forbids most control characters even as references.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += fmt::format("\\x{:02x}", c);
-        else out += char(c);
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          out += fmt::format("\\x{:02x}", c);
+        else
+          out += char(c);
     }
   }
   return out;
@@ -99,8 +111,10 @@ std::string xml_escape(const std::string& s) {
 
 std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& cfg) {
   campaign::ReplayTarget target;
-  if (cfg.spec().caps.replays_by_seed) target.seed = first.seed;
-  else target.schedule = sim::format_schedule(first.schedule, actor_names(*plan.scenario));
+  if (cfg.spec().caps.replays_by_seed)
+    target.seed = first.seed;
+  else
+    target.schedule = sim::format_schedule(first.schedule, actor_names(*plan.scenario));
   return cfg.replay_line(plan.path, target);
 }
 
@@ -119,10 +133,14 @@ nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<Scen
   }
   j["errors"] = nlohmann::json::array();
   for (const auto& p : res.plans)
-    if (p.error) j["errors"].push_back({{"path", p.path}, {"pointer", p.error->pointer()}, {"message", p.error->message()}});
-  j["totals"] = {{"scenarios", outcomes.size()}, {"met", met},
-                 {"unmet", unmet},                {"undecided", undecided},
-                 {"input_errors", j["errors"].size()}, {"executions", executions},
+    if (p.error)
+      j["errors"].push_back({{"path", p.path}, {"pointer", p.error->pointer()}, {"message", p.error->message()}});
+  j["totals"] = {{"scenarios", outcomes.size()},
+                 {"met", met},
+                 {"unmet", unmet},
+                 {"undecided", undecided},
+                 {"input_errors", j["errors"].size()},
+                 {"executions", executions},
                  {"violating_executions", violating}};
   if (res.config.shard_count > 1) {
     nlohmann::json units = nlohmann::json::array();
@@ -151,8 +169,8 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
       cases += fmt::format("      <failure type=\"expectation\" message=\"{}\">{}</failure>\n",
                            xml_escape(o.unmet.empty() ? "expectation not met" : o.unmet.front()), xml_escape(body));
     }
-    std::string out = fmt::format("{}: {} executions, {} violating", plan.scenario->name, o.result.executions,
-                                  o.result.violating);
+    std::string out =
+        fmt::format("{}: {} executions, {} violating", plan.scenario->name, o.result.executions, o.result.violating);
     if (o.result.first)
       out += fmt::format("\nfirst violation: {}: {}\nreplay: {}", o.result.first->invariant, o.result.first->message,
                          replay_command(plan, *o.result.first, res.config));
@@ -171,7 +189,8 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
       fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
   std::string name = "allocsim sweep (" + res.config.strategy;
   if (const std::string reduction = res.config.validate().reduction; !reduction.empty()) name += ", " + reduction;
-  if (res.config.shard_count > 1) name += fmt::format(", shard {}/{}", res.config.shard_index + 1, res.config.shard_count);
+  if (res.config.shard_count > 1)
+    name += fmt::format(", shard {}/{}", res.config.shard_index + 1, res.config.shard_count);
   name += ")";
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"allocsim sweep\" {0}>\n  <testsuite "
@@ -285,8 +304,8 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       p.path = path;
       p.scenario = load_scenario(path);
       if (p.scenario->digest != s.at("digest").get<std::string>())
-        throw SweepInputError(fmt::format("scenario {} changed since the sweep (digest now {}, report has {})",
-                                          path, p.scenario->digest, s.at("digest").get<std::string>()));
+        throw SweepInputError(fmt::format("scenario {} changed since the sweep (digest now {}, report has {})", path,
+                                          p.scenario->digest, s.at("digest").get<std::string>()));
       p.units.resize(s.at("work_units").get<size_t>());
       p.plan_digest = s.at("plan").get<std::string>();
       if (s.contains(kPctKey)) p.pct_steps = s.at(kPctKey).at("steps").get<uint64_t>();
@@ -308,8 +327,8 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       }
     for (size_t p = 0; p < res.plans.size(); ++p)
       if (res.units[p].size() != res.plans[p].units.size())
-        throw SweepInputError(fmt::format("scenario {}: {} of {} work units found in the reports",
-                                          res.plans[p].path, res.units[p].size(), res.plans[p].units.size()));
+        throw SweepInputError(fmt::format("scenario {}: {} of {} work units found in the reports", res.plans[p].path,
+                                          res.units[p].size(), res.plans[p].units.size()));
   } catch (const nlohmann::json::exception& e) {
     throw SweepInputError(fmt::format("malformed report: {}", e.what()));
   }

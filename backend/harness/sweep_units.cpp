@@ -38,9 +38,8 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   if (r.first) {
     nlohmann::json sched = nlohmann::json::array();
     for (const auto& c : r.first->schedule) sched.push_back(sim::format_choice(c));
-    j["first"] = {{"unit", r.first->unit},           {"execution", r.first->execution},
-                  {"seed", r.first->seed},           {"schedule", sched},
-                  {"invariant", r.first->invariant}, {"message", r.first->message}};
+    j["first"] = {{"unit", r.first->unit}, {"execution", r.first->execution}, {"seed", r.first->seed},
+                  {"schedule", sched},     {"invariant", r.first->invariant}, {"message", r.first->message}};
   } else {
     j["first"] = nullptr;
   }

@@ -32,7 +32,8 @@ std::vector<TraceStep> label_steps(const sim::ExecutionResult& r, const std::vec
 std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, const std::vector<std::string>& names) {
   std::vector<TraceChoice> out;
   for (const sim::Choice& c : schedule)
-    out.push_back(c.kind == sim::Choice::Draw ? TraceChoice{true, "", c.value} : TraceChoice{false, names.at(c.value), 0});
+    out.push_back(c.kind == sim::Choice::Draw ? TraceChoice{true, "", c.value}
+                                              : TraceChoice{false, names.at(c.value), 0});
   return out;
 }
 
@@ -85,7 +86,9 @@ std::string trace_to_text(const Trace& t) {
   Json j;
   j["schema"] = kTraceSchema;
   j["tool"] = {{"name", "allocsim"}, {"version", t.tool_version}};
-  j["scenario"] = {{"path", t.scenario_path}, {"digest", t.scenario_digest}, {"embedded", scenario_to_json(t.scenario)}};
+  j["scenario"] = {{"path", t.scenario_path},
+                   {"digest", t.scenario_digest},
+                   {"embedded", scenario_to_json(t.scenario)}};
   j["strategy"] = t.strategy;
   j["seed"] = opt_u64(t.seed);
   j["execution_seed"] = opt_u64(t.execution_seed);
@@ -93,8 +96,10 @@ std::string trace_to_text(const Trace& t) {
   j["schedule_string"] = schedule_string(t.choices);
   Json choices = Json::array(), draws = Json::array();
   for (const TraceChoice& c : t.choices) {
-    if (c.draw) choices.push_back({{"draw", c.value}}), draws.push_back(c.value);
-    else choices.push_back(c.actor);
+    if (c.draw)
+      choices.push_back({{"draw", c.value}}), draws.push_back(c.value);
+    else
+      choices.push_back(c.actor);
   }
   j["choices"] = std::move(choices);
   j["draws"] = std::move(draws);
@@ -102,8 +107,8 @@ std::string trace_to_text(const Trace& t) {
   j["fingerprint"] = t.fingerprint;
   if (t.violation) {
     const TraceViolation& v = *t.violation;
-    j["violation"] = {{"invariant", v.invariant}, {"message", v.message},        {"actor", v.actor},
-                      {"step", v.step},           {"state", v.state},            {"state_before", v.state_before}};
+    j["violation"] = {{"invariant", v.invariant}, {"message", v.message}, {"actor", v.actor},
+                      {"step", v.step},           {"state", v.state},     {"state_before", v.state_before}};
   } else {
     j["violation"] = nullptr;
   }
@@ -155,7 +160,8 @@ class Reader {
   uint64_t u64(const Json& obj, const std::string& ptr, const char* key) const {
     const Json& v = at(obj, ptr, key);
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
-      fail(child(ptr, key), fmt::format("expected an unsigned integer, got {}", v.is_number() ? v.dump() : v.type_name()));
+      fail(child(ptr, key),
+           fmt::format("expected an unsigned integer, got {}", v.is_number() ? v.dump() : v.type_name()));
     return v.get<uint64_t>();
   }
   bool boolean(const Json& obj, const std::string& ptr, const char* key) const {

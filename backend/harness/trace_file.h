@@ -65,8 +65,8 @@ struct TraceChoice {
 
 struct TraceViolation {
   std::string invariant, message;
-  std::string actor;  // the actor whose step broke it; "" at quiescence
-  uint64_t step = 0;  // index of the last step taken (the one after which it broke)
+  std::string actor;         // the actor whose step broke it; "" at quiescence
+  uint64_t step = 0;         // index of the last step taken (the one after which it broke)
   std::string state;         // the fields that broke it, after the last step
   std::string state_before;  // the same fields before the last step (state_view.h)
 };

@@ -89,7 +89,9 @@ StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> sche
 TraceReplay replay_trace(const Trace& t) {
   TraceReplay out;
   const std::vector<std::string> names = names_of(t.scenario);
-  const auto label_at = [&](uint64_t i) { return i < t.steps.size() ? step_label(t.steps[i]) : std::string("the end"); };
+  const auto label_at = [&](uint64_t i) {
+    return i < t.steps.size() ? step_label(t.steps[i]) : std::string("the end");
+  };
   // Names to ids; an actor the scenario no longer has diverges at the step it was to take.
   std::vector<sim::Choice> schedule;
   uint64_t step = 0;
@@ -101,8 +103,11 @@ TraceReplay replay_trace(const Trace& t) {
     size_t id = 0;
     while (id < names.size() && names[id] != c.actor) ++id;
     if (id == names.size()) {
-      out.divergence = Divergence{step, label_at(step), fmt::format("actor {} takes a step", c.actor),
-                                  fmt::format("the scenario has no actor named {}", c.actor), {}};
+      out.divergence = Divergence{step,
+                                  label_at(step),
+                                  fmt::format("actor {} takes a step", c.actor),
+                                  fmt::format("the scenario has no actor named {}", c.actor),
+                                  {}};
       return out;
     }
     schedule.push_back({sim::Choice::Actor, id});
@@ -118,9 +123,9 @@ TraceReplay replay_trace(const Trace& t) {
   if (sr.divergence && sr.divergence->step < first && sr.divergence->step < t.steps.size()) {
     const uint64_t i = sr.divergence->step;
     const std::string& why = sr.divergence->actual;
-    out.divergence = Divergence{i, label_at(i), describe(t.steps[i]),
-                                i < got.size() ? fmt::format("{} ({})", describe(got[i]), why) : why,
-                                sr.divergence->runnable};
+    out.divergence =
+        Divergence{i, label_at(i), describe(t.steps[i]),
+                   i < got.size() ? fmt::format("{} ({})", describe(got[i]), why) : why, sr.divergence->runnable};
   } else if (first < common) {
     out.divergence = Divergence{first, label_at(first), describe(t.steps[first]), describe(got[first]), {}};
   } else if (got.size() != t.steps.size()) {

@@ -41,9 +41,9 @@ struct StrictReplay {
 StrictReplay replay_strict(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
 
 struct TraceReplay {
-  sim::ExecutionResult result;          // what the program did (empty when it could not start)
+  sim::ExecutionResult result;           // what the program did (empty when it could not start)
   std::optional<Divergence> divergence;  // nullopt: step for step, the violation and the fingerprint agree
-  std::string state_before;             // state_before_last_step() of the result
+  std::string state_before;              // state_before_last_step() of the result
 };
 
 /// Replays `t` against its embedded scenario and compares every step (label, kind, detail), the end of

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <xxhash.h>
 #include "backend/harness/catalog.h"
 #include "backend/harness/invariants.h"
 #include "backend/harness/script_runner.h"
-#include <xxhash.h>
 
 namespace allocsim::harness {
 
@@ -41,8 +41,8 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
     f.mig_config = n.mig_config;
     nodes.push_back(std::move(f));
   }
-  auto c = std::unique_ptr<CompiledScenario>(
-      new CompiledScenario{&sc, backend::MemoryBackend(std::move(nodes), opt), {}});
+  auto c =
+      std::unique_ptr<CompiledScenario>(new CompiledScenario{&sc, backend::MemoryBackend(std::move(nodes), opt), {}});
   const auto& cat = invariant_catalog();
   for (size_t i = 0; i < cat.size(); ++i) {
     bool on = sc.invariants.empty();

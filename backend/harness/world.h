@@ -85,12 +85,12 @@ struct ActorState {
   long id_counter = 0;
   int reserves = 0;  // operation ids <actor>:op<k>
   int releases = 0;
-  int recovers = 0;  // releases made by recover ops: operation ids <actor>:recover<k>
-  size_t op_index = 0;     // the script op running now
+  int recovers = 0;               // releases made by recover ops: operation ids <actor>:recover<k>
+  size_t op_index = 0;            // the script op running now
   const char* crashed = nullptr;  // the barrier a crash fault ended this actor at
   std::optional<backend::InventorySnapshot> inventory;  // the last known inventory
-  bool inventory_with_failed_pods = false;               // pod reads failed when it was taken
-  std::optional<backend::PlanOutcome> plan;              // the last plan
+  bool inventory_with_failed_pods = false;              // pod reads failed when it was taken
+  std::optional<backend::PlanOutcome> plan;             // the last plan
   bool plan_with_failed_pods = false;
   std::optional<std::string> claim_id;  // the newest claim still held (observe, await, mark_ready, reconcile)
   std::string claim_generation;
@@ -99,9 +99,9 @@ struct ActorState {
   // `release` repeats the last released one, as upstream's duplicate release does ("already released").
   std::vector<std::pair<std::string, std::string>> held;
   std::optional<std::pair<std::string, std::string>> last_released;
-  int claims_held = 0;    // claimed minus released
+  int claims_held = 0;  // claimed minus released
   int claims_made = 0;
-  std::string op_epoch;   // generation of the reserve/release running now (rollback-keeps-newer-owner)
+  std::string op_epoch;               // generation of the reserve/release running now (rollback-keeps-newer-owner)
   std::vector<const char*> outcomes;  // per script op: the outcome it ended in (nullptr = not reached)
   Told told;
 };

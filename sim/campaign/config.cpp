@@ -30,8 +30,10 @@ sim::ResolvedStrategy ExploreConfig::validate() const {
 
 std::vector<std::string> ExploreConfig::to_argv(const std::string& scenario, const ReplayTarget& target) const {
   std::vector<std::string> argv = {"replay", scenario};
-  if (target.seed) argv.insert(argv.end(), {"--seed", std::to_string(*target.seed)});
-  else argv.insert(argv.end(), {"--schedule", target.schedule});
+  if (target.seed)
+    argv.insert(argv.end(), {"--seed", std::to_string(*target.seed)});
+  else
+    argv.insert(argv.end(), {"--schedule", target.schedule});
   for (const auto& m : mutants) argv.insert(argv.end(), {"--mutant", m});
   if (max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*max_steps)});
   return argv;
@@ -59,7 +61,8 @@ nlohmann::json ExploreConfig::to_json() const {
 
 std::string shell_quote(const std::string& s) {
   const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:,@").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("/._-+=:,@").find(c) != std::string_view::npos;
   });
   if (safe) return s;
   std::string out = "'";

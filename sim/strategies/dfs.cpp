@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "sim/assert.h"
 #include <charconv>
 #include <stdexcept>
+#include "sim/assert.h"
 
 namespace allocsim::sim {
 
@@ -36,18 +36,18 @@ ActorId DfsStrategy::choose(std::span<const Candidate> runnable, ActorId current
   if (pos_ < stack_.size()) {
     const Choice c = stack_[pos_].choice;
     const bool ok = c.kind == Choice::Actor && std::any_of(runnable.begin(), runnable.end(),
-                                                [&](const Candidate& r) { return r.actor == c.value; });
+                                                           [&](const Candidate& r) { return r.actor == c.value; });
     if (!ok)
-      throw std::logic_error(fmt::format("dfs: replayed choice {} ({}) is not possible here: the world is not "
-                                         "deterministic, or the prefix does not fit it",
-                                         pos_, format_choice(c)));
+      throw std::logic_error(
+          fmt::format("dfs: replayed choice {} ({}) is not possible here: the world is not "
+                      "deterministic, or the prefix does not fit it",
+                      pos_, format_choice(c)));
     ++pos_;
     return static_cast<ActorId>(c.value);
   }
   const bool branch = !opt_.branch_depth || stack_.size() < *opt_.branch_depth;
-  const bool current_runnable = current != kNoActor && std::any_of(runnable.begin(), runnable.end(), [&](auto& r) {
-                                  return r.actor == current;
-                                });
+  const bool current_runnable =
+      current != kNoActor && std::any_of(runnable.begin(), runnable.end(), [&](auto& r) { return r.actor == current; });
   Node n{{Choice::Actor, runnable[0].actor}, {}};
   if (opt_.preemption_bound && current_runnable) {
     // Only continuing is free; every other actor is a preemption, deferred to the next level.
@@ -88,9 +88,10 @@ uint64_t DfsStrategy::draw(uint64_t bound) {
 
 bool DfsStrategy::end_execution(const ExecutionResult& result) {
   if (pos_ != stack_.size())
-    throw std::logic_error(fmt::format("dfs: the execution made {} choices where {} were replayed: the world is not "
-                                       "deterministic, or the prefix is longer than the execution",
-                                       pos_, stack_.size()));
+    throw std::logic_error(
+        fmt::format("dfs: the execution made {} choices where {} were replayed: the world is not "
+                    "deterministic, or the prefix is longer than the execution",
+                    pos_, stack_.size()));
   if (!level_known_) {
     // The first execution under a user prefix: its preemptions are the prefix's (fresh nodes add none).
     level_known_ = true;

@@ -72,7 +72,7 @@ class DfsStrategy final : public Strategy {
 
  private:
   struct Node {
-    Choice choice;              // the option being explored
+    Choice choice;               // the option being explored
     std::vector<uint64_t> left;  // options not yet explored, in order (same kind as `choice`)
   };
   void start_item(const std::vector<Choice>& prefix);

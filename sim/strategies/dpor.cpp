@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "sim/assert.h"
 #include <stdexcept>
+#include "sim/assert.h"
 
 #include "sim/schedule.h"  // format_choice / parse_choice
 
@@ -69,9 +69,10 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
     Node& n = stack_[pos_];
     if (n.choice.kind != Choice::Actor || !contains(enabled, static_cast<ActorId>(n.choice.value)) ||
         (pos_ >= fixed_ && n.enabled != enabled))
-      throw std::logic_error(fmt::format("dpor: replayed choice {} ({}) does not fit this execution: the world is "
-                                         "not deterministic, or the prefix does not fit it",
-                                         pos_, format_choice(n.choice)));
+      throw std::logic_error(
+          fmt::format("dpor: replayed choice {} ({}) does not fit this execution: the world is "
+                      "not deterministic, or the prefix does not fit it",
+                      pos_, format_choice(n.choice)));
     n.enabled = enabled;  // prefix nodes learn theirs on the first replay
     if (pos_ < fixed_ && !opt_.prefix_siblings.empty()) {
       // A prefix node's sleep set follows from the seeded siblings above it; recomputed on every replay
@@ -136,9 +137,10 @@ void DporStrategy::step_done(const StepRecord& step) {
 
 bool DporStrategy::end_execution(const ExecutionResult& result) {
   if (pos_ != stack_.size() || result.schedule.size() != stack_.size())
-    throw std::logic_error(fmt::format("dpor: the execution made {} choices where {} were replayed: the world is "
-                                       "not deterministic, or the prefix is longer than the execution",
-                                       result.schedule.size(), stack_.size()));
+    throw std::logic_error(
+        fmt::format("dpor: the execution made {} choices where {} were replayed: the world is "
+                    "not deterministic, or the prefix is longer than the execution",
+                    result.schedule.size(), stack_.size()));
   sleep_blocked_ += blocked_;
   analyse(result);
   done_ = !advance();

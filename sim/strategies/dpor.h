@@ -95,11 +95,11 @@ class DporStrategy final : public Strategy {
   struct Node {
     Choice choice{};
     uint64_t bound = 0;                   // draw nodes: values 0..bound-1
-    std::vector<ActorId> enabled = {};         // actor nodes: runnable here, ascending
-    std::vector<ActorId> backtrack = {};       // the source set (ascending; includes done)
-    std::vector<ActorId> done = {};            // explored or being explored, in order
-    std::vector<Entry> sleep = {};             // asleep on entry
-    std::vector<Entry> explored = {};          // per done actor: union footprint of its step here
+    std::vector<ActorId> enabled = {};    // actor nodes: runnable here, ascending
+    std::vector<ActorId> backtrack = {};  // the source set (ascending; includes done)
+    std::vector<ActorId> done = {};       // explored or being explored, in order
+    std::vector<Entry> sleep = {};        // asleep on entry
+    std::vector<Entry> explored = {};     // per done actor: union footprint of its step here
     bool redundant = false;               // under a sleep-set-blocked point: never branched
   };
   std::vector<Entry> sleep_on_entry() const;

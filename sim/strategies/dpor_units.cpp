@@ -34,8 +34,8 @@ class ProbeStrategy final : public Strategy {
     if (pos_ < script_.size()) {
       const Choice& c = script_[pos_];
       if (c.kind != Choice::Actor || std::find(ids.begin(), ids.end(), c.value) == ids.end())
-        throw std::logic_error(fmt::format("dpor units: prefix choice {} ({}) does not fit this execution", pos_,
-                                           format_choice(c)));
+        throw std::logic_error(
+            fmt::format("dpor units: prefix choice {} ({}) does not fit this execution", pos_, format_choice(c)));
       if (runnable_at_.size() <= pos_) runnable_at_.resize(pos_ + 1);
       runnable_at_[pos_] = ids;
       ++pos_;
@@ -72,9 +72,10 @@ class ProbeStrategy final : public Strategy {
 
   bool end_execution(const ExecutionResult&) override {
     if (pos_ < script_.size() + (probe_ ? 1 : 0))
-      throw std::logic_error(fmt::format("dpor units: the execution ended after {} of the prefix's {} choices (a "
-                                         "nondeterministic world, or a prefix that does not fit it)",
-                                         pos_, script_.size()));
+      throw std::logic_error(
+          fmt::format("dpor units: the execution ended after {} of the prefix's {} choices (a "
+                      "nondeterministic world, or a prefix that does not fit it)",
+                      pos_, script_.size()));
     merge_into(footprint_, probe_fp_);
     odometer_.resize(draw_);  // draws not made this time belong to another branch
     while (!odometer_.empty() && odometer_.back().first + 1 >= odometer_.back().second) odometer_.pop_back();

@@ -24,8 +24,9 @@ ResolvedStrategy dfs_reduction(const StrategyParams& p) {
   if (r != kDpor && r != kNone)
     throw StrategyError(fmt::format("--reduction: expected {} or {}, got \"{}\"", kNone, kDpor, r));
   if (r == kDpor && p.preemption_bound)
-    throw StrategyError("--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound "
-                        "is unsound (Coons et al., OOPSLA 2013); bounded runs use plain DFS (--reduction none)");
+    throw StrategyError(
+        "--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound "
+        "is unsound (Coons et al., OOPSLA 2013); bounded runs use plain DFS (--reduction none)");
   return {r, r == kDpor};
 }
 
@@ -47,16 +48,27 @@ std::unique_ptr<Strategy> make_pct(const StrategyParams& p) {
 }
 
 const std::vector<StrategySpec> kStrategies = {
-    {"random", "a uniformly random runnable actor at every choice (seeded)", {.seeded = true, .replays_by_seed = true}, no_reduction,
+    {"random",
+     "a uniformly random runnable actor at every choice (seeded)",
+     {.seeded = true, .replays_by_seed = true},
+     no_reduction,
      make_random},
-    {"pct", "PCT (Burckhardt et al., ASPLOS 2010): random actor priorities, --depth d-1 change points",
-     {.seeded = true, .takes_depth = true, .calibrated = true}, no_reduction, make_pct},
+    {"pct",
+     "PCT (Burckhardt et al., ASPLOS 2010): random actor priorities, --depth d-1 change points",
+     {.seeded = true, .takes_depth = true, .calibrated = true},
+     no_reduction,
+     make_pct},
     {"dfs",
      "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets) or none; "
      "--preemption-bound K (plain DFS, iterative 0..K)",
-     {.exhaustive = true, .takes_bound = true, .takes_reduction = true}, dfs_reduction, make_dfs},
-    {"dpor", "every schedule up to partial order: dfs with source DPOR + sleep sets (the same as dfs's default)",
-     {.exhaustive = true}, dpor_reduction, make_dpor},
+     {.exhaustive = true, .takes_bound = true, .takes_reduction = true},
+     dfs_reduction,
+     make_dfs},
+    {"dpor",
+     "every schedule up to partial order: dfs with source DPOR + sleep sets (the same as dfs's default)",
+     {.exhaustive = true},
+     dpor_reduction,
+     make_dpor},
 };
 
 }  // namespace
@@ -88,8 +100,7 @@ std::string strategy_names_with(bool StrategyCaps::*has) {
 }
 
 ResolvedStrategy resolve_strategy(const StrategySpec& spec, const StrategyParams& params) {
-  if ((!params.reduction.empty() && !spec.caps.takes_reduction) ||
-      (params.preemption_bound && !spec.caps.takes_bound))
+  if ((!params.reduction.empty() && !spec.caps.takes_reduction) || (params.preemption_bound && !spec.caps.takes_bound))
     throw StrategyError(fmt::format("--reduction and --preemption-bound apply to --strategy {} only",
                                     strategy_names_with(&StrategyCaps::takes_reduction)));
   return spec.resolve(params);

@@ -22,8 +22,8 @@ ActorId ReplayStrategy::choose(std::span<const Candidate> runnable, ActorId curr
     std::string can;
     for (const Candidate& c : runnable) can += (can.empty() ? "" : ", ") + name(c.actor);
     for (const Candidate& c : runnable) runnable_at_divergence_.push_back(name(c.actor));
-    diverge(at, fmt::format("choice {}: the schedule runs {}, which cannot run here (runnable: {})", at, name(want),
-                            can));
+    diverge(at,
+            fmt::format("choice {}: the schedule runs {}, which cannot run here (runnable: {})", at, name(want), can));
   } else if (!divergence_) {
     diverge(at, pos_ < schedule_.size()
                     ? fmt::format("choice {}: the schedule has a draw where the program picks an actor", at)

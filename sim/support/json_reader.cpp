@@ -261,7 +261,7 @@ class StrictBuilder : public nlohmann::json_sax<Json> {
     // nlohmann's position counts the bytes read, so the offending byte is the one before it.
     const auto [line, column] = line_column(text_, position == 0 ? 0 : position - 1);
     throw InputError(file_, "",
-                        fmt::format("invalid JSON at line {} column {}: {}", line, column, strip_prefix(ex.what())));
+                     fmt::format("invalid JSON at line {} column {}: {}", line, column, strip_prefix(ex.what())));
   }
 
  private:
@@ -374,11 +374,10 @@ const Json& JsonReader::require(const Json& obj, const std::string& ptr, const c
 }
 
 void JsonReader::check_keys(const Json& obj, const std::string& ptr, const std::vector<const char*>& allowed,
-                const std::string& context) const {
+                            const std::string& context) const {
   for (auto it = obj.begin(); it != obj.end(); ++it)
     if (!contains(allowed, it.key()))
-      fail(child(ptr, it.key()),
-           fmt::format("unknown key {}{}{}", quote(it.key()), context, hint(it.key(), allowed)));
+      fail(child(ptr, it.key()), fmt::format("unknown key {}{}{}", quote(it.key()), context, hint(it.key(), allowed)));
 }
 
 void JsonReader::want(const Json& v, const std::string& ptr, bool ok, const char* expected) const {
@@ -387,7 +386,8 @@ void JsonReader::want(const Json& v, const std::string& ptr, bool ok, const char
 void JsonReader::want_object(const Json& v, const std::string& ptr) const { want(v, ptr, v.is_object(), "an object"); }
 void JsonReader::want_array(const Json& v, const std::string& ptr) const { want(v, ptr, v.is_array(), "an array"); }
 
-void JsonReader::want_size(const Json& v, const std::string& ptr, std::size_t lo, std::size_t hi, const char* noun) const {
+void JsonReader::want_size(const Json& v, const std::string& ptr, std::size_t lo, std::size_t hi,
+                           const char* noun) const {
   want_array(v, ptr);
   if (v.size() < lo || v.size() > hi) fail(ptr, fmt::format("expected {} to {} {}, got {}", lo, hi, noun, v.size()));
 }
@@ -407,7 +407,6 @@ bool JsonReader::bool_value(const Json& v, const std::string& ptr) const {
   want(v, ptr, v.is_boolean(), "a boolean");
   return v.get<bool>();
 }
-
 
 /// An integer in [lo, hi]; floats (even 2.0) and booleans are not integers.
 int JsonReader::int_value(const Json& v, const std::string& ptr, int lo, int hi, std::string_view note) const {
@@ -444,17 +443,16 @@ std::string JsonReader::choice(const Json& v, const std::string& ptr, const std:
 
 /// A name from a fixed vocabulary (`noun` = "mutant", "invariant", ...).
 std::string JsonReader::known_name(const Json& v, const std::string& ptr, const std::vector<const char*>& vocabulary,
-                       const char* noun) const {
+                                   const char* noun) const {
   const std::string name = string_value(v, ptr);
-  if (!contains(vocabulary, name))
-    fail(ptr, fmt::format("unknown {} {}{}", noun, quote(name), hint(name, vocabulary)));
+  if (!contains(vocabulary, name)) fail(ptr, fmt::format("unknown {} {}{}", noun, quote(name), hint(name, vocabulary)));
   return name;
 }
 
 /// An array of distinct names from a vocabulary.
 std::vector<std::string> JsonReader::known_names(const Json& v, const std::string& ptr,
-                                     const std::vector<const char*>& vocabulary, const char* noun,
-                                     bool allow_empty) const {
+                                                 const std::vector<const char*>& vocabulary, const char* noun,
+                                                 bool allow_empty) const {
   want_array(v, ptr);
   if (v.empty() && !allow_empty) fail(ptr, fmt::format("expected a non-empty array of {} names, got []", noun));
   std::vector<std::string> out;
@@ -468,8 +466,8 @@ std::vector<std::string> JsonReader::known_names(const Json& v, const std::strin
 }
 
 /// Fails when `name` is already in `seen` (whose i-th entry is at `list_ptr`/i).
-void JsonReader::reject_duplicate(const std::vector<std::string>& seen, const std::string& name, const std::string& list_ptr,
-                      const std::string& ptr, const char* noun) const {
+void JsonReader::reject_duplicate(const std::vector<std::string>& seen, const std::string& name,
+                                  const std::string& list_ptr, const std::string& ptr, const char* noun) const {
   const auto it = std::find(seen.begin(), seen.end(), name);
   if (it != seen.end())
     fail(ptr, fmt::format("duplicate {} {} (first at {})", noun, quote(name),
@@ -477,8 +475,8 @@ void JsonReader::reject_duplicate(const std::vector<std::string>& seen, const st
 }
 
 /// A name made of letters, digits and `extra` (node names also appear in pointers, labels and ids).
-void JsonReader::check_charset(const std::string& name, const std::string& ptr, const char* noun, std::string_view extra,
-                   const char* allowed) const {
+void JsonReader::check_charset(const std::string& name, const std::string& ptr, const char* noun,
+                               std::string_view extra, const char* allowed) const {
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     extra.find(c) != std::string_view::npos;

@@ -22,8 +22,8 @@ inline const std::string kBlackwell = "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edit
 /// A MIG-capable node with MIG off (classifies physical), as upstream's unit-test `_node` builds it.
 inline NodeFixture gpu_node(std::string name, int count = 4, std::string product = kBlackwell, double memory = 96.0,
                             Labels extra = {}) {
-  Labels labels = {{"nvidia.com/gpu.product", product},   {"nvidia.com/gpu.count", std::to_string(count)},
-                   {"nvidia.com/mig.capable", "true"},     {"nvidia.com/mig.strategy", "single"},
+  Labels labels = {{"nvidia.com/gpu.product", product},         {"nvidia.com/gpu.count", std::to_string(count)},
+                   {"nvidia.com/mig.capable", "true"},          {"nvidia.com/mig.strategy", "single"},
                    {"nvidia.com/gpu.sharing-strategy", "none"}, {"nvidia.com/gpu.replicas", "1"}};
   for (auto& [k, v] : extra) put_in(labels, k, v);
   NodeFixture n;

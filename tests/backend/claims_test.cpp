@@ -86,8 +86,8 @@ TEST_CASE("release waits for workloads, then restores and tombstones the shared 
   CHECK(retained.reason == "workloads retained");
   CHECK(retained.remaining == std::vector<std::string>{"n1"});
   const auto before = b.mutations().size();
-  CHECK(kinds(b.mutations()) == std::vector<std::string>{"stamp-owner", "publish-entry", "point-policy",
-                                                          "record-restore", "label-geometry"});
+  CHECK(kinds(b.mutations()) ==
+        std::vector<std::string>{"stamp-owner", "publish-entry", "point-policy", "record-restore", "label-geometry"});
 
   const ReleaseObservation done = b.release(c, claim.claim_id, "flowA:release", claim.desired_generation);
   CHECK(done.status == "released");
@@ -168,8 +168,10 @@ TEST_CASE("release marks the claim releasing before its first mutation", "[claim
   }
   SECTION("from the node loop on") {
     b.release(c, claim.claim_id, "flowA:rel", claim.desired_generation);
-    CHECK(seen == std::vector<std::pair<std::string, bool>>{
-                      {"restore.before", false}, {"restore.after", true}, {"delete.before", true}, {"delete.after", true}});
+    CHECK(seen == std::vector<std::pair<std::string, bool>>{{"restore.before", false},
+                                                            {"restore.after", true},
+                                                            {"delete.before", true},
+                                                            {"delete.after", true}});
   }
 }
 
@@ -285,8 +287,8 @@ TEST_CASE("bindings: device ids, count, hostname selector and gpu limit", "[clai
   SequentialCaller c;
   const ClaimObservation claim = plan_and_reserve(b, c, {req("w", 2), mig_req("s", 10)}, "flowA:op");
   const WorkloadBindings whole = b.bindings(c, claim.claim_id, "w");
-  CHECK(whole.env == OrderedMap<std::string, std::string>{{"CUDA_VISIBLE_DEVICES", "GPU-n1-0,GPU-n1-1"},
-                                                          {"VF_GPU_COUNT", "2"}});
+  CHECK(whole.env ==
+        OrderedMap<std::string, std::string>{{"CUDA_VISIBLE_DEVICES", "GPU-n1-0,GPU-n1-1"}, {"VF_GPU_COUNT", "2"}});
   CHECK(whole.node_selector_hostname == "n1");
   CHECK(whole.gpu_limit == 2);
   CHECK(whole.nodes == std::vector<std::string>{"n1"});

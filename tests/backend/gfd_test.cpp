@@ -55,12 +55,12 @@ TEST_CASE("rule 3: single-strategy MIG-capable nodes need geometry evidence", "[
   CHECK(classify_gfd_labels(base(), 2) == "physical");
   CHECK(classify_gfd_labels(base({{kCount, "x"}}), 14) == "physical");
   // An applied, non-default mig.config.
-  CHECK(classify_gfd_labels(base({{"nvidia.com/mig.config", "all-1g.10gb"},
-                                  {"nvidia.com/mig.config.state", "success"}})) == "mig");
-  CHECK(classify_gfd_labels(base({{"nvidia.com/mig.config", "all-1g.10gb"},
-                                  {"nvidia.com/mig.config.state", "pending"}})) == "physical");
-  CHECK(classify_gfd_labels(base({{"nvidia.com/mig.config", "all-disabled"},
-                                  {"nvidia.com/mig.config.state", "success"}})) == "physical");
+  CHECK(classify_gfd_labels(
+            base({{"nvidia.com/mig.config", "all-1g.10gb"}, {"nvidia.com/mig.config.state", "success"}})) == "mig");
+  CHECK(classify_gfd_labels(base(
+            {{"nvidia.com/mig.config", "all-1g.10gb"}, {"nvidia.com/mig.config.state", "pending"}})) == "physical");
+  CHECK(classify_gfd_labels(base(
+            {{"nvidia.com/mig.config", "all-disabled"}, {"nvidia.com/mig.config.state", "success"}})) == "physical");
   CHECK(classify_gfd_labels(base({{"nvidia.com/mig.config", ""}, {"nvidia.com/mig.config.state", "success"}})) ==
         "physical");
 }

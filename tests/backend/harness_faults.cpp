@@ -54,7 +54,8 @@ struct Run {
   sim::ExecutionResult result;
   Scripted strategy;
 
-  Run(const std::string& text, std::vector<uint64_t> draws) : sc(parse_scenario(text, "faults.json")), strategy(std::move(draws)) {
+  Run(const std::string& text, std::vector<uint64_t> draws)
+      : sc(parse_scenario(text, "faults.json")), strategy(std::move(draws)) {
     compiled = compile(sc, {});
     world = std::make_unique<BackendWorld>(*compiled);
     sim::Engine engine;
@@ -89,7 +90,8 @@ using V = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("crash: the actor dies at the barrier, the lock is released, recovery converges", "[faults][alloc-033]") {
-  Run r(scenario(R"({ "actors": ["flowA"], "barriers": { "claim.schedule.after": ["crash", "raise", "drop_response"] } })"),
+  Run r(scenario(
+            R"({ "actors": ["flowA"], "barriers": { "claim.schedule.after": ["crash", "raise", "drop_response"] } })"),
         {1});
   INFO((r.result.violation ? r.result.violation->message : std::string("no violation")));
   CHECK(r.strategy.bounds == std::vector<uint64_t>{4});  // {none, crash, raise, drop_response}, once

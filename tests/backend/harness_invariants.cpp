@@ -84,7 +84,8 @@ TEST_CASE("single-ownership: a live claim's node owned by someone else", "[invar
   f.add_claim("c1", "flowA", {"n1"});
   CHECK_FALSE(check_single_ownership(f.ctx()));
   f.own("n1", "flowB", "gen-x");
-  require_fires(check_single_ownership(f.ctx()), "single-ownership", "covered by live claim c1 of flowA but its owner is flowB");
+  require_fires(check_single_ownership(f.ctx()), "single-ownership",
+                "covered by live claim c1 of flowA but its owner is flowB");
 }
 
 TEST_CASE("single-ownership: one node under live claims of two owners", "[invariants]") {
@@ -92,7 +93,8 @@ TEST_CASE("single-ownership: one node under live claims of two owners", "[invari
   f.own("n1", "flowA", "gen-c1");
   f.add_claim("c1", "flowA", {"n1"});
   f.add_claim("c2", "flowB", {"n1"});
-  require_fires(check_single_ownership(f.ctx()), "single-ownership", "live claims of two owners: flowA (c1) and flowB (c2)");
+  require_fires(check_single_ownership(f.ctx()), "single-ownership",
+                "live claims of two owners: flowA (c1) and flowB (c2)");
   // A releasing claim is no longer live: no violation.
   f.s().claims[1].releasing = true;
   CHECK_FALSE(check_single_ownership(f.ctx()));
@@ -128,7 +130,8 @@ TEST_CASE("no-orphaned-geometry: each clause", "[invariants]") {
   }
   SECTION("free node not back on its recorded config") {
     f.s().node("n2")->mig_config = "all-balanced";
-    require_fires(check_no_orphaned_geometry(f.ctx()), "no-orphaned-geometry", "node n2 has no claim but is on all-balanced");
+    require_fires(check_no_orphaned_geometry(f.ctx()), "no-orphaned-geometry",
+                  "node n2 has no claim but is on all-balanced");
   }
   SECTION("a consistent claim holds") {
     f.add_claim("c1", "flowA", {"n1"}, entry);
@@ -152,7 +155,8 @@ TEST_CASE("shared-map-never-deleted: each clause", "[invariants]") {
   }
   SECTION("no entry but the pointer still on the allocsim map") {
     f.s().pointer = "videoflow-map";
-    require_fires(check_shared_map_never_deleted(f.ctx()), "shared-map-never-deleted", "no entry but the pointer still names videoflow-map");
+    require_fires(check_shared_map_never_deleted(f.ctx()), "shared-map-never-deleted",
+                  "no entry but the pointer still names videoflow-map");
   }
 }
 
@@ -215,7 +219,8 @@ TEST_CASE("partial-inventory-never-idle: a feasible plan from a partial inventor
   told.plan_feasible = true;
   CHECK_FALSE(check_partial_inventory_never_idle(f.ctx(1)));
   told.plan_from_failed_pods = true;
-  require_fires(check_partial_inventory_never_idle(f.ctx(1)), "partial-inventory-never-idle", "flowB got a feasible plan");
+  require_fires(check_partial_inventory_never_idle(f.ctx(1)), "partial-inventory-never-idle",
+                "flowB got a feasible plan");
   told.plan_feasible = false;
   CHECK_FALSE(check_partial_inventory_never_idle(f.ctx(1)));
 }
@@ -267,7 +272,8 @@ TEST_CASE("quiescent-clean: leftovers of an actor that released what it claimed"
   SECTION("entry") {
     f.s().shared_config.push_back({"videoflow-flowA-gen-1", {{"n1", 1}}});
     f.s().pointer = "videoflow-map";
-    require_fires(check_quiescent_clean(f.ctx(sim::kNoActor, true)), "quiescent-clean", "map entry videoflow-flowA-gen-1 remains");
+    require_fires(check_quiescent_clean(f.ctx(sim::kNoActor, true)), "quiescent-clean",
+                  "map entry videoflow-flowA-gen-1 remains");
   }
   SECTION("pointer") {
     f.s().pointer = "videoflow-map";
@@ -312,7 +318,8 @@ TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", 
   CHECK_FALSE(check_recovery_converges(f.ctx(1)));  // only the recovering actor's step is judged
   SECTION("owner") {
     f.own("n1", "flowB", "gen-flowB-1");
-    require_fires(check_recovery_converges(f.ctx(0)), "recovery-converges", "flowB still owns node n1 (epoch gen-flowB-1)");
+    require_fires(check_recovery_converges(f.ctx(0)), "recovery-converges",
+                  "flowB still owns node n1 (epoch gen-flowB-1)");
   }
   SECTION("claim") {
     f.add_claim("c1", "flowB", {"n1"});
@@ -328,7 +335,8 @@ TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", 
   }
   SECTION("config") {
     f.s().node("n2")->mig_config = "all-balanced";
-    require_fires(check_recovery_converges(f.ctx(0)), "recovery-converges", "is on all-balanced, not its recorded config");
+    require_fires(check_recovery_converges(f.ctx(0)), "recovery-converges",
+                  "is on all-balanced, not its recorded config");
   }
 }
 

@@ -11,7 +11,8 @@ using namespace allocsim::backend::testing;
 namespace {
 
 bool any_contains(const std::vector<std::string>& problems, std::string_view word) {
-  return std::any_of(problems.begin(), problems.end(), [&](const auto& p) { return p.find(word) != std::string::npos; });
+  return std::any_of(problems.begin(), problems.end(),
+                     [&](const auto& p) { return p.find(word) != std::string::npos; });
 }
 
 std::string family_key(std::string_view product) {
@@ -123,12 +124,12 @@ TEST_CASE("product matching: every GFD label of backend/CONTRACT.md §3 finds it
 
 TEST_CASE("product matching: the seed's keys match as substrings, short names only as tokens", "[mig]") {
   CHECK(family_key("A100-SXM4-80GB") == "A100-SXM4-80GB");
-  CHECK(family_key("xH100-80GBx") == "H100-80GB");                      // seed: plain substring
+  CHECK(family_key("xH100-80GBx") == "H100-80GB");  // seed: plain substring
   CHECK(family_key("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb") == "A100-SXM4-80GB");
-  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");               // seed keys are case-sensitive
+  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");  // seed keys are case-sensitive
   CHECK(family_key("NVIDIA-H100-NVL") != "H100-80GB");
-  CHECK(family_key("NVIDIA-GH200-480GB") == "<none>");                  // H200 only as a whole token
-  CHECK(family_key("NVIDIA-RTX-A3000") == "<none>");                    // A30 only as a whole token
+  CHECK(family_key("NVIDIA-GH200-480GB") == "<none>");  // H200 only as a whole token
+  CHECK(family_key("NVIDIA-RTX-A3000") == "<none>");    // A30 only as a whole token
   CHECK(family_key("NVIDIA-A300") == "<none>");
   CHECK(family_key("NVIDIA-A30-MIG-1g.6gb") == "A30");
   CHECK(family_key("NVIDIA-H200-NVL") == "H200");

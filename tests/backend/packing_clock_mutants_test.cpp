@@ -55,8 +55,7 @@ TEST_CASE("FakeClock: starts, advances, fires timers in (due, insertion) order",
   clock.at(5, [&] { fired.emplace_back("c", clock.now()); });
   clock.at(50, [&] { fired.emplace_back("late", clock.now()); });
   clock.advance(10);
-  CHECK(fired == std::vector<std::pair<std::string, double>>{
-                     {"a", 1'700'000'002.0}, {"b", 1005.0}, {"c", 1005.0}});
+  CHECK(fired == std::vector<std::pair<std::string, double>>{{"a", 1'700'000'002.0}, {"b", 1005.0}, {"c", 1005.0}});
   CHECK(clock.now() == 1010.0);
   CHECK(clock.time() == 1'700'000'010.0);
   CHECK_THROWS_WITH(clock.advance(-1), "a clock only advances");
@@ -111,7 +110,8 @@ TEST_CASE("mutant catalog agrees with scenarios/mutants/ (written separately)", 
   for (const MutantInfo& m : mutant_catalog()) {
     INFO("mutant " << m.name);
     REQUIRE(files.count(m.name) == 1);
-    const allocsim::harness::Scenario sc = allocsim::harness::load_scenario((dir / (std::string(m.name) + ".json")).string());
+    const allocsim::harness::Scenario sc =
+        allocsim::harness::load_scenario((dir / (std::string(m.name) + ".json")).string());
     CHECK(sc.mutants == std::vector<std::string>{m.name});
     CHECK_FALSE(sc.expect.pass);
     CHECK_THAT(sc.description, Catch::StartsWith(std::string("Mutant ") + m.name + " (" + m.alloc_case));

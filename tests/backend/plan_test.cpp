@@ -53,7 +53,8 @@ TEST_CASE("ALLOC-007: failed pod reads give a partial inventory and an infeasibl
   REQUIRE(obs.known);
   CHECK(obs.value.completeness == "partial");
   CHECK(obs.value.occupancy.empty());
-  for (const auto& requests : {std::vector<WorkloadRequest>{req("w")}, std::vector<WorkloadRequest>{mig_req("s", 10)}}) {
+  for (const auto& requests :
+       {std::vector<WorkloadRequest>{req("w")}, std::vector<WorkloadRequest>{mig_req("s", 10)}}) {
     const Infeasible no = infeasible(b.plan(c, requests, obs.value));
     CHECK(no.reasons == std::vector<std::string>{kOccupancyUnknown});
   }
@@ -87,8 +88,8 @@ TEST_CASE("plan: a MIG sharer gets the smallest profile and a sorted layout stri
   CHECK(plan.geometry == OrderedMap<std::string, std::string>{{"n1", "1g.24gb:1"}});
   REQUIRE(plan.assignments.size() == 1);
   CHECK(plan.assignments[0].first == "s1");
-  CHECK(plan.assignments[0].second ==
-        std::vector<DeviceIdentity>{{"n1", std::nullopt, std::nullopt, "MIG-n1-1g.24gb-1", kBlackwell, 24 * kGiB, "1g.24gb"}});
+  CHECK(plan.assignments[0].second == std::vector<DeviceIdentity>{{"n1", std::nullopt, std::nullopt, "MIG-n1-1g.24gb-1",
+                                                                   kBlackwell, 24 * kGiB, "1g.24gb"}});
   CHECK(plan.plan_id == "plan-1");
   CHECK(plan.snapshot_generation == "1");
   CHECK(plan.notes.empty());
@@ -182,8 +183,11 @@ TEST_CASE("ALLOC-009: MPS, time-sliced, MIG and unlabeled nodes are recognised a
                   opts(kAuthorityManagedMig));
   SequentialCaller c;
   const InventorySnapshot s = snapshot(b, c);
-  CHECK(s.sharing == OrderedMap<std::string, std::string>{
-                         {"mps", "mps"}, {"phys", "physical"}, {"ts", "time-sliced"}, {"mig", "mig"}, {"bare", "unknown"}});
+  CHECK(s.sharing == OrderedMap<std::string, std::string>{{"mps", "mps"},
+                                                          {"phys", "physical"},
+                                                          {"ts", "time-sliced"},
+                                                          {"mig", "mig"},
+                                                          {"bare", "unknown"}});
   const FeasiblePlan plan = feasible(b.plan(c, {req("w", 2)}, s));
   for (const auto& d : plan.assignments[0].second) CHECK(d.node == "phys");
   const std::string tail = " \u2014 its units are shares or slices, not whole devices";
@@ -198,7 +202,8 @@ TEST_CASE("ALLOC-009: MPS, time-sliced, MIG and unlabeled nodes are recognised a
     const Infeasible no = infeasible(shares.plan(c, {req("w")}, snapshot(shares, c)));
     CHECK(no.reasons == std::vector<std::string>{
                             "no per-host packing places every whole-device request on one node (free per node: {}; "
-                            "excluded: ['s1: mps" + tail + "', 's2: time-sliced" + tail + "'])"});
+                            "excluded: ['s1: mps" +
+                            tail + "', 's2: time-sliced" + tail + "'])"});
     CHECK(infeasible(shares.plan(c, {mig_req("s", 10)}, snapshot(shares, c))).reasons ==
           std::vector<std::string>{"no free card for MIG sharer s"});
     CHECK(shares.mutations().empty());

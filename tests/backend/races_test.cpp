@@ -30,8 +30,8 @@ bool has_touch(const HookCaller& c, Obj what, const std::string& name, bool writ
 
 TEST_CASE("ALLOC-004: the owner write re-checks the version it read", "[races]") {
   const bool mutant = GENERATE(false, true);
-  MemoryBackend b({a100_node("n1")}, opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::ClientSideClaim}
-                                                                          : std::vector<Mutant>{}));
+  MemoryBackend b({a100_node("n1")},
+                  opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::ClientSideClaim} : std::vector<Mutant>{}));
   HookCaller c;
   const FeasiblePlan plan = feasible(b.plan(c, {req("w")}, snapshot(b, c)));
   // A concurrent writer bumps n1 between flowA's read and its write.
@@ -57,8 +57,8 @@ TEST_CASE("ALLOC-004: the owner write re-checks the version it read", "[races]")
 
 TEST_CASE("ALLOC-004: two claimants of one plan both read version 1, exactly one wins", "[races]") {
   const bool mutant = GENERATE(false, true);
-  MemoryBackend b({a100_node("n1")}, opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::ClientSideClaim}
-                                                                          : std::vector<Mutant>{}));
+  MemoryBackend b({a100_node("n1")},
+                  opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::ClientSideClaim} : std::vector<Mutant>{}));
   HookCaller c;
   const FeasiblePlan plan = feasible(b.plan(c, {req("w")}, snapshot(b, c)));
   // flowA pauses after its read; flowB runs its whole reserve of the same plan in the gap.
@@ -116,8 +116,7 @@ TEST_CASE("reserve rolls back only its own stamps when a later node is owned", "
   CHECK(c.depth == 0);
 }
 
-TEST_CASE("ALLOC-005: another flow's entry published during delete.before survives the last-out decision",
-          "[races]") {
+TEST_CASE("ALLOC-005: another flow's entry published during delete.before survives the last-out decision", "[races]") {
   const bool mutant = GENERATE(false, true);
   MemoryBackend b({a100_node("n1"), a100_node("n2")},
                   opts(kAuthorityManagedMig, 0, mutant ? std::vector{Mutant::StaleLastOut} : std::vector<Mutant>{}));
@@ -161,7 +160,8 @@ TEST_CASE("ALLOC-005 by hand: an entry appearing during delete.before keeps the 
   HookCaller c;
   const ClaimObservation a = plan_and_reserve(b, c, {mig_req("wa", 10)}, "flowA:op1");
   once_at(c, "delete.before", [&] {
-    put_in(b.mutable_state().shared_config, std::string("videoflow-flowB-gen-9"), OrderedMap<std::string, int>{{"n1", 1}});
+    put_in(b.mutable_state().shared_config, std::string("videoflow-flowB-gen-9"),
+           OrderedMap<std::string, int>{{"n1", 1}});
   });
   b.release(c, a.claim_id, "flowA:rel", a.desired_generation);
   CHECK(b.state().pointer == (mutant ? "default-mig-parted-config" : "videoflow-map"));

@@ -45,7 +45,7 @@ TEST_CASE("restore-record-overwritten: the seed keeps the first restore record, 
     REQUIRE(records.size() == 2);
     CHECK(records[1].detail == first_entry);
     t.b.release(t.c, t.first.claim_id, "flowA:release1", t.first.desired_generation);
-    CHECK(t.n1().mig_config == first_entry);  // an allocsim config ...
+    CHECK(t.n1().mig_config == first_entry);                            // an allocsim config ...
     CHECK(find_in(t.b.state().shared_config, first_entry) == nullptr);  // ... whose entry was just stripped
   }
 }

@@ -88,8 +88,8 @@ TEST_CASE("determinism: --check-determinism passes on real scenarios and exits 0
   CHECK(without_line == plain.text);
 
   // dfs: the tree of ALLOC-004 with DPOR is smaller than 200; every execution explored is re-run.
-  const Result dfs =
-      allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs --executions 200 --check-determinism");
+  const Result dfs = allocsim(
+      "run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs --executions 200 --check-determinism");
   INFO(dfs.text);
   CHECK(dfs.code == 0);
   std::smatch m;
@@ -97,8 +97,9 @@ TEST_CASE("determinism: --check-determinism passes on real scenarios and exits 0
   CHECK_THAT(dfs.text, Catch::Contains("  determinism: " + m[1].str() + " of " + m[1].str() + " " + checked));
   // A violating run (execution 0 of this seed violates): exit 0, the violation being expected, and every
   // execution re-run, the violating one included.
-  const Result mutant = allocsim("run scenarios/mutants/stale-last-out.json --no-trace --no-shrink --executions 300 "
-                                 "--seed 13095918622469000722 --check-determinism");
+  const Result mutant = allocsim(
+      "run scenarios/mutants/stale-last-out.json --no-trace --no-shrink --executions 300 "
+      "--seed 13095918622469000722 --check-determinism");
   INFO(mutant.text);
   CHECK(mutant.code == 0);
   CHECK_THAT(mutant.text, Catch::Contains("  shared-map-never-deleted: "));

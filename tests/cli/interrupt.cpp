@@ -106,9 +106,9 @@ long long executions_in(const std::string& out) {
 TEST_CASE("run: SIGTERM prints the summary so far, writes --fingerprints and exits 143", "[cli][interrupt]") {
   TempDir dir;
   const std::string fps = dir / "fp.txt";
-  const Finished f = interrupt_run({"run", "scenarios/alloc-021-readiness-stages.json", "-n", "100000000",
-                                    "--fingerprints", fps},
-                                   dir / "log", SIGTERM);
+  const Finished f =
+      interrupt_run({"run", "scenarios/alloc-021-readiness-stages.json", "-n", "100000000", "--fingerprints", fps},
+                    dir / "log", SIGTERM);
   INFO(f.out);
   REQUIRE(WIFEXITED(f.status));
   CHECK(WEXITSTATUS(f.status) == 143);
@@ -128,18 +128,19 @@ TEST_CASE("run: SIGTERM prints the summary so far, writes --fingerprints and exi
 
 TEST_CASE("run: SIGINT stops an exhaustive run, says it is not exhausted and exits 130", "[cli][interrupt]") {
   TempDir dir;
-  const Finished f = interrupt_run(
-      {"run", "scenarios/alloc-033-crash-at-delete-after.json", "--strategy", "dfs", "-n", "100000000"},
-      dir / "log", SIGINT);
+  const Finished f =
+      interrupt_run({"run", "scenarios/alloc-033-crash-at-delete-after.json", "--strategy", "dfs", "-n", "100000000"},
+                    dir / "log", SIGINT);
   INFO(f.out);
   REQUIRE(WIFEXITED(f.status));
   CHECK(WEXITSTATUS(f.status) == 130);
   const long long n = executions_in(f.out);
   CHECK(n > 0);
-  CHECK_THAT(f.out, Catch::Contains(fmt::format(
-                        "\n  interrupted: not exhausted (SIGINT; the results cover the {} executions that ran) "
-                        "(reduction dpor)\n",
-                        n)));
+  CHECK_THAT(f.out,
+             Catch::Contains(
+                 fmt::format("\n  interrupted: not exhausted (SIGINT; the results cover the {} executions that ran) "
+                             "(reduction dpor)\n",
+                             n)));
   CHECK_THAT(f.out, !Catch::Contains("exhaustive: all"));
 }
 

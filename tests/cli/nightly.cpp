@@ -88,7 +88,8 @@ assert wf["jobs"]["merge"]["needs"] == "sweep"
 assert any("nightly.sh merge" in st.get("run", "") for st in wf["jobs"]["merge"]["steps"])
 print("manifests ok")
 )PY";
-  const std::string file = (fs::temp_directory_path() / ("allocsim-manifests-" + std::to_string(getpid()) + ".py")).string();
+  const std::string file =
+      (fs::temp_directory_path() / ("allocsim-manifests-" + std::to_string(getpid()) + ".py")).string();
   std::ofstream(file) << check;
   Out r = sh("python3 " + file);
   fs::remove(file);

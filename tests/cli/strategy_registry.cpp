@@ -15,8 +15,7 @@
 namespace {
 
 cli_test::Captured allocsim(const std::string& args) {
-  return cli_test::capture(std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args +
-                           " 2>&1");
+  return cli_test::capture(std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1");
 }
 
 const std::string kScenario = "scenarios/alloc-004-one-plan-two-claimants.json";

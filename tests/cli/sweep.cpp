@@ -118,8 +118,7 @@ TEST_CASE("sweep: SIGKILL mid-sweep, then --resume, gives the uninterrupted repo
   TempDir t;
   // Two scenarios of a few seconds in all; checkpoints every second within a unit.
   // Plain DFS (16 units of both-release) keeps the sweep running long enough to be killed mid-way.
-  const std::string inputs =
-      "scenarios/alloc-005-both-release.json scenarios/alloc-005-last-out.json --reduction none";
+  const std::string inputs = "scenarios/alloc-005-both-release.json scenarios/alloc-005-last-out.json --reduction none";
   REQUIRE(allocsim("sweep " + inputs + " --report-json " + (t / "straight.json")).code == 0);
 
   const std::string ck = t / "ck.json";
@@ -130,8 +129,7 @@ TEST_CASE("sweep: SIGKILL mid-sweep, then --resume, gives the uninterrupted repo
     std::freopen("/dev/null", "w", stdout);
     execl(ALLOCSIM_BINARY, ALLOCSIM_BINARY, "sweep", "scenarios/alloc-005-both-release.json",
           "scenarios/alloc-005-last-out.json", "--reduction", "none", "--checkpoint", ck.c_str(),
-          "--checkpoint-interval", "1",
-          static_cast<char*>(nullptr));
+          "--checkpoint-interval", "1", static_cast<char*>(nullptr));
     _exit(127);
   }
   // Wait for the first saved position (a finished unit or a position inside one), then kill without
@@ -207,11 +205,12 @@ TEST_CASE("sweep: JUnit XML is well-formed, one testcase per scenario, escaped",
   CHECK(rep["errors"][0]["pointer"].get<std::string>().size() > 0);
   CHECK(rep["totals"]["met"] == 1);
   // python3 is part of the dev setup (tools/dev.sh): a missing interpreter fails this test.
-  Out py = sh("python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
-              "cs = r.findall('.//testcase'); assert len(cs) == 2, len(cs); "
-              "assert len(r.findall('.//error')) == 1; assert r.get('errors') == '1'; "
-              "assert any('bad <&>.json' in c.get('name') for c in cs); print('junit ok')\" '" +
-              (t / "j.xml") + "'");
+  Out py =
+      sh("python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+         "cs = r.findall('.//testcase'); assert len(cs) == 2, len(cs); "
+         "assert len(r.findall('.//error')) == 1; assert r.get('errors') == '1'; "
+         "assert any('bad <&>.json' in c.get('name') for c in cs); print('junit ok')\" '" +
+         (t / "j.xml") + "'");
   CHECK(py.code == 0);
   CHECK_THAT(py.text, Catch::Contains("junit ok"));
 }

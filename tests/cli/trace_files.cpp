@@ -131,7 +131,8 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
   }
 }
 
-TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and perfetto write their files", "[cli][trace]") {
+TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and perfetto write their files",
+          "[cli][trace]") {
   TempDir dir;
   const Result r = run("run scenarios/mutants/stale-last-out.json -n 2000 --no-trace");
   std::smatch seed, sched;

@@ -18,16 +18,18 @@ namespace {
 std::string path(const char* rel) { return std::string(ALLOCSIM_SOURCE_DIR) + "/" + rel; }
 
 // Runs `n` random executions of `sc`, calling `check` on each world as it ended.
-void each_execution(const Scenario& sc, uint64_t n, const std::function<void(BackendWorld&, const sim::ExecutionResult&)>& check,
+void each_execution(const Scenario& sc, uint64_t n,
+                    const std::function<void(BackendWorld&, const sim::ExecutionResult&)>& check,
                     std::vector<std::string> mutants = {}) {
   auto compiled = compile(sc, mutants);
   sim::RandomStrategy random;
   sim::Engine engine;
-  sim::explore(engine, [&] { return std::make_unique<BackendWorld>(*compiled); }, random,
-               sim::ExploreOptions{.seed = 1, .executions = n},
-               [&](uint64_t, uint64_t, sim::World& w, const sim::ExecutionResult& r) {
-                 check(static_cast<BackendWorld&>(w), r);
-               });
+  sim::explore(
+      engine, [&] { return std::make_unique<BackendWorld>(*compiled); }, random,
+      sim::ExploreOptions{.seed = 1, .executions = n},
+      [&](uint64_t, uint64_t, sim::World& w, const sim::ExecutionResult& r) {
+        check(static_cast<BackendWorld&>(w), r);
+      });
 }
 
 size_t count_audit(const BackendWorld& w, const char* kind) {
@@ -68,15 +70,14 @@ TEST_CASE("ALLOC-004: one plan, two claimants: exactly one claim, one conflict, 
 TEST_CASE("ALLOC-004 with client-side-claim: two stamps, and single-ownership fires", "[alloc-004][mutant]") {
   Scenario sc = load_scenario(path("scenarios/alloc-004-one-plan-two-claimants.json"));
   uint64_t violations = 0;
-  each_execution(
-      sc, 3000,
-      [&](BackendWorld& w, const sim::ExecutionResult& r) {
-        if (!r.violation) return;
-        ++violations;
-        CHECK(r.violation->invariant == "single-ownership");
-        CHECK(count_audit(w, "stamp-owner") == 2);
-      },
-      {"client-side-claim"});
+  each_execution(sc, 3000,
+                 [&](BackendWorld& w, const sim::ExecutionResult& r) {
+                   if (!r.violation) return;
+                   ++violations;
+                   CHECK(r.violation->invariant == "single-ownership");
+                   CHECK(count_audit(w, "stamp-owner") == 2);
+                 },
+                 {"client-side-claim"});
   CHECK(violations > 0);
 }
 
@@ -89,7 +90,7 @@ TEST_CASE("ids come from a counter per actor: unrelated interleavings do not cha
     for (const auto& m : w.backend().state().audit)
       if (m.kind == "publish-entry" && m.op_id == "flowA:op1") entries_a.insert(m.target);
   });
-  CHECK(schedules.size() > 20);  // many different interleavings...
+  CHECK(schedules.size() > 20);                                              // many different interleavings...
   CHECK(entries_a == std::set<std::string>{"videoflow-flowA-gen-flowA-3"});  // ...one id for flowA's entry
 }
 
@@ -139,7 +140,8 @@ TEST_CASE("an actor parked at claim.create.after keeps another's release waiting
       { "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa", "devices": 2 } ] } ] },
       { "name": "flowB", "script": [ { "op": "reserve", "requests": [ { "workload": "wb", "devices": 2 } ] },
                                      { "op": "release" } ] } ]
-  })", "lock.json");
+  })",
+                               "lock.json");
   auto compiled = compile(sc, {});
   BackendWorld w(*compiled);
   ParkAtCreate s;

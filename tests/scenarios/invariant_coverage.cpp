@@ -48,8 +48,7 @@ std::map<std::string, std::vector<std::string>> expected_violations() {
   for (const std::string& file : scenario_files()) {
     const Scenario sc = load_scenario(file);
     if (sc.expect.pass) continue;
-    for (const std::string& v : sc.expect.violations)
-      by[v].push_back(fs::relative(file, ALLOCSIM_SOURCE_DIR).string());
+    for (const std::string& v : sc.expect.violations) by[v].push_back(fs::relative(file, ALLOCSIM_SOURCE_DIR).string());
   }
   return by;
 }
@@ -94,9 +93,10 @@ TEST_CASE("every invariant is expected to fire by some scenario file, or is list
   const std::vector<std::string> missing = uncovered(catalog_names(), by, kNotYetCovered);
   std::string names;
   for (const auto& m : missing) names += " " + m;
-  INFO("no scenario under scenarios/ expects these (expect.violation); add a finding or mutant scenario that "
-       "makes each fire:"
-       << names);
+  INFO(
+      "no scenario under scenarios/ expects these (expect.violation); add a finding or mutant scenario that "
+      "makes each fire:"
+      << names);
   CHECK(missing.empty());
 }
 

@@ -35,7 +35,8 @@ TEST_CASE("every mutant scenario passes under the faithful port (its mutants swi
 TEST_CASE("release-clears-any-owner is caught by rollback-keeps-newer-owner itself", "[scenarios][mutants]") {
   // The file also accepts single-ownership (the same lost stamp, seen once flowB's claim is live); the
   // coverage of rollback-keeps-newer-owner (invariant_coverage.cpp) rests on this check.
-  const Scenario sc = load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/mutants/release-clears-any-owner.json");
+  const Scenario sc =
+      load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/mutants/release-clears-any-owner.json");
   RunConfig cfg;
   cfg.executions = 2000;
   const ScenarioReport r = run_scenario(sc, cfg);

@@ -15,14 +15,14 @@ namespace fs = std::filesystem;
 TEST_CASE("schedule strings round-trip and are canonical", "[schedule]") {
   const std::vector<std::string> names = {"flowA", "flowB", "d1"};
   using C = sim::Choice;
-  const std::vector<C> s = {{C::Actor, 0}, {C::Actor, 0}, {C::Actor, 1}, {C::Draw, 1}, {C::Draw, 1},
-                            {C::Actor, 2}, {C::Draw, 0},  {C::Actor, 0}};
+  const std::vector<C> s = {{C::Actor, 0}, {C::Actor, 0}, {C::Actor, 1}, {C::Draw, 1},
+                            {C::Draw, 1},  {C::Actor, 2}, {C::Draw, 0},  {C::Actor, 0}};
   const std::string text = sim::format_schedule(s, names);
   CHECK(text == "v1:flowA*2,flowB,#1*2,d1,#0,flowA");
   CHECK(sim::parse_schedule(text, names) == s);
   CHECK(sim::format_schedule(sim::parse_schedule(text, names), names) == text);
-  CHECK(sim::parse_schedule("v1:@1*3,@0", names) == std::vector<C>{{C::Actor, 1}, {C::Actor, 1}, {C::Actor, 1},
-                                                                     {C::Actor, 0}});
+  CHECK(sim::parse_schedule("v1:@1*3,@0", names) ==
+        std::vector<C>{{C::Actor, 1}, {C::Actor, 1}, {C::Actor, 1}, {C::Actor, 0}});
   CHECK(sim::parse_schedule("v1:", names).empty());
   CHECK(sim::format_schedule({}, names) == "v1:");
 
@@ -39,11 +39,16 @@ TEST_CASE("schedule strings round-trip and are canonical", "[schedule]") {
 TEST_CASE("malformed schedule strings are rejected with a message naming the item", "[schedule]") {
   const std::vector<std::string> names = {"flowA", "flowB"};
   const std::pair<const char*, const char*> cases[] = {
-      {"flowA*2", "starting with \"v1:\""},     {"v2:flowA", "unknown schedule version \"v2:\""},
-      {"v1:flowC", "no actor named \"flowC\""}, {"v1:flowA,,flowB", "empty schedule item"},
-      {"v1:flowA,", "trailing comma"},          {"v1:flowA*0", "at least 1"},
-      {"v1:flowA*x", "repeat count"},           {"v1:@7", "out of range"},
-      {"v1:#x", "draw value"},                  {"v1:flowA*99999999999", "more than"},
+      {"flowA*2", "starting with \"v1:\""},
+      {"v2:flowA", "unknown schedule version \"v2:\""},
+      {"v1:flowC", "no actor named \"flowC\""},
+      {"v1:flowA,,flowB", "empty schedule item"},
+      {"v1:flowA,", "trailing comma"},
+      {"v1:flowA*0", "at least 1"},
+      {"v1:flowA*x", "repeat count"},
+      {"v1:@7", "out of range"},
+      {"v1:#x", "draw value"},
+      {"v1:flowA*99999999999", "more than"},
   };
   for (const auto& [text, says] : cases) {
     INFO(text);

@@ -21,8 +21,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -89,7 +89,8 @@ const std::vector<Variant> kVariants = {
      "\"faults\": { \"max\": 2, \"actors\": [\"a\"], \"barriers\": { \"delete.before\": [\"crash\", \"raise\"] }, "
      "\"fail_reads\": [\"pods\"], \"fail_geometry\": [\"n1\"] }, \"invariants\": \"all\",",
      "", true},
-    {"faults_enable_nothing.json", "\"invariants\": \"all\",", "\"faults\": { \"max\": 2 }, \"invariants\": \"all\",", ""},
+    {"faults_enable_nothing.json", "\"invariants\": \"all\",", "\"faults\": { \"max\": 2 }, \"invariants\": \"all\",",
+     ""},
     {"faults_unknown_action.json", "\"invariants\": \"all\",",
      "\"faults\": { \"barriers\": { \"delete.before\": [\"explode\"] } }, \"invariants\": \"all\",", ""},
     {"faults_unknown_actor.json", "\"invariants\": \"all\",",
@@ -125,8 +126,8 @@ std::string shell_quote(const std::string& s) {
 
 /// Runs validate_schema.py on `files`; FAILs the test (with the tool's own message) when it cannot run.
 std::map<std::string, SchemaVerdict> schema_verdicts(const std::vector<std::string>& files) {
-  std::string cmd = "python3 " + shell_quote((kSource / "tests" / "scenarios" / "validate_schema.py").string()) +
-                    " " + shell_quote(kSchema.string());
+  std::string cmd = "python3 " + shell_quote((kSource / "tests" / "scenarios" / "validate_schema.py").string()) + " " +
+                    shell_quote(kSchema.string());
   for (const auto& f : files) cmd += " " + shell_quote(f);
   cmd += " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -138,9 +139,10 @@ std::map<std::string, SchemaVerdict> schema_verdicts(const std::vector<std::stri
   const int status = pclose(p);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (code != 0)
-    FAIL("the schema validator could not run (exit " << code << "); it needs python3 and the Debian package "
-                                                         "python3-jsonschema (tools/dev.sh installs both):\n"
-                                                      << out);
+    FAIL("the schema validator could not run (exit " << code
+                                                     << "); it needs python3 and the Debian package "
+                                                        "python3-jsonschema (tools/dev.sh installs both):\n"
+                                                     << out);
   std::map<std::string, SchemaVerdict> verdicts;
   std::istringstream lines(out);
   std::string line;
@@ -245,7 +247,8 @@ TEST_CASE("schema: loader and schema agree on the malformed corpus, loader-only 
       REQUIRE(loader.has_value());
       const auto listed = kLoaderOnly.find(base);
       if (listed != kLoaderOnly.end()) {
-        INFO("listed as loader-only: " << listed->second << " (remove it from kLoaderOnly if the schema now rejects it)");
+        INFO("listed as loader-only: " << listed->second
+                                       << " (remove it from kLoaderOnly if the schema now rejects it)");
         CHECK(schema.ok);
       } else {
         CHECK(!schema.ok);
@@ -314,8 +317,13 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
     for (const auto& [key, _] : defs.at(std::string("op_") + op.name).at("properties").items()) keys.insert(key);
     CHECK(keys == std::set<std::string>(op.keys.begin(), op.keys.end()));
     // expect.actors: each op's outcome vocabulary.
-    CHECK(enum_of(defs.at("expect").at("properties").at("actors").at("additionalProperties").at("properties").at(
-              op.name).at("items")) == std::set<std::string>(op.outcomes.begin(), op.outcomes.end()));
+    CHECK(enum_of(defs.at("expect")
+                      .at("properties")
+                      .at("actors")
+                      .at("additionalProperties")
+                      .at("properties")
+                      .at(op.name)
+                      .at("items")) == std::set<std::string>(op.outcomes.begin(), op.outcomes.end()));
   }
   CHECK(enum_of(s.at("properties").at("backend").at("properties").at("mutants").at("items")) ==
         names_of(allocsim::backend::mutant_catalog()));
@@ -329,9 +337,9 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
   CHECK(enum_of(defs.at("request").at("properties").at("sharing")) ==
         std::set<std::string>{b::kSharingExclusive, b::kSharingIsolatedMig, b::kSharingCooperative,
                               b::kSharingAccountingOnly});
-  CHECK(enum_of(s.at("properties").at("backend").at("properties").at("authority")) ==
-        std::set<std::string>{b::kAuthorityDevicePlugin, b::kAuthorityManagedMig, b::kAuthorityLocal,
-                              b::kAuthorityDra});
+  CHECK(
+      enum_of(s.at("properties").at("backend").at("properties").at("authority")) ==
+      std::set<std::string>{b::kAuthorityDevicePlugin, b::kAuthorityManagedMig, b::kAuthorityLocal, b::kAuthorityDra});
 }
 
 TEST_CASE("schema: every property of the schema has a description (editors show them)", "[scenario][schema]") {

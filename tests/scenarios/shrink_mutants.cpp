@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "backend/harness/runner.h"
-#include "tests/scenarios/scenario_files.h"
 #include "backend/harness/shrink.h"
 #include "backend/harness/trace_replay.h"
 #include "backend/harness/world.h"
 #include "sim/engine.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

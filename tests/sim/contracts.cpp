@@ -77,11 +77,8 @@ TEST_CASE("ALLOCSIM_ASSERT: the PRNG refuses an empty range", "[assert][prng]") 
   CHECK(p.below(1) == 0);  // a valid call passes the check
 }
 
-TEST_CASE("ALLOCSIM_ASSERT: without a handler installed, a failure aborts (default handler restored)",
-          "[assert]") {
-  {
-    RecordAsserts guard;
-  }
+TEST_CASE("ALLOCSIM_ASSERT: without a handler installed, a failure aborts (default handler restored)", "[assert]") {
+  { RecordAsserts guard; }
   // The guard restored the previous handler: installing ours again returns the default, not ours.
   const AssertHandler before = set_assert_handler(recording_handler);
   CHECK(before != recording_handler);

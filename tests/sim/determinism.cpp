@@ -80,9 +80,15 @@ TEST_CASE("first_difference: length and violation differences", "[sim][determini
   CHECK(!first_difference(a, a, name));
 }
 
-TEST_CASE("determinism: a Divergence prints its label, both versions, and the runnable actors by name", "[determinism]") {
+TEST_CASE("determinism: a Divergence prints its label, both versions, and the runnable actors by name",
+          "[determinism]") {
   const Divergence d{3, "step 3", "first run: a call x", "second run: b call x", {}};
   CHECK(d.to_string() == "step 3: first run: a call x\n  second run: b call x");
-  const Divergence r{1, "choice 1", "the schedule is followed", "the schedule runs a, which cannot run here", {"b", "c"}};
-  CHECK(r.to_string() == "choice 1: the schedule is followed\n  the schedule runs a, which cannot run here (runnable: b, c)");
+  const Divergence r{1,
+                     "choice 1",
+                     "the schedule is followed",
+                     "the schedule runs a, which cannot run here",
+                     {"b", "c"}};
+  CHECK(r.to_string() ==
+        "choice 1: the schedule is followed\n  the schedule runs a, which cannot run here (runnable: b, c)");
 }

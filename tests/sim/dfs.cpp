@@ -41,8 +41,11 @@ TEST_CASE("dfs: a draw(3) inside a step is branched under every schedule: 6 x 3 
   CHECK(e.executions == 18);
   CHECK(e.distinct_logs.size() == 18);
   // Deepest node first: the three orders of a1 among b0 b1 under draw 0, then draw 1.
-  CHECK(e.schedules[0] == std::vector<Choice>{{Choice::Actor, 0}, {Choice::Draw, 0}, {Choice::Actor, 0},
-                                              {Choice::Actor, 1}, {Choice::Actor, 1}});
+  CHECK(e.schedules[0] == std::vector<Choice>{{Choice::Actor, 0},
+                                              {Choice::Draw, 0},
+                                              {Choice::Actor, 0},
+                                              {Choice::Actor, 1},
+                                              {Choice::Actor, 1}});
   CHECK(text(e.schedules[1]) == "a0 d0 a1 a0 a1");
   CHECK(text(e.schedules[3]) == "a0 d1 a0 a1 a1");
 }

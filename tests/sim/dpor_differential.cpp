@@ -9,7 +9,6 @@
 using namespace allocsim::sim;
 using namespace allocsim::sim::testing;
 
-
 // Differential soundness test: on random small programs of touches and SimMutex sections (2-3 actors),
 // DPOR (default options: sleep sets on) must see exactly the Mazurkiewicz traces plain DFS sees. This is the
 // test that found sleep sets hiding traces when a release and the waiter's retry were taken for a
@@ -21,10 +20,16 @@ TEST_CASE("dpor: same traces as dfs on 1500 random lock-and-touch programs", "[d
     const int n = 2 + (seed % 3 == 0);
     std::string desc;
     const auto progs = random_lock_program(seed, n, desc);
-    DfsStrategy d; DporStrategy q;
+    DfsStrategy d;
+    DporStrategy q;
     auto make = world_of(actors_of(progs));
     Explored a = explore_all(d, make), b = explore_all(q, make);
-    if (a.traces != b.traces || b.executions > a.executions) { std::cout << "seed " << seed << " dfs traces " << a.traces << " dpor traces " << b.traces << " dpor execs " << b.executions << "\n" << desc; FAIL(); }
+    if (a.traces != b.traces || b.executions > a.executions) {
+      std::cout << "seed " << seed << " dfs traces " << a.traces << " dpor traces " << b.traces << " dpor execs "
+                << b.executions << "\n"
+                << desc;
+      FAIL();
+    }
     dpor_executions += b.executions;
     traces += b.traces;
   }
@@ -70,7 +75,8 @@ TEST_CASE("dpor: same traces as dfs on 800 random programs with draws inside ste
     Explored b = explore_all(q, make);
     if (a.traces != b.traces || b.executions > a.executions) {
       std::cout << "seed " << seed << " dfs traces " << a.traces << " dpor traces " << b.traces << " dpor execs "
-                << b.executions << "\n" << desc;
+                << b.executions << "\n"
+                << desc;
       FAIL();
     }
     dpor_executions += b.executions;

@@ -72,7 +72,7 @@ TEST_CASE("dpor units: independent actors: seeded units run one execution each b
   const Split seeded = run_units(make, 2, true), plain = run_units(make, 2, false);
   CHECK(seeded.traces == 1);
   CHECK(plain.traces == 1);
-  CHECK(seeded.units == 8);  // a a, a b, a c, b a, b b, b c, c a, c b
+  CHECK(seeded.units == 8);                  // a a, a b, a c, b a, b b, b c, c a, c b
   CHECK(seeded.executions == seeded.units);  // each non-first unit is sleep-set blocked at once
   CHECK(plain.executions == plain.units);
 }

@@ -80,17 +80,22 @@ TEST_CASE("random explores every interleaving of two actors of two steps, determ
     opt.seed = 11;
     opt.executions = 200;
     uint64_t fp = 0;
-    explore(engine, [] {
+    explore(
+        engine,
+        [] {
           auto w = std::make_unique<TestWorld>();
           w->actors = {stepper("a", 2), stepper("b", 2)};
           return w;
         },
-        random, opt, [&](uint64_t, uint64_t, World& w, const ExecutionResult& r) {
+        random, opt,
+        [&](uint64_t, uint64_t, World& w, const ExecutionResult& r) {
           seen.insert(static_cast<TestWorld&>(w).log);
           fp ^= r.fingerprint() * 31 + r.steps.size();
         });
-    if (pass == 0) fp_first = fp;
-    else CHECK(fp == fp_first);
+    if (pass == 0)
+      fp_first = fp;
+    else
+      CHECK(fp == fp_first);
   }
   CHECK(seen.size() == 6);  // C(4,2) interleavings
 }
@@ -131,17 +136,19 @@ TEST_CASE("an actor parked inside the lock keeps another waiting, and the waiter
   CHECK(r.steps[4].kind == PointKind::LockWait);
   CHECK(r.steps[4].what == "lock.wait");
   CHECK(r.steps[4].detail == "held by holder");  // who held it when the waiter blocked
-  CHECK(b_resumes == 2);  // resumed once to block and once to acquire: no spinning
+  CHECK(b_resumes == 2);                         // resumed once to block and once to acquire: no spinning
 }
 
 TEST_CASE("nothing runnable with someone blocked is a deadlock finding", "[engine][lock]") {
   TestWorld w;
   w.actors = {
-      {"leaky", [](TestWorld& w, ActorContext& ctx) {
+      {"leaky",
+       [](TestWorld& w, ActorContext& ctx) {
          ctx.point(PointKind::Call, "call", "");
          w.mutex.lock(ctx);  // never unlocked
        }},
-      {"victim", [](TestWorld& w, ActorContext& ctx) {
+      {"victim",
+       [](TestWorld& w, ActorContext& ctx) {
          ctx.point(PointKind::Call, "call", "");
          w.mutex.lock(ctx);
          w.mutex.unlock();
@@ -155,8 +162,7 @@ TEST_CASE("nothing runnable with someone blocked is a deadlock finding", "[engin
   CHECK(r.violation->state == "victim waits for the lock held by leaky (finished while holding it)\n");
 }
 
-TEST_CASE("an exception in an actor is a finding and never crosses a switch, others are unwound",
-          "[engine]") {
+TEST_CASE("an exception in an actor is a finding and never crosses a switch, others are unwound", "[engine]") {
   struct Counter {
     int* n;
     ~Counter() { ++*n; }
@@ -164,11 +170,13 @@ TEST_CASE("an exception in an actor is a finding and never crosses a switch, oth
   int destroyed = 0;
   TestWorld w;
   w.actors = {
-      {"thrower", [](TestWorld&, ActorContext& ctx) {
+      {"thrower",
+       [](TestWorld&, ActorContext& ctx) {
          ctx.point(PointKind::Call, "call", "");
          throw std::runtime_error("boom");
        }},
-      {"bystander", [&destroyed](TestWorld&, ActorContext& ctx) {
+      {"bystander",
+       [&destroyed](TestWorld&, ActorContext& ctx) {
          Counter c{&destroyed};
          ctx.point(PointKind::Call, "call", "");
          ctx.point(PointKind::Call, "never", "");
@@ -233,7 +241,8 @@ TEST_CASE("an invariant violation stops the execution at that step, quiescence i
 TEST_CASE("draws are part of the schedule and replay exactly", "[engine]") {
   auto make = [] {
     TestWorld w;
-    w.actors = {{"dice", [](TestWorld& w, ActorContext& ctx) {
+    w.actors = {{"dice",
+                 [](TestWorld& w, ActorContext& ctx) {
                    for (int i = 0; i < 5; ++i) {
                      ctx.point(PointKind::Call, "roll", "");
                      w.log.push_back(std::to_string(ctx.draw(6)));

@@ -34,13 +34,15 @@ TEST_CASE("a crash ends the actor, releases what it held through RAII, and the o
   };
   TestWorld w;
   w.actors = {
-      {"crasher", [&unwound](TestWorld& w, ActorContext& ctx) {
+      {"crasher",
+       [&unwound](TestWorld& w, ActorContext& ctx) {
          Counter c{&unwound};
          Guard g(w.mutex, ctx);  // prologue: uncontended
          ctx.point(PointKind::Barrier, "inside", "k=v");
          throw ActorCrash{"inside"};
        }},
-      {"waiter", [](TestWorld& w, ActorContext& ctx) {
+      {"waiter",
+       [](TestWorld& w, ActorContext& ctx) {
          ctx.point(PointKind::Call, "call", "");
          w.mutex.lock(ctx);  // blocks until the crasher's guard lets go
          w.log.push_back("got the lock");

@@ -30,11 +30,11 @@ TEST_CASE("explore: a signal recorded mid-run stops it after the execution in pr
   ExploreOptions opt;
   opt.executions = 100;
   uint64_t observed = 0;
-  const ExploreSummary sum = explore(engine, two_steppers(), random, opt,
-                                     [&](uint64_t index, uint64_t, World&, const ExecutionResult&) {
-                                       ++observed;
-                                       if (index == 6) request_interrupt(SIGTERM);  // arrives during #6
-                                     });
+  const ExploreSummary sum =
+      explore(engine, two_steppers(), random, opt, [&](uint64_t index, uint64_t, World&, const ExecutionResult&) {
+        ++observed;
+        if (index == 6) request_interrupt(SIGTERM);  // arrives during #6
+      });
   CHECK(interrupt_signal() == SIGTERM);
   clear_interrupt();
   CHECK(interrupt_signal() == 0);

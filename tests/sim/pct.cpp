@@ -13,7 +13,7 @@ using namespace allocsim::sim::testing;
 TEST_CASE("pct: depth 1 runs one actor at a time to its end, in a random priority order", "[pct]") {
   PctStrategy pct(PctOptions{.depth = 1, .steps = 6, .actors = 3});
   Explored e = explore_all(pct, world_of({stepper("a", 2), stepper("b", 2), stepper("c", 2)}), 200);
-  CHECK(e.max_preemptions == 0);      // no change point: the top priority never changes while it runs
+  CHECK(e.max_preemptions == 0);       // no change point: the top priority never changes while it runs
   CHECK(e.distinct_logs.size() == 6);  // every priority order appears in 200 executions (miss chance ~ 6 * (5/6)^200)
 }
 

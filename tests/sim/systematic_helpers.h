@@ -52,7 +52,7 @@ struct Explored {
   std::set<std::vector<std::string>> distinct_logs;  // distinct interleavings of effects
   std::vector<std::vector<Choice>> schedules;
   std::set<std::string> violations;
-  uint64_t traces = 0;                               // distinct Mazurkiewicz traces
+  uint64_t traces = 0;  // distinct Mazurkiewicz traces
   uint64_t max_preemptions = 0;
   bool stopped_by_strategy = false;
 };
@@ -144,7 +144,7 @@ inline std::vector<TestWorld::Actor> actors_of(const std::vector<std::vector<Loc
 /// section that spans a barrier; `desc` gets it as text ("actor 0: P2w L B P1r U"). With `draws`, each touch
 /// is a drawing one (kind 4, "D2w") with probability 1/3.
 inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int actors, std::string& desc,
-                                                           bool draws = false) {
+                                                            bool draws = false) {
   Prng g(seed);
   std::vector<std::vector<LockOp>> progs;
   for (int a = 0; a < actors; ++a) {
@@ -168,9 +168,9 @@ inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int a
     desc += "actor " + std::to_string(a) + ":";
     for (const LockOp& o : p)
       desc += o.kind == 0 || o.kind == 4 ? (o.kind == 0 ? " P" : " D") + std::to_string(o.obj) + (o.w ? "w" : "r")
-              : o.kind == 1               ? " L"
-              : o.kind == 2               ? " U"
-                                          : " B";
+              : o.kind == 1              ? " L"
+              : o.kind == 2              ? " U"
+                                         : " B";
     desc += "\n";
   }
   return progs;

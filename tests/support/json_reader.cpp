@@ -100,7 +100,9 @@ TEST_CASE("support: JsonReader getters say what they expected and what they foun
   const Json doc = parse_strict(R"({"n": 2.0, "s": "", "k": "exclusiv", "b": 1, "list": ["x", "x"]})", "f.json");
   CHECK(error_of([&] { r.int_value(doc["n"], "/n", 1, 64); }).message() == "expected an integer from 1 to 64, got 2.0");
   CHECK(error_of([&] { r.nonempty_string(doc["s"], "/s"); }).message() == "expected a non-empty string, got \"\"");
-  CHECK(error_of([&] { r.choice(doc["k"], "/k", {"exclusive", "cooperative"}); }).message() ==
+  CHECK(error_of([&] {
+          r.choice(doc["k"], "/k", {"exclusive", "cooperative"});
+        }).message() ==
         "expected one of \"exclusive\", \"cooperative\", got \"exclusiv\" (did you mean \"exclusive\"?)");
   CHECK(error_of([&] { r.bool_value(doc["b"], "/b"); }).message() == "expected a boolean, got number");
   const InputError dup = error_of([&] { r.known_names(doc["list"], "/list", {"x"}, "thing", false); });

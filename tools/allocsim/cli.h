@@ -43,17 +43,17 @@ struct Common {
   std::string scenario;
   std::string seed = "0";
   std::string executions = "1000";
-  std::string max_steps;  // empty: not given (the scenario's max_steps, else 10000)
+  std::string max_steps;                                      // empty: not given (the scenario's max_steps, else 10000)
   std::string strategy = campaign::ExploreConfig().strategy;  // the default strategy
-  std::string preemption_bound;  // empty: unbounded (dfs)
-  std::string reduction;         // empty: dpor when unbounded, none under a bound (dfs)
-  std::string depth = "3";       // pct's d
+  std::string preemption_bound;                               // empty: unbounded (dfs)
+  std::string reduction;                                      // empty: dpor when unbounded, none under a bound (dfs)
+  std::string depth = "3";                                    // pct's d
   std::vector<std::string> mutants;
   bool stop_on_first = false;
   bool check_determinism = false;  // run: every execution twice, a difference exits 4
   std::string fingerprints;        // run: write "index seed fingerprint" lines here (atomically)
   std::string record;              // run: write one comparable record per execution here (record.h)
-  TraceFlags trace;  // trace files, shrinking, --schedule (trace_cli.h)
+  TraceFlags trace;                // trace files, shrinking, --schedule (trace_cli.h)
 };
 
 po::options_description common_options(Common& c, bool run);

@@ -17,8 +17,7 @@ int cmd_list(int argc, char** argv) {
   if (what == "barriers") {
     for (const auto& b : harness::barrier_catalog()) std::cout << fmt::format("{:<22} {}\n", b.name, b.description);
   } else if (what == "invariants") {
-    for (const auto& i : harness::invariant_catalog())
-      std::cout << fmt::format("{:<33} {}\n", i.name, i.description);
+    for (const auto& i : harness::invariant_catalog()) std::cout << fmt::format("{:<33} {}\n", i.name, i.description);
   } else if (what == "mutants") {
     for (const auto& m : backend::mutant_catalog())
       std::cout << fmt::format("{:<30} {:<10} {}\n", m.name, m.alloc_case, m.description);

@@ -17,8 +17,8 @@ int cmd_replay(int argc, char** argv) {
   harness::Scenario sc = harness::load_scenario(c.scenario);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
-  std::cout << fmt::format("allocsim replay {} --seed {}: {} steps, {} preemptions, fingerprint {:016x}\n",
-                           c.scenario, cfg.seed, r.steps.size(), r.preemptions, r.fingerprint());
+  std::cout << fmt::format("allocsim replay {} --seed {}: {} steps, {} preemptions, fingerprint {:016x}\n", c.scenario,
+                           cfg.seed, r.steps.size(), r.preemptions, r.fingerprint());
   if (r.violation) {
     std::cout << violation_report(r, actor_names(sc));
     return kExitFailed;

@@ -1,9 +1,9 @@
 // allocsim run SCENARIO: explore interleavings and judge the scenario against its expect.
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -35,12 +35,13 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
     const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
     std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
                   : !interrupted.empty() ? interrupted
-                  : stopped_early ? std::string("  stopped at the first violation (--stop-on-first)")
+                  : stopped_early        ? std::string("  stopped at the first violation (--stop-on-first)")
                                   : std::string("  stopped at the --executions limit: the tree is not exhausted"));
     std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
                              cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
     if (rep.distinct_traces)
-      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n", *rep.distinct_traces,
+      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n",
+                               *rep.distinct_traces,
                                double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)));
   }
   if (rep.pct) {
@@ -49,9 +50,10 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
                              p.actors);
     std::cout << fmt::format("  per execution, a depth-{} bug is hit with probability >= 1/(n*k^(d-1)) = {:.3g}\n",
                              p.depth, p.per_execution);
-    std::cout << fmt::format("  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
-                             "outside this bound)\n",
-                             rep.summary.executions, p.miss);
+    std::cout << fmt::format(
+        "  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
+        "outside this bound)\n",
+        rep.summary.executions, p.miss);
     std::cout << fmt::format("  coverage: {} ordered point pairs across actors\n", rep.pair_coverage);
   }
 }
@@ -60,10 +62,10 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
 void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                           const harness::ScenarioReport& rep) {
   const auto& d = *rep.divergence;
-  std::cout << fmt::format("allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
-                           "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
-                           c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions,
-                           d.where.to_string());
+  std::cout << fmt::format(
+      "allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
+      "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
+      c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions, d.where.to_string());
   if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
@@ -88,8 +90,8 @@ int cmd_run(int argc, char** argv) {
       const double secs = std::chrono::duration<double>(now - t0).count();
       const double rate = secs > 0 ? double(done) / secs : 0;
       const double eta = rate > 0 ? double(cfg.executions - done) / rate : 0;
-      std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ",
-                   (unsigned long long)done, (unsigned long long)cfg.executions, rate, (unsigned long long)violating, eta);
+      std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ", (unsigned long long)done,
+                   (unsigned long long)cfg.executions, rate, (unsigned long long)violating, eta);
     };
   // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
   // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.

@@ -26,7 +26,8 @@ namespace {
 
 struct SweepFlags {
   std::vector<std::string> inputs;
-  std::string strategy = harness::SweepConfig().strategy, reduction, bound, depth = "3", seed = "0", executions, max_steps;
+  std::string strategy = harness::SweepConfig().strategy, reduction, bound, depth = "3", seed = "0", executions,
+              max_steps;
   std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
   SweepOutputs out;
 };
@@ -142,7 +143,8 @@ int cmd_sweep(int argc, char** argv) {
   hidden.add_options()("input", po::value(&f.inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n" << d
+    std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n"
+              << d
               << "\nexamples:\n  allocsim sweep scenarios/ --jobs 2 --report-json sweep.json --junit sweep.xml\n"
                  "  allocsim sweep scenarios/ --shard 2/3 --report-json shard-2.json   (then: allocsim merge "
                  "shard-*.json)\n"

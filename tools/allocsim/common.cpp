@@ -1,9 +1,9 @@
 // Flag parsing shared by the commands.
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <charconv>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include <iostream>
 
@@ -26,7 +26,6 @@ uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo
   if (v < lo || v > hi) throw UsageError(fmt::format("{}: expected {} to {}, got {}", flag, lo, hi, v));
   return v;
 }
-
 
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
                                 const po::options_description& hidden, const char* positional, int max) {
@@ -54,7 +53,8 @@ po::options_description common_options(Common& c, bool run) {
     d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"),
                     "number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)");
     d.add_options()("strategy", po::value(&c.strategy)->default_value(c.strategy),
-                    fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | ")).c_str());
+                    fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | "))
+                        .c_str());
     d.add_options()("preemption-bound", po::value(&c.preemption_bound),
                     "dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
                     "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)");

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
-    throw UsageError(fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
+    throw UsageError(
+        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

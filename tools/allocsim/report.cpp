@@ -12,8 +12,8 @@ std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::st
     w_actor = std::max(w_actor, names[s.actor].size());
     w_what = std::max(w_what, s.what.size());
   }
-  std::string out = fmt::format("  {:>5}  {:<{}}  {:<8}  {:<{}}  {}\n", "step", "actor", w_actor, "kind", "point",
-                                w_what, "details");
+  std::string out =
+      fmt::format("  {:>5}  {:<{}}  {:<8}  {:<{}}  {}\n", "step", "actor", w_actor, "kind", "point", w_what, "details");
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const auto& s = r.steps[i];
     out += fmt::format("  {:>5}{} {:<{}}  {:<8}  {:<{}}  {}\n", i, s.preemption ? "*" : " ", names[s.actor], w_actor,

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/trace_file.h"
 #include "backend/harness/sweep_report.h"
+#include "backend/harness/trace_file.h"
 #include "tools/allocsim/cli.h"
 
 namespace allocsim::cli {
@@ -26,7 +26,8 @@ int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, cons
     std::string line = fmt::format("{} {}: {} executions", verdict, o.plan->path, r.executions);
     if (res.config.spec().caps.exhaustive)
       line += fmt::format(", {} distinct traces, {}", r.traces.size(),
-                          r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted" : "NOT exhausted");
+                          r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted"
+                                                                                                 : "NOT exhausted");
     line += fmt::format(", {} violating", r.violating);
     for (const auto& [inv, n] : r.by_invariant) line += fmt::format(" [{}: {}]", inv, n);
     std::cout << line << "\n";

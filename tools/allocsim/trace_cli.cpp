@@ -29,8 +29,8 @@ po::options_description trace_options(TraceFlags& f, bool run) {
                     "shrinking runs at most this many candidate executions: the deterministic bound");
   } else {
     d.add_options()("schedule", po::value(&f.schedule)->notifier([](const std::string& v) {
-                      if (v.empty()) throw UsageError("--schedule: empty; expected \"v1:\" then comma-separated runs");
-                    }),
+      if (v.empty()) throw UsageError("--schedule: empty; expected \"v1:\" then comma-separated runs");
+    }),
                     "replay this schedule instead of a seed: \"v1:\" then comma-separated runs, e.g. "
                     "v1:flowA*6,flowB,flowA*2,#1 (actor*count; @index for an actor by position; #N a fault draw)");
   }
@@ -91,14 +91,13 @@ std::vector<std::string> names_of(const harness::Scenario& sc) {
 
 }  // namespace
 
-int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                   const sim::Finding& f) {
+int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f) {
   const TraceFlags& tf = c.trace;
   const harness::Scenario full = with_mutants(sc, c.mutants);
   const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
   std::cout << "replay by schedule: "
-            << cfg.replay_line(c.scenario,
-                               {.seed = std::nullopt, .schedule = sim::format_schedule(f.result.schedule, names_of(full))})
+            << cfg.replay_line(c.scenario, {.seed = std::nullopt,
+                                            .schedule = sim::format_schedule(f.result.schedule, names_of(full))})
             << "\n";
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
   harness::Trace t;
@@ -111,8 +110,13 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
     std::cout.flush();
     harness::ShrinkResult s = harness::shrink(full, f.result.schedule, so);
     t = harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, max_steps));
-    t.shrink = harness::ShrinkInfo{f.result.steps.size(), full.actors.size(), harness::op_count(full),
-                                   f.result.preemptions, s.runs, s.budget_exhausted, s.out_of_time,
+    t.shrink = harness::ShrinkInfo{f.result.steps.size(),
+                                   full.actors.size(),
+                                   harness::op_count(full),
+                                   f.result.preemptions,
+                                   s.runs,
+                                   s.budget_exhausted,
+                                   s.out_of_time,
                                    s.preemptions_minimal};
     std::cout << explain_trace(t);
   }
@@ -174,8 +178,8 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
-    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n",
-                             c.scenario, c.trace.schedule, step, step);
+    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n", c.scenario,
+                             c.trace.schedule, step, step);
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     std::cout << "replayed prefix:\n" << trace_table(prefix, names_of(full));
     return kExitDiverged;

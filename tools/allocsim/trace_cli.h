@@ -18,13 +18,13 @@ struct Common;
 /// Flags of the trace work (run: --trace-out, --no-trace, --no-shrink, --shrink-budget, --shrink-runs,
 /// --perfetto; replay: --schedule, --perfetto). Strings are validated by to_shrink_options() and friends.
 struct TraceFlags {
-  std::string trace_out;             // run: where the trace goes ("" = <scenario-name>.seed-<seed>.trace.json)
-  bool no_trace = false;             // run: write no trace file
-  bool no_shrink = false;            // run: print and write the raw execution
-  std::string shrink_budget = "60";  // seconds of wall clock (only to stop early)
+  std::string trace_out;               // run: where the trace goes ("" = <scenario-name>.seed-<seed>.trace.json)
+  bool no_trace = false;               // run: write no trace file
+  bool no_shrink = false;              // run: print and write the raw execution
+  std::string shrink_budget = "60";    // seconds of wall clock (only to stop early)
   std::string shrink_runs = "200000";  // candidate executions (deterministic bound)
-  std::string perfetto;              // Chrome trace-event JSON of the printed trace
-  std::string schedule;              // replay: a v1 schedule string (sim/schedule.h)
+  std::string perfetto;                // Chrome trace-event JSON of the printed trace
+  std::string schedule;                // replay: a v1 schedule string (sim/schedule.h)
 };
 
 /// The options above, for `run` (run = true) or `replay`.

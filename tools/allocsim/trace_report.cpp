@@ -64,8 +64,10 @@ std::string actor_table(const harness::Trace& t) {
 
 std::string explain_trace(const harness::Trace& t) {
   std::string out;
-  if (t.violation) out += fmt::format("violation: {}\n  {}\n", t.violation->invariant, t.violation->message);
-  else out += "no violation\n";
+  if (t.violation)
+    out += fmt::format("violation: {}\n  {}\n", t.violation->invariant, t.violation->message);
+  else
+    out += "no violation\n";
   const uint64_t ops = harness::op_count(t.scenario);
   if (t.shrink) {
     const auto& s = *t.shrink;
@@ -74,7 +76,7 @@ std::string explain_trace(const harness::Trace& t) {
                        sizes(s.raw_steps, s.raw_actors, s.raw_ops, s.raw_preemptions), s.runs,
                        s.preemptions_minimal ? "; no schedule of it has fewer preemptions" : "",
                        s.budget_exhausted ? (s.out_of_time ? "; the time budget ran out, so it may not be minimal"
-                                                            : "; the run budget ran out, so it may not be minimal")
+                                                           : "; the run budget ran out, so it may not be minimal")
                                           : "");
   } else {
     out += fmt::format("trace: {} (not shrunk)\n", sizes(t.steps.size(), t.scenario.actors.size(), ops, t.preemptions));
@@ -103,26 +105,43 @@ std::string perfetto_json(const harness::Trace& t) {
       if (t.scenario.actors[a].name == name) return static_cast<int>(a + 1);
     return 0;
   };
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"tid", 0},
+  events.push_back({{"ph", "M"},
+                    {"name", "process_name"},
+                    {"pid", 1},
+                    {"tid", 0},
                     {"args", {{"name", "allocsim: " + t.scenario.name}}}});
   for (size_t a = 0; a < t.scenario.actors.size(); ++a) {
     const int id = static_cast<int>(a + 1);
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", id},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", 1},
+                      {"tid", id},
                       {"args", {{"name", t.scenario.actors[a].name}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 1}, {"tid", id},
-                      {"args", {{"sort_index", id}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 1}, {"tid", id}, {"args", {{"sort_index", id}}}});
   }
   for (size_t i = 0; i < t.steps.size(); ++i) {
     const auto& s = t.steps[i];
-    events.push_back({{"ph", "X"}, {"name", s.point}, {"cat", s.kind}, {"pid", 1}, {"tid", tid(s.actor)},
-                      {"ts", i}, {"dur", 1},
-                      {"args", {{"step", i}, {"label", harness::step_label(s)}, {"detail", s.detail},
-                                {"preemption", s.preemption}}}});
+    events.push_back(
+        {{"ph", "X"},
+         {"name", s.point},
+         {"cat", s.kind},
+         {"pid", 1},
+         {"tid", tid(s.actor)},
+         {"ts", i},
+         {"dur", 1},
+         {"args",
+          {{"step", i}, {"label", harness::step_label(s)}, {"detail", s.detail}, {"preemption", s.preemption}}}});
   }
   if (t.violation) {
     const int id = t.violation->actor.empty() ? 0 : tid(t.violation->actor);
-    events.push_back({{"ph", "i"}, {"name", "violation: " + t.violation->invariant}, {"cat", "violation"},
-                      {"pid", 1}, {"tid", id}, {"ts", t.steps.size()}, {"s", id == 0 ? "g" : "t"},
+    events.push_back({{"ph", "i"},
+                      {"name", "violation: " + t.violation->invariant},
+                      {"cat", "violation"},
+                      {"pid", 1},
+                      {"tid", id},
+                      {"ts", t.steps.size()},
+                      {"s", id == 0 ? "g" : "t"},
                       {"args", {{"message", t.violation->message}, {"state", t.violation->state}}}});
   }
   Json doc = {{"displayTimeUnit", "ms"}, {"traceEvents", std::move(events)}};

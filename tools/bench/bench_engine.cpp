@@ -10,8 +10,8 @@
 // Usage: allocsim_bench [SCENARIO...]   (defaults: the ALLOC-004 and ALLOC-005 scenarios)
 // Time (this thread's CPU time) is measured here and only here; it never feeds a decision in the simulator.
 #include <boost/context/fiber.hpp>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -69,8 +69,9 @@ double engine_point_ns() {
   const uint64_t executions = 20000;
   const int actors = 3, points = 30;
   const double t0 = thread_cpu_seconds();
-  auto sum = sim::explore(engine, [&] { return std::make_unique<NoopWorld>(actors, points); }, random,
-                          sim::ExploreOptions{.seed = 1, .executions = executions});
+  auto sum = sim::explore(
+      engine, [&] { return std::make_unique<NoopWorld>(actors, points); }, random,
+      sim::ExploreOptions{.seed = 1, .executions = executions});
   const double s = thread_cpu_seconds() - t0;
   return s * 1e9 / double(sum.steps);
 }
@@ -87,12 +88,13 @@ void scenario_throughput(const std::string& file) {
   sim::Engine engine;
   sim::RandomStrategy random;
   uint64_t steps = 0, barrier_steps = 0;
-  sim::explore(engine, [&] { return std::make_unique<harness::BackendWorld>(*compiled); }, random,
-               sim::ExploreOptions{.seed = 0, .executions = 2000},
-               [&](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult& res) {
-                 steps += res.steps.size();
-                 for (const auto& st : res.steps) barrier_steps += st.kind == sim::PointKind::Barrier;
-               });
+  sim::explore(
+      engine, [&] { return std::make_unique<harness::BackendWorld>(*compiled); }, random,
+      sim::ExploreOptions{.seed = 0, .executions = 2000},
+      [&](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult& res) {
+        steps += res.steps.size();
+        for (const auto& st : res.steps) barrier_steps += st.kind == sim::PointKind::Barrier;
+      });
   const double barrier_share = steps ? double(barrier_steps) / double(steps) : 0;
   std::printf("%-40s %8.0f executions/s %10.0f steps/s %10.0f barrier steps/s  (%.1f steps/execution, %s)\n",
               sc.name.c_str(), double(r.summary.executions) / s, double(r.summary.steps) / s,

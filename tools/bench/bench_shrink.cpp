@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
     std::cerr << "no mutant scenarios found (run from the source directory or pass it)\n";
     return 2;
   }
-  std::cout << fmt::format("{:<34} {:>14} {:>14} {:>7} {:>8} {:>6} {:>10}\n", "scenario",
-                           "raw st/ac/op/pr", "min st/ac/op/pr", "ratio", "runs", "min?", "time ms");
+  std::cout << fmt::format("{:<34} {:>14} {:>14} {:>7} {:>8} {:>6} {:>10}\n", "scenario", "raw st/ac/op/pr",
+                           "min st/ac/op/pr", "ratio", "runs", "min?", "time ms");
   double total_ratio = 0;
   for (const std::string& file : files) {
     try {

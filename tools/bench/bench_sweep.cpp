@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("allocsim-bench-sweep-{}", getpid());
   fs::create_directories(dir);
   std::printf("budget %.0fs per cell; '>' = cut by the budget (lower bound)\n", budget);
-  std::printf("%-7s %-6s %-8s %12s %9s %10s %10s %12s\n", "actors", "nodes", "mode", "executions", "time_s",
-              "traces", "exec/trace", "jobs2_speedup");
+  std::printf("%-7s %-6s %-8s %12s %9s %10s %10s %12s\n", "actors", "nodes", "mode", "executions", "time_s", "traces",
+              "exec/trace", "jobs2_speedup");
   for (int actors = 2; actors <= 4; ++actors)
     for (int nodes = 1; nodes <= 3; ++nodes) {
       const std::string file = (dir / fmt::format("bench-{}a-{}n.json", actors, nodes)).string();
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
         const char* reduction;
         std::optional<uint32_t> bound;
       };
-      for (const Mode& m : {Mode{"dfs", "none", std::nullopt}, Mode{"dpor", "dpor", std::nullopt},
-                            Mode{"bound2", "none", 2u}}) {
+      for (const Mode& m :
+           {Mode{"dfs", "none", std::nullopt}, Mode{"dpor", "dpor", std::nullopt}, Mode{"bound2", "none", 2u}}) {
         const Cell one = run(file, m.reduction, m.bound, 1, budget);
         const Cell two = run(file, m.reduction, m.bound, 2, budget);
         const double speedup = (double(two.executions) / two.seconds) / (double(one.executions) / one.seconds);
