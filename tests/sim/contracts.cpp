@@ -52,7 +52,7 @@ TEST_CASE("ALLOCSIM_ASSERT: the engine refuses a pick of an actor that cannot ru
   CHECK(g_fired == "the strategy chose actor 0, which is not runnable");
 }
 
-TEST_CASE("ALLOCSIM_ASSERT: the engine refuses a draw outside [0, bound)", "[assert][engine]") {
+TEST_CASE("ALLOCSIM_ASSERT: the engine refuses a draw outside 0..bound-1", "[assert][engine]") {
   RecordAsserts guard;
   TestWorld w;
   w.actors = {{"a", [](TestWorld&, ActorContext& ctx) {
