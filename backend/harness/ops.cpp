@@ -10,7 +10,6 @@
 #include "backend/harness/script_runner.h"
 
 namespace allocsim::harness {
-
 namespace {
 
 using Json = nlohmann::ordered_json;
