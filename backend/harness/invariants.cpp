@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/invariants_capacity.h"
+#include "backend/harness/invariants_geometry.h"
 #include "backend/harness/state_view.h"
 
 namespace allocsim::harness {
@@ -334,6 +336,16 @@ const std::vector<InvariantSpec>& invariant_catalog() {
       {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}},
       {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}},
       {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}},
+      // Issue 13 item 7 (invariants_capacity.cpp, invariants_geometry.cpp), appended so that earlier rows keep
+      // their order and index.
+      {"capacity-within-cards", "-", "the cards live claims hold on a node plus the units of workloads no live claim covers never exceed the node's cards",
+       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}},
+      {"bound-workload-covered", "ALLOC-013", "a flow's workload bound under a live claim stays covered by one while bound; one bound while its live claims grant it devices is bound on one of their nodes",
+       check_bound_workload_covered, false, {"workloads=", "flow workload "}},
+      {"no-apply-under-later-workload", "ALLOC-012", "no geometry apply runs on a node while a workload bound after that geometry write holds it",
+       check_no_apply_under_later_workload, false, {"workloads=", "geometry write ", "workloads_then=["}},
+      {"geometry-converges", "ALLOC-021", "at quiescence, every geometry write was applied within converge_seconds of fake clock, or the run ended before that much time passed",
+       check_geometry_converges, true, {"geometry write ", "written_at=", "converge_seconds="}},
   };
   // clang-format on
   return k;
@@ -347,6 +359,8 @@ std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId acto
     if (spec.check == nullptr || (spec.quiescent_only && !quiescent)) continue;
     if (auto v = spec.check(ctx)) return v;
   }
+  record_geometry_writes(world);  // reads the audit from audit_seen: before it advances
+  record_bound_workloads(world);
   const auto& s = world.backend().state();
   world.audit_seen = s.audit.size();
   for (size_t i = 0; i < s.nodes.size(); ++i) world.shadow[i].owner_epoch = s.nodes[i].owner_epoch;

@@ -168,6 +168,9 @@ struct Scenario {
   /// The optional top-level `max_steps` (1..kMaxScenarioSteps): this scenario's step limit per execution.
   /// A command line's --max-steps overrides it; without either, kDefaultMaxSteps (resolve_max_steps).
   std::optional<uint64_t> max_steps;
+  /// The optional top-level `converge_seconds` (0..86400 fake-clock seconds): the bound geometry-converges
+  /// holds every geometry write to; kDefaultConvergeSeconds when absent (resolve_converge_seconds).
+  std::optional<double> converge_seconds;
 };
 
 inline constexpr uint64_t kDefaultMaxSteps = 10000;
@@ -177,6 +180,18 @@ inline constexpr uint64_t kMaxScenarioSteps = 100'000'000;  // the same bound as
 /// scenario's `max_steps`, else kDefaultMaxSteps.
 inline uint64_t resolve_max_steps(const Scenario& scenario, std::optional<uint64_t> flag) {
   return flag ? *flag : scenario.max_steps.value_or(kDefaultMaxSteps);
+}
+
+/// geometry-converges' default bound: 600 s of fake clock. Larger than any `mig_apply_seconds` a scenario
+/// of the corpus uses (at most 5), so a faithful backend whose clock is advanced past a write's apply delay
+/// converges within it, and no scenario that never mentions convergence is judged by a bound it did not
+/// choose; a real MIG reconfiguration (drain GPU clients, repartition, restart the device plugin) takes
+/// minutes, not hours. A scenario that means to judge convergence sets its own.
+inline constexpr double kDefaultConvergeSeconds = 600;
+
+/// The bound geometry-converges judges `scenario` by: its `converge_seconds`, else kDefaultConvergeSeconds.
+inline double resolve_converge_seconds(const Scenario& scenario) {
+  return scenario.converge_seconds.value_or(kDefaultConvergeSeconds);
 }
 
 /// Loads and validates `path`. Throws ScenarioError (never anything else for bad input).

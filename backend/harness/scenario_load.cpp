@@ -34,8 +34,9 @@ constexpr int kMaxNodes = 64;
 constexpr int kMaxActors = 16;
 constexpr int kMaxScriptOps = 256;
 
-const std::vector<const char*> kTopKeys = {"schema", "name",       "description", "backend", "nodes",
-                                           "actors", "invariants", "expect",      "faults",  "max_steps"};
+const std::vector<const char*> kTopKeys = {"schema", "name",      "description",     "backend",
+                                           "nodes",  "actors",    "invariants",      "expect",
+                                           "faults", "max_steps", "converge_seconds"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;
@@ -92,6 +93,8 @@ class Checker : public ScenarioReader {
     if (const Json* v = find(doc, "max_steps"))
       s.max_steps = static_cast<uint64_t>(
           int_value(*v, "/max_steps", 1, static_cast<int>(kMaxScenarioSteps), " (steps per execution)"));
+    if (const Json* v = find(doc, "converge_seconds"))
+      s.converge_seconds = number_value(*v, "/converge_seconds", 0, kMaxSeconds);
   }
 
  private:

@@ -131,6 +131,24 @@ class BackendWorld final : public sim::World {
   /// Node owner epochs as of the previous check, and the audit length then.
   std::vector<NodeShadow> shadow;
   size_t audit_seen = 0;
+  /// Every label geometry write seen so far, in audit order (invariants_geometry.cpp: what
+  /// no-apply-under-later-workload and geometry-converges judge); kept only while either is enabled.
+  struct GeometryWrite {
+    std::string node;
+    int64_t version = 0;                 // the node's resourceVersion right after the write
+    double written_at = 0;               // fake clock then
+    std::vector<std::string> workloads;  // workload ids holding the node then
+    std::optional<double> applied_at;    // fake clock when its apply ran (success or failed); nullopt: not yet
+  };
+  std::vector<GeometryWrite> geometry_writes;
+  /// Flow workloads (ids some script requests) bound at the previous check, and whether a live claim has
+  /// granted each a device on its node since it was bound (bound-workload-covered, invariants_capacity.cpp).
+  struct BoundWorkload {
+    std::string node;
+    std::string workload;
+    bool covered = false;
+  };
+  std::vector<BoundWorkload> bound_workloads;
   /// Reserve op ids whose expected generation was stale when called (stale-plan-writes-nothing).
   std::vector<std::string> stale_reserves;
   /// The scenario's node configs at the start (no-orphaned-geometry's "recorded config").

@@ -1,0 +1,185 @@
+#include "backend/harness/invariants_capacity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/harness/catalog.h"
+
+namespace allocsim::harness {
+
+using backend::Claim;
+using backend::NodeFixture;
+using sim::Violation;
+
+namespace {
+
+/// Whether live claim `cl` grants workload `workload` a device on node `node`.
+bool grants_on(const Claim& cl, std::string_view workload, std::string_view node) {
+  const auto* devices = backend::find_in(cl.plan.assignments, workload);
+  if (!devices) return false;
+  return std::any_of(devices->begin(), devices->end(), [&](const auto& d) { return d.node && *d.node == node; });
+}
+
+bool covered_on(const backend::BackendState& s, std::string_view workload, std::string_view node) {
+  return std::any_of(s.claims.begin(), s.claims.end(),
+                     [&](const Claim& cl) { return !cl.releasing && grants_on(cl, workload, node); });
+}
+
+/// The cards live claims hold on `n`, rendered ("GPU-n1-0,MIG@c1"), and their count.
+std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n) {
+  std::vector<std::string_view> uuids;
+  std::string out;
+  int count = 0;
+  for (const Claim& cl : s.claims) {
+    if (cl.releasing) continue;
+    bool mig = false;
+    for (const auto& [workload, devices] : cl.plan.assignments)
+      for (const auto& d : devices) {
+        if (!d.node || *d.node != n.name) continue;
+        if (d.mig_uuid) {
+          mig = true;
+        } else if (d.uuid && std::find(uuids.begin(), uuids.end(), *d.uuid) == uuids.end()) {
+          uuids.push_back(*d.uuid);
+          out += fmt::format("{}{}", out.empty() ? "" : ",", *d.uuid);
+          ++count;
+        }
+      }
+    if (mig) {
+      out += fmt::format("{}MIG@{}", out.empty() ? "" : ",", cl.claim_id);
+      ++count;
+    }
+  }
+  return {out, count};
+}
+
+/// "wa (flowA)": the actors whose scripts request `workload`, or "" when none does (a foreign workload).
+std::string requested_by(const Scenario& sc, std::string_view workload) {
+  std::string out;
+  for (const ActorSpec& a : sc.actors) {
+    const bool asks = std::any_of(a.script.begin(), a.script.end(), [&](const Op& op) {
+      return std::any_of(op.requests.begin(), op.requests.end(),
+                         [&](const RequestSpec& r) { return r.workload == workload; });
+    });
+    if (asks) out += (out.empty() ? "" : ",") + a.name;
+  }
+  return out;
+}
+
+}  // namespace
+
+int node_cards(const NodeFixture& n) {
+  const std::string* label = backend::find_in(n.labels, "nvidia.com/gpu.count");
+  if (!label) return n.gpu_count;
+  int parsed = 0;
+  const char* end = label->data() + label->size();
+  const auto [ptr, ec] = std::from_chars(label->data(), end, parsed);
+  if (ec != std::errc() || ptr != end || parsed < 0) return n.gpu_count;
+  return std::min(parsed, n.gpu_count);
+}
+
+std::optional<Violation> check_capacity_within_cards(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const NodeFixture& n : s.nodes) {
+    int uncovered = 0;
+    std::string held;
+    for (const auto& [workload, units] : n.workloads) {
+      if (covered_on(s, workload, n.name)) continue;
+      uncovered += units;
+      held += fmt::format("{}{}:{}", held.empty() ? "" : ",", workload, units);
+    }
+    const int cards = node_cards(n);
+    if (uncovered == 0 && s.claims.empty()) continue;  // the common case, without rendering anything
+    const auto [granted, count] = granted_cards(s, n);
+    if (count + uncovered <= cards) continue;
+    return Violation{"capacity-within-cards",
+                     fmt::format("node {} has {} card{}, but live claims hold {} and workloads no live claim covers "
+                                 "hold {} more",
+                                 n.name, cards, cards == 1 ? "" : "s", count, uncovered),
+                     render_node(n) + fmt::format("capacity {}: cards={} granted=[{}] uncovered=[{}]\n", n.name, cards,
+                                                  granted, held)};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+const BackendWorld::BoundWorkload* previously_bound(const BackendWorld& w, std::string_view node,
+                                                    std::string_view workload) {
+  for (const auto& b : w.bound_workloads)
+    if (b.node == node && b.workload == workload) return &b;
+  return nullptr;
+}
+
+/// "c1@n2,c3@n1": the live claims granting `workload` devices, with the nodes of those devices.
+std::string live_grants(const backend::BackendState& s, std::string_view workload) {
+  std::string out;
+  for (const Claim& cl : s.claims) {
+    if (cl.releasing) continue;
+    const auto* devices = backend::find_in(cl.plan.assignments, workload);
+    if (!devices) continue;
+    for (const auto& d : *devices)
+      if (d.node) out += fmt::format("{}{}@{}", out.empty() ? "" : ",", cl.claim_id, *d.node);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Violation> check_bound_workload_covered(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const NodeFixture& n : s.nodes)
+    for (const auto& [workload, units] : n.workloads) {
+      if (covered_on(s, workload, n.name)) continue;
+      const auto* before = previously_bound(c.world, n.name, workload);
+      const std::string grants = live_grants(s, workload);
+      const bool lost = before && before->covered;
+      const bool elsewhere = !before && !grants.empty();
+      if (!lost && !elsewhere) continue;
+      const std::string flows = requested_by(*c.world.compiled().scenario, workload);
+      if (flows.empty()) continue;  // a foreign workload: no flow's claim is meant to cover it
+      std::string claims;
+      for (const Claim& cl : s.claims)
+        if (backend::find_in(cl.plan.assignments, workload)) claims += render_claim(cl, ClaimFields::Devices);
+      const std::string message =
+          lost ? fmt::format(
+                     "workload {} of {} holds node {} under a claim that no longer covers it: no live claim "
+                     "grants it a device there",
+                     workload, flows, n.name)
+               : fmt::format("workload {} of {} was bound on node {}, but its live claims grant it devices only at {}",
+                             workload, flows, n.name, grants);
+      return Violation{"bound-workload-covered", message,
+                       render_node(n) +
+                           fmt::format("flow workload {}: requested by {}; live grants [{}]; covered since bound: {}\n",
+                                       workload, flows, grants, lost) +
+                           claims};
+    }
+  return std::nullopt;
+}
+
+void record_bound_workloads(BackendWorld& world) {
+  static const size_t index = [] {
+    const auto& cat = invariant_catalog();
+    for (size_t i = 0; i < cat.size(); ++i)
+      if (std::string_view(cat[i].name) == "bound-workload-covered") return i;
+    return cat.size();
+  }();
+  const auto& on = world.compiled().invariants;
+  if (!std::binary_search(on.begin(), on.end(), index)) return;
+  const auto& s = world.backend().state();
+  std::vector<BackendWorld::BoundWorkload> now;
+  for (const NodeFixture& n : s.nodes)
+    for (const auto& [workload, units] : n.workloads) {
+      const auto* before = previously_bound(world, n.name, workload);
+      const bool covered = covered_on(s, workload, n.name) || (before && before->covered);
+      if (covered || !requested_by(*world.compiled().scenario, workload).empty())
+        now.push_back({n.name, workload, covered});
+    }
+  world.bound_workloads = std::move(now);
+}
+
+}  // namespace allocsim::harness
