@@ -19,7 +19,7 @@ namespace allocsim::harness {
 /// no-apply-under-later-workload: when an apply of a write runs (its pending entry left the queue this step),
 /// no workload holds the node that did not hold it right after the write. Workloads that held it at the write
 /// are geometry-stable-under-workloads' business. The seed's apply_pending_geometry never looks at workloads
-/// (memory_backend.py `_apply`): FINDINGS.md F8.
+/// (memory_backend.py `_apply`): FINDINGS.md F7.
 std::optional<sim::Violation> check_no_apply_under_later_workload(const CheckContext& c);
 
 /// geometry-converges (quiescent only; bounded liveness): with B = resolve_converge_seconds(scenario), every

@@ -8,6 +8,7 @@
 #include "backend/harness/invariants.h"
 #include "backend/harness/invariants_capacity.h"
 #include "backend/harness/invariants_geometry.h"
+#include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
 
@@ -278,4 +279,31 @@ TEST_CASE("converge_seconds: default 600 s, or the scenario's", "[invariants]") 
   Scenario plain;
   CHECK(resolve_converge_seconds(plain) == kDefaultConvergeSeconds);
   CHECK(kDefaultConvergeSeconds == 600);
+}
+
+TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole cards, and holds on the seed",
+          "[invariants][mutants]") {
+  // ALLOC-013 on a device-plugin node: flowA reserves one card, binds its workload and releases. The seed
+  // answers pending_recovery and keeps the claim live; the mutant removes the claim under the bound workload.
+  // No geometry is involved, so geometry-stable-under-workloads cannot catch it here.
+  const char* text = R"({
+    "schema": "allocsim/scenario/v1", "name": "restore-under-workloads-whole-cards",
+    "backend": { "authority": "device-plugin", "mutants": ["restore-under-workloads"] },
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
+                 "labels": { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2" } } ],
+    "actors": [ { "name": "flowA", "script": [
+      { "op": "reserve", "requests": [ { "workload": "wa", "devices": 1 } ] },
+      { "op": "bind_workload", "node": "n1", "workload": "wa", "units": 1 },
+      { "op": "release" } ] } ]
+  })";
+  Scenario sc = parse_scenario(text, "whole-cards.json");
+  RunConfig cfg;
+  cfg.executions = 10;
+  const ScenarioReport mutated = run_scenario(sc, cfg);
+  CHECK(mutated.summary.violating_executions == 10);
+  CHECK(mutated.summary.violations_by_invariant.count("bound-workload-covered") == 1);
+  CHECK(mutated.summary.violations_by_invariant.size() == 1);
+  sc.mutants.clear();
+  const ScenarioReport faithful = run_scenario(sc, cfg);
+  CHECK(faithful.summary.violating_executions == 0);
 }
