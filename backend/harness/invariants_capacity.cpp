@@ -30,29 +30,32 @@ bool covered_on(const backend::BackendState& s, std::string_view workload, std::
                      [&](const Claim& cl) { return !cl.releasing && grants_on(cl, workload, node); });
 }
 
-/// The cards live claims hold on `n`, rendered ("GPU-n1-0,MIG@c1"), and their count.
+/// The cards live claims hold on `n`, rendered ("GPU-n1-0,MIG[c1,c2]"), and their count: each distinct GPU uuid,
+/// plus one card for all MIG slices on the node (geometry is per node here, so every live claim's slices
+/// there share one carved card).
 std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n) {
   std::vector<std::string_view> uuids;
-  std::string out;
+  std::string out, mig;
   int count = 0;
   for (const Claim& cl : s.claims) {
     if (cl.releasing) continue;
-    bool mig = false;
+    bool slices = false;
     for (const auto& [workload, devices] : cl.plan.assignments)
       for (const auto& d : devices) {
         if (!d.node || *d.node != n.name) continue;
         if (d.mig_uuid) {
-          mig = true;
+          slices = true;
         } else if (d.uuid && std::find(uuids.begin(), uuids.end(), *d.uuid) == uuids.end()) {
           uuids.push_back(*d.uuid);
           out += fmt::format("{}{}", out.empty() ? "" : ",", *d.uuid);
           ++count;
         }
       }
-    if (mig) {
-      out += fmt::format("{}MIG@{}", out.empty() ? "" : ",", cl.claim_id);
-      ++count;
-    }
+    if (slices) mig += fmt::format("{}{}", mig.empty() ? "" : ",", cl.claim_id);
+  }
+  if (!mig.empty()) {
+    out += fmt::format("{}MIG[{}]", out.empty() ? "" : ",", mig);
+    ++count;
   }
   return {out, count};
 }

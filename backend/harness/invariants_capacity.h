@@ -19,9 +19,9 @@ namespace allocsim::harness {
 /// smaller non-negative integer (a card reported unhealthy drops the label, not the fixture's gpu_count).
 int node_cards(const backend::NodeFixture& n);
 
-/// capacity-within-cards: for every node, the cards granted to live claims there (distinct GPU uuids; a live
-/// claim's MIG slices on the node count as one card, since the seed fits its layout on one card:
-/// check_layout) plus the units of workloads bound there that no live claim covers (no live claim grants
+/// capacity-within-cards: for every node, the cards granted to live claims there (distinct GPU uuids, plus one
+/// card for all live claims' MIG slices on the node: geometry is per node here, and the seed fits a layout
+/// on one card, check_layout) plus the units of workloads bound there that no live claim covers (no live claim grants
 /// that workload id a device on that node) never exceed node_cards(). The seed's plan() counts only bound
 /// units as occupied (memory_backend.py plan: `free = len(devices) - occupancy`), so a claim holds no card
 /// against a workload bound after it: FINDINGS.md F6.

@@ -135,9 +135,14 @@ TEST_CASE("capacity-within-cards: granted cards plus uncovered units above the n
     f.grant("c3", "wc", "n1", {"GPU-n1-2"});
     require_fires(check_capacity_within_cards(f.ctx()), "capacity-within-cards", "live claims hold 3");
   }
-  SECTION("a claim's MIG slices on a node count as one card") {
-    f.grant("c2", "wm", "n1", {"MIG-n1-1g.10gb-1", "MIG-n1-1g.10gb-2"}, true);
-    require_fires(check_capacity_within_cards(f.ctx()), "capacity-within-cards", "live claims hold 3");
+  SECTION("MIG slices on a node count as one card, however many live claims hold them") {
+    f.s().claims.clear();
+    f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1", "MIG-n1-1g.10gb-2"}, true);
+    f.grant("c2", "wn", "n1", {"MIG-n1-2g.20gb-1"}, true);
+    f.n1().workloads.push_back({"fw", 1});
+    CHECK_FALSE(check_capacity_within_cards(f.ctx()));  // 1 carved card + 1 foreign unit on 2 cards
+    f.grant("c3", "wa", "n1", {"GPU-n1-1"});
+    require_fires(check_capacity_within_cards(f.ctx()), "capacity-within-cards", "live claims hold 2");
   }
   SECTION("a releasing claim holds nothing; its workload then counts as uncovered") {
     f.s().claims[0].releasing = true;
