@@ -33,10 +33,13 @@ bool covered_on(const backend::BackendState& s, std::string_view workload, std::
 /// The cards live claims hold on `n`, rendered ("GPU-n1-0,MIG[c1,c2]"), and their count: each distinct GPU uuid,
 /// plus one card for all MIG slices on the node (geometry is per node here, so every live claim's slices
 /// there share one carved card).
-std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n) {
+/// With `render` false only the count is computed (the check's hot path, after every step); the rendering is
+/// for a violation's state block.
+std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n, bool render) {
   std::vector<std::string_view> uuids;
   std::string out, mig;
   int count = 0;
+  bool any_slices = false;
   for (const Claim& cl : s.claims) {
     if (cl.releasing) continue;
     bool slices = false;
@@ -47,14 +50,15 @@ std::pair<std::string, int> granted_cards(const backend::BackendState& s, const 
           slices = true;
         } else if (d.uuid && std::find(uuids.begin(), uuids.end(), *d.uuid) == uuids.end()) {
           uuids.push_back(*d.uuid);
-          out += fmt::format("{}{}", out.empty() ? "" : ",", *d.uuid);
+          if (render) out += fmt::format("{}{}", out.empty() ? "" : ",", *d.uuid);
           ++count;
         }
       }
-    if (slices) mig += fmt::format("{}{}", mig.empty() ? "" : ",", cl.claim_id);
+    any_slices |= slices;
+    if (slices && render) mig += fmt::format("{}{}", mig.empty() ? "" : ",", cl.claim_id);
   }
-  if (!mig.empty()) {
-    out += fmt::format("{}MIG[{}]", out.empty() ? "" : ",", mig);
+  if (any_slices) {
+    if (render) out += fmt::format("{}MIG[{}]", out.empty() ? "" : ",", mig);
     ++count;
   }
   return {out, count};
@@ -89,16 +93,16 @@ std::optional<Violation> check_capacity_within_cards(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   for (const NodeFixture& n : s.nodes) {
     int uncovered = 0;
-    std::string held;
-    for (const auto& [workload, units] : n.workloads) {
-      if (covered_on(s, workload, n.name)) continue;
-      uncovered += units;
-      held += fmt::format("{}{}:{}", held.empty() ? "" : ",", workload, units);
-    }
+    for (const auto& [workload, units] : n.workloads)
+      if (!covered_on(s, workload, n.name)) uncovered += units;
     const int cards = node_cards(n);
     if (uncovered == 0 && s.claims.empty()) continue;  // the common case, without rendering anything
-    const auto [granted, count] = granted_cards(s, n);
+    const int count = granted_cards(s, n, false).second;
     if (count + uncovered <= cards) continue;
+    const std::string granted = granted_cards(s, n, true).first;
+    std::string held;
+    for (const auto& [workload, units] : n.workloads)
+      if (!covered_on(s, workload, n.name)) held += fmt::format("{}{}:{}", held.empty() ? "" : ",", workload, units);
     return Violation{"capacity-within-cards",
                      fmt::format("node {} has {} card{}, but live claims hold {} and workloads no live claim covers "
                                  "hold {} more",
