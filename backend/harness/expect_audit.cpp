@@ -24,7 +24,7 @@ bool matches(const backend::Mutation& m, std::string_view key) {
 }
 
 bool canonical_index(const std::string& key) {
-  if (key.empty() || key.size() > 3) return false;  // scripts hold at most 256 ops
+  if (key.empty() || key.size() > 9) return false;  // an index past the script is refused by its caller
   if (key.size() > 1 && key[0] == '0') return false;
   for (char ch : key)
     if (ch < '0' || ch > '9') return false;
