@@ -330,7 +330,7 @@ const char* run_clock(ScriptRunner& run, const Op& op) {
 // `error` (a raise fault), `unknown` (a dropped response, or a failed read) and `crashed` (a crash fault)
 // are the words of the ops that fire barriers (faults, FaultSpec).
 const std::vector<OpSpec>& table() {
-  static const std::vector<OpSpec> k = {
+  static const std::vector<OpSpec> k = with_foreign_ops({
       {OpKind::Inventory,
        "inventory",
        {"op", "nodes"},
@@ -466,7 +466,7 @@ const std::vector<OpSpec>& table() {
        json_recover,
        no_detail,
        run_recover},
-  };
+  });
   return k;
 }
 

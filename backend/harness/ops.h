@@ -39,7 +39,12 @@ struct OpSpec {
   std::string (*detail)(const Op& op);
   /// Runs the op in the actor's fiber and returns its outcome (a static string from `outcomes`).
   const char* (*execute)(ScriptRunner& run, const Op& op);
+  /// What `allocsim list ops` prints after the name ("a foreign write: ..."), or nullptr.
+  const char* note = nullptr;
 };
+
+/// `rows` followed by the foreign-write rows (ops_foreign.cpp; issue 13 item 2), for the table in ops.cpp.
+std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows);
 
 /// Every op, in OpKind order.
 const std::vector<OpSpec>& op_specs();

@@ -85,6 +85,7 @@ void judge(const Scenario& sc, ScenarioReport& r) {
                       "not reached",
                       want, r.summary.executions));
   }
+  judge_expect_tally(sc, r.expect_tally, r.summary.executions, r.unmet);
   r.met = r.unmet.empty();
 }
 
@@ -136,6 +137,7 @@ ScenarioReport run_scenario(const Scenario& sc, const RunConfig& config, const R
                                    ++it->second;
                                }
                              }
+                             tally_execution(sc, bw, r.expect_tally);
                              if (caps.exhaustive) traces.add(res);
                              coverage.observe(res);
                              violating += res.violation.has_value();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/expect_audit.h"
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
 #include "sim/campaign/config.h"
@@ -63,6 +64,7 @@ struct ScenarioReport {
   uint64_t divergent_executions = 0;
   uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
   std::vector<std::string> unmet;     // why not, one line each
+  ExpectTally expect_tally;           // occurrence pins and expect.audit (expect_audit.h)
 };
 
 /// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant and

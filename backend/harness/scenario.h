@@ -60,6 +60,11 @@ enum class OpKind {
   FailGeometry,
   AdvanceClock,
   Recover,
+  // Foreign writes (ops_foreign.h): another controller's single locked write, not a seed call.
+  SetLabels,
+  SetMigState,
+  WriteSharedMap,
+  SetPointer,
 };
 
 // Each kind's name, keys, outcomes and behaviour are its row of the op table (ops.h); these three read it.
@@ -95,6 +100,18 @@ struct Op {
   double seconds = 0;
   // recover: the flow (another actor's name) whose cleanup this op re-runs (ALLOC-033)
   std::string flow;
+  // set_labels (node): labels to set (file order) and label keys to remove
+  OrderedMap<std::string, std::string> set_labels;
+  std::vector<std::string> remove_labels;
+  // set_mig_state (node): the nvidia.com/mig.config.state word; the write it answers (nullopt = unchanged)
+  std::string mig_state;
+  std::optional<int64_t> mig_state_generation;
+  // write_shared_map: entries to put (entry -> {node: 1}), entries to delete, and whether the rest go first
+  OrderedMap<std::string, OrderedMap<std::string, int>> map_put;
+  std::vector<std::string> map_delete;
+  bool map_replace = false;
+  // set_pointer: the ClusterPolicy's mig-parted config pointer
+  std::string pointer_value;
 };
 
 struct ActorSpec {
@@ -112,7 +129,31 @@ struct NodeSpec {
   OrderedMap<std::string, std::string> labels;
   OrderedMap<std::string, int> workloads;  // workload id -> GPU units held at start
   std::string mig_config = backend::kDefaultMigConfig;
+  // Start state (scenario_state.h; issue 13 item 1). Defaults are the seed's NodeFixture defaults, and a key
+  // at its default is not written back (scenario_json), so files without these keys mean what they meant.
+  int64_t resource_version = 1;
+  std::optional<std::string> owner;  // a stamp, possibly left by a flow that died (owner_epoch with it)
+  std::optional<std::string> owner_epoch;
+  std::string mig_state = "success";
+  int64_t mig_state_generation = 0;
+  OrderedMap<std::string, int> mig_layout;  // profile -> slices
+  std::optional<std::string> restore_record;
 };
+
+/// The top-level start state of the cluster objects outside nodes (issue 13 item 1): the shared mig-parted
+/// map (`shared_map`) and the ClusterPolicy pointer (`cluster_policy`). Defaults are the seed's constructor's.
+struct StartState {
+  OrderedMap<std::string, OrderedMap<std::string, int>> shared_entries;  // entry -> {node: 1}
+  bool shared_tombstone = false;
+  bool has_shared_map = false;  // the file has a `shared_map` key (written back only then)
+  std::string pointer = backend::kDefaultPointer;
+  std::optional<std::string> pointer_restore;
+  bool has_cluster_policy = false;  // the file has a `cluster_policy` key
+};
+
+/// How often an audit kind must occur (expect.audit): in at least one execution (`sometimes`), in no
+/// execution (`never`), or in every execution (`always`).
+enum class AuditRule : uint8_t { Sometimes, Never, Always };
 
 struct Expectation {
   bool pass = true;                     // outcome "pass"
@@ -120,6 +161,10 @@ struct Expectation {
   // actor -> op name -> outcomes allowed across all executions (every op of that name in the script)
   OrderedMap<std::string, OrderedMap<std::string, std::vector<std::string>>> actors;
   std::vector<std::string> reach;  // barriers that must fire in at least one execution
+  // Per-occurrence pins (expect_audit.h): actor -> script index -> outcomes allowed for that one op.
+  OrderedMap<std::string, OrderedMap<size_t, std::vector<std::string>>> occurrences;
+  // expect.audit (expect_audit.h): audit kind -> AuditRule, file order.
+  OrderedMap<std::string, AuditRule> audit;
 };
 
 /// A fault action at a barrier (backend/CONTRACT.md §2): `crash` (the actor dies there; sim::ActorCrash),
@@ -165,6 +210,7 @@ struct Scenario {
   std::vector<std::string> invariants;  // validated names; empty = "all"
   Expectation expect;
   FaultSpec faults;
+  StartState start;  // `shared_map` and `cluster_policy`
   /// The optional top-level `max_steps` (1..kMaxScenarioSteps): this scenario's step limit per execution.
   /// A command line's --max-steps overrides it; without either, kDefaultMaxSteps (resolve_max_steps).
   std::optional<uint64_t> max_steps;

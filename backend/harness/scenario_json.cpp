@@ -1,6 +1,8 @@
 #include "backend/harness/scenario_json.h"
 
+#include "backend/harness/expect_audit.h"
 #include "backend/harness/ops.h"
+#include "backend/harness/scenario_state.h"
 
 namespace allocsim::harness {
 
@@ -27,6 +29,7 @@ Json node_json(const NodeSpec& n) {
     j["workloads"] = std::move(w);
   }
   j["mig_config"] = n.mig_config;
+  node_start_json(n, j);
   return j;
 }
 
@@ -41,11 +44,18 @@ Json expect_json(const Expectation& e) {
     for (const auto& [actor, ops] : e.actors) {
       Json o = Json::object();
       for (const auto& [op, outcomes] : ops) o[op] = outcomes;
+      if (const auto* pins = backend::find_in(e.occurrences, actor))
+        for (const auto& [index, outcomes] : *pins) o[std::to_string(index)] = outcomes;
       actors[actor] = std::move(o);
     }
     j["actors"] = std::move(actors);
   }
   j["reach"] = e.reach;
+  if (!e.audit.empty()) {
+    Json audit = Json::object();
+    for (const auto& [key, rule] : e.audit) audit[key] = audit_rule_words()[static_cast<size_t>(rule)];
+    j["audit"] = std::move(audit);
+  }
   return j;
 }
 
@@ -75,6 +85,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   Json nodes = Json::array();
   for (const NodeSpec& n : s.nodes) nodes.push_back(node_json(n));
   j["nodes"] = std::move(nodes);
+  start_state_json(s.start, j);
   Json actors = Json::array();
   for (const ActorSpec& a : s.actors) {
     Json script = Json::array();

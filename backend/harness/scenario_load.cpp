@@ -13,8 +13,10 @@
 #include <utility>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/expect_audit.h"
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario_reader.h"
+#include "backend/harness/scenario_state.h"
 
 namespace allocsim::harness {
 
@@ -34,17 +36,21 @@ constexpr int kMaxNodes = 64;
 constexpr int kMaxActors = 16;
 constexpr int kMaxScriptOps = 256;
 
-const std::vector<const char*> kTopKeys = {"schema", "name",      "description",     "backend",
-                                           "nodes",  "actors",    "invariants",      "expect",
-                                           "faults", "max_steps", "converge_seconds"};
+const std::vector<const char*> kTopKeys = {"schema",    "name",           "description", "backend",
+                                           "nodes",     "actors",         "invariants",  "expect",
+                                           "faults",    "max_steps",      "converge_seconds", "shared_map",
+                                           "cluster_policy"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;
 const std::vector<const char*> kBackendKeys = {"authority", "mig_apply_seconds", "mutants"};
-const std::vector<const char*> kNodeKeys = {"name",   "product",   "gpu_count", "memory_gib",
-                                            "labels", "workloads", "mig_config"};
+const std::vector<const char*> kNodeKeys = [] {
+  std::vector<const char*> k = {"name", "product", "gpu_count", "memory_gib", "labels", "workloads", "mig_config"};
+  k.insert(k.end(), node_start_keys().begin(), node_start_keys().end());  // scenario_state.h
+  return k;
+}();
 const std::vector<const char*> kActorKeys = {"name", "script"};
-const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", "reach"};
+const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", "reach", "audit"};
 
 const std::vector<const char*> kAuthorities = {backend::kAuthorityDevicePlugin, backend::kAuthorityManagedMig,
                                                backend::kAuthorityLocal, backend::kAuthorityDra};
@@ -86,6 +92,8 @@ class Checker : public ScenarioReader {
     if (const Json* v = find(doc, "description")) s.description = string_value(*v, "/description");
     if (const Json* v = find(doc, "backend")) backend_section(*v, "/backend", s);
     nodes_section(require(doc, "", "nodes"), "/nodes", s);
+    if (const Json* v = find(doc, "shared_map")) read_shared_map(*this, *v, s.start);
+    if (const Json* v = find(doc, "cluster_policy")) read_cluster_policy(*this, *v, s.start);
     actors_section(require(doc, "", "actors"), "/actors", s);
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
     if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
@@ -148,6 +156,7 @@ class Checker : public ScenarioReader {
     }
     if (const Json* w = find(v, "workloads")) n.workloads = node_workloads(*w, child(ptr, "workloads"), n.gpu_count);
     if (const Json* m = find(v, "mig_config")) n.mig_config = nonempty_string(*m, child(ptr, "mig_config"));
+    read_node_start(*this, v, ptr, n);
     return n;
   }
 
@@ -321,9 +330,10 @@ class Checker : public ScenarioReader {
     check_keys(v, ptr, kExpectKeys);
     Expectation e;
     expect_verdict(v, ptr, s, e);
-    if (const Json* a = find(v, "actors")) e.actors = expect_actors(*a, child(ptr, "actors"), s);
+    if (const Json* a = find(v, "actors")) e.actors = expect_actors(*a, child(ptr, "actors"), s, e.occurrences);
     if (const Json* r = find(v, "reach"))
       e.reach = known_names(*r, child(ptr, "reach"), barrier_names(), "barrier", true);
+    if (const Json* a = find(v, "audit")) e.audit = read_expect_audit(*this, *a, child(ptr, "audit"));
     return e;
   }
 
@@ -359,9 +369,9 @@ class Checker : public ScenarioReader {
            fmt::format("invariant {} is not in /invariants, so the expected violation could never fire", quote(name)));
   }
 
-  OrderedMap<std::string, OrderedMap<std::string, std::vector<std::string>>> expect_actors(const Json& v,
-                                                                                           const std::string& ptr,
-                                                                                           const Scenario& s) const {
+  OrderedMap<std::string, OrderedMap<std::string, std::vector<std::string>>> expect_actors(
+      const Json& v, const std::string& ptr, const Scenario& s,
+      OrderedMap<std::string, OrderedMap<size_t, std::vector<std::string>>>& occurrences) const {
     want_object(v, ptr);
     std::vector<const char*> actor_names;
     for (const ActorSpec& a : s.actors) actor_names.push_back(a.name.c_str());
@@ -372,18 +382,26 @@ class Checker : public ScenarioReader {
           std::find_if(s.actors.begin(), s.actors.end(), [&](const ActorSpec& a) { return a.name == it.key(); });
       if (actor == s.actors.end())
         fail(p, fmt::format("actor {} is not in /actors{}", quote(it.key()), did_you_mean(it.key(), actor_names)));
-      out.emplace_back(it.key(), expect_actor_ops(it.value(), p, *actor));
+      OrderedMap<size_t, std::vector<std::string>> pins;
+      out.emplace_back(it.key(), expect_actor_ops(it.value(), p, *actor, pins));
+      if (!pins.empty()) occurrences.emplace_back(it.key(), std::move(pins));
     }
     return out;
   }
 
-  OrderedMap<std::string, std::vector<std::string>> expect_actor_ops(const Json& v, const std::string& ptr,
-                                                                     const ActorSpec& actor) const {
+  OrderedMap<std::string, std::vector<std::string>> expect_actor_ops(
+      const Json& v, const std::string& ptr, const ActorSpec& actor,
+      OrderedMap<size_t, std::vector<std::string>>& pins) const {
     want_object(v, ptr);
     OrderedMap<std::string, std::vector<std::string>> out;
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string p = child(ptr, it.key());
       const std::string& name = it.key();
+      if (is_occurrence_key(name)) {  // a pin of one occurrence (expect_audit.h)
+        const size_t index = occurrence_index(*this, name, p);
+        pins.emplace_back(index, read_occurrence_pin(*this, it.value(), p, actor, index));
+        continue;
+      }
       if (!contains(op_names(), name)) fail(p, fmt::format("unknown op {}{}", quote(name), hint(name, op_names())));
       out.emplace_back(name, expected_outcomes(it.value(), p, actor, name));
     }

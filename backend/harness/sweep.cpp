@@ -172,6 +172,7 @@ void observe_execution(const Scenario& sc, const BackendWorld& world, const sim:
   const auto& barriers = barrier_catalog();
   for (size_t i = 0; i < barriers.size(); ++i)
     if (world.barrier_hits()[i]) r.barrier_hits[barriers[i].name] += world.barrier_hits()[i];
+  tally_execution(sc, world, r.expect_tally);
   ++r.executions;
   r.steps += res.steps.size();
   if (res.violation) {
@@ -414,6 +415,7 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
       rep.summary.violating_executions = o.result.violating;
       rep.summary.violations_by_invariant = o.result.by_invariant;
       rep.outcomes = o.result.outcomes;
+      rep.expect_tally = o.result.expect_tally;
       for (const auto& b : barrier_catalog())
         if (o.result.barrier_hits.count(b.name)) rep.reached.push_back(b.name);
       judge_report(*plan.scenario, rep);

@@ -27,6 +27,7 @@ void combine(UnitResult& a, const UnitResult& b) {
   a.pairs.insert(b.pairs.begin(), b.pairs.end());
   a.exhausted = a.exhausted && b.exhausted;
   a.complete = a.complete && b.complete;
+  a.expect_tally.add(b.expect_tally);
 }
 
 nlohmann::json unit_to_json(const UnitResult& r) {
@@ -54,6 +55,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["pairs"] = pairs;
   j["exhausted"] = r.exhausted;
   j["complete"] = r.complete;
+  if (!r.expect_tally.empty()) j["expect_tally"] = tally_to_json(r.expect_tally);  // only when a scenario uses it
   return j;
 }
 
@@ -89,6 +91,7 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     for (const auto& p : j.at("pairs")) r.pairs.emplace(p.at(0).get<std::string>(), p.at(1).get<std::string>());
     r.exhausted = j.at("exhausted").get<bool>();
     r.complete = j.at("complete").get<bool>();
+    if (j.contains("expect_tally")) r.expect_tally = tally_from_json(j.at("expect_tally"));
     return r;
   } catch (const std::exception& e) {
     throw SweepInputError(fmt::format("{}: malformed unit result: {}", where, e.what()));

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 #include "backend/harness/catalog.h"
 #include "backend/harness/invariants.h"
+#include "backend/harness/scenario_state.h"
 #include "backend/harness/script_runner.h"
 
 namespace allocsim::harness {
@@ -43,6 +44,7 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
   }
   auto c =
       std::unique_ptr<CompiledScenario>(new CompiledScenario{&sc, backend::MemoryBackend(std::move(nodes), opt), {}});
+  apply_start_state(sc, c->prototype.mutable_state());  // scenario_state.h: harness-only, after the seed's init
   const auto& cat = invariant_catalog();
   for (size_t i = 0; i < cat.size(); ++i) {
     bool on = sc.invariants.empty();

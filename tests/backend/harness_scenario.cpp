@@ -141,7 +141,7 @@ fs::path scratch_dir() {
 
 TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   const auto& names = op_names();
-  REQUIRE(names.size() == 15);
+  REQUIRE(names.size() == 19);
   CHECK(std::string(op_name(OpKind::Recover)) == "recover");
   CHECK(std::string(op_name(OpKind::Inventory)) == "inventory");
   CHECK(std::string(op_name(OpKind::MarkReady)) == "mark_ready");
@@ -158,8 +158,9 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(words(OpKind::Reconcile) == V{"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"});
   CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
-  for (OpKind k : {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads,
-                   OpKind::FailGeometry, OpKind::AdvanceClock})
+  for (OpKind k :
+       {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads, OpKind::FailGeometry,
+        OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap, OpKind::SetPointer})
     CHECK(words(k) == V{"done"});
 }
 

@@ -56,6 +56,8 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
       {"scenarios/finding-alloc-022-same-gpu-granted-twice.json", {}},
       {"scenarios/finding-alloc-022-second-claim-unstamped.json", {}},
       {"scenarios/finding-mig-carved-under-foreign-workload.json", {}},
+      {"scenarios/incident-gfd-count-drop.json", {}},     // a foreign write (set_labels) against a reserve
+      {"scenarios/incident-stale-owner-stamp.json", {}},  // a start state
       // the same scenarios with each protocol mutant switched on from outside
       {"scenarios/alloc-004-one-plan-two-claimants.json", {"client-side-claim"}},
       {"scenarios/alloc-004-simultaneous-claim.json", {"client-side-claim"}},

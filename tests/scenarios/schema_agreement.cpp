@@ -65,6 +65,15 @@ const std::map<std::string, std::string> kLoaderOnly = {
      "a sum: JSON Schema bounds each workload's units, not their total against the node's gpu_count"},
     {"bind_units_above_gpu_count.json",
      "cross-reference: bind_workload's units are bounded by the gpu_count of the node it names"},
+    {"start_state_generation_above_version.json",
+     "a comparison with a sibling: mig_state_generation at most the node's resource_version"},
+    {"shared_map_unknown_member.json", "cross-reference: shared-map members must name nodes in /nodes"},
+    {"set_labels_unknown_node.json", "cross-reference: an op's node must name a node in /nodes"},
+    {"write_shared_map_put_and_delete.json", "a comparison between siblings: an entry both put and deleted"},
+    {"expect_occurrence_past_script.json",
+     "cross-reference: an occurrence pin's index must be inside that actor's script"},
+    {"expect_occurrence_wrong_vocabulary.json",
+     "cross-reference: an occurrence pin's outcomes are the vocabulary of the op at that index"},
 };
 
 /// Synthetic cases the corpus does not hold, built from a valid scenario by one textual substitution:

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/ops.h"
 #include "backend/mutants.h"
 #include "sim/strategies/registry.h"
 #include "tools/allocsim/cli.h"
@@ -22,7 +23,8 @@ int cmd_list(int argc, char** argv) {
     for (const auto& m : backend::mutant_catalog())
       std::cout << fmt::format("{:<30} {:<10} {}\n", m.name, m.alloc_case, m.description);
   } else if (what == "ops") {
-    for (const char* op : harness::op_names()) std::cout << op << "\n";
+    for (const auto& op : harness::op_specs())
+      std::cout << op.name << (op.note ? fmt::format("  ({})", op.note) : "") << "\n";
   } else if (what == "strategies") {
     for (const auto& s : sim::strategies()) std::cout << fmt::format("{:<10} {}\n", s.name, s.description);
   } else {

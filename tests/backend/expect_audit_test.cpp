@@ -1,0 +1,114 @@
+// Occurrence pins and expect.audit (issue 13 item 6; backend/harness/expect_audit.h).
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/harness/expect_audit.h"
+#include "backend/harness/runner.h"
+#include "backend/harness/sweep.h"
+
+using namespace allocsim;
+using namespace allocsim::harness;
+
+namespace {
+
+// One actor, no concurrency: the first reserve claims n2 (n1 carries a stale stamp), the release clears it,
+// the second reserve (4 cards: only n1 has them) is infeasible.
+std::string scenario_with(const std::string& expect) {
+  return R"({
+    "schema": "allocsim/scenario/v1",
+    "name": "pins",
+    "nodes": [
+      { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 4, "memory_gib": 80,
+        "resource_version": 7, "owner": "flowX", "owner_epoch": "gen-flowX-2" },
+      { "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+    "actors": [ { "name": "flowA", "script": [
+        { "op": "reserve", "requests": [ { "workload": "wa", "devices": 2 } ] },
+        { "op": "release" },
+        { "op": "reserve", "requests": [ { "workload": "wb", "devices": 4 } ] } ] } ],
+    "expect": )" +
+         expect + "}";
+}
+
+ScenarioReport run_text(const std::string& text, uint64_t executions = 3) {
+  RunConfig cfg;
+  cfg.executions = executions;
+  return run_scenario(parse_scenario(text, "pins.json"), cfg);
+}
+
+}  // namespace
+
+TEST_CASE("occurrence pins: each op of the same name is judged on its own", "[expect][occurrence]") {
+  const auto met = run_text(scenario_with(
+      R"({ "outcome": "pass", "actors": { "flowA": { "0": ["claimed"], "2": ["infeasible"], "release": ["released"] } } })"));
+  CHECK(met.unmet.empty());
+  CHECK(met.met);
+  // The op-name pin sees both reserves; it cannot say which ended how. Occurrence pins can.
+  const auto swapped = run_text(
+      scenario_with(R"({ "outcome": "pass", "actors": { "flowA": { "0": ["infeasible"], "2": ["claimed"] } } })"));
+  CHECK(swapped.unmet == std::vector<std::string>{
+                             "actor flowA: op 0 ended in \"claimed\" in 3 execution(s), which expect.actors.flowA.0 "
+                             "does not allow",
+                             "actor flowA: op 2 ended in \"infeasible\" in 3 execution(s), which expect.actors.flowA.2 "
+                             "does not allow"});
+  CHECK_FALSE(swapped.met);
+}
+
+TEST_CASE("expect.audit: sometimes, never and always, with and without a detail", "[expect][audit]") {
+  const auto met = run_text(scenario_with(R"({ "outcome": "pass", "audit": {
+      "stamp-owner": "always", "release-owner": "sometimes", "release-owner=rollback": "never",
+      "publish-entry": "never" } })"));
+  CHECK(met.unmet.empty());
+  const auto unmet = run_text(scenario_with(R"({ "outcome": "pass", "audit": {
+      "stamp-owner": "never", "release-owner=rollback": "sometimes", "publish-entry": "always" } })"));
+  CHECK(
+      unmet.unmet ==
+      std::vector<std::string>{"audit stamp-owner occurred in 3 of 3 executions (expect.audit: never)",
+                               "audit release-owner=rollback never occurred in 3 executions (expect.audit: sometimes)",
+                               "audit publish-entry occurred in only 0 of 3 executions (expect.audit: always)"});
+}
+
+TEST_CASE("expect tally: merges like outcome counts and survives the unit JSON", "[expect][sweep]") {
+  ExpectTally a, b;
+  a.occurrences["flowA"][2]["claimed"] = 3;
+  a.audit["stamp-owner"] = 1;
+  b.occurrences["flowA"][2]["claimed"] = 2;
+  b.occurrences["flowA"][0]["conflict"] = 1;
+  b.audit["stamp-owner"] = 4;
+  b.audit["delete-map"] = 0;
+  a.add(b);
+  CHECK(a.occurrences["flowA"][2]["claimed"] == 5);
+  CHECK(a.occurrences["flowA"][0]["conflict"] == 1);
+  CHECK(a.audit == std::map<std::string, uint64_t>{{"delete-map", 0}, {"stamp-owner", 5}});
+  UnitResult u;
+  u.expect_tally = a;
+  const UnitResult back = unit_from_json(unit_to_json(u), "unit");
+  CHECK(back.expect_tally.occurrences == a.occurrences);
+  CHECK(back.expect_tally.audit == a.audit);
+  // A unit of a scenario without the new expectations writes no key (checkpoints stay as they were).
+  CHECK_FALSE(unit_to_json(UnitResult{}).contains("expect_tally"));
+}
+
+TEST_CASE("expect.audit: the kind vocabulary covers every kind the scenarios record", "[expect][audit]") {
+  std::set<std::string> kinds(audit_kinds().begin(), audit_kinds().end());
+  std::set<std::string> seen;
+  for (const char* file :
+       {"scenarios/alloc-005-last-out.json", "scenarios/alloc-033-crash-at-restore-after.json",
+        "scenarios/alloc-004-simultaneous-claim.json", "scenarios/mutants/map-deleted-on-last-out.json",
+        "scenarios/incident-operator-rewrites-shared-map.json"}) {
+    RunConfig cfg;
+    cfg.executions = 200;
+    RunHooks hooks;
+    hooks.on_execution = [&](uint64_t, const BackendWorld& w, const sim::ExecutionResult&) {
+      for (const auto& m : w.backend().state().audit) seen.insert(m.kind);
+    };
+    run_scenario(load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/" + file), cfg, hooks);
+  }
+  for (const auto& k : seen) {
+    INFO(k);
+    CHECK(kinds.count(k) == 1);
+  }
+  CHECK(seen.size() >= 8);
+}
