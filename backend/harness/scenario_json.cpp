@@ -1,5 +1,6 @@
 #include "backend/harness/scenario_json.h"
 
+#include "backend/harness/conditional_ops.h"
 #include "backend/harness/ops.h"
 
 namespace allocsim::harness {
@@ -13,6 +14,7 @@ Json op_json(const Op& op) {
   const OpSpec& spec = op_spec(op.kind);
   Json j = {{"op", spec.name}};
   spec.to_json(op, j);
+  modifiers_to_json(op, j);
   return j;
 }
 

@@ -141,11 +141,12 @@ fs::path scratch_dir() {
 
 TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   const auto& names = op_names();
-  REQUIRE(names.size() == 15);
+  REQUIRE(names.size() == 19);
   CHECK(std::string(op_name(OpKind::Recover)) == "recover");
   CHECK(std::string(op_name(OpKind::Inventory)) == "inventory");
   CHECK(std::string(op_name(OpKind::MarkReady)) == "mark_ready");
   CHECK(std::string(op_name(OpKind::AdvanceClock)) == "advance_clock");
+  CHECK(std::string(op_name(OpKind::GeometryNoEffect)) == "geometry_no_effect");
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(op_name(static_cast<OpKind>(i)) == names[i]);
   const auto words = [](OpKind k) { return std::vector<std::string>(op_outcomes(k).begin(), op_outcomes(k).end()); };
   using V = std::vector<std::string>;
@@ -159,7 +160,8 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
   for (OpKind k : {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads,
-                   OpKind::FailGeometry, OpKind::AdvanceClock})
+                   OpKind::FailGeometry, OpKind::AdvanceClock, OpKind::StaleReads, OpKind::PartialReads,
+                   OpKind::FailGeometryFor, OpKind::GeometryNoEffect})
     CHECK(words(k) == V{"done"});
 }
 
