@@ -196,7 +196,7 @@ TEST_CASE("geometry_no_effect: the apply reports success and the layout stays em
 
 // -- when ------------------------------------------------------------------------------------------
 
-TEST_CASE("when: an op runs only after the outcome it names; otherwise skipped, with no call", "[shaped][when]") {
+TEST_CASE("when: an op runs only after the outcome it names, otherwise it is skipped with no call", "[shaped][when]") {
   Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
       { "op": "observe", "when": { "op": 0, "outcome": "conflict" } },
       { "op": "observe", "when": { "op": 0, "outcome": "claimed" } },
