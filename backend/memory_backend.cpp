@@ -485,12 +485,19 @@ void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
 void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
   c.touch(Obj::FailingGeometry, node_name, false);
   c.touch(Obj::Node, node_name, true);
-  const bool failing =
+  bool failing =
       std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) != s_.failing_geometry.end();
+  // Port-only hooks (geometry_hooks.cpp); both maps are empty unless a scenario arms them.
+  if (const double* until = find_in(s_.failing_geometry_until, node_name); until && !failing) {
+    c.touch(Obj::Clock, kClockName, false);
+    failing = s_.clock.now() < *until;
+  }
   NodeFixture& node = node_at(node_name);
   node.mig_state = failing ? "failed" : "success";
   node.mig_state_generation = version;
   if (failing) return;
+  if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
+    return;  // success reported for this write; the layout is left as it was
   c.touch(Obj::SharedMap, kMapName, false);
   OrderedMap<std::string, int> layout;
   if (find_in(s_.shared_config, node.mig_config) != nullptr) {

@@ -48,6 +48,9 @@
 //      claims_of() is a port-only read for recovery (ALLOC-033);
 //   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
 //      nothing in an execution depends on wall time.
+//   5. two port-only geometry test hooks beside the seed's fail_geometry (geometry_hooks.cpp, issue 13):
+//      fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the seed's and touches
+//      what it touched before.
 // - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
 //   every node at once (inventory, the reserve generation sum; each node is touched as well);
 //   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
@@ -131,6 +134,10 @@ struct BackendState {
   std::optional<std::string> pointer_restore;
   std::vector<PendingGeometry> pending_geometry;
   std::vector<std::string> failing_geometry;  // a set in the seed; kept in insertion order here
+  // Port-only geometry test hooks (issue 13 item 4; geometry_hooks.cpp), empty unless a scenario uses them:
+  // node -> fake-clock time before which its applies fail; nodes whose applies report success unchanged.
+  OrderedMap<std::string, double> failing_geometry_until;
+  std::vector<std::string> hollow_geometry;
   std::vector<Mutation> audit;
   FakeClock clock;
 
@@ -180,6 +187,12 @@ class MemoryBackend {
 
   /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
   void fail_geometry(Caller& c, const std::string& node);
+  /// Port-only test hook (the seed has none; geometry_hooks.cpp): applies on `node` fail until the fake clock
+  /// reaches now + `seconds` (a failure that clears). std::invalid_argument for negative seconds.
+  void fail_geometry_for(Caller& c, const std::string& node, double seconds);
+  /// Port-only test hook (the seed has none; geometry_hooks.cpp): from now on an apply on `node` reports
+  /// `success` for its write (state and state generation) while the node's mig_layout stays as it was.
+  void geometry_without_effect(Caller& c, const std::string& node);
   /// Seed `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
   /// Seed `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",

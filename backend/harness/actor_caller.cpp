@@ -37,6 +37,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   // so a write to any of them also writes one shared object, making such writes dependent. Conservative
   // (soundness over reduction); reads, and writes of the clock, read-failure flags and failing-geometry
   // set (which no invariant reads), stay independent.
+  if (write && (what == backend::Obj::Node || what == backend::Obj::Claim)) ++w_.read_faults.writes;  // read_faults.h
   if (write && (what == backend::Obj::Node || what == backend::Obj::Claim || what == backend::Obj::SharedMap ||
                 what == backend::Obj::Pointer))
     ctx_.touch(invariant_visible_id(), true);

@@ -472,10 +472,10 @@ const std::vector<OpSpec>& table() {
 
 }  // namespace
 
-const std::vector<OpSpec>& op_specs() { return table(); }
+const std::vector<OpSpec>& core_op_rows() { return table(); }
 
 const OpSpec& op_spec(OpKind k) {
-  const auto& ops = table();
+  const auto& ops = op_specs();
   const auto i = static_cast<std::size_t>(k);
   if (i >= ops.size() || ops[i].kind != k) throw std::logic_error("op table out of OpKind order");
   return ops[i];
@@ -484,7 +484,7 @@ const OpSpec& op_spec(OpKind k) {
 const std::vector<const char*>& op_names() {
   static const std::vector<const char*> k = [] {
     std::vector<const char*> out;
-    for (const OpSpec& op : table()) out.push_back(op.name);
+    for (const OpSpec& op : op_specs()) out.push_back(op.name);
     return out;
   }();
   return k;
@@ -492,7 +492,7 @@ const std::vector<const char*>& op_names() {
 
 const char* op_name(OpKind k) {
   const auto i = static_cast<std::size_t>(k);
-  return i < table().size() ? table()[i].name : "unknown";
+  return i < op_specs().size() ? op_specs()[i].name : "unknown";
 }
 
 const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcomes; }

@@ -2,7 +2,8 @@
 // The loader, the scenario encoder, the script runner, `allocsim list ops` and the JSON Schema test all
 // read it; nothing else switches over OpKind.
 //
-// Adding an op: an OpKind value (scenario.h, with any new Op field), its row and functions (ops.cpp),
+// Adding an op: an OpKind value (scenario.h, with any new Op field), its row and functions (ops.cpp is full:
+// a new file whose rows ops_registry.cpp appends, in OpKind order),
 // its `op_<name>` definition and enums in scenarios/schema/scenario.v1.schema.json, and a scenario or test
 // that uses it. tests/scenarios/schema_agreement.cpp checks the schema against this table.
 //
@@ -46,8 +47,12 @@ struct OpSpec {
 /// `rows` followed by the foreign-write rows (ops_foreign.cpp; issue 13 item 2), for the table in ops.cpp.
 std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows);
 
-/// Every op, in OpKind order.
+/// Every op, in OpKind order: the rows of every file below, concatenated (ops_registry.cpp).
 const std::vector<OpSpec>& op_specs();
+/// The rows of ops.cpp (inventory .. recover) followed by the foreign writes (set_labels .. set_pointer).
+const std::vector<OpSpec>& core_op_rows();
+/// The rows of ops_faults.cpp (stale_reads .. geometry_no_effect; issue 13 items 3 and 4).
+std::vector<OpSpec> fault_op_rows();
 /// The row of `k`.
 const OpSpec& op_spec(OpKind k);
 

@@ -65,6 +65,11 @@ enum class OpKind {
   SetMigState,
   WriteSharedMap,
   SetPointer,
+  // issue 13 items 3 and 4 (ops_faults.cpp): read and geometry faults with shape
+  StaleReads,
+  PartialReads,
+  FailGeometryFor,
+  GeometryNoEffect,
 };
 
 // Each kind's name, keys, outcomes and behaviour are its row of the op table (ops.h); these three read it.
@@ -75,6 +80,20 @@ const std::vector<const char*>& op_names();
 
 /// The outcomes an op of kind `k` can record (the vocabulary of expect.actors).
 const std::vector<const char*>& op_outcomes(OpKind k);
+
+/// `retry` on a reserve with `requests` (conditional_ops.h): when the attempt ends in one of `on`, the
+/// reserve runs again (inventory, plan, reserve), at most `max` more times.
+struct RetrySpec {
+  std::vector<std::string> on;  // outcomes that trigger a retry: "conflict" | "infeasible", file order
+  int max = 1;                  // 1..kMaxRetries (conditional_ops.h)
+};
+
+/// `when` on any op (conditional_ops.h): the op runs only if op `op` of the same script (an earlier one)
+/// ended in `outcome`; otherwise it records `skipped` without a scheduling point.
+struct WhenSpec {
+  size_t op = 0;  // index in the actor's script, 0-based like the JSON pointer; < the op's own index
+  std::string outcome;
+};
 
 struct Op {
   OpKind kind = OpKind::Inventory;
@@ -112,6 +131,15 @@ struct Op {
   bool map_replace = false;
   // set_pointer: the ClusterPolicy's mig-parted config pointer
   std::string pointer_value;
+  // stale_reads: how many writes behind the read is (1..kMaxStaleWrites, read_faults.h)
+  int writes = 1;
+  // stale_reads, partial_reads: how many reads the fault covers (1..kMaxFaultedReads)
+  int reads = 1;
+  // partial_reads: the workloads the listing omits
+  std::vector<std::string> workloads;
+  // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader
+  std::optional<RetrySpec> retry;
+  std::optional<WhenSpec> when;
 };
 
 struct ActorSpec {

@@ -1,6 +1,7 @@
 #include "backend/harness/scenario_json.h"
 
 #include "backend/harness/expect_audit.h"
+#include "backend/harness/conditional_ops.h"
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario_state.h"
 
@@ -15,6 +16,7 @@ Json op_json(const Op& op) {
   const OpSpec& spec = op_spec(op.kind);
   Json j = {{"op", spec.name}};
   spec.to_json(op, j);
+  modifiers_to_json(op, j);
   return j;
 }
 

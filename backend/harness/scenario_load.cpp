@@ -14,6 +14,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/expect_audit.h"
+#include "backend/harness/conditional_ops.h"
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario_reader.h"
 #include "backend/harness/scenario_state.h"
@@ -294,7 +295,8 @@ class Checker : public ScenarioReader {
     const Json& script = require(v, ptr, "script");
     const std::string script_ptr = child(ptr, "script");
     want_size(script, script_ptr, 0, kMaxScriptOps, "ops");
-    for (std::size_t i = 0; i < script.size(); ++i) a.script.push_back(op_entry(script[i], child(script_ptr, i)));
+    for (std::size_t i = 0; i < script.size(); ++i)
+      a.script.push_back(op_entry(script[i], child(script_ptr, i), a.script));
     return a;
   }
 
@@ -306,14 +308,18 @@ class Checker : public ScenarioReader {
     fail(ptr, fmt::format("unknown op {}{}", quote(name), hint(name, names)));
   }
 
-  Op op_entry(const Json& v, const std::string& ptr) const {
+  /// One op: its row's keys plus the modifiers (conditional_ops.h); `earlier` are the ops before it.
+  Op op_entry(const Json& v, const std::string& ptr, const std::vector<Op>& earlier) const {
     want_object(v, ptr);
     Op op{};
     op.kind = op_kind(require(v, ptr, "op"), child(ptr, "op"));
     op.pointer = ptr;
     const OpSpec& spec = op_spec(op.kind);
-    check_keys(v, ptr, spec.keys, fmt::format(" for op {}", quote(spec.name)));
+    std::vector<const char*> keys = spec.keys;
+    keys.insert(keys.end(), modifier_keys(op.kind).begin(), modifier_keys(op.kind).end());
+    check_keys(v, ptr, keys, fmt::format(" for op {}", quote(spec.name)));
     spec.parse(*this, v, ptr, op);
+    parse_op_modifiers(*this, v, ptr, earlier, op);
     return op;
   }
 
@@ -414,7 +420,7 @@ class Checker : public ScenarioReader {
         std::find_if(actor.script.begin(), actor.script.end(), [&](const Op& o) { return op == op_name(o.kind); });
     if (in_script == actor.script.end())
       fail(ptr, fmt::format("actor {} has no {} op in its script", quote(actor.name), quote(op)));
-    const auto& vocabulary = op_outcomes(in_script->kind);
+    const std::vector<const char*> vocabulary = expect_vocabulary(actor, op);  // `skipped` when an op has `when`
     want_array(v, ptr);
     if (v.empty()) fail(ptr, fmt::format("expected a non-empty array of {} outcomes, got []", quote(op)));
     std::vector<std::string> out;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/harness/conditional_ops.h"
 #include "backend/harness/ops.h"
+#include "backend/harness/read_faults.h"
 
 namespace allocsim::harness {
 
@@ -40,7 +42,8 @@ bool pods_failing(const backend::MemoryBackend& b) {
 void ScriptRunner::run() {
   for (size_t k = 0; k < spec_.script.size(); ++k) {
     st_.op_index = k;
-    st_.outcomes[k] = run_op(spec_.script[k]);
+    // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
+    st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
   }
 }
 
@@ -48,8 +51,14 @@ void ScriptRunner::run() {
 /// code has already kept the result from the actor). A crash (sim::ActorCrash) is never caught here.
 const char* ScriptRunner::run_op(const Op& op) {
   caller_.dropped = false;
+  retry_ = 0;
   try {
     const char* out = op_spec(op.kind).execute(*this, op);
+    // `retry` (conditional_ops.h): bounded by its max; a dropped response ends the op as `unknown` first.
+    while (!caller_.dropped && retry_wanted(op, out, retry_)) {
+      ++retry_;
+      out = op_spec(op.kind).execute(*this, op);
+    }
     return caller_.dropped ? "unknown" : out;
   } catch (const InjectedError&) {
     return "error";
@@ -57,6 +66,7 @@ const char* ScriptRunner::run_op(const Op& op) {
 }
 
 void ScriptRunner::call(const char* what, std::string detail) {
+  if (retry_ > 0) detail += fmt::format("{}retry={}", detail.empty() ? "" : " ", retry_);
   ctx_.point(PointKind::Call, what, std::move(detail));
   environment_fault();
 }
@@ -106,7 +116,7 @@ void ScriptRunner::wait_for_end(const std::string& flow_name) {
 }
 
 const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>>& scope) {
-  auto obs = b_.inventory(caller_, scope);
+  auto obs = w_.read_faults.enabled ? faulted_inventory(*this, scope) : b_.inventory(caller_, scope);
   // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
   // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
   const bool failed_pods = pods_failing(b_);
@@ -156,7 +166,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
 }
 
 const char* ScriptRunner::observe_once() {
-  auto obs = b_.observe(caller_, *st_.claim_id);
+  auto obs = w_.read_faults.enabled ? faulted_observe(*this, *st_.claim_id) : b_.observe(caller_, *st_.claim_id);
   if (!obs.known) return "unknown";
   st_.told.observation = obs.value;
   return status_word(obs.value.status);

@@ -58,6 +58,7 @@ class ScriptRunner {
   ActorState& st_;
   const ActorSpec& spec_;
   ActorCaller caller_;
+  int retry_ = 0;  // the running op's retry (conditional_ops.h); 0 on its first attempt
 };
 
 }  // namespace allocsim::harness

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "backend/harness/conditional_ops.h"
 #include "backend/harness/scenario_json.h"
 #include "backend/harness/trace_replay.h"
 #include "backend/harness/world.h"
@@ -72,6 +73,7 @@ Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
   Scenario out = sc;
   auto& script = out.actors[actor].script;
   script.erase(script.begin() + static_cast<std::ptrdiff_t>(op));
+  reindex_conditions(out, actor, op);  // `when` indices (conditional_ops.h)
   prune_expect(out);
   return out;
 }

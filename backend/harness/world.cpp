@@ -100,6 +100,10 @@ BackendWorld::BackendWorld(const CompiledScenario& c)
     original_configs_.push_back(n.mig_config);
   }
   audit_seen = backend_.state().audit.size();
+  for (const ActorSpec& a : sc.actors)
+    for (const Op& op : a.script)
+      read_faults.enabled |= op.kind == OpKind::StaleReads || op.kind == OpKind::PartialReads;
+  if (read_faults.enabled) read_faults.start(backend_.state());
 }
 
 namespace {
@@ -128,6 +132,7 @@ void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
 }
 
 std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId actor) {
+  if (read_faults.enabled) read_faults.after_step(backend_.state());
   auto v = check_invariants(*this, actor, false);
   actors_[actor].told = Told{};
   return v;

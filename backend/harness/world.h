@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/read_faults.h"
 #include "backend/harness/scenario.h"
 #include "backend/memory_backend.h"
 #include "sim/world.h"
@@ -155,6 +156,8 @@ class BackendWorld final : public sim::World {
   const std::vector<std::string>& original_configs() const { return original_configs_; }
   /// Faults fired so far in this execution (bounded by FaultSpec::max).
   int faults_fired() const { return faults_fired_; }
+  /// stale_reads / partial_reads (read_faults.h): the armed faults and the history of read states.
+  ReadFaults read_faults;
 
  private:
   friend class ActorCaller;

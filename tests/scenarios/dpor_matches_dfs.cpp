@@ -40,6 +40,8 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
   // alloc-005-both-release (43,470), alloc-005-raise-at-delete-after, alloc-007-failed-reads-race,
   // alloc-009-mixed-sharing, alloc-022-dra-reclaim, the alloc-033-crash-* family; and
   // mig-skips-fully-held-node (13,026) for time. Their smaller siblings above cover the same races.
+  // alloc-004-retry-on-conflict and alloc-023-stale-inventory-retry (over 30,000) are covered by
+  // alloc-023-stale-plan-refused (21,238 under plain DFS).
   std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"scenarios/alloc-004-one-plan-two-claimants.json", {}},
       {"scenarios/alloc-004-simultaneous-claim.json", {}},
@@ -58,6 +60,11 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
       {"scenarios/finding-mig-carved-under-foreign-workload.json", {}},
       {"scenarios/incident-gfd-count-drop.json", {}},     // a foreign write (set_labels) against a reserve
       {"scenarios/incident-stale-owner-stamp.json", {}},  // a start state
+      // issue 13: read faults (a stale read reads the history of writes), geometry faults, when
+      {"scenarios/alloc-023-stale-plan-refused.json", {}},
+      {"scenarios/finding-mig-carved-under-hidden-workload.json", {}},
+      {"scenarios/alloc-021-geometry-failure-clears.json", {}},
+      {"scenarios/incident-mig-apply-success-without-effect.json", {}},
       // the same scenarios with each protocol mutant switched on from outside
       {"scenarios/alloc-004-one-plan-two-claimants.json", {"client-side-claim"}},
       {"scenarios/alloc-004-simultaneous-claim.json", {"client-side-claim"}},

@@ -53,6 +53,20 @@ class Actor:
         self.held: list[tuple[str, str]] = []
         self.last_released: tuple[str, str] | None = None
         self.dropped = False
+        self.retry = 0  # the running op's retry (conditional_ops.h); 0 on its first attempt
+
+
+# Faults the seed has no hook for (read_faults.h, backend/geometry_hooks.cpp): their scenarios are skipped.
+HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
+
+
+def _retry_wanted(op: Any, out: str, retries: int) -> bool:
+    '''conditional_ops.h: an attempt ending in one of retry.on is retried, at most retry.max times.'''
+    retry = op.get('retry')
+    if retry is None or retries >= int(retry['max']):
+        return False
+    on = retry['on']
+    return out in ([on] if isinstance(on, str) else on)
 
 
 class Execution:
@@ -101,6 +115,8 @@ class Execution:
         a.dropped = True
 
     def call(self, a: Actor, what: str, detail: str = '') -> None:
+        if a.retry:
+            detail = f'{detail} retry={a.retry}' if detail else f'retry={a.retry}'
         self.ctx.point(CALL, what, detail)
         if not (self.f_reads or self.f_geometry) or not self._eligible(a):
             return
@@ -129,8 +145,16 @@ class Execution:
             for k, op in enumerate(a.ops):
                 a.op_index = k
                 a.dropped = False
+                a.retry = 0
+                when = op.get('when')
+                if when is not None and a.outcomes[int(when['op'])] != when['outcome']:
+                    a.outcomes[k] = 'skipped'  # conditional_ops.h: no call, no scheduling point
+                    continue
                 try:
                     out = self.execute(a, op)
+                    while not a.dropped and _retry_wanted(op, out, a.retry):
+                        a.retry += 1
+                        out = self.execute(a, op)
                     a.outcomes[k] = 'unknown' if a.dropped else out
                 except InjectedError:
                     a.outcomes[k] = 'error'
@@ -329,6 +353,10 @@ def _thread_body(ex: Execution, name: str) -> None:
 
 def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> dict[str, Any]:
     '''The record of one execution along ``schedule``. Raises Divergence or Unsupported.'''
+    for _, ops in sc.actors:
+        for op in ops:
+            if op.kind in HARNESS_ONLY_OPS:
+                raise Unsupported(f'op {op.kind!r}: a harness-only fault with no seed hook (issue 13)')
     ex = Execution(mb, sc, schedule, mutants)
     ctx = ex.ctx
     previous = mb.faults.set_hook(ex.barrier_hook)

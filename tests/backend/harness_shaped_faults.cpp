@@ -1,0 +1,273 @@
+// Faults with shape and conditional ops (issue 13 items 3, 4, 5): stale_reads, partial_reads,
+// fail_geometry_for, geometry_no_effect (read_faults.h, ops_faults.cpp, backend/geometry_hooks.cpp), and the op
+// modifiers `when` and `retry` (conditional_ops.h). Harness cases run on a fixed schedule: the lowest-numbered
+// runnable actor always runs, so actors run one after another in file order.
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/harness/conditional_ops.h"
+#include "backend/harness/scenario_json.h"
+#include "backend/harness/world.h"
+#include "backend_fixtures.h"
+#include "sim/engine.h"
+
+using namespace allocsim;
+using namespace allocsim::harness;
+using namespace allocsim::backend::testing;
+using allocsim::backend::MemoryBackend;
+using allocsim::backend::SequentialCaller;
+
+namespace {
+
+/// The lowest runnable actor runs; every draw takes the next of `draws`, then 0 (no fault).
+struct InOrder final : sim::Strategy {
+  std::vector<uint64_t> draws;
+  size_t next = 0;
+  void begin_execution(uint64_t) override {}
+  sim::ActorId choose(std::span<const sim::Candidate> r, sim::ActorId) override { return r.front().actor; }
+  uint64_t draw(uint64_t) override { return next < draws.size() ? draws[next++] : 0; }
+  bool end_execution(const sim::ExecutionResult&) override { return false; }
+};
+
+struct Run {
+  Scenario sc;
+  std::unique_ptr<CompiledScenario> compiled;
+  std::unique_ptr<BackendWorld> world;
+  sim::ExecutionResult result;
+
+  explicit Run(const std::string& text, std::vector<uint64_t> draws = {}) : sc(parse_scenario(text, "shaped.json")) {
+    compiled = compile(sc, {});
+    world = std::make_unique<BackendWorld>(*compiled);
+    InOrder strategy;
+    strategy.draws = std::move(draws);
+    result = sim::Engine().run(*world, strategy);
+  }
+  std::vector<std::string> outcomes(size_t actor) const {
+    std::vector<std::string> out;
+    for (const char* o : world->actors()[actor].outcomes) out.push_back(o ? o : "-");
+    return out;
+  }
+  /// "actor what detail" of every Call step of `actor`.
+  std::vector<std::string> calls(const std::string& actor) const {
+    std::vector<std::string> out;
+    for (const auto& s : result.steps)
+      if (s.kind == sim::PointKind::Call && world->actor_name(s.actor) == actor)
+        out.push_back(fmt::format("{} {}", s.what, s.detail));
+    return out;
+  }
+};
+
+/// Two plain nodes n1, n2 (2 cards each) and the given actors.
+std::string two_nodes(const std::string& actors, const std::string& extra = "") {
+  return fmt::format(R"({{ "schema": "allocsim/scenario/v1", "name": "shaped",
+    "nodes": [ {{ "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 }},
+               {{ "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 }} ],
+    "actors": [ {} ] {} }})",
+                     actors, extra);
+}
+
+const char* kFlowA = R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] } ] })";
+
+}  // namespace
+
+// -- stale_reads -----------------------------------------------------------------------------------
+
+TEST_CASE("stale reads: the history keeps one entry per write, K writes ago is K entries back", "[shaped][stale]") {
+  backend::BackendState s;
+  s.nodes.resize(1);
+  ReadFaults f;
+  f.start(s);  // resource_version 1 (the fixture's default)
+  for (int64_t v = 2; v <= 12; ++v) {
+    s.nodes[0].resource_version = v;
+    f.after_step(s);  // no write counted: nothing recorded
+    ++f.writes;
+    f.after_step(s);
+  }
+  REQUIRE(f.history.size() == static_cast<size_t>(kMaxStaleWrites) + 1);
+  CHECK(f.past(0).nodes[0].resource_version == 12);
+  CHECK(f.past(1).nodes[0].resource_version == 11);
+  CHECK(f.past(kMaxStaleWrites).nodes[0].resource_version == 12 - kMaxStaleWrites);
+  ReadFaults young;
+  young.start(s);
+  CHECK(young.past(5).nodes[0].resource_version == 12);  // fewer writes than K: the start state
+}
+
+TEST_CASE("stale reads: a stale inventory plans on a taken node and reserve refuses it, writing nothing",
+          "[shaped][stale]") {
+  const std::string flow_b =
+      R"({ "name": "flowB", "script": [ { "op": "reserve", "requests": [ { "workload": "wb" } ] } ] })";
+  SECTION("with the fault: the plan is stale") {
+    Run r(
+        two_nodes(fmt::format(R"({}, {{ "name": "cache", "script": [ {{ "op": "stale_reads", "writes": 8 }} ] }}, {})",
+                              kFlowA, flow_b)));
+    CHECK(r.outcomes(0) == std::vector<std::string>{"claimed"});
+    CHECK(r.outcomes(2) == std::vector<std::string>{"conflict"});
+    CHECK(r.calls("flowB").front() == "inventory reserve=1 fault=stale_reads:8");
+    for (const auto& m : r.world->backend().state().audit) CHECK(m.op_id != "flowB:op1");
+    CHECK(r.world->read_faults.stale_reads == 0);  // one read consumed it
+  }
+  SECTION("without it: a fresh inventory plans on n2") {
+    Run r(two_nodes(fmt::format("{}, {}", kFlowA, flow_b)));
+    CHECK(r.outcomes(1) == std::vector<std::string>{"claimed"});
+    CHECK(r.world->backend().state().node("n2")->owner == "flowB");
+  }
+}
+
+TEST_CASE("stale reads: a stale observe can miss a claim made since", "[shaped][stale]") {
+  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+      { "op": "stale_reads", "writes": 8, "reads": 2 }, { "op": "observe" }, { "op": "observe" }, { "op": "observe" } ] })"));
+  // The start state had no claim: "no claim" is Unknown; the third observe reads the live state again.
+  CHECK(r.outcomes(0) == std::vector<std::string>{"claimed", "done", "unknown", "unknown", "allocated"});
+}
+
+// -- partial_reads ---------------------------------------------------------------------------------
+
+TEST_CASE("partial reads: the listing omits the named workloads and still says complete", "[shaped][partial]") {
+  const std::string text = R"({ "schema": "allocsim/scenario/v1", "name": "partial",
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
+                 "workloads": { "fw": 1, "gw": 1 } } ],
+    "actors": [ { "name": "lister", "script": [ { "op": "partial_reads", "workloads": ["fw"] } ] },
+                { "name": "flowA", "script": [ { "op": "inventory" }%s ] } ] })";
+  SECTION("the faulted read") {
+    Run r(std::string(text).replace(text.find("%s"), 2, ""));
+    const auto& inv = *r.world->actors()[1].inventory;
+    CHECK(inv.completeness == backend::kCompletenessComplete);
+    CHECK(inv.occupancy == backend::OrderedMap<std::string, int>{{"n1", 1}});  // gw only
+    CHECK(r.calls("flowA") == std::vector<std::string>{"inventory fault=partial_reads:fw"});
+  }
+  SECTION("the next read is whole again") {
+    Run r(std::string(text).replace(text.find("%s"), 2, R"(, { "op": "inventory" })"));
+    CHECK(r.world->actors()[1].inventory->occupancy == backend::OrderedMap<std::string, int>{{"n1", 2}});
+  }
+}
+
+// -- geometry faults (backend hooks) ---------------------------------------------------------------
+
+TEST_CASE("fail_geometry_for: applies fail before the deadline and succeed from it on", "[shaped][geometry]") {
+  MemoryBackend b({a100_node("n1")}, opts(backend::kAuthorityManagedMig, 5));
+  SequentialCaller c;
+  SECTION("an apply inside the window fails, a later write applies") {
+    b.fail_geometry_for(c, "n1", 8);  // until 1008
+    const auto first = plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
+    b.advance_clock(c, 5);  // 1005: due, inside the window
+    b.apply_pending_geometry(c);
+    CHECK(b.observe(c, first.claim_id).value.status == "failed");
+    CHECK(b.release(c, first.claim_id, "flowA:release1", first.desired_generation).status == "released");
+    const auto second = plan_and_reserve(b, c, {mig_req("s2", 10)}, "flowA:op2");
+    b.advance_clock(c, 5);  // 1010: past the deadline
+    b.apply_pending_geometry(c);
+    CHECK(b.observe(c, second.claim_id).value.status == "prepared");
+    CHECK_FALSE(b.state().node("n1")->mig_layout.empty());
+  }
+  SECTION("an apply exactly at the deadline succeeds") {
+    b.fail_geometry_for(c, "n1", 5);  // until 1005
+    const auto claim = plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
+    b.advance_clock(c, 5);
+    b.apply_pending_geometry(c);
+    CHECK(b.observe(c, claim.claim_id).value.status == "prepared");
+  }
+  CHECK_THROWS_AS(b.fail_geometry_for(c, "n1", -1), std::invalid_argument);
+}
+
+TEST_CASE("geometry_no_effect: the apply reports success and the layout stays empty (finding F10)",
+          "[shaped][geometry]") {
+  MemoryBackend b({a100_node("n1")}, opts(backend::kAuthorityManagedMig));
+  SequentialCaller c;
+  SECTION("control: a real apply carves the sharer's slice") {
+    plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
+    CHECK(b.state().node("n1")->mig_layout == backend::OrderedMap<std::string, int>{{"1g.10gb", 1}});
+  }
+  SECTION("hollow: success at the write's generation, nothing carved, and the seed says prepared") {
+    b.geometry_without_effect(c, "n1");
+    const auto claim = plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
+    const auto& n1 = *b.state().node("n1");
+    CHECK(n1.mig_state == "success");
+    CHECK(n1.mig_state_generation == n1.resource_version);
+    CHECK(n1.mig_layout.empty());
+    const auto obs = b.observe(c, claim.claim_id).value;
+    CHECK(obs.status == "prepared");  // F10: readiness never compares the layout evidence with the grant
+    REQUIRE(obs.evidence.size() == 1);
+    CHECK(obs.evidence[0].layout.empty());
+  }
+}
+
+// -- when ------------------------------------------------------------------------------------------
+
+TEST_CASE("when: an op runs only after the outcome it names, otherwise it is skipped with no call", "[shaped][when]") {
+  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+      { "op": "observe", "when": { "op": 0, "outcome": "conflict" } },
+      { "op": "observe", "when": { "op": 0, "outcome": "claimed" } },
+      { "op": "release", "when": { "op": 1, "outcome": "skipped" } },
+      { "op": "bind_workload", "node": "n1", "workload": "x", "when": { "op": 3, "outcome": "stale" } } ] })"));
+  CHECK(r.outcomes(0) == std::vector<std::string>{"claimed", "skipped", "allocated", "released", "skipped"});
+  CHECK(r.calls("flowA") ==
+        std::vector<std::string>{"inventory reserve=1", "plan reserve=1", "reserve ", "observe ", "release "});
+}
+
+// -- retry -----------------------------------------------------------------------------------------
+
+TEST_CASE("retry: a conflict inventories, plans and reserves again, with a fresh operation id", "[shaped][retry]") {
+  const auto text = [](const std::string& retry) {
+    return two_nodes(fmt::format(
+        R"({}, {{ "name": "cache", "script": [ {{ "op": "stale_reads", "writes": 8 }} ] }},
+        {{ "name": "flowB", "script": [ {{ "op": "reserve", "requests": [ {{ "workload": "wb" }} ]{} }} ] }})",
+        kFlowA, retry));
+  };
+  SECTION("retried once: claimed on n2") {
+    Run r(text(R"(, "retry": { "on": "conflict", "max": 1 })"));
+    CHECK(r.outcomes(2) == std::vector<std::string>{"claimed"});
+    CHECK(r.calls("flowB") == std::vector<std::string>{"inventory reserve=1 fault=stale_reads:8", "plan reserve=1",
+                                                       "reserve ", "inventory reserve=1 retry=1",
+                                                       "plan reserve=1 retry=1", "reserve retry=1"});
+    CHECK(r.world->backend().state().claims.back().op_id == "flowB:op2");
+  }
+  SECTION("on infeasible only: the conflict ends the op") {
+    Run r(text(R"(, "retry": { "on": "infeasible", "max": 3 })"));
+    CHECK(r.outcomes(2) == std::vector<std::string>{"conflict"});
+    CHECK(r.calls("flowB").size() == 3);
+  }
+}
+
+TEST_CASE("retry: never after a dropped response (the claim may exist)", "[shaped][retry]") {
+  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ],
+                         "retry": { "on": ["conflict", "infeasible"], "max": 8 } } ] })",
+                  R"(, "faults": { "barriers": { "claim.schedule.after": ["drop_response"] } })"),
+        {1});
+  CHECK(r.outcomes(0) == std::vector<std::string>{"unknown"});
+  CHECK(r.calls("flowA").size() == 3);
+  CHECK(r.world->backend().state().claims.size() == 1);
+}
+
+// -- encoding and shrinking ------------------------------------------------------------------------
+
+TEST_CASE("when and retry survive the scenario encoder, and the shrinker's op removal re-indexes when",
+          "[shaped][when][retry]") {
+  const Scenario sc = parse_scenario(
+      two_nodes(R"({ "name": "flowA", "script": [ { "op": "bind_workload", "node": "n1", "workload": "x" },
+          { "op": "reserve", "requests": [ { "workload": "wa" } ], "retry": { "on": "conflict", "max": 2 } },
+          { "op": "unbind_workload", "node": "n1", "workload": "x", "when": { "op": 0, "outcome": "done" } },
+          { "op": "release", "when": { "op": 2, "outcome": "skipped" } } ] })",
+                R"(, "expect": { "actors": { "flowA": { "unbind_workload": ["done", "skipped"] } } })"),
+      "round.json");
+  const Scenario again = parse_scenario(scenario_to_json(sc).dump(), "again.json");
+  REQUIRE(again.actors[0].script[2].when.has_value());
+  CHECK(again.actors[0].script[2].when->op == 0);
+  CHECK(again.actors[0].script[2].when->outcome == "done");
+  REQUIRE(again.actors[0].script[1].retry.has_value());
+  CHECK(again.actors[0].script[1].retry->on == std::vector<std::string>{"conflict"});
+  CHECK(again.actors[0].script[1].retry->max == 2);
+
+  Scenario dropped = sc;
+  dropped.actors[0].script.erase(dropped.actors[0].script.begin());
+  reindex_conditions(dropped, 0, 0);
+  const auto& script = dropped.actors[0].script;
+  CHECK_FALSE(script[1].when.has_value());  // it named the dropped op: now unconditional
+  // release waited for unbind's `skipped`, which unbind can no longer record: unconditional too.
+  CHECK_FALSE(script[2].when.has_value());
+  CHECK(dropped.expect.actors[0].second ==
+        backend::OrderedMap<std::string, std::vector<std::string>>{{"unbind_workload", {"done"}}});
+  CHECK_NOTHROW(parse_scenario(scenario_to_json(dropped).dump(), "dropped.json"));
+}
