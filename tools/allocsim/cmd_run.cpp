@@ -103,8 +103,9 @@ int cmd_run(int argc, char** argv) {
   }
   std::string record_lines;  // --record: like --fingerprints, written in one atomic rename at the end
   if (!c.record.empty())
-    hooks.on_execution = [&](uint64_t index, const harness::BackendWorld& w, const sim::ExecutionResult& res) {
-      record_lines += harness::record_execution(index, w, res).dump() + "\n";
+    hooks.on_execution = [&](uint64_t index, const sim::World& w, const sim::ExecutionResult& res) {
+      // The worlds of a backend scenario are BackendWorlds (harness/system.h).
+      record_lines += harness::record_execution(index, static_cast<const harness::BackendWorld&>(w), res).dump() + "\n";
     };
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
   // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
