@@ -1,6 +1,6 @@
 #include "backend/harness/sweep_checkpoint.h"
 
-#include "backend/harness/trace_file.h"
+#include "sim/support/atomic_write.h"
 #include "sim/support/json_reader.h"
 
 #include <fmt/format.h>
@@ -140,8 +140,8 @@ void CheckpointWriter::unit_partial(size_t plan, uint64_t unit, nlohmann::json s
 
 void CheckpointWriter::write_locked() {
   try {
-    write_file_atomically(path_, doc_.dump() + "\n");
-  } catch (const OutputError& e) {
+    support::write_file_atomically(path_, doc_.dump() + "\n");
+  } catch (const support::OutputError& e) {
     throw SweepInputError(fmt::format("--checkpoint: {}", e.what()));
   }
 }

@@ -90,7 +90,7 @@ class ScenarioSubject final : public campaign::Subject {
   }
   std::unique_ptr<campaign::Tally> tally() const override { return std::make_unique<BackendTally>(sc_); }
   void judge(campaign::RunReport& report) const override { judge_report(sc_, report); }
-  nlohmann::json to_json() const override { return scenario_to_json(sc_); }
+  nlohmann::ordered_json to_json() const override { return scenario_to_json(sc_); }
   std::string render_like(const sim::World& world, const std::string& reported) const override {
     return harness::render_like(static_cast<const BackendWorld&>(world), reported);
   }

@@ -20,6 +20,19 @@ std::unique_ptr<sim::Strategy> make_strategy(const ExploreConfig& config, size_t
   return spec.make(params);
 }
 
+sim::ExecutionResult run_one(sim::Engine& engine, const Compiled& compiled, sim::Strategy& strategy,
+                             const std::function<void(const sim::World&)>& observe) {
+  sim::ExecutionResult out;
+  sim::explore(
+      engine, [&] { return compiled.make_world(); }, strategy,
+      sim::ExploreOptions{.executions = 1, .interruptible = false},
+      [&](uint64_t, uint64_t, sim::World& w, const sim::ExecutionResult& r) {
+        if (observe) observe(w);
+        out = r;
+      });
+  return out;
+}
+
 namespace {
 
 /// The report's pct section: k from the calibration, n actors, d, and the bounds after `executions`.

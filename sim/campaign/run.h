@@ -68,6 +68,13 @@ RunReport run(const Subject& subject, const ExploreConfig& config, const RunHook
 /// --seed` path: execution 0 of a run seeded with it, through sim::explore).
 sim::ExecutionResult replay_seed(const Subject& subject, const ExploreConfig& config, uint64_t execution_seed);
 
+/// One execution of a world of `compiled` under `strategy` (a replay: it ignores the execution seed),
+/// through the one run loop: sim::explore with one execution, not interruptible (a replay or a shrinker's
+/// candidate run always finishes; its caller decides what a signal means). `observe`, when given, sees the
+/// world as the execution left it.
+sim::ExecutionResult run_one(sim::Engine& engine, const Compiled& compiled, sim::Strategy& strategy,
+                             const std::function<void(const sim::World&)>& observe = {});
+
 /// The strategy of `config` (validated) for a subject with `actors` actors; `calibrate` computes k when the
 /// strategy needs it (pct).
 std::unique_ptr<sim::Strategy> make_strategy(const ExploreConfig& config, size_t actors,

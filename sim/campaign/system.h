@@ -79,7 +79,7 @@ class Subject {
   /// report.unmet (one line per unmet expectation, recomputed, never appended to) and report.met.
   virtual void judge(RunReport& report) const = 0;
   /// The scenario as the JSON document a trace embeds (System::parse reads it back).
-  virtual nlohmann::json to_json() const = 0;
+  virtual nlohmann::ordered_json to_json() const = 0;
   /// An invariant's reported fields (Violation::state) rendered again from `world` ("" lines kept).
   virtual std::string render_like(const sim::World& world, const std::string& reported) const = 0;
 

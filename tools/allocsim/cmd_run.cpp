@@ -11,8 +11,9 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/record.h"
-#include "backend/harness/trace_file.h"
+#include "backend/harness/system.h"
 #include "backend/mutants.h"
+#include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
@@ -113,16 +114,16 @@ int cmd_run(int argc, char** argv) {
   if (rep.summary.interrupted) c.trace.no_shrink = true;
   if (!c.record.empty()) {
     try {
-      harness::write_file_atomically(c.record, record_lines);
-    } catch (const harness::OutputError& e) {
+      campaign::write_file_atomically(c.record, record_lines);
+    } catch (const campaign::OutputError& e) {
       throw UsageError(fmt::format("--record: {}", e.what()));
     }
   }
   if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
   if (!c.fingerprints.empty()) {
     try {
-      harness::write_file_atomically(c.fingerprints, fingerprint_lines);
-    } catch (const harness::OutputError& e) {
+      campaign::write_file_atomically(c.fingerprints, fingerprint_lines);
+    } catch (const campaign::OutputError& e) {
       throw UsageError(fmt::format("--fingerprints: {}", e.what()));
     }
   }

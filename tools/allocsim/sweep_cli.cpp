@@ -8,7 +8,8 @@
 #include <iostream>
 
 #include "backend/harness/sweep_report.h"
-#include "backend/harness/trace_file.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/trace_file.h"
 #include "tools/allocsim/cli.h"
 
 namespace allocsim::cli {
@@ -46,9 +47,9 @@ int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, cons
                            t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
                            t["executions"].get<uint64_t>());
   try {
-    if (!out.report_json.empty()) harness::write_file_atomically(out.report_json, report.dump(2) + "\n");
-    if (!out.junit.empty()) harness::write_file_atomically(out.junit, harness::junit_xml(res, outs));
-  } catch (const harness::OutputError& e) {
+    if (!out.report_json.empty()) campaign::write_file_atomically(out.report_json, report.dump(2) + "\n");
+    if (!out.junit.empty()) campaign::write_file_atomically(out.junit, harness::junit_xml(res, outs));
+  } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }

@@ -1,4 +1,4 @@
-#include "backend/harness/trace_file.h"
+#include "sim/campaign/trace_file.h"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/scenario_json.h"
 #include "sim/schedule.h"
 #include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 using Json = nlohmann::ordered_json;
 
@@ -37,11 +36,10 @@ std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, 
   return out;
 }
 
-Trace make_trace(const Scenario& sc, const sim::ExecutionResult& r, const std::string& state_before) {
-  std::vector<std::string> names;
-  for (const ActorSpec& a : sc.actors) names.push_back(a.name);
+Trace make_trace(SubjectPtr sc, const sim::ExecutionResult& r, const std::string& state_before) {
+  const std::vector<std::string> names = sc->actor_names();
   Trace t;
-  t.scenario = sc;
+  t.scenario = std::move(sc);
   t.choices = name_choices(r.schedule, names);
   t.preemptions = r.preemptions;
   t.fingerprint = fmt::format("{:016x}", r.fingerprint());
@@ -86,9 +84,7 @@ std::string trace_to_text(const Trace& t) {
   Json j;
   j["schema"] = kTraceSchema;
   j["tool"] = {{"name", "allocsim"}, {"version", t.tool_version}};
-  j["scenario"] = {{"path", t.scenario_path},
-                   {"digest", t.scenario_digest},
-                   {"embedded", scenario_to_json(t.scenario)}};
+  j["scenario"] = {{"path", t.scenario_path}, {"digest", t.scenario_digest}, {"embedded", t.scenario->to_json()}};
   j["strategy"] = t.strategy;
   j["seed"] = opt_u64(t.seed);
   j["execution_seed"] = opt_u64(t.execution_seed);
@@ -195,7 +191,7 @@ class Reader {
   const std::string& file_;
 };
 
-void read_document(const Json& doc, const std::string& path, Trace& t) {
+void read_document(const System& system, const Json& doc, const std::string& path, Trace& t) {
   const Reader r(path);
   if (!doc.is_object()) r.fail("", fmt::format("expected an object at the top level, got {}", doc.type_name()));
   if (r.str(doc, "", "schema") != kTraceSchema)
@@ -206,11 +202,10 @@ void read_document(const Json& doc, const std::string& path, Trace& t) {
   t.scenario_digest = r.str(sc, "/scenario", "digest");
   const Json& embedded = r.at(sc, "/scenario", "embedded");
   try {
-    t.scenario = parse_scenario(embedded.dump(), path);
-  } catch (const ScenarioError& e) {
+    t.scenario = system.parse(embedded.dump(), path, t.scenario_path);
+  } catch (const support::InputError& e) {
     throw TraceError(path, "/scenario/embedded" + e.pointer(), e.message());
   }
-  t.scenario.path = t.scenario_path;
   t.strategy = r.str(doc, "", "strategy");
   t.seed = r.seed(doc, "", "seed");
   t.execution_seed = r.seed(doc, "", "execution_seed");
@@ -286,11 +281,11 @@ constexpr support::TextRules kTraceRules{size_t{64} << 20, 64, "trace files"};
 
 }  // namespace
 
-Trace parse_trace(const std::string& text, const std::string& path) {
+Trace parse_trace(const System& system, const std::string& text, const std::string& path) {
   Trace t;
   try {
     support::check_text(text, path, kTraceRules);
-    read_document(support::parse_strict(text, path, kTraceRules), path, t);
+    read_document(system, support::parse_strict(text, path, kTraceRules), path, t);
   } catch (const support::InputError& e) {
     throw TraceError(e.file(), e.pointer(), e.message());
   } catch (const nlohmann::json::exception& e) {
@@ -299,14 +294,14 @@ Trace parse_trace(const std::string& text, const std::string& path) {
   return t;
 }
 
-Trace load_trace(const std::string& path) {
+Trace load_trace(const System& system, const std::string& path) {
   std::string text;
   try {
     text = support::read_text(path, kTraceRules);
   } catch (const support::InputError& e) {
     throw TraceError(e.file(), e.pointer(), e.message());
   }
-  return parse_trace(text, path);
+  return parse_trace(system, text, path);
 }
 
 bool looks_like_trace(const std::string& path) {
@@ -321,4 +316,4 @@ bool looks_like_trace(const std::string& path) {
   }
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign
