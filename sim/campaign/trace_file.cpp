@@ -191,6 +191,37 @@ class Reader {
   const std::string& file_;
 };
 
+/// The steps and the shrink record of a trace document (read_document's second half).
+void read_steps(const Reader& r, const Json& doc, Trace& t) {
+  const Json& steps = r.array(doc, "", "steps");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string p = child("/steps", i);
+    TraceStep s;
+    s.actor = r.str(steps[i], p, "actor");
+    s.point = r.str(steps[i], p, "point");
+    const uint64_t occ = r.u64(steps[i], p, "occurrence");
+    if (occ == 0 || occ > UINT32_MAX) r.fail(child(p, "occurrence"), "expected an occurrence from 1");
+    s.occurrence = static_cast<uint32_t>(occ);
+    s.kind = r.str(steps[i], p, "kind");
+    s.detail = r.str(steps[i], p, "detail");
+    s.preemption = r.boolean(steps[i], p, "preemption");
+    t.steps.push_back(std::move(s));
+  }
+  const Json& sh = r.at(doc, "", "shrink");
+  if (!sh.is_null()) {
+    ShrinkInfo s;
+    s.raw_steps = r.u64(sh, "/shrink", "raw_steps");
+    s.raw_actors = r.u64(sh, "/shrink", "raw_actors");
+    s.raw_ops = r.u64(sh, "/shrink", "raw_ops");
+    s.raw_preemptions = r.u64(sh, "/shrink", "raw_preemptions");
+    s.runs = r.u64(sh, "/shrink", "runs");
+    s.budget_exhausted = r.boolean(sh, "/shrink", "budget_exhausted");
+    s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
+    s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
+    t.shrink = s;
+  }
+}
+
 void read_document(const System& system, const Json& doc, const std::string& path, Trace& t) {
   const Reader r(path);
   if (!doc.is_object()) r.fail("", fmt::format("expected an object at the top level, got {}", doc.type_name()));
@@ -246,33 +277,7 @@ void read_document(const System& system, const Json& doc, const std::string& pat
     tv.state_before = r.str(v, "/violation", "state_before");
     t.violation = std::move(tv);
   }
-  const Json& steps = r.array(doc, "", "steps");
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string p = child("/steps", i);
-    TraceStep s;
-    s.actor = r.str(steps[i], p, "actor");
-    s.point = r.str(steps[i], p, "point");
-    const uint64_t occ = r.u64(steps[i], p, "occurrence");
-    if (occ == 0 || occ > UINT32_MAX) r.fail(child(p, "occurrence"), "expected an occurrence from 1");
-    s.occurrence = static_cast<uint32_t>(occ);
-    s.kind = r.str(steps[i], p, "kind");
-    s.detail = r.str(steps[i], p, "detail");
-    s.preemption = r.boolean(steps[i], p, "preemption");
-    t.steps.push_back(std::move(s));
-  }
-  const Json& sh = r.at(doc, "", "shrink");
-  if (!sh.is_null()) {
-    ShrinkInfo s;
-    s.raw_steps = r.u64(sh, "/shrink", "raw_steps");
-    s.raw_actors = r.u64(sh, "/shrink", "raw_actors");
-    s.raw_ops = r.u64(sh, "/shrink", "raw_ops");
-    s.raw_preemptions = r.u64(sh, "/shrink", "raw_preemptions");
-    s.runs = r.u64(sh, "/shrink", "runs");
-    s.budget_exhausted = r.boolean(sh, "/shrink", "budget_exhausted");
-    s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
-    s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
-    t.shrink = s;
-  }
+  read_steps(r, doc, t);
 }
 
 // Traces embed a scenario (itself up to 16 levels deep) and list every step, so they are allowed more

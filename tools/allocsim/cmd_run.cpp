@@ -70,6 +70,45 @@ void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const 
   if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
+/// The run's summary: counts, violations, the strategy's lines, outcomes and barriers reached.
+void print_summary(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                   const harness::ScenarioReport& rep) {
+  const sim::StrategyCaps caps = cfg.spec().caps;
+  std::string mut;
+  for (const auto& m : c.mutants) mut += " +" + m;
+  std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
+                           cfg.seed, mut);
+  std::cout << fmt::format("  {} executions, {} steps, {} violating\n", rep.summary.executions, rep.summary.steps,
+                           rep.summary.violating_executions);
+  if (cfg.check_determinism)
+    std::cout << fmt::format("  determinism: {} of {} executions re-run from their recorded schedules, identical\n",
+                             rep.rechecked_executions, rep.summary.executions);
+  for (const auto& [inv, n] : rep.summary.violations_by_invariant)
+    std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
+  print_strategy_lines(cfg, caps, rep);
+  std::cout << "outcomes:\n" << outcome_table(rep);
+  std::string reached;
+  for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;
+  std::cout << "barriers reached: " << (reached.empty() ? "none" : reached) << "\n";
+}
+
+/// The progress line on stderr (a terminal only). Wall-clock time paces it; it never reaches a decision or
+/// stdout.
+std::function<void(uint64_t, uint64_t)> progress_line(uint64_t executions) {
+  const auto t0 = std::chrono::steady_clock::now();
+  return [executions, t0, last = t0](uint64_t done, uint64_t violating) mutable {
+    if (done % 256 != 0 && done != executions) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(200) && done != executions) return;
+    last = now;
+    const double secs = std::chrono::duration<double>(now - t0).count();
+    const double rate = secs > 0 ? double(done) / secs : 0;
+    const double eta = rate > 0 ? double(executions - done) / rate : 0;
+    std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ", (unsigned long long)done,
+                 (unsigned long long)executions, rate, (unsigned long long)violating, eta);
+  };
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -79,21 +118,7 @@ int cmd_run(int argc, char** argv) {
   harness::RunHooks hooks;
   harness::Scenario sc = harness::load_scenario(c.scenario);
   const bool tty = isatty(STDERR_FILENO);
-  // Wall-clock time is used for the progress line only; it never reaches a decision or stdout.
-  const auto t0 = std::chrono::steady_clock::now();
-  auto last = t0;
-  if (tty)
-    hooks.progress = [&](uint64_t done, uint64_t violating) {
-      if (done % 256 != 0 && done != cfg.executions) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::milliseconds(200) && done != cfg.executions) return;
-      last = now;
-      const double secs = std::chrono::duration<double>(now - t0).count();
-      const double rate = secs > 0 ? double(done) / secs : 0;
-      const double eta = rate > 0 ? double(cfg.executions - done) / rate : 0;
-      std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ", (unsigned long long)done,
-                   (unsigned long long)cfg.executions, rate, (unsigned long long)violating, eta);
-    };
+  if (tty) hooks.progress = progress_line(cfg.executions);
   // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
   // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
   std::string fingerprint_lines;
@@ -131,22 +156,7 @@ int cmd_run(int argc, char** argv) {
     print_nondeterminism(c, cfg, sc, rep);
     return kExitDiverged;
   }
-  std::string mut;
-  for (const auto& m : c.mutants) mut += " +" + m;
-  std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
-                           cfg.seed, mut);
-  std::cout << fmt::format("  {} executions, {} steps, {} violating\n", rep.summary.executions, rep.summary.steps,
-                           rep.summary.violating_executions);
-  if (cfg.check_determinism)
-    std::cout << fmt::format("  determinism: {} of {} executions re-run from their recorded schedules, identical\n",
-                             rep.rechecked_executions, rep.summary.executions);
-  for (const auto& [inv, n] : rep.summary.violations_by_invariant)
-    std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
-  print_strategy_lines(cfg, caps, rep);
-  std::cout << "outcomes:\n" << outcome_table(rep);
-  std::string reached;
-  for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;
-  std::cout << "barriers reached: " << (reached.empty() ? "none" : reached) << "\n";
+  print_summary(c, cfg, sc, rep);
   if (rep.summary.first) {
     const auto& f = *rep.summary.first;
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 #include "sim/schedule.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 nlohmann::json config_json(const SweepConfig& c) { return c.to_json(); }
 
@@ -95,4 +95,4 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
   }
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign
