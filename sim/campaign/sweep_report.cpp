@@ -205,16 +205,7 @@ namespace {
 SweepConfig config_from_json(const nlohmann::json& c, const std::string& version) {
   SweepConfig cfg;
   cfg.tool_version = version;
-  cfg.strategy = c.at("strategy").get<std::string>();
-  // The report records the resolved reduction; only a strategy that takes --reduction reads it back.
-  const std::string reduction = c.at("reduction").get<std::string>();
-  if (const sim::StrategySpec* spec = sim::find_strategy(cfg.strategy); spec && spec->caps.takes_reduction)
-    cfg.reduction = reduction;
-  if (!c.at("preemption_bound").is_null()) cfg.preemption_bound = c.at("preemption_bound").get<uint32_t>();
-  if (!c.at("pct_depth").is_null()) cfg.pct_depth = c.at("pct_depth").get<uint32_t>();
-  cfg.seed = c.at("seed").get<uint64_t>();
-  cfg.executions = c.at("executions").get<uint64_t>();
-  if (!c.at("max_steps").is_null()) cfg.max_steps = c.at("max_steps").get<uint64_t>();
+  cfg.read_json(c);
   try {
     cfg.validate();
   } catch (const campaign::ConfigError& e) {
