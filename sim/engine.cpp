@@ -278,6 +278,18 @@ struct Engine::Impl {
   }
 };
 
+namespace {
+
+Violation steps_bounded(uint64_t max_steps) {
+  return Violation{"steps-bounded",
+                   fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
+                               "likely an actor that polls or retries without bound, or a livelock between actors",
+                               max_steps),
+                   ""};
+}
+
+}  // namespace
+
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
 Engine::~Engine() = default;
 
@@ -325,12 +337,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       break;
     }
     if (r.steps.size() >= opt_.max_steps) {
-      r.violation =
-          Violation{"steps-bounded",
-                    fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
-                                "likely an actor that polls or retries without bound, or a livelock between actors",
-                                opt_.max_steps),
-                    ""};
+      r.violation = steps_bounded(opt_.max_steps);
       break;
     }
     const ActorId pick = strategy.choose(cands, current);

@@ -13,7 +13,7 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
       sum.paused = true;
       break;
     }
-    if (interrupt_signal() != 0) {
+    if (options.interruptible && interrupt_signal() != 0) {
       sum.interrupted = true;
       break;
     }

@@ -30,6 +30,9 @@ struct ExploreOptions {
   /// Asked before every execution (after the `executions` bound); true stops the exploration there
   /// (ExploreSummary::paused). Time budgets and checkpoints hook in here. May be empty.
   std::function<bool()> pause = {};
+  /// false: a recorded SIGINT/SIGTERM does not stop it. For one execution whose caller needs its result
+  /// (a strict replay, a shrinker's candidate run): the caller decides what a signal means.
+  bool interruptible = true;
 };
 
 /// An execution that violated an invariant, with everything needed to replay it.
@@ -49,8 +52,9 @@ struct ExploreSummary {
   bool interrupted = false;  // a SIGINT/SIGTERM (sim/interrupt.h) stopped it before its next execution
 };
 
-/// The one run loop: `run`, `replay --seed`, sweep units and the benchmarks all explore through it. It
-/// stops before the next execution once a signal is recorded (sim/interrupt.h), after `pause`.
+/// The one run loop: `run`, `replay`, sweep units, the shrinker's candidate runs and the benchmarks all
+/// explore through it (sim/campaign/run.h). It stops before the next execution once a signal is recorded
+/// (sim/interrupt.h) unless not `interruptible`, after `pause`.
 ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
                        const ExploreOptions& options, const ExecutionObserver& observe = {});
 

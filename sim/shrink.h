@@ -1,7 +1,8 @@
 // The generic half of the shrinker: following a schedule leniently, a deterministic run budget, and an
 // exhaustive preemption-bounded search for the schedule with the fewest preemptions (CHESS's iterative
 // context bounding, Musuvathi & Qadeer, PLDI 2007, used here as a minimiser rather than a bug finder).
-// The scenario-reducing half lives in backend/harness/shrink.h. No GPU word appears here.
+// The scenario-reducing driver is sim/campaign/shrink.h, over a Subject's reductions (sim/campaign/system.h).
+// No GPU word appears here.
 //
 // Determinism: every decision is a function of the schedule and of how many candidate runs were made.
 // The wall clock is only consulted to stop early (and to say so); given enough budget the result never

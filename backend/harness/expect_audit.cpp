@@ -109,19 +109,28 @@ void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t execu
   }
 }
 
-nlohmann::json tally_to_json(const ExpectTally& t) {
-  nlohmann::json occ = nlohmann::json::object();
+void add_to_counters(const ExpectTally& t, std::map<std::string, uint64_t>& counters) {
   for (const auto& [actor, ops] : t.occurrences)
-    for (const auto& [index, outs] : ops) occ[actor][std::to_string(index)] = outs;
-  return {{"occurrences", occ}, {"audit", t.audit}};
+    for (const auto& [index, outs] : ops)
+      for (const auto& [out, n] : outs) counters[fmt::format("occurrence:{}:{}:{}", actor, index, out)] += n;
+  for (const auto& [key, n] : t.audit) counters["audit:" + key] += n;
 }
 
-ExpectTally tally_from_json(const nlohmann::json& j) {
+ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters) {
   ExpectTally t;
-  for (const auto& [actor, ops] : j.at("occurrences").items())
-    for (const auto& [index, outs] : ops.items())
-      t.occurrences[actor][std::stoul(index)] = outs.get<std::map<std::string, uint64_t>>();
-  t.audit = j.at("audit").get<std::map<std::string, uint64_t>>();
+  for (const auto& [name, n] : counters) {
+    if (name.rfind("audit:", 0) == 0) {
+      t.audit[name.substr(6)] += n;
+    } else if (name.rfind("occurrence:", 0) == 0) {
+      // Outcomes and indices hold no ':'; an actor name might, so it is what is left in the middle.
+      const size_t out_at = name.rfind(':');
+      const size_t index_at = name.rfind(':', out_at - 1);
+      if (index_at <= 10) continue;
+      const std::string actor = name.substr(11, index_at - 11);
+      const size_t index = std::stoul(name.substr(index_at + 1, out_at - index_at - 1));
+      t.occurrences[actor][index][name.substr(out_at + 1)] += n;
+    }
+  }
   return t;
 }
 

@@ -47,9 +47,11 @@ void tally_execution(const Scenario& sc, const BackendWorld& world, ExpectTally&
 /// `executions` executions.
 void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t executions, std::vector<std::string>& unmet);
 
-nlohmann::json tally_to_json(const ExpectTally& t);
-/// REQUIRES: `j` came from tally_to_json; throws nlohmann::json::exception otherwise.
-ExpectTally tally_from_json(const nlohmann::json& j);
+/// Adds `t` to the campaign's counters (sim/campaign/system.h), named "occurrence:<actor>:<index>:<outcome>"
+/// and "audit:<expect.audit key>", so sweeps merge and store them without knowing what they mean.
+void add_to_counters(const ExpectTally& t, std::map<std::string, uint64_t>& counters);
+/// The inverse of add_to_counters; names it did not write are ignored.
+ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters);
 
 /// Reads the pins of index key `key` of expect.actors.<actor> at `ptr` (the loader has seen the key is all
 /// digits). Fails for an index past the script or an outcome outside that op's vocabulary.

@@ -1,4 +1,5 @@
-// Runs a scenario under a strategy and judges it against its `expect` (docs/DESIGN.md §4).
+// Runs a scenario under a strategy and judges it against its `expect` (docs/DESIGN.md §4). The run itself is
+// the campaign layer's (sim/campaign/run.h, through backend_system(), system.h); the judging is here.
 //
 // Contract: deterministic for a given (scenario, config). The verdict lists every unmet expectation in
 // a fixed order: violations (unexpected, or expected but not found), actor outcomes outside what
@@ -17,55 +18,16 @@
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
 #include "sim/campaign/config.h"
-#include "sim/determinism.h"
-#include "sim/explorer.h"
+#include "sim/campaign/run.h"
 
 namespace allocsim::harness {
 
 /// The exploration config (sim/campaign/config.h): the one config of run, replay, sweep and shrink.
 using RunConfig = campaign::ExploreConfig;
 
-/// What a caller observes while a run goes on (never part of the result).
-struct RunHooks {
-  /// Called after every execution (progress reporting); may be empty.
-  std::function<void(uint64_t done, uint64_t violating)> progress;
-  /// Called after every execution with its index, execution seed and fingerprint (`run --fingerprints`);
-  /// may be empty.
-  std::function<void(uint64_t index, uint64_t seed, uint64_t fingerprint)> on_fingerprint;
-  /// Called after every execution with the world it ran in (`run --record`, record.h); may be empty.
-  std::function<void(uint64_t index, const BackendWorld& world, const sim::ExecutionResult& result)> on_execution;
-};
-
-struct ScenarioReport {
-  sim::ExploreSummary summary;
-  // actor -> op name -> outcome -> count, in script order of first appearance
-  std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;
-  std::vector<std::string> reached;  // barriers fired in at least one execution, catalog order
-  /// Exhaustive strategies: whether the whole tree was explored (else the run stopped at `executions` or a
-  /// first violation).
-  bool exhausted = false;
-  std::string reduction;                    // the reduction used (registry: ResolvedStrategy), or ""
-  std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
-  /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
-  struct Pct {
-    uint64_t steps = 0, actors = 0;
-    uint32_t depth = 0;
-    double per_execution = 0, miss = 1;
-  };
-  std::optional<Pct> pct;
-  uint64_t pair_coverage = 0;  // ordered point-name pairs at switches between actors (sim/coverage.h)
-  bool met = false;            // every expectation held
-  /// check_determinism: the first execution whose second run differed, and how many did.
-  struct Divergence {
-    uint64_t index = 0, seed = 0;
-    sim::Divergence where;
-  };
-  std::optional<Divergence> divergence;
-  uint64_t divergent_executions = 0;
-  uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
-  std::vector<std::string> unmet;     // why not, one line each
-  ExpectTally expect_tally;           // occurrence pins and expect.audit (expect_audit.h)
-};
+/// The run report and hooks are the campaign layer's (sim/campaign/run.h).
+using RunHooks = campaign::RunHooks;
+using ScenarioReport = campaign::RunReport;
 
 /// Runs `scenario` (compiled with config.mutants). Throws ScenarioError for an unknown mutant and
 /// campaign::ConfigError for a config that does not validate.

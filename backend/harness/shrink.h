@@ -1,21 +1,6 @@
-// The scenario-reducing half of the shrinker (the generic half is sim/shrink.h).
-//
-// Given a scenario and a schedule whose execution violates invariant I, it looks for a smaller pair that
-// still violates I, re-running every candidate deterministically (sim::LenientReplayStrategy: a recorded
-// choice that is no longer possible falls back to "the running actor, else the lowest id"). Passes:
-//   1. scenario: drop a whole actor (with its choices), drop one op from a script, set one fault draw to 0
-//      ("no fault"), each kept only if I still fails; repeated until none applies;
-//   2. schedule: replace a preemption by letting the running actor continue, delete one choice, or cut
-//      the schedule after a prefix (defaults after it); kept only if I still fails with fewer
-//      preemptions, or as many and fewer steps;
-//   3. preemptions: sim::search_min_preemptions over the reduced scenario, bound 0, 1, 2, ...; the first
-//      schedule found that violates I replaces the current one.
-// The three repeat until a round changes nothing, so the result is 1-minimal (removing any single actor,
-// op or non-zero draw makes I pass under the result's schedule) and its preemption count is the minimum
-// over all schedules of the reduced scenario (when `preemptions_minimal`).
-//
-// Budget: `max_runs` candidate executions (deterministic: the same input and max_runs always give the
-// same result) and `max_seconds` of wall clock (only to stop early; reported as out_of_time).
+// The scenario-reducing half of the shrinker: the reductions the campaign shrinker (sim/campaign/shrink.h,
+// which documents the passes and the budget) tries through ScenarioSubject (system.h), and the shrinker
+// bound to a Scenario for tools and tests.
 #pragma once
 
 #include <cstdint>
@@ -23,17 +8,14 @@
 #include <vector>
 
 #include "backend/harness/scenario.h"
+#include "sim/campaign/shrink.h"
 #include "sim/engine.h"
 
 namespace allocsim::harness {
 
-struct ShrinkOptions {
-  uint64_t max_runs = 200'000;  // candidate executions, all passes together
-  double max_seconds = 60;      // wall clock; <= 0: none
-  /// Per execution, as in the run being shrunk; nullopt: the scenario's max_steps, else 10000.
-  std::optional<uint64_t> max_steps;
-};
+using ShrinkOptions = campaign::ShrinkOptions;
 
+/// campaign::ShrinkResult with the reduced Scenario itself.
 struct ShrinkResult {
   Scenario scenario;                 // reduced; expect.actors pruned to what remains
   sim::ExecutionResult result;       // its execution along `result.schedule`
@@ -43,9 +25,12 @@ struct ShrinkResult {
   bool preemptions_minimal = false;  // the last preemption search completed
 };
 
-/// Shrinks (`scenario`, `schedule`). The scenario must carry every mutant (fold --mutant in first).
-/// Throws std::invalid_argument when the schedule's execution violates nothing.
+/// campaign::shrink of `scenario` (through backend_system()). The scenario must carry every mutant (fold
+/// --mutant in first). Throws std::invalid_argument when the schedule's execution violates nothing.
 ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options);
+
+/// campaign::run_lenient of `scenario` (compiled with no extra mutants).
+sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
 
 /// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt
 /// when another actor's reserve names it in plan_from (the scenario would not load), when it is the only
@@ -55,8 +40,7 @@ std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
 /// `scenario` without op `op` of actor `actor` (expect.actors pruned to the ops that remain).
 Scenario without_op(const Scenario& scenario, size_t actor, size_t op);
 
-/// `schedule` without actor `index`'s choices, later actor ids shifted down by one.
-std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> schedule, size_t index);
+using campaign::schedule_without_actor;
 
 /// Number of ops over all scripts.
 size_t op_count(const Scenario& scenario);

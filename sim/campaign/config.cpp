@@ -59,6 +59,18 @@ nlohmann::json ExploreConfig::to_json() const {
   return j;
 }
 
+void ExploreConfig::read_json(const nlohmann::json& c) {
+  strategy = c.at("strategy").get<std::string>();
+  const std::string resolved = c.at("reduction").get<std::string>();
+  if (const sim::StrategySpec* s = sim::find_strategy(strategy); s && s->caps.takes_reduction) reduction = resolved;
+  if (!c.at("preemption_bound").is_null()) preemption_bound = c.at("preemption_bound").get<uint32_t>();
+  if (!c.at("pct_depth").is_null()) pct_depth = c.at("pct_depth").get<uint32_t>();
+  seed = c.at("seed").get<uint64_t>();
+  executions = c.at("executions").get<uint64_t>();
+  if (!c.at("max_steps").is_null()) max_steps = c.at("max_steps").get<uint64_t>();
+  if (c.contains("mutants")) mutants = c.at("mutants").get<std::vector<std::string>>();
+}
+
 std::string shell_quote(const std::string& s) {
   const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) ||

@@ -6,7 +6,8 @@
 //   unknown reduction, DPOR under a preemption bound. It throws ConfigError, whose what() names the flag
 //   ("--strategy: ...", "--reduction ...").
 // - to_argv() is the one place a replay command is built; replay_line() is it shell-quoted.
-// - to_json() is the config as reports and checkpoints record it (what merge and resume compare).
+// - to_json() is the config as reports and checkpoints record it (what merge and resume compare); read_json()
+//   reads it back.
 // Nothing here reads a clock or the environment.
 #pragma once
 
@@ -67,6 +68,10 @@ struct ExploreConfig {
   /// depth), "seed", "executions", "max_steps" (null: per scenario)} and "mutants" when there are any.
   /// REQUIRES: validate() passed.
   nlohmann::json to_json() const;
+  /// Reads back what to_json() wrote (merge reads a shard report's "config"): every field it holds, "reduction"
+  /// only for a strategy that takes one (to_json records the resolved default). Fields it does not hold keep
+  /// their values. Throws nlohmann::json::exception for a missing or mistyped field; call validate() after.
+  void read_json(const nlohmann::json& j);
 };
 
 /// `s` as one shell word: unchanged when it is made of safe characters, else single-quoted.

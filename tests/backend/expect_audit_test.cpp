@@ -7,10 +7,12 @@
 
 #include "backend/harness/expect_audit.h"
 #include "backend/harness/runner.h"
-#include "backend/harness/sweep.h"
+#include "backend/harness/world.h"
+#include "sim/campaign/sweep.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
+using namespace allocsim::campaign;
 
 namespace {
 
@@ -83,12 +85,15 @@ TEST_CASE("expect tally: merges like outcome counts and survives the unit JSON",
   CHECK(a.occurrences["flowA"][0]["conflict"] == 1);
   CHECK(a.audit == std::map<std::string, uint64_t>{{"delete-map", 0}, {"stamp-owner", 5}});
   UnitResult u;
-  u.expect_tally = a;
+  add_to_counters(a, u.counters);
+  CHECK(u.counters.at("occurrence:flowA:2:claimed") == 5);
+  CHECK(u.counters.at("audit:delete-map") == 0);  // judged, never seen: kept so "never" reads as judged
   const UnitResult back = unit_from_json(unit_to_json(u), "unit");
-  CHECK(back.expect_tally.occurrences == a.occurrences);
-  CHECK(back.expect_tally.audit == a.audit);
+  const ExpectTally round = tally_from_counters(back.counters);
+  CHECK(round.occurrences == a.occurrences);
+  CHECK(round.audit == a.audit);
   // A unit of a scenario without the new expectations writes no key (checkpoints stay as they were).
-  CHECK_FALSE(unit_to_json(UnitResult{}).contains("expect_tally"));
+  CHECK_FALSE(unit_to_json(UnitResult{}).contains("counters"));
 }
 
 TEST_CASE("expect.audit: the kind vocabulary covers every kind the scenarios record", "[expect][audit]") {
@@ -101,8 +106,8 @@ TEST_CASE("expect.audit: the kind vocabulary covers every kind the scenarios rec
     RunConfig cfg;
     cfg.executions = 200;
     RunHooks hooks;
-    hooks.on_execution = [&](uint64_t, const BackendWorld& w, const sim::ExecutionResult&) {
-      for (const auto& m : w.backend().state().audit) seen.insert(m.kind);
+    hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
+      for (const auto& m : static_cast<const BackendWorld&>(w).backend().state().audit) seen.insert(m.kind);
     };
     run_scenario(load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/" + file), cfg, hooks);
   }

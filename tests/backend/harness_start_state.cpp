@@ -36,7 +36,9 @@ backend::BackendState final_state(const Scenario& sc) {
   cfg.executions = 1;
   backend::BackendState out;
   RunHooks hooks;
-  hooks.on_execution = [&](uint64_t, const BackendWorld& w, const sim::ExecutionResult&) { out = w.backend().state(); };
+  hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
+    out = static_cast<const BackendWorld&>(w).backend().state();
+  };
   run_scenario(sc, cfg, hooks);
   return out;
 }

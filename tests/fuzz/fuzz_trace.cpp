@@ -11,7 +11,8 @@
 #include <exception>
 #include <string>
 
-#include "backend/harness/trace_file.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/trace_file.h"
 
 namespace {
 
@@ -23,11 +24,12 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace allocsim::harness;
+  using namespace allocsim::campaign;
+  const System& system = allocsim::harness::backend_system();
   const std::string text(reinterpret_cast<const char*>(data), size);
   Trace trace;
   try {
-    trace = parse_trace(text, "fuzz.trace.json");
+    trace = parse_trace(system, text, "fuzz.trace.json");
   } catch (const TraceError&) {
     return 0;  // rejected with a message
   } catch (const std::exception& e) {
@@ -37,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     const std::string once = trace_to_text(trace);
-    const std::string twice = trace_to_text(parse_trace(once, "fuzz.trace.json"));
+    const std::string twice = trace_to_text(parse_trace(system, once, "fuzz.trace.json"));
     if (once != twice) bug("round trip", "trace_to_text(parse_trace(trace_to_text(t))) differs from trace_to_text(t)");
   } catch (const std::exception& e) {
     bug("an accepted trace did not survive trace_to_text and parse_trace", e.what());

@@ -11,8 +11,8 @@
 
 #include "backend/harness/runner.h"
 #include "backend/harness/shrink.h"
-#include "backend/harness/trace_replay.h"
 #include "backend/harness/world.h"
+#include "sim/campaign/trace_replay.h"
 #include "sim/engine.h"
 #include "tests/scenarios/scenario_files.h"
 

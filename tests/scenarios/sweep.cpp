@@ -5,9 +5,11 @@
 #include <string>
 
 #include "backend/harness/runner.h"
-#include "backend/harness/sweep.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/sweep.h"
 
 using namespace allocsim::harness;
+using namespace allocsim::campaign;
 
 namespace {
 
@@ -15,7 +17,7 @@ std::string path(const char* rel) { return std::string(ALLOCSIM_SOURCE_DIR) + "/
 
 SweepResults sweep(const std::vector<std::string>& files, SweepConfig c) {
   c.tool_version = "test";
-  return run_sweep(files, c, nullptr);
+  return run_sweep(backend_system(), files, c, nullptr);
 }
 
 }  // namespace

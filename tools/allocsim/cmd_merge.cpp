@@ -6,7 +6,8 @@
 
 #include <iostream>
 
-#include "backend/harness/sweep_report.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/sweep_report.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/sweep_cli.h"
 
@@ -30,15 +31,15 @@ int cmd_merge(int argc, char** argv) {
   check_outputs(out);
   std::vector<std::pair<std::string, nlohmann::json>> reports;
   try {
-    for (const auto& path : inputs) reports.emplace_back(path, harness::read_report(path));
-  } catch (const harness::SweepInputError& e) {
+    for (const auto& path : inputs) reports.emplace_back(path, campaign::read_report(path));
+  } catch (const campaign::SweepInputError& e) {
     throw UsageError(e.what());
   }
   try {
-    const harness::SweepResults res = harness::merge_reports(reports);
+    const campaign::SweepResults res = campaign::merge_reports(harness::backend_system(), reports);
     const uint64_t n = reports.size();
     return finish_sweep(res, out, nlohmann::json{{"merged", n}});
-  } catch (const harness::SweepInputError& e) {
+  } catch (const campaign::SweepInputError& e) {
     std::cerr << "allocsim: merge: " << e.what() << "\n";
     return kExitUsage;
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/system.h"
 #include "backend/mutants.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -12,7 +13,7 @@ namespace allocsim::cli {
 
 int cmd_replay(int argc, char** argv) {
   Common c = parse_common("replay", argc, argv, false);
-  if (harness::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
+  if (campaign::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
   harness::RunConfig cfg = to_config(c, false);
   harness::Scenario sc = harness::load_scenario(c.scenario);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);

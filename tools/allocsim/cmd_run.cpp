@@ -11,8 +11,9 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/record.h"
-#include "backend/harness/trace_file.h"
+#include "backend/harness/system.h"
 #include "backend/mutants.h"
+#include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
@@ -69,66 +70,10 @@ void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const 
   if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
-}  // namespace
-
-int cmd_run(int argc, char** argv) {
-  Common c = parse_common("run", argc, argv, true);
-  harness::RunConfig cfg = to_config(c, true);
+/// The run's summary: counts, violations, the strategy's lines, outcomes and barriers reached.
+void print_summary(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                   const harness::ScenarioReport& rep) {
   const sim::StrategyCaps caps = cfg.spec().caps;
-  harness::RunHooks hooks;
-  harness::Scenario sc = harness::load_scenario(c.scenario);
-  const bool tty = isatty(STDERR_FILENO);
-  // Wall-clock time is used for the progress line only; it never reaches a decision or stdout.
-  const auto t0 = std::chrono::steady_clock::now();
-  auto last = t0;
-  if (tty)
-    hooks.progress = [&](uint64_t done, uint64_t violating) {
-      if (done % 256 != 0 && done != cfg.executions) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::milliseconds(200) && done != cfg.executions) return;
-      last = now;
-      const double secs = std::chrono::duration<double>(now - t0).count();
-      const double rate = secs > 0 ? double(done) / secs : 0;
-      const double eta = rate > 0 ? double(cfg.executions - done) / rate : 0;
-      std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ", (unsigned long long)done,
-                   (unsigned long long)cfg.executions, rate, (unsigned long long)violating, eta);
-    };
-  // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
-  // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
-  std::string fingerprint_lines;
-  if (!c.fingerprints.empty()) {  // its directory was checked by parse_common
-    hooks.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
-      fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
-    };
-  }
-  std::string record_lines;  // --record: like --fingerprints, written in one atomic rename at the end
-  if (!c.record.empty())
-    hooks.on_execution = [&](uint64_t index, const harness::BackendWorld& w, const sim::ExecutionResult& res) {
-      record_lines += harness::record_execution(index, w, res).dump() + "\n";
-    };
-  harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
-  // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
-  // user has just asked not to wait for; the raw violating execution is printed and written instead.
-  if (rep.summary.interrupted) c.trace.no_shrink = true;
-  if (!c.record.empty()) {
-    try {
-      harness::write_file_atomically(c.record, record_lines);
-    } catch (const harness::OutputError& e) {
-      throw UsageError(fmt::format("--record: {}", e.what()));
-    }
-  }
-  if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
-  if (!c.fingerprints.empty()) {
-    try {
-      harness::write_file_atomically(c.fingerprints, fingerprint_lines);
-    } catch (const harness::OutputError& e) {
-      throw UsageError(fmt::format("--fingerprints: {}", e.what()));
-    }
-  }
-  if (rep.divergence) {  // nondeterminism invalidates every other result of the run: reported alone
-    print_nondeterminism(c, cfg, sc, rep);
-    return kExitDiverged;
-  }
   std::string mut;
   for (const auto& m : c.mutants) mut += " +" + m;
   std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
@@ -145,6 +90,73 @@ int cmd_run(int argc, char** argv) {
   std::string reached;
   for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;
   std::cout << "barriers reached: " << (reached.empty() ? "none" : reached) << "\n";
+}
+
+/// The progress line on stderr (a terminal only). Wall-clock time paces it; it never reaches a decision or
+/// stdout.
+std::function<void(uint64_t, uint64_t)> progress_line(uint64_t executions) {
+  const auto t0 = std::chrono::steady_clock::now();
+  return [executions, t0, last = t0](uint64_t done, uint64_t violating) mutable {
+    if (done % 256 != 0 && done != executions) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(200) && done != executions) return;
+    last = now;
+    const double secs = std::chrono::duration<double>(now - t0).count();
+    const double rate = secs > 0 ? double(done) / secs : 0;
+    const double eta = rate > 0 ? double(executions - done) / rate : 0;
+    std::fprintf(stderr, "\r%llu/%llu executions, %.0f/s, %llu violating, ETA %.0fs   ", (unsigned long long)done,
+                 (unsigned long long)executions, rate, (unsigned long long)violating, eta);
+  };
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  Common c = parse_common("run", argc, argv, true);
+  harness::RunConfig cfg = to_config(c, true);
+  const sim::StrategyCaps caps = cfg.spec().caps;
+  harness::RunHooks hooks;
+  harness::Scenario sc = harness::load_scenario(c.scenario);
+  const bool tty = isatty(STDERR_FILENO);
+  if (tty) hooks.progress = progress_line(cfg.executions);
+  // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
+  // at the end, so an interrupted or failed run never leaves a partial file that a comparison would trust.
+  std::string fingerprint_lines;
+  if (!c.fingerprints.empty()) {  // its directory was checked by parse_common
+    hooks.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
+      fingerprint_lines += fmt::format("{} {} {:016x}\n", index, seed, fp);
+    };
+  }
+  std::string record_lines;  // --record: like --fingerprints, written in one atomic rename at the end
+  if (!c.record.empty())
+    hooks.on_execution = [&](uint64_t index, const sim::World& w, const sim::ExecutionResult& res) {
+      // The worlds of a backend scenario are BackendWorlds (harness/system.h).
+      record_lines += harness::record_execution(index, static_cast<const harness::BackendWorld&>(w), res).dump() + "\n";
+    };
+  harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
+  // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
+  // user has just asked not to wait for; the raw violating execution is printed and written instead.
+  if (rep.summary.interrupted) c.trace.no_shrink = true;
+  if (!c.record.empty()) {
+    try {
+      campaign::write_file_atomically(c.record, record_lines);
+    } catch (const campaign::OutputError& e) {
+      throw UsageError(fmt::format("--record: {}", e.what()));
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r%*s\r", 70, "");
+  if (!c.fingerprints.empty()) {
+    try {
+      campaign::write_file_atomically(c.fingerprints, fingerprint_lines);
+    } catch (const campaign::OutputError& e) {
+      throw UsageError(fmt::format("--fingerprints: {}", e.what()));
+    }
+  }
+  if (rep.divergence) {  // nondeterminism invalidates every other result of the run: reported alone
+    print_nondeterminism(c, cfg, sc, rep);
+    return kExitDiverged;
+  }
+  print_summary(c, cfg, sc, rep);
   if (rep.summary.first) {
     const auto& f = *rep.summary.first;
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);

@@ -1,5 +1,5 @@
 // allocsim sweep DIR|FILES...: judge many scenarios, exhaustively by default (dfs + dpor), on --jobs
-// threads, as shard K/N, with checkpoints; JSON and JUnit reports (backend/harness/sweep.h).
+// threads, as shard K/N, with checkpoints; JSON and JUnit reports (sim/campaign/sweep.h).
 //
 // Exit codes: 0 every scenario met its expectation; 1 one did not (or the time budget cut it short);
 // 2 usage or input error, including a scenario file that does not load: that file is reported (stdout,
@@ -16,7 +16,8 @@
 #include <mutex>
 #include <thread>
 
-#include "backend/harness/sweep.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/sweep.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/sweep_cli.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 struct SweepFlags {
   std::vector<std::string> inputs;
-  std::string strategy = harness::SweepConfig().strategy, reduction, bound, depth = "3", seed = "0", executions,
+  std::string strategy = campaign::SweepConfig().strategy, reduction, bound, depth = "3", seed = "0", executions,
               max_steps;
   std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
   SweepOutputs out;
@@ -36,7 +37,7 @@ struct SweepFlags {
 /// appear here and nowhere else.
 class ProgressLine {
  public:
-  explicit ProgressLine(harness::SweepProgress& p) : p_(p), t0_(std::chrono::steady_clock::now()) {
+  explicit ProgressLine(campaign::SweepProgress& p) : p_(p), t0_(std::chrono::steady_clock::now()) {
     thread_ = std::thread([this] { loop(); });
   }
   ~ProgressLine() {
@@ -71,7 +72,7 @@ class ProgressLine {
     }
   }
 
-  harness::SweepProgress& p_;
+  campaign::SweepProgress& p_;
   std::chrono::steady_clock::time_point t0_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -79,8 +80,8 @@ class ProgressLine {
   std::thread thread_;
 };
 
-harness::SweepConfig to_sweep_config(const SweepFlags& f) {
-  harness::SweepConfig c;
+campaign::SweepConfig to_sweep_config(const SweepFlags& f) {
+  campaign::SweepConfig c;
   c.tool_version = ALLOCSIM_VERSION;
   c.strategy = f.strategy;
   c.reduction = f.reduction;
@@ -153,22 +154,22 @@ int cmd_sweep(int argc, char** argv) {
     return kExitOk;
   }
   if (f.inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
-  harness::SweepConfig cfg = to_sweep_config(f);
+  campaign::SweepConfig cfg = to_sweep_config(f);
   check_outputs(f.out);
   const bool tty = isatty(STDERR_FILENO);
   cfg.estimate_trees = tty;
-  harness::SweepProgress progress;
+  campaign::SweepProgress progress;
   try {
-    const auto files = harness::expand_inputs(f.inputs);
-    harness::SweepResults res;
+    const auto files = campaign::expand_inputs(f.inputs);
+    campaign::SweepResults res;
     {
       std::optional<ProgressLine> line;
       if (tty) line.emplace(progress);
-      res = harness::run_sweep(files, cfg, &progress);
+      res = campaign::run_sweep(harness::backend_system(), files, cfg, &progress);
     }
     const nlohmann::json shards = nullptr;  // a shard's own "shards" field comes from the report itself
     return finish_sweep(res, f.out, shards);
-  } catch (const harness::SweepInputError& e) {
+  } catch (const campaign::SweepInputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }

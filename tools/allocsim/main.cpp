@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   } catch (const allocsim::harness::ScenarioError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
-  } catch (const allocsim::harness::TraceError& e) {  // an unreadable trace file: file and JSON pointer
+  } catch (const allocsim::campaign::TraceError& e) {  // an unreadable trace file: file and JSON pointer
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -7,8 +7,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/sweep_report.h"
-#include "backend/harness/trace_file.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/sweep_report.h"
+#include "sim/campaign/trace_file.h"
 #include "tools/allocsim/cli.h"
 
 namespace allocsim::cli {
@@ -18,8 +19,8 @@ void check_outputs(const SweepOutputs& out) {
   check_output_dir("--junit", out.junit);
 }
 
-int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, const nlohmann::json& shards) {
-  const auto outs = harness::outcomes(res);
+int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, const nlohmann::json& shards) {
+  const auto outs = campaign::outcomes(res);
   for (const auto& o : outs) {
     const auto& r = o.result;
     const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
@@ -33,12 +34,12 @@ int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, cons
     std::cout << line << "\n";
     if (r.first)
       std::cout << fmt::format("     first violation: {}: {}\n     replay: {}\n", r.first->invariant, r.first->message,
-                               harness::replay_command(*o.plan, *r.first, res.config));
+                               campaign::replay_command(*o.plan, *r.first, res.config));
     for (const auto& u : o.unmet) std::cout << "     - " << u << "\n";
   }
   for (const auto& p : res.plans)
     if (p.error) std::cout << "ERR  " << p.error->what() << "\n";
-  nlohmann::json report = harness::sweep_report_json(res, outs);
+  nlohmann::json report = campaign::sweep_report_json(res, outs);
   if (!shards.is_null()) report["shards"] = shards;
   const auto& t = report["totals"];
   std::cout << fmt::format("{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions\n",
@@ -46,13 +47,13 @@ int finish_sweep(const harness::SweepResults& res, const SweepOutputs& out, cons
                            t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
                            t["executions"].get<uint64_t>());
   try {
-    if (!out.report_json.empty()) harness::write_file_atomically(out.report_json, report.dump(2) + "\n");
-    if (!out.junit.empty()) harness::write_file_atomically(out.junit, harness::junit_xml(res, outs));
-  } catch (const harness::OutputError& e) {
+    if (!out.report_json.empty()) campaign::write_file_atomically(out.report_json, report.dump(2) + "\n");
+    if (!out.junit.empty()) campaign::write_file_atomically(out.junit, campaign::junit_xml(res, outs));
+  } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }
-  return harness::sweep_exit_code(res, outs);
+  return campaign::sweep_exit_code(res, outs);
 }
 
 }  // namespace allocsim::cli

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 
 namespace allocsim::cli {
 
@@ -20,7 +20,7 @@ void check_outputs(const SweepOutputs& out);
 
 /// Prints one line per scenario (verdict, executions, traces, first violation and its replay command,
 /// unmet reasons) and the totals to stdout, writes the reports atomically (`shards` is added to the JSON
-/// when not null) and returns the exit code (harness::sweep_exit_code).
-int finish_sweep(const harness::SweepResults& results, const SweepOutputs& out, const nlohmann::json& shards);
+/// when not null) and returns the exit code (campaign::sweep_exit_code).
+int finish_sweep(const campaign::SweepResults& results, const SweepOutputs& out, const nlohmann::json& shards);
 
 }  // namespace allocsim::cli

@@ -5,7 +5,8 @@
 #include <iostream>
 
 #include "backend/harness/shrink.h"
-#include "backend/harness/trace_replay.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -63,61 +64,55 @@ harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_
   return o;
 }
 
-void write_outputs(const harness::Trace& t, const std::string& trace_path, const std::string& perfetto,
+void write_outputs(const campaign::Trace& t, const std::string& trace_path, const std::string& perfetto,
                    const char* replay_label) {
   if (!trace_path.empty()) {
-    harness::write_file_atomically(trace_path, harness::trace_to_text(t));
+    campaign::write_file_atomically(trace_path, campaign::trace_to_text(t));
     std::cout << fmt::format("trace written: {}\n{}: allocsim replay {}\n", trace_path, replay_label,
                              shell_quote(trace_path));
   }
   if (!perfetto.empty()) {
-    harness::write_file_atomically(perfetto, perfetto_json(t));
+    campaign::write_file_atomically(perfetto, perfetto_json(t));
     std::cout << fmt::format("perfetto trace written: {} (open in ui.perfetto.dev or chrome://tracing)\n", perfetto);
   }
 }
 
-void print_divergence(const std::string& what, const harness::Divergence& d) {
+void print_divergence(const std::string& what, const campaign::Divergence& d) {
   std::cout << fmt::format("{}: replay diverged at step {} ({})\n", what, d.step, d.label);
   std::cout << fmt::format("  the trace expected: {}\n  the program did:    {}\n", d.expected, d.actual);
   std::cout << "  the scenario or the backend changed since the trace was recorded (or the program is not "
                "deterministic); record a new trace with `allocsim run`\n";
 }
 
-std::vector<std::string> names_of(const harness::Scenario& sc) {
-  std::vector<std::string> out;
-  for (const auto& a : sc.actors) out.push_back(a.name);
-  return out;
-}
-
 }  // namespace
 
 int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f) {
   const TraceFlags& tf = c.trace;
-  const harness::Scenario full = with_mutants(sc, c.mutants);
-  const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.mutants));
+  const uint64_t max_steps = full->max_steps(cfg.max_steps);
   std::cout << "replay by schedule: "
             << cfg.replay_line(c.scenario, {.seed = std::nullopt,
-                                            .schedule = sim::format_schedule(f.result.schedule, names_of(full))})
+                                            .schedule = sim::format_schedule(f.result.schedule, full->actor_names())})
             << "\n";
   std::cout.flush();  // the raw execution is safe on the terminal before shrinking starts
-  harness::Trace t;
+  campaign::Trace t;
   if (tf.no_shrink) {
-    t = harness::make_trace(full, f.result, harness::state_before_last_step(full, f.result, max_steps));
+    t = campaign::make_trace(full, f.result, campaign::state_before_last_step(*full, f.result, max_steps));
   } else {
     const harness::ShrinkOptions so = shrink_options(tf, max_steps);
     std::cout << fmt::format("\nshrinking (at most {} candidate runs{})...\n", so.max_runs,
                              so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
     std::cout.flush();
-    harness::ShrinkResult s = harness::shrink(full, f.result.schedule, so);
-    t = harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, max_steps));
-    t.shrink = harness::ShrinkInfo{f.result.steps.size(),
-                                   full.actors.size(),
-                                   harness::op_count(full),
-                                   f.result.preemptions,
-                                   s.runs,
-                                   s.budget_exhausted,
-                                   s.out_of_time,
-                                   s.preemptions_minimal};
+    campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), full, f.result.schedule, so);
+    t = campaign::make_trace(s.scenario, s.result, campaign::state_before_last_step(*s.scenario, s.result, max_steps));
+    t.shrink = campaign::ShrinkInfo{f.result.steps.size(),
+                                    full->actor_names().size(),
+                                    full->op_count(),
+                                    f.result.preemptions,
+                                    s.runs,
+                                    s.budget_exhausted,
+                                    s.out_of_time,
+                                    s.preemptions_minimal};
     std::cout << explain_trace(t);
   }
   t.tool_version = ALLOCSIM_VERSION;
@@ -130,7 +125,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
   try {
     write_outputs(t, path, tf.perfetto, tf.no_shrink ? "replay trace" : "replay minimal");
-  } catch (const harness::OutputError& e) {
+  } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }
@@ -141,20 +136,20 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
 int replay_trace_file(const Common& c) {
   if (!c.mutants.empty())
     throw UsageError("--mutant: a trace file embeds its scenario and mutants; replay it as it is");
-  const harness::Trace t = harness::load_trace(c.scenario);
-  const harness::TraceReplay rr = harness::replay_trace(t);
+  const campaign::Trace t = campaign::load_trace(harness::backend_system(), c.scenario);
+  const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
     print_divergence(fmt::format("allocsim replay {}", c.scenario), *rr.divergence);
     return kExitDiverged;
   }
-  harness::Trace now = harness::make_trace(t.scenario, rr.result, rr.state_before);
+  campaign::Trace now = campaign::make_trace(t.scenario, rr.result, rr.state_before);
   now.shrink = t.shrink;
   std::cout << fmt::format("allocsim replay {}: {} steps, {} preemptions, fingerprint {}\n", c.scenario,
                            now.steps.size(), now.preemptions, now.fingerprint);
   std::cout << explain_trace(now);
   try {
     write_outputs(now, "", c.trace.perfetto, "");
-  } catch (const harness::OutputError& e) {
+  } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }
@@ -162,15 +157,15 @@ int replay_trace_file(const Common& c) {
 }
 
 int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc) {
-  const harness::Scenario full = with_mutants(sc, c.mutants);
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.mutants));
   std::vector<sim::Choice> schedule;
   try {
-    schedule = sim::parse_schedule(c.trace.schedule, names_of(full));
+    schedule = sim::parse_schedule(c.trace.schedule, full->actor_names());
   } catch (const sim::ScheduleError& e) {
     throw UsageError(fmt::format("--schedule: {}", e.what()));
   }
-  const uint64_t max_steps = harness::resolve_max_steps(full, cfg.max_steps);
-  const harness::StrictReplay sr = harness::replay_strict(full, schedule, max_steps);
+  const uint64_t max_steps = full->max_steps(cfg.max_steps);
+  const campaign::StrictReplay sr = campaign::replay_strict(*full, schedule, max_steps);
   const sim::ExecutionResult& r = sr.result;
   if (sr.divergence) {
     // Only the prefix that followed the schedule is this schedule's execution: the header counts it, the
@@ -181,25 +176,25 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n", c.scenario,
                              c.trace.schedule, step, step);
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
-    std::cout << "replayed prefix:\n" << trace_table(prefix, names_of(full));
+    std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
   std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
                            c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
   if (!c.trace.perfetto.empty()) {
-    harness::Trace t = harness::make_trace(full, r, harness::state_before_last_step(full, r, max_steps));
+    campaign::Trace t = campaign::make_trace(full, r, campaign::state_before_last_step(*full, r, max_steps));
     try {
       write_outputs(t, "", c.trace.perfetto, "");
-    } catch (const harness::OutputError& e) {
+    } catch (const campaign::OutputError& e) {
       std::cerr << "allocsim: " << e.what() << "\n";
       return kExitUsage;
     }
   }
   if (r.violation) {
-    std::cout << violation_report(r, names_of(full));
+    std::cout << violation_report(r, full->actor_names());
     return kExitFailed;
   }
-  std::cout << trace_table(r, names_of(full)) << "no violation\n";
+  std::cout << trace_table(r, full->actor_names()) << "no violation\n";
   return kExitOk;
 }
 
@@ -225,9 +220,9 @@ int cmd_shrink(int argc, char** argv) {
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
   check_output_dir("-o", output);
   check_output_dir("--perfetto", tf.perfetto);
-  const harness::Trace t = harness::load_trace(input);
+  const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
   const harness::ShrinkOptions so = shrink_options(tf, t.max_steps);
-  const harness::TraceReplay rr = harness::replay_trace(t);
+  const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
     print_divergence(fmt::format("allocsim shrink {}", input), *rr.divergence);
     return kExitDiverged;
@@ -245,13 +240,13 @@ int cmd_shrink(int argc, char** argv) {
       }
     output = stem + ".min.trace.json";
   }
-  harness::ShrinkResult s = harness::shrink(t.scenario, rr.result.schedule, so);
-  harness::Trace m =
-      harness::make_trace(s.scenario, s.result, harness::state_before_last_step(s.scenario, s.result, t.max_steps));
+  campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), t.scenario, rr.result.schedule, so);
+  campaign::Trace m =
+      campaign::make_trace(s.scenario, s.result, campaign::state_before_last_step(*s.scenario, s.result, t.max_steps));
   // Sizes before shrinking are those of the original run when the input was itself shrunk.
   m.shrink = t.shrink ? *t.shrink
-                      : harness::ShrinkInfo{t.steps.size(), t.scenario.actors.size(), harness::op_count(t.scenario),
-                                            t.preemptions};
+                      : campaign::ShrinkInfo{t.steps.size(), t.scenario->actor_names().size(), t.scenario->op_count(),
+                                             t.preemptions};
   m.shrink->runs = s.runs;
   m.shrink->budget_exhausted = s.budget_exhausted;
   m.shrink->out_of_time = s.out_of_time;
@@ -266,7 +261,7 @@ int cmd_shrink(int argc, char** argv) {
   std::cout << fmt::format("allocsim shrink {}:\n", input) << explain_trace(m);
   try {
     write_outputs(m, output, tf.perfetto, "replay minimal");
-  } catch (const harness::OutputError& e) {
+  } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }

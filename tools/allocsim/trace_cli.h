@@ -8,7 +8,7 @@
 
 #include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
-#include "backend/harness/trace_file.h"
+#include "sim/campaign/trace_file.h"
 #include "sim/explorer.h"
 
 namespace allocsim::cli {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/shrink.h"
-#include "backend/harness/trace_replay.h"
+#include "sim/campaign/shrink.h"
+#include "sim/campaign/trace_replay.h"
 
 namespace allocsim::cli {
 
@@ -34,13 +34,13 @@ std::string sizes(uint64_t steps, uint64_t actors, uint64_t ops, uint64_t preemp
 
 }  // namespace
 
-std::string actor_table(const harness::Trace& t) {
-  const auto& actors = t.scenario.actors;
+std::string actor_table(const campaign::Trace& t) {
+  const std::vector<std::string> actors = t.scenario->actor_names();
   std::vector<size_t> width(actors.size());
-  for (size_t a = 0; a < actors.size(); ++a) width[a] = actors[a].name.size();
+  for (size_t a = 0; a < actors.size(); ++a) width[a] = actors[a].size();
   const auto column = [&](const std::string& name) {
     size_t a = 0;
-    while (a < actors.size() && actors[a].name != name) ++a;
+    while (a < actors.size() && actors[a] != name) ++a;
     return a;
   };
   for (const auto& s : t.steps) {
@@ -48,7 +48,7 @@ std::string actor_table(const harness::Trace& t) {
     if (a < actors.size()) width[a] = std::max(width[a], s.point.size());
   }
   std::string out = fmt::format("  {:>5} ", "step");
-  for (size_t a = 0; a < actors.size(); ++a) out += fmt::format(" {:<{}} ", actors[a].name, width[a]);
+  for (size_t a = 0; a < actors.size(); ++a) out += fmt::format(" {:<{}} ", actors[a], width[a]);
   out += " details\n";
   for (size_t i = 0; i < t.steps.size(); ++i) {
     const auto& s = t.steps[i];
@@ -62,24 +62,25 @@ std::string actor_table(const harness::Trace& t) {
   return out;
 }
 
-std::string explain_trace(const harness::Trace& t) {
+std::string explain_trace(const campaign::Trace& t) {
   std::string out;
   if (t.violation)
     out += fmt::format("violation: {}\n  {}\n", t.violation->invariant, t.violation->message);
   else
     out += "no violation\n";
-  const uint64_t ops = harness::op_count(t.scenario);
+  const uint64_t ops = t.scenario->op_count();
   if (t.shrink) {
     const auto& s = *t.shrink;
     out += fmt::format("minimal trace: {} (shrunk from {} in {} runs{}{})\n",
-                       sizes(t.steps.size(), t.scenario.actors.size(), ops, t.preemptions),
+                       sizes(t.steps.size(), t.scenario->actor_names().size(), ops, t.preemptions),
                        sizes(s.raw_steps, s.raw_actors, s.raw_ops, s.raw_preemptions), s.runs,
                        s.preemptions_minimal ? "; no schedule of it has fewer preemptions" : "",
                        s.budget_exhausted ? (s.out_of_time ? "; the time budget ran out, so it may not be minimal"
                                                            : "; the run budget ran out, so it may not be minimal")
                                           : "");
   } else {
-    out += fmt::format("trace: {} (not shrunk)\n", sizes(t.steps.size(), t.scenario.actors.size(), ops, t.preemptions));
+    out += fmt::format("trace: {} (not shrunk)\n",
+                       sizes(t.steps.size(), t.scenario->actor_names().size(), ops, t.preemptions));
   }
   out += "  (each step resumes its actor from the point shown; * marks a preemption)\n";
   out += actor_table(t);
@@ -87,7 +88,7 @@ std::string explain_trace(const harness::Trace& t) {
     out += "state the invariant saw (the fields that broke it):\n";
     if (!t.steps.empty()) {
       out += fmt::format("  before step {} ({}):\n", t.violation->step,
-                         harness::step_label(t.steps[std::min<size_t>(t.violation->step, t.steps.size() - 1)]));
+                         campaign::step_label(t.steps[std::min<size_t>(t.violation->step, t.steps.size() - 1)]));
       out += indent(t.violation->state_before, "    ");
       out += "  after it:\n";
     }
@@ -97,26 +98,23 @@ std::string explain_trace(const harness::Trace& t) {
   return out;
 }
 
-std::string perfetto_json(const harness::Trace& t) {
+std::string perfetto_json(const campaign::Trace& t) {
   using Json = nlohmann::ordered_json;
   Json events = Json::array();
+  const std::vector<std::string> actors = t.scenario->actor_names();
   const auto tid = [&](const std::string& name) {
-    for (size_t a = 0; a < t.scenario.actors.size(); ++a)
-      if (t.scenario.actors[a].name == name) return static_cast<int>(a + 1);
+    for (size_t a = 0; a < actors.size(); ++a)
+      if (actors[a] == name) return static_cast<int>(a + 1);
     return 0;
   };
   events.push_back({{"ph", "M"},
                     {"name", "process_name"},
                     {"pid", 1},
                     {"tid", 0},
-                    {"args", {{"name", "allocsim: " + t.scenario.name}}}});
-  for (size_t a = 0; a < t.scenario.actors.size(); ++a) {
+                    {"args", {{"name", "allocsim: " + t.scenario->name()}}}});
+  for (size_t a = 0; a < actors.size(); ++a) {
     const int id = static_cast<int>(a + 1);
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_name"},
-                      {"pid", 1},
-                      {"tid", id},
-                      {"args", {{"name", t.scenario.actors[a].name}}}});
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", id}, {"args", {{"name", actors[a]}}}});
     events.push_back(
         {{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 1}, {"tid", id}, {"args", {{"sort_index", id}}}});
   }
@@ -131,7 +129,7 @@ std::string perfetto_json(const harness::Trace& t) {
          {"ts", i},
          {"dur", 1},
          {"args",
-          {{"step", i}, {"label", harness::step_label(s)}, {"detail", s.detail}, {"preemption", s.preemption}}}});
+          {{"step", i}, {"label", campaign::step_label(s)}, {"detail", s.detail}, {"preemption", s.preemption}}}});
   }
   if (t.violation) {
     const int id = t.violation->actor.empty() ? 0 : tid(t.violation->actor);

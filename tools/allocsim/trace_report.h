@@ -6,21 +6,21 @@
 
 #include <string>
 
-#include "backend/harness/trace_file.h"
+#include "sim/campaign/trace_file.h"
 
 namespace allocsim::cli {
 
 /// The steps as a table: a step column (preemptions marked '*'), one column per actor (in scenario order)
 /// holding the point each step resumed from in its actor's column, and the step's details.
-std::string actor_table(const harness::Trace& t);
+std::string actor_table(const campaign::Trace& t);
 
 /// The violation, a one-line size summary (and what it was shrunk from), the actor table, the state the
 /// invariant saw before and after the last step, and the fingerprint. Ends with "fingerprint: X\n".
-std::string explain_trace(const harness::Trace& t);
+std::string explain_trace(const campaign::Trace& t);
 
 /// Chrome trace-event JSON (the format Perfetto and chrome://tracing open): one thread per actor, a
 /// complete event per step on a fake time axis (step i spans [i, i+1) microseconds), and the violation
 /// as an instant event after the last step.
-std::string perfetto_json(const harness::Trace& t);
+std::string perfetto_json(const campaign::Trace& t);
 
 }  // namespace allocsim::cli

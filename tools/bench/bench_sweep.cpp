@@ -19,9 +19,12 @@
 
 #include <fmt/format.h>
 
-#include "backend/harness/sweep.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/sweep.h"
 
+using namespace allocsim;
 using namespace allocsim::harness;
+using namespace allocsim::campaign;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -60,7 +63,7 @@ Cell run(const std::string& file, const std::string& reduction, std::optional<ui
   c.jobs = jobs;
   c.time_budget_seconds = budget;
   const auto t0 = Clock::now();
-  const auto res = run_sweep({file}, c, nullptr);
+  const auto res = campaign::run_sweep(harness::backend_system(), {file}, c, nullptr);
   Cell cell;
   cell.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const auto outs = outcomes(res);

@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/scenario.h"
+#include "sim/campaign/system.h"
 #include "sim/engine.h"
 #include "sim/support/atomic_write.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 inline constexpr const char* kTraceSchema = "allocsim/trace/v1";
 
@@ -83,7 +83,7 @@ struct ShrinkInfo {
 struct Trace {
   std::string tool_version;
   std::string scenario_path, scenario_digest;  // of the original scenario file
-  Scenario scenario;                           // the embedded scenario (reduced, for a shrunk trace)
+  SubjectPtr scenario;                         // the embedded scenario (reduced, for a shrunk trace)
   std::string strategy = "random";
   std::optional<uint64_t> seed, execution_seed;
   uint64_t max_steps = 10000;
@@ -103,7 +103,7 @@ std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, 
 
 /// A trace of execution `r` of `scenario` (steps, choices, preemptions, fingerprint, violation with the
 /// given `state_before`); the caller fills the tool, path, digest, strategy, seeds and shrink info.
-Trace make_trace(const Scenario& scenario, const sim::ExecutionResult& r, const std::string& state_before);
+Trace make_trace(SubjectPtr scenario, const sim::ExecutionResult& r, const std::string& state_before);
 
 /// The trace as pretty-printed JSON text (ends in '\n'). Deterministic: same trace, same bytes.
 std::string trace_to_text(const Trace& t);
@@ -111,11 +111,11 @@ std::string trace_to_text(const Trace& t);
 /// Parses a trace document read from `path`. Throws TraceError naming `path` and the JSON pointer of the
 /// problem: invalid JSON (the pointer of the value being read when the text broke off), a wrong schema,
 /// a missing or mistyped field, or an embedded scenario the scenario loader rejects (its pointer is
-/// prefixed with /scenario/embedded).
-Trace parse_trace(const std::string& text, const std::string& path);
+/// prefixed with /scenario/embedded). `system` reads the embedded scenario.
+Trace parse_trace(const System& system, const std::string& text, const std::string& path);
 
 /// Reads and parses `path` (at most 64 MiB). Throws TraceError.
-Trace load_trace(const std::string& path);
+Trace load_trace(const System& system, const std::string& path);
 
 /// Whether `path` should be read as a trace rather than a scenario: its name ends in ".trace.json" or
 /// its "schema" is a trace schema. Never throws (an unreadable file is left to the loader).
@@ -127,4 +127,4 @@ bool looks_like_trace(const std::string& path);
 using support::OutputError;
 using support::write_file_atomically;
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

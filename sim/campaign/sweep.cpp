@@ -1,5 +1,5 @@
 // Sweep planning and execution (sweep.h): plans, the unit runner, the worker pool, judging.
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 
 #include <xxhash.h>
 
@@ -14,9 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/sweep_checkpoint.h"
-#include "backend/harness/world.h"
+#include "sim/campaign/sweep_checkpoint.h"
 #include "sim/coverage.h"
 #include "sim/interrupt.h"
 #include "sim/prng.h"
@@ -26,7 +24,7 @@
 #include "sim/trace_equivalence.h"
 #include "sim/tree_estimate.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;  // budgets and checkpoint pacing only; never in a result
@@ -103,18 +101,18 @@ void seed_sleep_sets(std::vector<WorkUnit>& units, const sim::EngineOptions& opt
 
 }  // namespace
 
-ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config) {
+ScenarioPlan plan_scenario(const System& system, const std::string& path, const SweepConfig& config) {
   ScenarioPlan plan;
   plan.path = path;
   try {
-    plan.scenario = load_scenario(path);
-  } catch (const ScenarioError& e) {
+    plan.scenario = system.load(path);
+  } catch (const support::InputError& e) {
     plan.error = e;
     return plan;
   }
-  auto compiled = compile(*plan.scenario, {});
-  const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
-  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(*plan.scenario, config.max_steps)});
+  const std::unique_ptr<Compiled> compiled = plan.scenario->compile({});
+  const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
+  sim::Engine engine(sim::EngineOptions{.max_steps = plan.scenario->max_steps(config.max_steps)});
   const sim::StrategyCaps caps = config.spec().caps;
   if (caps.exhaustive) {
     const bool dpor = config.validate().partial_order;
@@ -155,24 +153,13 @@ std::unique_ptr<sim::Strategy> unit_strategy(const ScenarioPlan& plan, uint64_t 
   params.prefix = plan.units[u].prefix;
   params.prefix_siblings = plan.units[u].siblings;
   params.steps = plan.pct_steps;
-  params.actors = static_cast<uint32_t>(plan.scenario->actors.size());
+  params.actors = static_cast<uint32_t>(plan.scenario->actor_names().size());
   return cfg.spec().make(params);
 }
 
-/// Adds one execution's outcomes, barrier fires and violation to `r` (as run_scenario observes them).
-/// A violation becomes r.first (unit `u`, execution `index`, `seed`) when r has none yet.
-void observe_execution(const Scenario& sc, const BackendWorld& world, const sim::ExecutionResult& res, uint64_t u,
-                       uint64_t index, uint64_t seed, UnitResult& r) {
-  for (size_t a = 0; a < sc.actors.size(); ++a) {
-    const auto& script = sc.actors[a].script;
-    for (size_t k = 0; k < script.size(); ++k)
-      if (const char* out = world.actors()[a].outcomes[k])
-        ++r.outcomes[sc.actors[a].name][op_name(script[k].kind)][out];
-  }
-  const auto& barriers = barrier_catalog();
-  for (size_t i = 0; i < barriers.size(); ++i)
-    if (world.barrier_hits()[i]) r.barrier_hits[barriers[i].name] += world.barrier_hits()[i];
-  tally_execution(sc, world, r.expect_tally);
+/// Adds one execution's counts and violation to `r` (its outcomes and barrier fires go to the unit's
+/// Tally). A violation becomes r.first (unit `u`, execution `index`, `seed`) when r has none yet.
+void observe_execution(const sim::ExecutionResult& res, uint64_t u, uint64_t index, uint64_t seed, UnitResult& r) {
   ++r.executions;
   r.steps += res.steps.size();
   if (res.violation) {
@@ -187,13 +174,14 @@ void observe_execution(const Scenario& sc, const BackendWorld& world, const sim:
 /// run loop (sim::explore).
 UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg,
                     const std::pair<nlohmann::json, UnitResult>* resume, const UnitHooks& hooks) {
-  const Scenario& sc = *plan.scenario;
+  const Subject& sc = *plan.scenario;
   const WorkUnit& unit = plan.units[u];
   const sim::StrategyCaps caps = cfg.spec().caps;
-  const bool tree = caps.exhaustive;  // else a range of execution indices
-  auto compiled = compile(sc, {});    // per unit: workers share nothing mutable
-  const sim::WorldFactory make_world = [&] { return std::make_unique<BackendWorld>(*compiled); };
-  sim::Engine engine(sim::EngineOptions{.max_steps = resolve_max_steps(sc, cfg.max_steps), .record_footprints = tree});
+  const bool tree = caps.exhaustive;                          // else a range of execution indices
+  const std::unique_ptr<Compiled> compiled = sc.compile({});  // per unit: workers share nothing mutable
+  const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
+  sim::Engine engine(sim::EngineOptions{.max_steps = sc.max_steps(cfg.max_steps), .record_footprints = tree});
+  const std::unique_ptr<Tally> tally = sc.tally();
   std::unique_ptr<sim::Strategy> strategy = unit_strategy(plan, u, cfg);
 
   UnitResult r;
@@ -217,6 +205,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   sim::PairCoverage coverage;
   // Brings `r` up to date (the batched traces and the coverage) before it is saved or returned.
   const auto flush_traces = [&] {
+    tally->drain(r.outcomes, r.barrier_hits, r.counters);
     r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
     if (pending_traces.empty()) return;
     std::sort(pending_traces.begin(), pending_traces.end());
@@ -245,7 +234,8 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const sim::ExploreSummary sum =
       sim::explore(engine, make_world, *strategy, opt,
                    [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-                     observe_execution(sc, static_cast<BackendWorld&>(w), res, u, index, caps.seeded ? seed : 0, r);
+                     tally->add(w);
+                     observe_execution(res, u, index, caps.seeded ? seed : 0, r);
                      if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
                      if (pending_traces.size() >= 4096) flush_traces();
                      coverage.observe(res);
@@ -291,28 +281,13 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>
 
 }  // namespace
 
-SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress) {
-  if (config.shard_count == 0 || config.shard_index >= config.shard_count)
-    throw SweepInputError("--shard: expected K/N with 1 <= K <= N");
-  try {
-    config.validate();
-  } catch (const campaign::ConfigError& e) {
-    throw SweepInputError(e.what());
-  }
-  const auto t0 = Clock::now();
-  SweepResults res;
-  res.config = config;
-  res.plans.resize(files.size());
-  parallel_for(files.size(), config.jobs, [&](size_t i) { res.plans[i] = plan_scenario(files[i], config); });
-  res.units.resize(files.size());
+namespace {
 
-  ResumeState resumed;
-  if (!config.resume_path.empty()) resumed = load_checkpoint(config.resume_path, config, res.plans);
-  std::unique_ptr<CheckpointWriter> writer;
-  if (!config.checkpoint_path.empty())
-    writer = std::make_unique<CheckpointWriter>(config.checkpoint_path, config, res.plans, resumed);
-
-  // This shard's units, in global order; finished ones come straight from the checkpoint.
+/// This shard's units in global order, with the finished ones taken straight from the checkpoint into
+/// res.units; fills the progress totals.
+std::vector<std::pair<size_t, uint64_t>> pending_units(SweepResults& res, const ResumeState& resumed,
+                                                       SweepProgress* progress) {
+  const SweepConfig& config = res.config;
   std::vector<std::pair<size_t, uint64_t>> pending;
   uint64_t total_units = 0;
   double estimate = 0;
@@ -337,6 +312,56 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
     for (const auto& m : res.units)
       for (const auto& [u, r] : m) progress->executions += r.executions, progress->violating += r.violating;
   }
+  return pending;
+}
+
+/// The hooks of unit `u` of plan `p`: the time budget, and checkpoint pacing and saving when `writer` is
+/// given (pacing by the wall clock never changes a result).
+UnitHooks unit_hooks(const SweepConfig& config, const std::function<bool()>& out_of_time, CheckpointWriter* writer,
+                     SweepProgress* progress, size_t p, uint64_t u) {
+  UnitHooks hooks;
+  hooks.out_of_time = out_of_time;
+  hooks.progress = progress;
+  if (writer) {
+    hooks.checkpoint_due = [&config, last = Clock::now()]() mutable {
+      const auto now = Clock::now();
+      if (std::chrono::duration<double>(now - last).count() < config.checkpoint_interval_seconds) return false;
+      last = now;
+      return true;
+    };
+    hooks.save_partial = [writer, p, u](nlohmann::json state, const UnitResult& so_far) {
+      writer->unit_partial(p, u, std::move(state), so_far);
+    };
+  }
+  return hooks;
+}
+
+}  // namespace
+
+SweepResults run_sweep(const System& system, const std::vector<std::string>& files, const SweepConfig& config,
+                       SweepProgress* progress) {
+  if (config.shard_count == 0 || config.shard_index >= config.shard_count)
+    throw SweepInputError("--shard: expected K/N with 1 <= K <= N");
+  try {
+    config.validate();
+  } catch (const campaign::ConfigError& e) {
+    throw SweepInputError(e.what());
+  }
+  const auto t0 = Clock::now();
+  SweepResults res;
+  res.config = config;
+  res.plans.resize(files.size());
+  parallel_for(files.size(), config.jobs, [&](size_t i) { res.plans[i] = plan_scenario(system, files[i], config); });
+  res.units.resize(files.size());
+
+  ResumeState resumed;
+  if (!config.resume_path.empty()) resumed = load_checkpoint(config.resume_path, config, res.plans);
+  std::unique_ptr<CheckpointWriter> writer;
+  if (!config.checkpoint_path.empty())
+    writer = std::make_unique<CheckpointWriter>(config.checkpoint_path, config, res.plans, resumed);
+
+  // This shard's units, in global order; finished ones come straight from the checkpoint.
+  const std::vector<std::pair<size_t, uint64_t>> pending = pending_units(res, resumed, progress);
 
   std::mutex mu;  // guards res.units
   // SIGINT/SIGTERM (sim/interrupt.h) ends the sweep like a spent time budget: running units pause and are
@@ -355,21 +380,7 @@ SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig&
       std::lock_guard lock(progress->mu);
       progress->current = fmt::format("{} [unit {}/{}]", res.plans[p].path, u + 1, res.plans[p].units.size());
     }
-    UnitHooks hooks;
-    hooks.out_of_time = out_of_time;
-    hooks.progress = progress;
-    auto last = Clock::now();
-    if (writer) {
-      hooks.checkpoint_due = [&, last]() mutable {
-        const auto now = Clock::now();
-        if (std::chrono::duration<double>(now - last).count() < config.checkpoint_interval_seconds) return false;
-        last = now;
-        return true;
-      };
-      hooks.save_partial = [&](nlohmann::json state, const UnitResult& so_far) {
-        writer->unit_partial(p, u, std::move(state), so_far);
-      };
-    }
+    const UnitHooks hooks = unit_hooks(config, out_of_time, writer.get(), progress, p, u);
     const auto it = resumed.partial.find({p, u});
     UnitResult r = run_unit(res.plans[p], u, config, it == resumed.partial.end() ? nullptr : &it->second, hooks);
     if (writer && r.complete) writer->unit_done(p, u, r);
@@ -409,16 +420,15 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
                           : std::string("the time budget ran out"),
                       finished, in_shard));
     if (!partial_view) {
-      ScenarioReport rep;
+      RunReport rep;
       rep.summary.executions = o.result.executions;
       rep.summary.steps = o.result.steps;
       rep.summary.violating_executions = o.result.violating;
       rep.summary.violations_by_invariant = o.result.by_invariant;
       rep.outcomes = o.result.outcomes;
-      rep.expect_tally = o.result.expect_tally;
-      for (const auto& b : barrier_catalog())
-        if (o.result.barrier_hits.count(b.name)) rep.reached.push_back(b.name);
-      judge_report(*plan.scenario, rep);
+      for (const std::string& b : plan.scenario->barriers())
+        if (o.result.barrier_hits.count(b)) rep.reached.push_back(b);
+      plan.scenario->judge(rep);
       for (auto& line : rep.unmet) o.unmet.push_back(std::move(line));
     }
     if (!partial_view || budget_cut) o.met = o.unmet.empty();  // else undecided until merged
@@ -427,4 +437,4 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
   return out;
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

@@ -1,21 +1,14 @@
-#include "backend/harness/trace_replay.h"
+#include "sim/campaign/trace_replay.h"
 
 #include <fmt/format.h>
 
-#include "backend/harness/state_view.h"
-#include "backend/harness/world.h"
+#include "sim/campaign/run.h"
 #include "sim/shrink.h"
 #include "sim/strategies/replay.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
-
-std::vector<std::string> names_of(const Scenario& sc) {
-  std::vector<std::string> out;
-  for (const ActorSpec& a : sc.actors) out.push_back(a.name);
-  return out;
-}
 
 std::string describe(const TraceStep& s) {
   return fmt::format("{} at {} {} #{}{}{}", s.actor, s.kind, s.point, s.occurrence, s.detail.empty() ? "" : ": ",
@@ -36,36 +29,29 @@ std::string describe_end(const Trace& t) {
 
 std::string step_label(const TraceStep& s) { return fmt::format("{} {} #{}", s.actor, s.point, s.occurrence); }
 
-sim::ExecutionResult run_lenient(const Scenario& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
-  auto compiled = compile(sc, {});
+sim::ExecutionResult run_lenient(const Subject& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
+  const std::unique_ptr<Compiled> compiled = sc.compile({});
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
   sim::LenientReplayStrategy s(schedule);
-  s.begin_execution(0);
-  BackendWorld world(*compiled);
-  return engine.run(world, s);
+  return run_one(engine, *compiled, s);
 }
 
-std::string state_before_last_step(const Scenario& sc, const sim::ExecutionResult& r, uint64_t max_steps) {
+std::string state_before_last_step(const Subject& sc, const sim::ExecutionResult& r, uint64_t max_steps) {
   if (!r.violation || r.violation->state.empty() || r.steps.empty()) return "";
-  auto compiled = compile(sc, {});
+  const std::unique_ptr<Compiled> compiled = sc.compile({});
   // Stop one step short: the engine checks its step limit before each choice.
   sim::Engine engine(sim::EngineOptions{.max_steps = std::min<uint64_t>(max_steps, r.steps.size() - 1)});
   sim::LenientReplayStrategy s(r.schedule);
-  s.begin_execution(0);
-  BackendWorld world(*compiled);
-  engine.run(world, s);
-  return render_like(world, r.violation->state);
+  std::string out;
+  run_one(engine, *compiled, s, [&](const sim::World& w) { out = sc.render_like(w, r.violation->state); });
+  return out;
 }
 
-StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
-  auto compiled = compile(sc, {});
+StrictReplay replay_strict(const Subject& sc, std::span<const sim::Choice> schedule, uint64_t max_steps) {
+  const std::unique_ptr<Compiled> compiled = sc.compile({});
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
-  std::vector<std::string> names;
-  for (const auto& a : sc.actors) names.push_back(a.name);
-  sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()), names);
-  s.begin_execution(0);
-  BackendWorld world(*compiled);
-  StrictReplay out{engine.run(world, s), std::nullopt};
+  sim::ReplayStrategy s(std::vector<sim::Choice>(schedule.begin(), schedule.end()), sc.actor_names());
+  StrictReplay out{run_one(engine, *compiled, s), std::nullopt};
   std::optional<std::string> why;
   size_t at = schedule.size();
   if (s.divergence()) {
@@ -88,7 +74,7 @@ StrictReplay replay_strict(const Scenario& sc, std::span<const sim::Choice> sche
 
 TraceReplay replay_trace(const Trace& t) {
   TraceReplay out;
-  const std::vector<std::string> names = names_of(t.scenario);
+  const std::vector<std::string> names = t.scenario->actor_names();
   const auto label_at = [&](uint64_t i) {
     return i < t.steps.size() ? step_label(t.steps[i]) : std::string("the end");
   };
@@ -113,7 +99,7 @@ TraceReplay replay_trace(const Trace& t) {
     schedule.push_back({sim::Choice::Actor, id});
     ++step;
   }
-  StrictReplay sr = replay_strict(t.scenario, schedule, t.max_steps);
+  StrictReplay sr = replay_strict(*t.scenario, schedule, t.max_steps);
   out.result = std::move(sr.result);
   const std::vector<TraceStep> got = label_steps(out.result, names);
   const size_t common = std::min(got.size(), t.steps.size());
@@ -145,8 +131,8 @@ TraceReplay replay_trace(const Trace& t) {
       out.divergence = Divergence{common, "the end", "the schedule is followed to its end", sr.divergence->actual,
                                   sr.divergence->runnable};
   }
-  if (!out.divergence) out.state_before = state_before_last_step(t.scenario, out.result, t.max_steps);
+  if (!out.divergence) out.state_before = state_before_last_step(*t.scenario, out.result, t.max_steps);
   return out;
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

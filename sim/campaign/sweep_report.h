@@ -23,9 +23,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 /// The JSON report of a sweep (see above).
 nlohmann::json sweep_report_json(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes);
@@ -49,6 +49,6 @@ nlohmann::json read_report(const std::string& path);
 /// config and scenario list (paths, digests, plans) in all; shards 1..N each exactly once; every unit
 /// exactly once. Scenario files are re-read to judge them (their digests must match). Throws
 /// SweepInputError naming the report and the field on any mismatch.
-SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports);
+SweepResults merge_reports(const System& system, const std::vector<std::pair<std::string, nlohmann::json>>& reports);
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

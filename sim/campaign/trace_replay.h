@@ -8,21 +8,21 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/scenario.h"
-#include "backend/harness/trace_file.h"
+#include "sim/campaign/system.h"
+#include "sim/campaign/trace_file.h"
 #include "sim/divergence.h"
 #include "sim/engine.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 /// One execution of `scenario` (compiled with no extra mutants) following `schedule` leniently
 /// (sim::LenientReplayStrategy). Throws ScenarioError only for a scenario compile() rejects.
-sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
+sim::ExecutionResult run_lenient(const Subject& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
 
 /// The fields `r`'s violation reported, rendered from the world as it was before r's last step (the
 /// execution re-run along r's own schedule, stopped one step short). "" when r has no violation, no
 /// state, or no step.
-std::string state_before_last_step(const Scenario& scenario, const sim::ExecutionResult& r, uint64_t max_steps);
+std::string state_before_last_step(const Subject& scenario, const sim::ExecutionResult& r, uint64_t max_steps);
 
 /// The first place where a replay and its reference differ (sim/divergence.h). For a trace: `label` is
 /// the trace's label of that step ("flowB owner.read.after #1") or "the end", `expected` what the trace
@@ -38,7 +38,7 @@ struct StrictReplay {
 };
 
 /// One execution of `scenario` following `schedule` exactly.
-StrictReplay replay_strict(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
+StrictReplay replay_strict(const Subject& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
 
 struct TraceReplay {
   sim::ExecutionResult result;           // what the program did (empty when it could not start)
@@ -53,4 +53,4 @@ TraceReplay replay_trace(const Trace& t);
 /// "flowB owner.read.after #1": a step's label.
 std::string step_label(const TraceStep& s);
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

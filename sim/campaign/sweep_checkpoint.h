@@ -20,9 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 /// What a checkpoint holds, keyed by (plan index, unit index) of the current sweep.
 struct ResumeState {
@@ -54,4 +54,4 @@ class CheckpointWriter {
   std::vector<size_t> entry_of_plan_;  // plan index -> index in doc_["scenarios"] (SIZE_MAX: bad file)
 };
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

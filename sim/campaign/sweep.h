@@ -36,12 +36,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "sim/campaign/config.h"
+#include "sim/campaign/run.h"
+#include "sim/campaign/system.h"
 #include "sim/engine.h"
 #include "sim/strategies/dpor_units.h"
+#include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 /// dfs: plan at least this many prefixes per scenario when the tree allows (fixed: shards must agree).
 /// Plain DFS partitions exactly, so many small units cost nothing. DPOR loses reduction at every prefix
@@ -101,7 +103,7 @@ struct UnitResult {
   std::map<std::string, uint64_t> barrier_hits;         // barrier name -> fires (only fired ones)
   std::vector<uint64_t> traces;                         // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
-  ExpectTally expect_tally;                             // occurrence pins and expect.audit (expect_audit.h)
+  Counters counters;                                    // the system's own expectation counts (system.h)
   bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
   bool complete = true;   // the unit ran to its end (false: stopped by the time budget)
 };
@@ -124,8 +126,8 @@ struct WorkUnit {
 /// A scenario and its units. `error` set (and nothing else) when the file did not load.
 struct ScenarioPlan {
   std::string path;
-  std::optional<Scenario> scenario;
-  std::optional<ScenarioError> error;
+  SubjectPtr scenario;  // null when the file did not load
+  std::optional<support::InputError> error;
   std::vector<WorkUnit> units;
   uint64_t pct_steps = 0;       // pct: k from the calibration execution
   std::string plan_digest;      // XXH3-64 of the unit list: shards and checkpoints must agree
@@ -142,7 +144,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args);
 
 /// Loads and plans `path` (a bad file yields a plan with `error`). Runs a few executions (prefix
 /// enumeration, pct calibration). Deterministic.
-ScenarioPlan plan_scenario(const std::string& path, const SweepConfig& config);
+ScenarioPlan plan_scenario(const System& system, const std::string& path, const SweepConfig& config);
 
 /// Live counters for a progress line (read from another thread; never part of a result).
 struct SweepProgress {
@@ -173,9 +175,10 @@ struct SweepResults {
 /// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,
 /// resumes. Throws SweepInputError for a bad config, or a bad checkpoint/resume file (nothing is run then).
 /// `progress` may be null.
-SweepResults run_sweep(const std::vector<std::string>& files, const SweepConfig& config, SweepProgress* progress);
+SweepResults run_sweep(const System& system, const std::vector<std::string>& files, const SweepConfig& config,
+                       SweepProgress* progress);
 
-/// Combines and judges every scenario of `results` (judge_report of runner.h on the combined result).
+/// Combines and judges every scenario of `results` (Subject::judge on the combined result).
 /// A scenario is judged only when all its units are present and complete; else met is nullopt (a shard)
 /// or false with a reason (time budget).
 std::vector<ScenarioOutcome> outcomes(const SweepResults& results);
@@ -183,4 +186,4 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& results);
 /// The global index of unit `u` of plan `p` in the sweep's unit order (for sharding).
 bool unit_in_shard(const std::vector<ScenarioPlan>& plans, size_t p, size_t u, uint32_t index, uint32_t count);
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

@@ -1,4 +1,4 @@
-#include "backend/harness/sweep_report.h"
+#include "sim/campaign/sweep_report.h"
 
 #include <fmt/format.h>
 
@@ -10,30 +10,24 @@
 #include "sim/strategies/pct.h"
 #include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
 
 constexpr const char* kSchema = "allocsim/sweep-report/v1";
 constexpr const char* kPctKey = "pct";  // a scenario's calibration (k, n, d, bounds): a JSON key
 
-std::vector<std::string> actor_names(const Scenario& sc) {
-  std::vector<std::string> names;
-  for (const auto& a : sc.actors) names.push_back(a.name);
-  return names;
-}
-
 nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) {
   const ScenarioPlan& plan = *o.plan;
-  const Scenario& sc = *plan.scenario;
+  const Subject& sc = *plan.scenario;
   const SweepConfig& cfg = res.config;
   const UnitResult& r = o.result;
   const sim::StrategyCaps caps = cfg.spec().caps;
   const bool tree = caps.exhaustive;
   nlohmann::json j;
   j["path"] = plan.path;
-  j["name"] = sc.name;
-  j["digest"] = sc.digest;
+  j["name"] = sc.name();
+  j["digest"] = sc.digest();
   j["strategy"] = cfg.strategy;
   if (tree) {
     j["reduction"] = cfg.validate().reduction;
@@ -50,9 +44,9 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
     j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<size_t>(1, r.traces.size())));
   }
   if (caps.calibrated) {
-    const double p = sim::pct_hit_probability(sc.actors.size(), plan.pct_steps, cfg.pct_depth);
+    const double p = sim::pct_hit_probability(sc.actor_names().size(), plan.pct_steps, cfg.pct_depth);
     j[kPctKey] = {{"steps", plan.pct_steps},
-                  {"actors", sc.actors.size()},
+                  {"actors", sc.actor_names().size()},
                   {"depth", cfg.pct_depth},
                   {"per_execution", fmt::format("{:.3g}", p)},
                   {"miss", fmt::format("{:.3g}", sim::pct_miss_probability(p, r.executions))}};
@@ -61,7 +55,7 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   if (r.first) {
     j["first_violation"] = {{"invariant", r.first->invariant},
                             {"message", r.first->message},
-                            {"schedule", sim::format_schedule(r.first->schedule, actor_names(sc))},
+                            {"schedule", sim::format_schedule(r.first->schedule, sc.actor_names())},
                             {"replay", replay_command(plan, *r.first, cfg)}};
     if (caps.replays_by_seed) j["first_violation"]["seed"] = r.first->seed;
   } else {
@@ -114,7 +108,7 @@ std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first
   if (cfg.spec().caps.replays_by_seed)
     target.seed = first.seed;
   else
-    target.schedule = sim::format_schedule(first.schedule, actor_names(*plan.scenario));
+    target.schedule = sim::format_schedule(first.schedule, plan.scenario->actor_names());
   return cfg.replay_line(plan.path, target);
 }
 
@@ -170,7 +164,7 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
                            xml_escape(o.unmet.empty() ? "expectation not met" : o.unmet.front()), xml_escape(body));
     }
     std::string out =
-        fmt::format("{}: {} executions, {} violating", plan.scenario->name, o.result.executions, o.result.violating);
+        fmt::format("{}: {} executions, {} violating", plan.scenario->name(), o.result.executions, o.result.violating);
     if (o.result.first)
       out += fmt::format("\nfirst violation: {}: {}\nreplay: {}", o.result.first->invariant, o.result.first->message,
                          replay_command(plan, *o.result.first, res.config));
@@ -211,16 +205,7 @@ namespace {
 SweepConfig config_from_json(const nlohmann::json& c, const std::string& version) {
   SweepConfig cfg;
   cfg.tool_version = version;
-  cfg.strategy = c.at("strategy").get<std::string>();
-  // The report records the resolved reduction; only a strategy that takes --reduction reads it back.
-  const std::string reduction = c.at("reduction").get<std::string>();
-  if (const sim::StrategySpec* spec = sim::find_strategy(cfg.strategy); spec && spec->caps.takes_reduction)
-    cfg.reduction = reduction;
-  if (!c.at("preemption_bound").is_null()) cfg.preemption_bound = c.at("preemption_bound").get<uint32_t>();
-  if (!c.at("pct_depth").is_null()) cfg.pct_depth = c.at("pct_depth").get<uint32_t>();
-  cfg.seed = c.at("seed").get<uint64_t>();
-  cfg.executions = c.at("executions").get<uint64_t>();
-  if (!c.at("max_steps").is_null()) cfg.max_steps = c.at("max_steps").get<uint64_t>();
+  cfg.read_json(c);
   try {
     cfg.validate();
   } catch (const campaign::ConfigError& e) {
@@ -240,13 +225,18 @@ nlohmann::json read_report(const std::string& path) {
   }
 }
 
-SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
-  if (reports.empty()) throw SweepInputError("no reports given");
-  const auto fail = [](const std::string& file, const std::string& ptr, const std::string& msg) {
-    return SweepInputError(fmt::format("{}: {}: {}", file, ptr, msg));
-  };
+namespace {
+
+using Reports = std::vector<std::pair<std::string, nlohmann::json>>;
+
+SweepInputError shard_error(const std::string& file, const std::string& ptr, const std::string& msg) {
+  return SweepInputError(fmt::format("{}: {}: {}", file, ptr, msg));
+}
+
+/// Checks that `reports` are shard reports of one sweep, each shard 1..N exactly once; returns N.
+uint32_t check_shards(const Reports& reports) {
+  const auto& fail = shard_error;
   const auto& [first_name, first] = reports.front();
-  SweepResults res;
   std::set<uint32_t> seen_shards;
   uint32_t n = 0;
   for (const auto& [name, j] : reports) {
@@ -281,58 +271,84 @@ SweepResults merge_reports(const std::vector<std::pair<std::string, nlohmann::js
       if (!seen_shards.count(k)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", k, n);
     throw SweepInputError(fmt::format("shard(s) {} missing: give all {} shard reports", missing, n));
   }
+  return n;
+}
+
+/// The plans of the merged sweep: the reports' bad files, and the union of their scenario lists (which must
+/// agree on every scenario they share), each file re-read and checked against its digest. Sorted by path.
+std::vector<ScenarioPlan> merged_plans(const System& system, const Reports& reports) {
+  const auto& fail = shard_error;
+  std::vector<ScenarioPlan> plans;
+  const nlohmann::json& first = reports.front().second;
+  // The scenario list: the union of the shards' lists, which must agree on every scenario they share.
+  std::map<std::string, nlohmann::json> entries;
+  for (const auto& [name, j] : reports)
+    for (const auto& s : j.at("scenarios")) {
+      const std::string path = s.at("path").get<std::string>();
+      auto [it, fresh] = entries.emplace(path, s);
+      for (const char* key : {"digest", "work_units", "plan"})
+        if (!fresh && it->second.at(key) != s.at(key))
+          throw fail(name, "/scenarios", fmt::format("scenario {}: {} differs from another shard's", path, key));
+    }
+  for (const auto& e : first.at("errors")) {
+    ScenarioPlan p;
+    p.path = e.at("path").get<std::string>();
+    p.error = support::InputError(p.path, e.at("pointer").get<std::string>(), e.at("message").get<std::string>());
+    plans.push_back(std::move(p));
+  }
+  for (const auto& [path, s] : entries) {
+    ScenarioPlan p;
+    p.path = path;
+    p.scenario = system.load(path);
+    if (p.scenario->digest() != s.at("digest").get<std::string>())
+      throw SweepInputError(fmt::format("scenario {} changed since the sweep (digest now {}, report has {})", path,
+                                        p.scenario->digest(), s.at("digest").get<std::string>()));
+    p.units.resize(s.at("work_units").get<size_t>());
+    p.plan_digest = s.at("plan").get<std::string>();
+    if (s.contains(kPctKey)) p.pct_steps = s.at(kPctKey).at("steps").get<uint64_t>();
+    plans.push_back(std::move(p));
+  }
+  std::sort(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return plans;
+}
+
+/// Every shard's unit results into res.units: each unit of each plan exactly once.
+void merge_units(const Reports& reports, SweepResults& res) {
+  const auto& fail = shard_error;
+  for (const auto& [name, j] : reports)
+    for (const auto& u : j.at("shards").at("units")) {
+      const std::string path = u.at("path").get<std::string>();
+      const uint64_t unit = u.at("unit").get<uint64_t>();
+      size_t p = 0;
+      while (p < res.plans.size() && res.plans[p].path != path) ++p;
+      if (p == res.plans.size() || unit >= res.plans[p].units.size())
+        throw fail(name, "/shards/units", fmt::format("unit {} of {} is not in any scenario's plan", unit, path));
+      if (res.units[p].count(unit))
+        throw fail(name, "/shards/units", fmt::format("unit {} of {} appears in two shards", unit, path));
+      res.units[p][unit] = unit_from_json(u.at("result"), name);
+    }
+  for (size_t p = 0; p < res.plans.size(); ++p)
+    if (res.units[p].size() != res.plans[p].units.size())
+      throw SweepInputError(fmt::format("scenario {}: {} of {} work units found in the reports", res.plans[p].path,
+                                        res.units[p].size(), res.plans[p].units.size()));
+}
+
+}  // namespace
+
+SweepResults merge_reports(const System& system, const Reports& reports) {
+  if (reports.empty()) throw SweepInputError("no reports given");
+  const nlohmann::json& first = reports.front().second;
+  check_shards(reports);
+  SweepResults res;
   try {
     res.config = config_from_json(first.at("config"), first.at("tool_version").get<std::string>());
-    // The scenario list: the union of the shards' lists, which must agree on every scenario they share.
-    std::map<std::string, nlohmann::json> entries;
-    for (const auto& [name, j] : reports)
-      for (const auto& s : j.at("scenarios")) {
-        const std::string path = s.at("path").get<std::string>();
-        auto [it, fresh] = entries.emplace(path, s);
-        for (const char* key : {"digest", "work_units", "plan"})
-          if (!fresh && it->second.at(key) != s.at(key))
-            throw fail(name, "/scenarios", fmt::format("scenario {}: {} differs from another shard's", path, key));
-      }
-    for (const auto& e : first.at("errors")) {
-      ScenarioPlan p;
-      p.path = e.at("path").get<std::string>();
-      p.error = ScenarioError(p.path, e.at("pointer").get<std::string>(), e.at("message").get<std::string>());
-      res.plans.push_back(std::move(p));
-    }
-    for (const auto& [path, s] : entries) {
-      ScenarioPlan p;
-      p.path = path;
-      p.scenario = load_scenario(path);
-      if (p.scenario->digest != s.at("digest").get<std::string>())
-        throw SweepInputError(fmt::format("scenario {} changed since the sweep (digest now {}, report has {})", path,
-                                          p.scenario->digest, s.at("digest").get<std::string>()));
-      p.units.resize(s.at("work_units").get<size_t>());
-      p.plan_digest = s.at("plan").get<std::string>();
-      if (s.contains(kPctKey)) p.pct_steps = s.at(kPctKey).at("steps").get<uint64_t>();
-      res.plans.push_back(std::move(p));
-    }
-    std::sort(res.plans.begin(), res.plans.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    res.plans = merged_plans(system, reports);
     res.units.resize(res.plans.size());
-    for (const auto& [name, j] : reports)
-      for (const auto& u : j.at("shards").at("units")) {
-        const std::string path = u.at("path").get<std::string>();
-        const uint64_t unit = u.at("unit").get<uint64_t>();
-        size_t p = 0;
-        while (p < res.plans.size() && res.plans[p].path != path) ++p;
-        if (p == res.plans.size() || unit >= res.plans[p].units.size())
-          throw fail(name, "/shards/units", fmt::format("unit {} of {} is not in any scenario's plan", unit, path));
-        if (res.units[p].count(unit))
-          throw fail(name, "/shards/units", fmt::format("unit {} of {} appears in two shards", unit, path));
-        res.units[p][unit] = unit_from_json(u.at("result"), name);
-      }
-    for (size_t p = 0; p < res.plans.size(); ++p)
-      if (res.units[p].size() != res.plans[p].units.size())
-        throw SweepInputError(fmt::format("scenario {}: {} of {} work units found in the reports", res.plans[p].path,
-                                          res.units[p].size(), res.plans[p].units.size()));
+    merge_units(reports, res);
   } catch (const nlohmann::json::exception& e) {
     throw SweepInputError(fmt::format("malformed report: {}", e.what()));
   }
   return res;
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

@@ -1,6 +1,6 @@
-#include "backend/harness/sweep_checkpoint.h"
+#include "sim/campaign/sweep_checkpoint.h"
 
-#include "backend/harness/trace_file.h"
+#include "sim/support/atomic_write.h"
 #include "sim/support/json_reader.h"
 
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
 
@@ -57,10 +57,10 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
       if (p == plans.size() || !plans[p].scenario)
         throw fail(ptr, fmt::format("scenario {} is not part of this sweep", spath));
       const std::string digest = s.at("digest").get<std::string>();
-      if (digest != plans[p].scenario->digest)
+      if (digest != plans[p].scenario->digest())
         throw fail(ptr + "/digest", fmt::format("scenario {} changed since the checkpoint (digest now {}, "
                                                 "checkpoint has {}): start a new sweep",
-                                                spath, plans[p].scenario->digest, digest));
+                                                spath, plans[p].scenario->digest(), digest));
       if (s.at("plan").get<std::string>() != plans[p].plan_digest)
         throw fail(ptr + "/plan", fmt::format("scenario {} was split into other work units", spath));
       const uint64_t n = plans[p].units.size();
@@ -107,7 +107,7 @@ CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config, 
     }
     entry_of_plan_.push_back(doc_["scenarios"].size());
     doc_["scenarios"].push_back({{"path", plan.path},
-                                 {"digest", plan.scenario->digest},
+                                 {"digest", plan.scenario->digest()},
                                  {"plan", plan.plan_digest},
                                  {"work_units", plan.units.size()},
                                  {"done", nlohmann::json::object()},
@@ -140,10 +140,10 @@ void CheckpointWriter::unit_partial(size_t plan, uint64_t unit, nlohmann::json s
 
 void CheckpointWriter::write_locked() {
   try {
-    write_file_atomically(path_, doc_.dump() + "\n");
-  } catch (const OutputError& e) {
+    support::write_file_atomically(path_, doc_.dump() + "\n");
+  } catch (const support::OutputError& e) {
     throw SweepInputError(fmt::format("--checkpoint: {}", e.what()));
   }
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "backend/harness/sweep.h"
+#include "sim/campaign/sweep.h"
 #include "sim/schedule.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 nlohmann::json config_json(const SweepConfig& c) { return c.to_json(); }
 
@@ -27,7 +27,7 @@ void combine(UnitResult& a, const UnitResult& b) {
   a.pairs.insert(b.pairs.begin(), b.pairs.end());
   a.exhausted = a.exhausted && b.exhausted;
   a.complete = a.complete && b.complete;
-  a.expect_tally.add(b.expect_tally);
+  for (const auto& [k, n] : b.counters) a.counters[k] += n;
 }
 
 nlohmann::json unit_to_json(const UnitResult& r) {
@@ -55,7 +55,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["pairs"] = pairs;
   j["exhausted"] = r.exhausted;
   j["complete"] = r.complete;
-  if (!r.expect_tally.empty()) j["expect_tally"] = tally_to_json(r.expect_tally);  // only when a scenario uses it
+  if (!r.counters.empty()) j["counters"] = r.counters;  // only when a scenario has expectations that count
   return j;
 }
 
@@ -91,11 +91,11 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     for (const auto& p : j.at("pairs")) r.pairs.emplace(p.at(0).get<std::string>(), p.at(1).get<std::string>());
     r.exhausted = j.at("exhausted").get<bool>();
     r.complete = j.at("complete").get<bool>();
-    if (j.contains("expect_tally")) r.expect_tally = tally_from_json(j.at("expect_tally"));
+    if (j.contains("counters")) r.counters = j.at("counters").get<Counters>();
     return r;
   } catch (const std::exception& e) {
     throw SweepInputError(fmt::format("{}: malformed unit result: {}", where, e.what()));
   }
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

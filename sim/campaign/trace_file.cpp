@@ -1,4 +1,4 @@
-#include "backend/harness/trace_file.h"
+#include "sim/campaign/trace_file.h"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "backend/harness/scenario_json.h"
 #include "sim/schedule.h"
 #include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 using Json = nlohmann::ordered_json;
 
@@ -37,11 +36,10 @@ std::vector<TraceChoice> name_choices(const std::vector<sim::Choice>& schedule, 
   return out;
 }
 
-Trace make_trace(const Scenario& sc, const sim::ExecutionResult& r, const std::string& state_before) {
-  std::vector<std::string> names;
-  for (const ActorSpec& a : sc.actors) names.push_back(a.name);
+Trace make_trace(SubjectPtr sc, const sim::ExecutionResult& r, const std::string& state_before) {
+  const std::vector<std::string> names = sc->actor_names();
   Trace t;
-  t.scenario = sc;
+  t.scenario = std::move(sc);
   t.choices = name_choices(r.schedule, names);
   t.preemptions = r.preemptions;
   t.fingerprint = fmt::format("{:016x}", r.fingerprint());
@@ -86,9 +84,7 @@ std::string trace_to_text(const Trace& t) {
   Json j;
   j["schema"] = kTraceSchema;
   j["tool"] = {{"name", "allocsim"}, {"version", t.tool_version}};
-  j["scenario"] = {{"path", t.scenario_path},
-                   {"digest", t.scenario_digest},
-                   {"embedded", scenario_to_json(t.scenario)}};
+  j["scenario"] = {{"path", t.scenario_path}, {"digest", t.scenario_digest}, {"embedded", t.scenario->to_json()}};
   j["strategy"] = t.strategy;
   j["seed"] = opt_u64(t.seed);
   j["execution_seed"] = opt_u64(t.execution_seed);
@@ -195,7 +191,38 @@ class Reader {
   const std::string& file_;
 };
 
-void read_document(const Json& doc, const std::string& path, Trace& t) {
+/// The steps and the shrink record of a trace document (read_document's second half).
+void read_steps(const Reader& r, const Json& doc, Trace& t) {
+  const Json& steps = r.array(doc, "", "steps");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string p = child("/steps", i);
+    TraceStep s;
+    s.actor = r.str(steps[i], p, "actor");
+    s.point = r.str(steps[i], p, "point");
+    const uint64_t occ = r.u64(steps[i], p, "occurrence");
+    if (occ == 0 || occ > UINT32_MAX) r.fail(child(p, "occurrence"), "expected an occurrence from 1");
+    s.occurrence = static_cast<uint32_t>(occ);
+    s.kind = r.str(steps[i], p, "kind");
+    s.detail = r.str(steps[i], p, "detail");
+    s.preemption = r.boolean(steps[i], p, "preemption");
+    t.steps.push_back(std::move(s));
+  }
+  const Json& sh = r.at(doc, "", "shrink");
+  if (!sh.is_null()) {
+    ShrinkInfo s;
+    s.raw_steps = r.u64(sh, "/shrink", "raw_steps");
+    s.raw_actors = r.u64(sh, "/shrink", "raw_actors");
+    s.raw_ops = r.u64(sh, "/shrink", "raw_ops");
+    s.raw_preemptions = r.u64(sh, "/shrink", "raw_preemptions");
+    s.runs = r.u64(sh, "/shrink", "runs");
+    s.budget_exhausted = r.boolean(sh, "/shrink", "budget_exhausted");
+    s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
+    s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
+    t.shrink = s;
+  }
+}
+
+void read_document(const System& system, const Json& doc, const std::string& path, Trace& t) {
   const Reader r(path);
   if (!doc.is_object()) r.fail("", fmt::format("expected an object at the top level, got {}", doc.type_name()));
   if (r.str(doc, "", "schema") != kTraceSchema)
@@ -206,11 +233,10 @@ void read_document(const Json& doc, const std::string& path, Trace& t) {
   t.scenario_digest = r.str(sc, "/scenario", "digest");
   const Json& embedded = r.at(sc, "/scenario", "embedded");
   try {
-    t.scenario = parse_scenario(embedded.dump(), path);
-  } catch (const ScenarioError& e) {
+    t.scenario = system.parse(embedded.dump(), path, t.scenario_path);
+  } catch (const support::InputError& e) {
     throw TraceError(path, "/scenario/embedded" + e.pointer(), e.message());
   }
-  t.scenario.path = t.scenario_path;
   t.strategy = r.str(doc, "", "strategy");
   t.seed = r.seed(doc, "", "seed");
   t.execution_seed = r.seed(doc, "", "execution_seed");
@@ -251,33 +277,7 @@ void read_document(const Json& doc, const std::string& path, Trace& t) {
     tv.state_before = r.str(v, "/violation", "state_before");
     t.violation = std::move(tv);
   }
-  const Json& steps = r.array(doc, "", "steps");
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string p = child("/steps", i);
-    TraceStep s;
-    s.actor = r.str(steps[i], p, "actor");
-    s.point = r.str(steps[i], p, "point");
-    const uint64_t occ = r.u64(steps[i], p, "occurrence");
-    if (occ == 0 || occ > UINT32_MAX) r.fail(child(p, "occurrence"), "expected an occurrence from 1");
-    s.occurrence = static_cast<uint32_t>(occ);
-    s.kind = r.str(steps[i], p, "kind");
-    s.detail = r.str(steps[i], p, "detail");
-    s.preemption = r.boolean(steps[i], p, "preemption");
-    t.steps.push_back(std::move(s));
-  }
-  const Json& sh = r.at(doc, "", "shrink");
-  if (!sh.is_null()) {
-    ShrinkInfo s;
-    s.raw_steps = r.u64(sh, "/shrink", "raw_steps");
-    s.raw_actors = r.u64(sh, "/shrink", "raw_actors");
-    s.raw_ops = r.u64(sh, "/shrink", "raw_ops");
-    s.raw_preemptions = r.u64(sh, "/shrink", "raw_preemptions");
-    s.runs = r.u64(sh, "/shrink", "runs");
-    s.budget_exhausted = r.boolean(sh, "/shrink", "budget_exhausted");
-    s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
-    s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
-    t.shrink = s;
-  }
+  read_steps(r, doc, t);
 }
 
 // Traces embed a scenario (itself up to 16 levels deep) and list every step, so they are allowed more
@@ -286,11 +286,11 @@ constexpr support::TextRules kTraceRules{size_t{64} << 20, 64, "trace files"};
 
 }  // namespace
 
-Trace parse_trace(const std::string& text, const std::string& path) {
+Trace parse_trace(const System& system, const std::string& text, const std::string& path) {
   Trace t;
   try {
     support::check_text(text, path, kTraceRules);
-    read_document(support::parse_strict(text, path, kTraceRules), path, t);
+    read_document(system, support::parse_strict(text, path, kTraceRules), path, t);
   } catch (const support::InputError& e) {
     throw TraceError(e.file(), e.pointer(), e.message());
   } catch (const nlohmann::json::exception& e) {
@@ -299,14 +299,14 @@ Trace parse_trace(const std::string& text, const std::string& path) {
   return t;
 }
 
-Trace load_trace(const std::string& path) {
+Trace load_trace(const System& system, const std::string& path) {
   std::string text;
   try {
     text = support::read_text(path, kTraceRules);
   } catch (const support::InputError& e) {
     throw TraceError(e.file(), e.pointer(), e.message());
   }
-  return parse_trace(text, path);
+  return parse_trace(system, text, path);
 }
 
 bool looks_like_trace(const std::string& path) {
@@ -321,4 +321,4 @@ bool looks_like_trace(const std::string& path) {
   }
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

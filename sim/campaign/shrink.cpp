@@ -1,0 +1,184 @@
+#include "sim/campaign/shrink.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+#include "sim/campaign/run.h"
+#include "sim/campaign/trace_replay.h"
+#include "sim/shrink.h"
+
+namespace allocsim::campaign {
+
+std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> schedule, size_t index) {
+  std::vector<sim::Choice> out;
+  for (sim::Choice c : schedule) {
+    if (c.kind == sim::Choice::Actor) {
+      if (c.value == index) continue;
+      if (c.value > index) --c.value;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+class Shrinker {
+ public:
+  // `invariant`: the one start violates (passed in: GCC 12 cannot see that start.violation is engaged).
+  Shrinker(SubjectPtr sc, sim::ExecutionResult start, std::string invariant, const ShrinkOptions& opt)
+      : opt_(opt),
+        budget_(opt.max_runs, opt.max_seconds),
+        sc_(std::move(sc)),
+        cur_(std::move(start)),
+        invariant_(std::move(invariant)) {}
+
+  ShrinkResult run() {
+    bool need_search = true;
+    while (!budget_.exhausted()) {
+      const bool scenario_changed = scenario_pass();
+      const bool schedule_changed = schedule_pass();
+      if (budget_.exhausted()) break;
+      need_search |= scenario_changed;
+      if (need_search) {
+        // A new schedule may make another actor or op removable: always look again after a search.
+        search();
+        need_search = false;
+        continue;
+      }
+      if (!scenario_changed && !schedule_changed) break;
+    }
+    ShrinkResult out;
+    out.scenario = std::move(sc_);
+    out.result = std::move(cur_);
+    out.runs = budget_.runs();
+    out.budget_exhausted = budget_.exhausted();
+    out.out_of_time = budget_.out_of_time();
+    out.preemptions_minimal = minimal_ && !budget_.exhausted();
+    return out;
+  }
+
+ private:
+  // One candidate run; the result when it still violates the same invariant.
+  std::optional<sim::ExecutionResult> attempt(const Subject& sc, std::span<const sim::Choice> schedule) {
+    if (!budget_.take()) return std::nullopt;
+    sim::ExecutionResult r = run_lenient(sc, schedule, *opt_.max_steps);
+    if (r.violation && r.violation->invariant == invariant_) return r;
+    return std::nullopt;
+  }
+
+  static bool better(const sim::ExecutionResult& a, const sim::ExecutionResult& b) {
+    return std::make_tuple(a.preemptions, a.steps.size()) < std::make_tuple(b.preemptions, b.steps.size());
+  }
+
+  void commit_scenario(SubjectPtr sc, sim::ExecutionResult r) {
+    sc_ = std::move(sc);
+    cur_ = std::move(r);
+    minimal_ = false;  // a smaller scenario may need fewer preemptions
+  }
+
+  bool scenario_pass() {
+    bool any = false;
+    for (bool changed = true; changed && !budget_.exhausted();) {
+      changed = false;
+      for (size_t a = 0; a < sc_->actor_names().size();) {
+        SubjectPtr c = sc_->without_actor(a);
+        std::optional<sim::ExecutionResult> r;
+        if (c) r = attempt(*c, schedule_without_actor(cur_.schedule, a));
+        if (r)
+          commit_scenario(std::move(c), std::move(*r)), changed = any = true;
+        else
+          ++a;
+      }
+      for (size_t a = 0; a < sc_->actor_names().size(); ++a)
+        for (size_t k = 0; k < sc_->ops_of(a);) {
+          SubjectPtr c = sc_->without_op(a, k);
+          if (auto r = attempt(*c, cur_.schedule))
+            commit_scenario(std::move(c), std::move(*r)), changed = any = true;
+          else
+            ++k;
+        }
+      for (size_t i = 0; i < cur_.schedule.size(); ++i) {
+        if (cur_.schedule[i].kind != sim::Choice::Draw || cur_.schedule[i].value == 0) continue;
+        std::vector<sim::Choice> s = cur_.schedule;
+        s[i].value = 0;
+        if (auto r = attempt(*sc_, s)) cur_ = std::move(*r), minimal_ = false, changed = any = true;
+      }
+    }
+    return any;
+  }
+
+  // One improving schedule edit, or false.
+  bool schedule_step() {
+    const auto& s = cur_.schedule;
+    for (size_t len = 0; len < s.size(); ++len) {  // the shortest prefix that still fails
+      auto r = attempt(*sc_, std::span(s).first(len));
+      if (r && better(*r, cur_)) return cur_ = std::move(*r), true;
+    }
+    for (size_t p : sim::preemption_choices(cur_)) {  // let the running actor continue instead
+      std::vector<sim::Choice> c = s;
+      for (size_t i = p; i-- > 0;)
+        if (s[i].kind == sim::Choice::Actor) {
+          c[p].value = s[i].value;
+          break;
+        }
+      auto r = attempt(*sc_, c);
+      if (r && better(*r, cur_)) return cur_ = std::move(*r), true;
+    }
+    for (size_t i = 0; i < s.size(); ++i) {  // one choice fewer
+      std::vector<sim::Choice> c = s;
+      c.erase(c.begin() + static_cast<std::ptrdiff_t>(i));
+      auto r = attempt(*sc_, c);
+      if (r && better(*r, cur_)) return cur_ = std::move(*r), true;
+    }
+    return false;
+  }
+
+  bool schedule_pass() {
+    bool any = false;
+    while (!budget_.exhausted() && schedule_step()) any = true;
+    return any;
+  }
+
+  void search() {
+    const std::unique_ptr<Compiled> compiled = sc_->compile({});
+    sim::Engine engine(sim::EngineOptions{.max_steps = *opt_.max_steps});
+    const sim::RunOnce run = [&](sim::Strategy& s) { return run_one(engine, *compiled, s); };
+    const sim::Accept accept = [&](const sim::ExecutionResult& r) {
+      return r.violation && r.violation->invariant == invariant_;
+    };
+    std::vector<uint64_t> draws;
+    for (const sim::Choice& c : cur_.schedule)
+      if (c.kind == sim::Choice::Draw) draws.push_back(c.value);
+    sim::PreemptionSearch found = sim::search_min_preemptions(run, accept, draws, cur_.preemptions, budget_);
+    if (found.found) cur_ = std::move(*found.found);
+    minimal_ = found.complete;
+  }
+
+  const ShrinkOptions& opt_;
+  sim::RunBudget budget_;
+  SubjectPtr sc_;
+  sim::ExecutionResult cur_;
+  std::string invariant_;
+  bool minimal_ = false;
+};
+
+}  // namespace
+
+ShrinkResult shrink(const System& system, const SubjectPtr& scenario, std::span<const sim::Choice> schedule,
+                    const ShrinkOptions& given) {
+  ShrinkOptions options = given;  // the Shrinker reads *max_steps: resolve it once, here
+  options.max_steps = scenario->max_steps(given.max_steps);
+  sim::ExecutionResult start = run_lenient(*scenario, schedule, *options.max_steps);
+  if (!start.violation)
+    throw std::invalid_argument("the schedule's execution violates no invariant: nothing to shrink");
+  std::string invariant = start.violation->invariant;
+  ShrinkResult out = Shrinker(scenario, std::move(start), std::move(invariant), options).run();
+  // What the trace embeds is the scenario as JSON: run exactly that, so replaying the file gives these bytes.
+  out.scenario = system.parse(out.scenario->to_json().dump(), scenario->path(), scenario->path(), scenario->digest());
+  out.result = run_lenient(*out.scenario, out.result.schedule, *options.max_steps);
+  return out;
+}
+
+}  // namespace allocsim::campaign

@@ -1,0 +1,114 @@
+// The interface between the generic campaign layer (sim/campaign/: the run loop, replay, shrink, trace
+// files, sweeps and their reports) and the simulated system it explores. The campaign code knows scenarios
+// only through it; backend/harness/system.h implements it for the GPU allocation backend.
+//
+// Shapes:
+// - System: loads and parses scenario documents into Subjects.
+// - Subject: one loaded scenario, immutable and shared (SubjectPtr). It names its actors (ids are
+//   positions: sim::ActorId i is actor_names()[i]), compiles into worlds, tallies what executions'
+//   worlds observed, judges a report against the scenario's own expectations, embeds itself as JSON,
+//   renders an invariant's reported state again from another world, and offers the reductions the
+//   shrinker tries (drop an actor, drop an op).
+// - Compiled: a Subject compiled with its mutants, from which every execution's fresh world is built.
+// - Tally: per run (or work unit), what the worlds of the executions observed: op outcomes and barrier
+//   fires.
+// Errors: bad scenario input is a support::InputError (file, JSON pointer, message); nothing else.
+// Determinism: every method is a pure function of its arguments (no clock, no addresses, ordered maps).
+// REQUIRES: a world passed back to a Subject or Tally was made by a Compiled of that same Subject.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/world.h"
+
+namespace allocsim::campaign {
+
+struct RunReport;  // sim/campaign/run.h
+
+/// actor -> op name -> outcome -> executions (ordered: reports are deterministic).
+using Outcomes = std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>>;
+/// Counts the system defines for its own expectations (name -> executions), summed like outcomes across
+/// executions, units and shards; the campaign stores and merges them and never reads a name. The backend's:
+/// occurrence pins and expect.audit (backend/harness/expect_audit.h).
+using Counters = std::map<std::string, uint64_t>;
+
+/// A scenario compiled with its mutants; built once per run or work unit, never shared between threads.
+class Compiled {
+ public:
+  virtual ~Compiled() = default;
+  /// A fresh world for one execution.
+  virtual std::unique_ptr<sim::World> make_world() const = 0;
+};
+
+/// What the executions of a run observed, added up one world at a time.
+class Tally {
+ public:
+  virtual ~Tally() = default;
+  /// Adds the op outcomes and barrier fires of one finished execution's world.
+  virtual void add(const sim::World& world) = 0;
+  /// Adds everything added so far to `outcomes`, `barrier_hits` (barrier name -> fires; only barriers
+  /// that fired get an entry, as only outcomes that happened do) and `counters`, and starts again from zero.
+  virtual void drain(Outcomes& outcomes, std::map<std::string, uint64_t>& barrier_hits, Counters& counters) = 0;
+};
+
+class Subject;
+using SubjectPtr = std::shared_ptr<const Subject>;
+
+class Subject {
+ public:
+  virtual ~Subject() = default;
+  virtual const std::string& path() const = 0;    // the file it came from (as given)
+  virtual const std::string& digest() const = 0;  // of that file's bytes
+  virtual const std::string& name() const = 0;
+  /// The step limit of an execution: `flag` (--max-steps) when given, else the scenario's own, else the
+  /// system's default.
+  virtual uint64_t max_steps(std::optional<uint64_t> flag) const = 0;
+  /// Actor names by id.
+  virtual std::vector<std::string> actor_names() const = 0;
+  /// Every barrier a world can fire, in the order reports list reached barriers.
+  virtual std::vector<std::string> barriers() const = 0;
+  /// Compiles with `extra_mutants` added to the scenario's. Throws support::InputError for an unknown
+  /// mutant.
+  virtual std::unique_ptr<Compiled> compile(const std::vector<std::string>& extra_mutants) const = 0;
+  virtual std::unique_ptr<Tally> tally() const = 0;
+  /// Judges `report` (summary counts, outcomes, reached) against the scenario's expectations: sets
+  /// report.unmet (one line per unmet expectation, recomputed, never appended to) and report.met.
+  virtual void judge(RunReport& report) const = 0;
+  /// The scenario as the JSON document a trace embeds (System::parse reads it back).
+  virtual nlohmann::ordered_json to_json() const = 0;
+  /// An invariant's reported fields (Violation::state) rendered again from `world` ("" lines kept).
+  virtual std::string render_like(const sim::World& world, const std::string& reported) const = 0;
+
+  // Reductions (the shrinker). Each returns a new subject with the same path and digest.
+  /// Ops in actor `actor`'s script.
+  virtual size_t ops_of(size_t actor) const = 0;
+  /// Without actor `actor` (and what refers only to it); nullptr when it cannot go (the scenario would
+  /// not load, or it is the only actor).
+  virtual SubjectPtr without_actor(size_t actor) const = 0;
+  /// Without op `op` of actor `actor`.
+  virtual SubjectPtr without_op(size_t actor, size_t op) const = 0;
+
+  /// Ops over all actors.
+  size_t op_count() const;
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+  /// Loads and validates a scenario file. Throws support::InputError.
+  virtual SubjectPtr load(const std::string& path) const = 0;
+  /// Parses a scenario document `text` as if read from `file`; the subject's path is `path` and its
+  /// digest `digest` when given (else the digest of `text`). Throws support::InputError naming `file`.
+  virtual SubjectPtr parse(const std::string& text, const std::string& file, const std::string& path,
+                           const std::optional<std::string>& digest = std::nullopt) const = 0;
+};
+
+}  // namespace allocsim::campaign
