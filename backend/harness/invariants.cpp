@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/invariants_client.h"
 #include "backend/harness/state_view.h"
 
 namespace allocsim::harness {
@@ -334,6 +335,15 @@ const std::vector<InvariantSpec>& invariant_catalog() {
       {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}},
       {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}},
       {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}},
+      // Issue 17's client-side rows: last, so that no older invariant's first violation changes.
+      {"observation-matches-claim", "-", "an observation of a claim names its owner and generation and grants exactly the devices its plan assigns",
+       check_observation_matches_claim, false, {"devices=[", "told: observation"}},
+      {"bindings-match-grant", "-", "once a claim is ready, bindings() of each of its workloads gives the GPU limit, visible devices and nodes of that workload's grant",
+       check_bindings_match_grant, false, {"devices=[", "gpu_limit="}},
+      {"mig-layout-matches-grant", "-", "a node that applied a claim's geometry shows a layout counting exactly the MIG devices granted on it",
+       check_mig_layout_matches_grant, false, {"layout=", "devices=["}},
+      {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
+       check_audit_explains_state, false, {"audit: ["}},
   };
   // clang-format on
   return k;

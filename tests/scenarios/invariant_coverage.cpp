@@ -27,9 +27,18 @@ struct Uncovered {
   const char* why;
 };
 
-// Empty since issue #3: the five engine- and cleanup-level invariants fire in scenarios/mutants/ (FINDINGS.md,
+// Empty from issue #3 to issue 17: the five engine- and cleanup-level invariants fire in scenarios/mutants/ (FINDINGS.md,
 // "Coverage"). Keep the list: a future invariant that no scenario can reach yet goes here, with its reason.
-const std::vector<Uncovered> kNotYetCovered = {};
+const std::vector<Uncovered> kNotYetCovered = {
+    {"observation-matches-claim",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of observe_claim"},
+    {"bindings-match-grant",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of bindings"},
+    {"mig-layout-matches-grant",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of plan and apply_geometry"},
+    {"audit-explains-state",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of release and reserve"},
+};
 
 std::vector<std::string> scenario_files() {
   std::vector<std::string> out;
