@@ -344,6 +344,8 @@ const std::vector<InvariantSpec>& invariant_catalog() {
        check_mig_layout_matches_grant, false, {"layout=", "devices=["}},
       {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
        check_audit_explains_state, false, {"audit: ["}},
+      {"capabilities-match-authority", "-", "at quiescence, capabilities() advertises what the backend's authority provides (adapter, isolation, sharing, memory enforcement, elasticity)",
+       check_capabilities_match_authority, true, {"capabilities: adapter="}},
   };
   // clang-format on
   return k;

@@ -158,4 +158,41 @@ std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
   return std::nullopt;
 }
 
+namespace {
+
+/// What backend/CONTRACT.md §8 says the memory backend advertises for `a`, field by field.
+backend::AllocationCapabilities advertised(const std::string& a) {
+  const bool managed = a == backend::kAuthorityManagedMig;
+  const bool isolated = managed || a == backend::kAuthorityDra;
+  backend::AllocationCapabilities caps;
+  caps.adapter = "memory-" + a;
+  caps.authority = a;
+  caps.isolated_mig = isolated;
+  caps.cooperative_sharing = a == backend::kAuthorityLocal;
+  caps.memory_enforcement = isolated ? "hardware" : a == backend::kAuthorityLocal ? "none" : "accounting";
+  caps.elastic = !managed;
+  return caps;  // exclusive_device, multi_device, admission_boundary true; topology_verification false
+}
+
+std::string render_caps(const backend::AllocationCapabilities& c) {
+  return fmt::format(
+      "capabilities: adapter={} authority={} exclusive_device={} isolated_mig={} cooperative_sharing={} "
+      "memory_enforcement={} multi_device={} topology_verification={} elastic={} admission_boundary={}",
+      c.adapter, c.authority, c.exclusive_device, c.isolated_mig, c.cooperative_sharing, c.memory_enforcement,
+      c.multi_device, c.topology_verification, c.elastic, c.admission_boundary);
+}
+
+}  // namespace
+
+std::optional<Violation> check_capabilities_match_authority(const CheckContext& c) {
+  const std::string& authority = c.world.compiled().scenario->authority;
+  const backend::AllocationCapabilities got = c.world.backend().capabilities();
+  const backend::AllocationCapabilities want = advertised(authority);
+  const std::string shown = render_caps(got), needed = render_caps(want);
+  if (shown == needed) return std::nullopt;
+  return Violation{"capabilities-match-authority",
+                   fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
+                   shown + "\n"};
+}
+
 }  // namespace allocsim::harness

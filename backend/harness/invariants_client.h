@@ -37,4 +37,11 @@ std::optional<sim::Violation> check_mig_layout_matches_grant(const CheckContext&
 /// pointer as they are now; and the map's and the pointer's versions moved once per logged write of them.
 std::optional<sim::Violation> check_audit_explains_state(const CheckContext& c);
 
+/// capabilities-match-authority (checked at quiescence only: capabilities() depends on nothing but the
+/// authority): the backend advertises adapter `memory-<authority>`, that authority, isolated MIG and
+/// hardware memory enforcement exactly for managed-mig and dra, cooperative sharing and no enforcement
+/// for local, accounting otherwise, elasticity except on managed-mig, and always exclusive devices,
+/// multi-device claims and an admission boundary without topology verification (backend/CONTRACT.md §8).
+std::optional<sim::Violation> check_capabilities_match_authority(const CheckContext& c);
+
 }  // namespace allocsim::harness

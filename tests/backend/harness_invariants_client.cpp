@@ -96,11 +96,13 @@ void require_fires(const std::optional<sim::Violation>& v, const char* name, con
 
 TEST_CASE("client invariants: their rows come last, after the engine-level findings", "[invariants]") {
   const auto& k = invariant_catalog();
-  REQUIRE(k.size() >= 4);
-  CHECK(std::string(k[k.size() - 4].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 3].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 2].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 1].name) == "audit-explains-state");
+  REQUIRE(k.size() >= 6);
+  CHECK(std::string(k[k.size() - 6].name) == "actor-exception");
+  CHECK(std::string(k[k.size() - 5].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 4].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 3].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 2].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 1].name) == "capabilities-match-authority");
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {
@@ -225,4 +227,15 @@ TEST_CASE("audit-explains-state: each field the log writes, and the versions", "
     s.shared_config.clear();  // stripped without its strip-entry
     require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "the audit log leaves [" + kEntry);
   }
+}
+
+TEST_CASE("capabilities-match-authority: a backend advertising another authority than the scenario's", "[invariants]") {
+  Fixture f;  // managed-mig
+  CHECK_FALSE(check_capabilities_match_authority(f.ctx()));
+  backend::BackendOptions dra;
+  dra.authority = backend::kAuthorityDra;
+  f.world.mutable_backend() = backend::MemoryBackend({}, dra);
+  require_fires(check_capabilities_match_authority(f.ctx()), "capabilities-match-authority",
+                "the managed-mig backend advertises capabilities: adapter=memory-dra authority=dra");
+  CHECK(spec_of("capabilities-match-authority").quiescent_only);
 }

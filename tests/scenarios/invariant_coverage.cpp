@@ -38,6 +38,8 @@ const std::vector<Uncovered> kNotYetCovered = {
      "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of plan and apply_geometry"},
     {"audit-explains-state",
      "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of release and reserve"},
+    {"capabilities-match-authority",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of capabilities"},
 };
 
 std::vector<std::string> scenario_files() {
