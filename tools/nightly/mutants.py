@@ -142,10 +142,17 @@ def run(cmd, cwd, timeout):
 
 
 def first_failure(log):
-    for line in log.splitlines():
+    """'FILE: [invariant: n]' for the first scenario not met (its violations), or FILE: its first reason."""
+    lines = log.splitlines()
+    for k, line in enumerate(lines):
         if line.startswith(('FAIL', 'NOT', 'not met')):
-            return line[:160]
-    return log.strip().splitlines()[-1][:160] if log.strip() else ''
+            file = line.split()[1].rstrip(':')
+            m = re.search(r'violating (\[[^\]]*\])', line)
+            if m:
+                return f'{file}: {m.group(1)}'
+            reason = lines[k + 1].strip() if k + 1 < len(lines) else ''
+            return f'{file}: {reason}'[:200]
+    return lines[-1][:200] if lines else ''
 
 
 def judge(a, src, lines, c, exe):
