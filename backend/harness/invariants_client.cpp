@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -48,21 +49,23 @@ std::optional<Violation> check_observation_matches_claim(const CheckContext& c) 
   const auto& obs = *a.told.observation;
   const Claim* cl = c.world.backend().state().claim(obs.claim_id);
   if (!cl) return std::nullopt;
-  const char* wrong = obs.owner != cl->owner                     ? "owner"
-                      : obs.desired_generation != cl->generation ? "generation"
-                      : obs.grant != assigned(*cl)               ? "grant"
-                                                                 : nullptr;
-  if (!wrong) return std::nullopt;
-  return Violation{"observation-matches-claim",
-                   fmt::format("{} was told claim {} with {} {}, but the claim has {}", a.name, cl->claim_id,
-                               wrong == std::string_view("grant")   ? render_grant(obs.grant)
-                               : wrong == std::string_view("owner") ? obs.owner
-                                                                    : obs.desired_generation,
-                               wrong,
-                               wrong == std::string_view("grant")   ? render_grant(assigned(*cl))
-                               : wrong == std::string_view("owner") ? cl->owner
-                                                                    : cl->generation),
-                   render_claim(*cl, ClaimFields::Devices) + render_observation(a.name, obs)};
+  // (field, what the actor was told, what the claim has); the memory backend answers at once, so the
+  // generation it observed is the one desired.
+  const std::string gen = cl->generation;
+  const std::vector<std::array<std::string, 3>> fields = {{"owner", obs.owner, cl->owner},
+                                                          {"generation", obs.desired_generation, gen},
+                                                          {"observed generation", opt(obs.observed_generation), gen},
+                                                          {"grant", render_grant(obs.grant),
+                                                           render_grant(assigned(*cl))}};
+  const bool same_grant = obs.grant == assigned(*cl);  // every field of every device, not only its uuid
+  for (const auto& [field, told, has] : fields) {
+    if (field == "grant" ? same_grant : told == has) continue;
+    return Violation{"observation-matches-claim",
+                     fmt::format("{} was told claim {} with {} {}, but the claim has {}", a.name, cl->claim_id, told,
+                                 field, has),
+                     render_claim(*cl, ClaimFields::Devices) + render_observation(a.name, obs)};
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -16,7 +16,8 @@
 namespace allocsim::harness {
 
 /// observation-matches-claim: an observation the actor was told this step (reserve, observe, await,
-/// reconcile) of a claim that still exists names that claim's owner and generation and grants exactly
+/// reconcile) of a claim that still exists names that claim's owner and generation (desired and observed:
+/// the memory backend answers at once) and grants exactly
 /// the devices the claim's plan assigns, in assignment order (seed `_observe_claim`'s grant).
 std::optional<sim::Violation> check_observation_matches_claim(const CheckContext& c);
 

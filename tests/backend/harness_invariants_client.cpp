@@ -67,6 +67,7 @@ struct Fixture {
     obs.claim_id = "c1";
     obs.owner = "flowA";
     obs.desired_generation = "gen-c1";
+    obs.observed_generation = "gen-c1";
     obs.status = status;
     obs.grant = {gpu("n1", 0), gpu("n2", 1), slice("n1", "1g.10gb", 1)};
     world.mutable_actors()[0].told.observation = obs;
@@ -126,6 +127,15 @@ TEST_CASE("observation-matches-claim: grant, owner and generation as the claim h
   SECTION("another generation") {
     obs.desired_generation = "gen-old";
     require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "gen-old generation");
+  }
+  SECTION("no observed generation") {
+    obs.observed_generation.reset();
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim",
+                  "with - observed generation, but the claim has gen-c1");
+  }
+  SECTION("a device that differs in another field than its uuid") {
+    obs.grant[0].ordinal = 7;
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "grant");
   }
   SECTION("a claim that is gone, or another actor's step, is not judged") {
     obs.grant.clear();
