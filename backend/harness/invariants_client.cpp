@@ -6,6 +6,7 @@
 #include <array>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "backend/harness/state_view.h"
@@ -34,6 +35,15 @@ std::vector<DeviceIdentity> assigned(const Claim& cl) {
   return out;
 }
 
+/// The grant is the claim's devices in assignment order, every field of every device (not only its uuid).
+bool same_grant(const std::vector<DeviceIdentity>& grant, const Claim& cl) {
+  size_t k = 0;
+  for (const auto& [workload, devices] : cl.plan.assignments)
+    for (const auto& d : devices)
+      if (k >= grant.size() || !(grant[k++] == d)) return false;
+  return k == grant.size();
+}
+
 // "observation claim-flowA-1: owner=flowA generation=gen-flowA-2 grant=[GPU-n1-0]": what the actor was told.
 std::string render_observation(const std::string& actor, const backend::ClaimObservation& o) {
   return fmt::format("actor {} told: observation {} owner={} generation={} status={} grant={}\n", actor, o.claim_id,
@@ -49,17 +59,21 @@ std::optional<Violation> check_observation_matches_claim(const CheckContext& c) 
   const auto& obs = *a.told.observation;
   const Claim* cl = c.world.backend().state().claim(obs.claim_id);
   if (!cl) return std::nullopt;
-  // (field, what the actor was told, what the claim has); the memory backend answers at once, so the
-  // generation it observed is the one desired.
+  // Compared first, rendered only when broken: this runs after every step that tells an observation. The
+  // memory backend answers at once, so the generation it observed is the one desired.
+  const bool grant_ok = same_grant(obs.grant, *cl);
+  if (grant_ok && obs.owner == cl->owner && obs.desired_generation == cl->generation &&
+      obs.observed_generation == cl->generation)
+    return std::nullopt;
+  // (field, what the actor was told, what the claim has)
   const std::string gen = cl->generation;
   const std::vector<std::array<std::string, 3>> fields = {{"owner", obs.owner, cl->owner},
                                                           {"generation", obs.desired_generation, gen},
                                                           {"observed generation", opt(obs.observed_generation), gen},
                                                           {"grant", render_grant(obs.grant),
                                                            render_grant(assigned(*cl))}};
-  const bool same_grant = obs.grant == assigned(*cl);  // every field of every device, not only its uuid
   for (const auto& [field, told, has] : fields) {
-    if (field == "grant" ? same_grant : told == has) continue;
+    if (field == "grant" ? grant_ok : told == has) continue;
     return Violation{"observation-matches-claim",
                      fmt::format("{} was told claim {} with {} {}, but the claim has {}", a.name, cl->claim_id, told,
                                  field, has),
@@ -191,8 +205,12 @@ std::optional<Violation> check_capabilities_match_authority(const CheckContext& 
   const std::string& authority = c.world.compiled().scenario->authority;
   const backend::AllocationCapabilities got = c.world.backend().capabilities();
   const backend::AllocationCapabilities want = advertised(authority);
+  const auto fields = [](const backend::AllocationCapabilities& x) {
+    return std::tie(x.adapter, x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing,
+                    x.memory_enforcement, x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);
+  };
+  if (fields(got) == fields(want)) return std::nullopt;  // rendered only when broken: once per execution
   const std::string shown = render_caps(got), needed = render_caps(want);
-  if (shown == needed) return std::nullopt;
   return Violation{"capabilities-match-authority",
                    fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
                    shown + "\n"};

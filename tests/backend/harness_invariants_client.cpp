@@ -145,7 +145,8 @@ TEST_CASE("observation-matches-claim: grant, owner and generation as the claim h
   }
 }
 
-TEST_CASE("bindings-match-grant: the faithful bindings of a ready claim hold; only ready is judged", "[invariants]") {
+TEST_CASE("bindings-match-grant: the faithful bindings of a ready claim hold, and only ready is judged",
+          "[invariants]") {
   // The backend computes bindings from the claim's plan, so no state breaks them: only a defect in
   // bindings() does (the nightly mutants of `bindings`, tools/nightly/mutants.py). Here: the clause holds
   // on a claim with two devices on two nodes and a MIG slice, and is not judged before `ready`.

@@ -68,6 +68,12 @@ def code_of(line):
     return ''.join(out).rstrip()
 
 
+def fail(message):
+    """Bad input: the message on stderr, exit 2."""
+    print(f'mutants.py: {message}', file=sys.stderr)
+    sys.exit(2)
+
+
 def balanced(text):
     return text.count('(') == text.count(')') and text.count('{') == text.count('}')
 
@@ -130,7 +136,7 @@ def load_equivalent(path):
         rows = json.load(open(path))
         return {(r['function'], r['before'], r['after']): r['why'] for r in rows}
     except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f'mutants.py: {path}: not a list of {{function, before, after, why}} objects: {e}')
+        fail(f'{path}: not a list of {{function, before, after, why}} objects: {e}')
 
 
 def run(cmd, cwd, timeout):
@@ -187,7 +193,7 @@ def report(results, text_path, json_path):
 def cmd_run(a):
     src = os.path.join(a.clone, SOURCE)
     if not os.path.isfile(src) or not os.path.isdir(a.build):
-        sys.exit(f'mutants.py: {src} or build folder {a.build} missing')
+        fail(f'{src} or build folder {a.build} missing')
     orig = open(src).read()
     lines = orig.splitlines(keepends=True)
     equivalent = load_equivalent(a.equivalent)
@@ -216,6 +222,8 @@ def cmd_run(a):
 
 
 def cmd_list(a):
+    if not os.path.isfile(a.source):
+        fail(f'{a.source}: no such file')
     lines = open(a.source).read().splitlines(keepends=True)
     equivalent = load_equivalent(a.equivalent)
     cands = list(candidates(lines))
@@ -227,6 +235,7 @@ def cmd_list(a):
           f"; {listed} listed as equivalent")
     # A row that names no candidate is stale (its line changed): its argument no longer covers anything.
     stale = sorted(set(equivalent) - {key(c) for c in cands})
+    sys.stdout.flush()  # the count first, then the stale rows, in one captured stream
     for function, before, after in stale:
         print(f'stale equivalence row: {function}: {before}  =>  {after}', file=sys.stderr)
     return 1 if stale else 0
