@@ -10,6 +10,7 @@
 #include "backend/harness/catalog.h"
 #include "backend/harness/invariants_capacity.h"
 #include "backend/harness/invariants_geometry.h"
+#include "backend/harness/invariants_client.h"
 #include "backend/harness/state_view.h"
 
 namespace allocsim::harness {
@@ -346,6 +347,17 @@ const std::vector<InvariantSpec>& invariant_catalog() {
        check_no_apply_under_later_workload, false, {"workloads=", "geometry write ", "workloads_then=["}},
       {"geometry-converges", "ALLOC-021", "at quiescence, every geometry write was applied within converge_seconds of fake clock, or the run ended before that much time passed",
        check_geometry_converges, true, {"geometry write ", "written_at=", "converge_seconds="}},
+      // Issue 17's client-side rows: last, so that no older invariant's first violation changes.
+      {"observation-matches-claim", "-", "an observation of a claim names its owner and generation and grants exactly the devices its plan assigns",
+       check_observation_matches_claim, false, {"devices=[", "told: observation"}},
+      {"bindings-match-grant", "-", "once a claim is ready, bindings() of each of its workloads gives the GPU limit, visible devices and nodes of that workload's grant",
+       check_bindings_match_grant, false, {"devices=[", "gpu_limit="}},
+      {"mig-layout-matches-grant", "-", "a node that applied a claim's geometry shows a layout counting exactly the MIG devices granted on it",
+       check_mig_layout_matches_grant, false, {"layout=", "devices=["}},
+      {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
+       check_audit_explains_state, false, {"audit: ["}},
+      {"capabilities-match-authority", "-", "at quiescence, capabilities() advertises what the backend's authority provides (adapter, isolation, sharing, memory enforcement, elasticity)",
+       check_capabilities_match_authority, true, {"capabilities: adapter="}},
   };
   // clang-format on
   return k;

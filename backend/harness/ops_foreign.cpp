@@ -102,6 +102,7 @@ const char* run_set_labels(ScriptRunner& run, const Op& op) {
   }
   for (const std::string& key : op.remove_labels) backend::erase_in(n->labels, key);
   n->resource_version += 1;
+  run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }
 
@@ -133,6 +134,7 @@ const char* run_set_mig_state(ScriptRunner& run, const Op& op) {
   // GFD's copy of the label, when the node's labels carry one, says the same.
   if (std::string* label = backend::find_in(n->labels, kMigStateLabel)) *label = op.mig_state;
   n->resource_version += 1;
+  run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }
 
@@ -181,6 +183,7 @@ const char* run_write_map(ScriptRunner& run, const Op& op) {
   for (const std::string& entry : op.map_delete) backend::erase_in(s.shared_config, entry);
   for (const auto& [entry, members] : op.map_put) backend::put_in(s.shared_config, entry, members);
   s.shared_config_version += 1;
+  run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }
 
@@ -198,6 +201,7 @@ const char* run_set_pointer(ScriptRunner& run, const Op& op) {
   backend::BackendState& s = run.backend().mutable_state();
   s.pointer = op.pointer_value;
   s.pointer_version += 1;
+  run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }
 

@@ -150,6 +150,10 @@ class BackendWorld final : public sim::World {
     bool covered = false;
   };
   std::vector<BoundWorkload> bound_workloads;
+  /// The backend's state right after the latest foreign write (ops_foreign.cpp), if any. A foreign write is
+  /// another controller's, never in the backend's audit log, so audit-explains-state replays the log from
+  /// here rather than from the start state.
+  std::optional<backend::BackendState> audit_base;
   /// Reserve op ids whose expected generation was stale when called (stale-plan-writes-nothing).
   std::vector<std::string> stale_reserves;
   /// The scenario's node configs at the start (no-orphaned-geometry's "recorded config").

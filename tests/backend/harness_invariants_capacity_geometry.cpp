@@ -261,6 +261,7 @@ TEST_CASE("geometry-converges: a write applied late, or not applied once the bou
   SECTION("check_invariants judges it only at quiescence") {
     f.n1().owner = "flowA";  // single-ownership holds
     f.n1().owner_epoch = "gen-c1";
+    f.world.audit_base = f.s();  // a hand-built stamp: the base audit-explains-state replays from
     f.s().clock.advance(10);
     CHECK_FALSE(check_invariants(f.world, 0, false));
     auto v = check_invariants(f.world, sim::kNoActor, true);

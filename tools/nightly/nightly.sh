@@ -9,6 +9,11 @@
 #       the reports are shard reports, to be merged.
 #   tools/nightly/nightly.sh merge OUT SHARD_REPORT.json...
 #       Combines the N shard reports into OUT/sweep.json and OUT/junit.xml (allocsim merge).
+#   tools/nightly/nightly.sh mutants [-o OUT] [-j JOBS] [MUTANTS_PY_ARGS...]
+#       The mutation stage (issue 17; hours: not for CI): clones this checkout into OUT/clone, configures a
+#       cheap build there (Release -O1, no -Werror, no compiler cache) and runs tools/nightly/mutants.py over
+#       every mechanical mutant of backend/memory_backend.cpp, sweeping scenarios/ with preemption bound 2.
+#       Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
 #
 # Environment: ALLOCSIM (the binary; default build/tools/allocsim under the repository root),
 # ALLOCSIM_SWEEP_FLAGS (extra sweep flags, e.g. "--preemption-bound 2 --reduction none").
@@ -19,9 +24,37 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ALLOCSIM="${ALLOCSIM:-$ROOT/build/tools/allocsim}"
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
+
+mutants() {
+  local out="nightly-out" jobs=2
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -o) out="$2"; shift 2 ;;
+      -j) jobs="$2"; shift 2 ;;
+      -h|--help) usage ;;
+      *) break ;;
+    esac
+  done
+  mkdir -p "$out"
+  out="$(cd "$out" && pwd)"
+  rm -rf "$out/clone"
+  git clone -q "$ROOT" "$out/clone"
+  cmake -S "$out/clone" -B "$out/clone/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DALLOCSIM_WERROR=OFF >"$out/mutants.log" 2>&1
+  cmake --build "$out/clone/build" --target allocsim -j "$jobs" >>"$out/mutants.log" 2>&1
+  python3 "$ROOT/tools/nightly/mutants.py" run "$out/clone" "$out/clone/build" --jobs "$jobs" \
+          --json "$out/mutants.json" --text "$out/mutants.txt" "$@" 2>&1 | tee -a "$out/mutants.log"
+}
+
+# The mutation stage builds its own binary in a clone: it needs no ALLOCSIM.
+if [ "${1:-}" = mutants ]; then
+  shift
+  mutants "$@"
+  exit 0
+fi
 
 [ -x "$ALLOCSIM" ] || { echo "nightly.sh: $ALLOCSIM is not an executable (set ALLOCSIM, or build first)" >&2; exit 2; }
 

@@ -1,0 +1,219 @@
+#include "backend/harness/invariants_client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "backend/harness/state_view.h"
+
+namespace allocsim::harness {
+
+using backend::Claim;
+using backend::DeviceIdentity;
+using backend::NodeFixture;
+using sim::Violation;
+
+namespace {
+
+std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
+
+std::string render_grant(const std::vector<DeviceIdentity>& devices) {
+  std::string out;
+  for (const auto& d : devices)
+    out += fmt::format("{}{}", out.empty() ? "" : ",", d.mig_uuid ? *d.mig_uuid : d.uuid ? *d.uuid : "-");
+  return "[" + out + "]";
+}
+
+std::vector<DeviceIdentity> assigned(const Claim& cl) {
+  std::vector<DeviceIdentity> out;
+  for (const auto& [workload, devices] : cl.plan.assignments) out.insert(out.end(), devices.begin(), devices.end());
+  return out;
+}
+
+/// The grant is the claim's devices in assignment order, every field of every device (not only its uuid).
+bool same_grant(const std::vector<DeviceIdentity>& grant, const Claim& cl) {
+  size_t k = 0;
+  for (const auto& [workload, devices] : cl.plan.assignments)
+    for (const auto& d : devices)
+      if (k >= grant.size() || !(grant[k++] == d)) return false;
+  return k == grant.size();
+}
+
+// "observation claim-flowA-1: owner=flowA generation=gen-flowA-2 grant=[GPU-n1-0]": what the actor was told.
+std::string render_observation(const std::string& actor, const backend::ClaimObservation& o) {
+  return fmt::format("actor {} told: observation {} owner={} generation={} status={} grant={}\n", actor, o.claim_id,
+                     o.owner, o.desired_generation, o.status, render_grant(o.grant));
+}
+
+}  // namespace
+
+std::optional<Violation> check_observation_matches_claim(const CheckContext& c) {
+  if (c.actor == sim::kNoActor) return std::nullopt;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.observation) return std::nullopt;
+  const auto& obs = *a.told.observation;
+  const Claim* cl = c.world.backend().state().claim(obs.claim_id);
+  if (!cl) return std::nullopt;
+  // Compared first, rendered only when broken: this runs after every step that tells an observation. The
+  // memory backend answers at once, so the generation it observed is the one desired.
+  const bool grant_ok = same_grant(obs.grant, *cl);
+  if (grant_ok && obs.owner == cl->owner && obs.desired_generation == cl->generation &&
+      obs.observed_generation == cl->generation)
+    return std::nullopt;
+  // (field, what the actor was told, what the claim has)
+  const std::string gen = cl->generation;
+  const std::vector<std::array<std::string, 3>> fields = {{"owner", obs.owner, cl->owner},
+                                                          {"generation", obs.desired_generation, gen},
+                                                          {"observed generation", opt(obs.observed_generation), gen},
+                                                          {"grant", render_grant(obs.grant),
+                                                           render_grant(assigned(*cl))}};
+  for (const auto& [field, told, has] : fields) {
+    if (field == "grant" ? grant_ok : told == has) continue;
+    return Violation{"observation-matches-claim",
+                     fmt::format("{} was told claim {} with {} {}, but the claim has {}", a.name, cl->claim_id, told,
+                                 field, has),
+                     render_claim(*cl, ClaimFields::Devices) + render_observation(a.name, obs)};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The bindings a client must get for `devices` (seed `bindings`), computed here independently.
+backend::WorkloadBindings expected_bindings(const std::vector<DeviceIdentity>& devices) {
+  const auto truthy = [](const std::optional<std::string>& s) { return s && !s->empty(); };
+  std::string visible;
+  std::set<std::string> nodes;
+  for (const auto& d : devices) {
+    const std::string id = truthy(d.mig_uuid) ? *d.mig_uuid
+                           : truthy(d.uuid)   ? *d.uuid
+                           : d.ordinal        ? std::to_string(*d.ordinal)
+                                              : "None";
+    visible += (visible.empty() ? "" : ",") + id;
+    if (truthy(d.node)) nodes.insert(*d.node);
+  }
+  backend::WorkloadBindings b;
+  b.env = {{"CUDA_VISIBLE_DEVICES", visible}, {"VF_GPU_COUNT", std::to_string(devices.size())}};
+  b.nodes.assign(nodes.begin(), nodes.end());
+  if (!b.nodes.empty()) b.node_selector_hostname = b.nodes.front();
+  b.gpu_limit = static_cast<int>(devices.size());
+  return b;
+}
+
+std::string render_bindings(const std::string& workload, const backend::WorkloadBindings& b) {
+  std::string env, nodes;
+  for (const auto& [k, v] : b.env) env += fmt::format("{}{}={}", env.empty() ? "" : " ", k, v);
+  for (const auto& n : b.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+  return fmt::format("bindings {}: gpu_limit={} node_selector={} nodes=[{}] env={{{}}}", workload, b.gpu_limit,
+                     opt(b.node_selector_hostname), nodes, env);
+}
+
+}  // namespace
+
+std::optional<Violation> check_bindings_match_grant(const CheckContext& c) {
+  if (c.actor == sim::kNoActor) return std::nullopt;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.observation || a.told.observation->status != backend::kClaimReady) return std::nullopt;
+  const Claim* cl = c.world.backend().state().claim(a.told.observation->claim_id);
+  if (!cl) return std::nullopt;
+  // A copy, so that the world's backend is only read; bindings() takes the lock of the caller it is given.
+  backend::MemoryBackend copy = c.world.backend();
+  backend::SequentialCaller caller;
+  for (const auto& [workload, devices] : cl->plan.assignments) {
+    const backend::WorkloadBindings got = copy.bindings(caller, cl->claim_id, workload);
+    const backend::WorkloadBindings want = expected_bindings(devices);
+    if (got.env != want.env || got.node_selector_hostname != want.node_selector_hostname ||
+        got.gpu_limit != want.gpu_limit || got.nodes != want.nodes)
+      return Violation{"bindings-match-grant",
+                       fmt::format("{}'s ready claim {} binds workload {} as {}; its grant needs {}", a.name,
+                                   cl->claim_id, workload, render_bindings(workload, got),
+                                   render_bindings(workload, want)),
+                       render_claim(*cl, ClaimFields::Devices) + render_bindings(workload, got) + "\n"};
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const NodeFixture& n : s.nodes) {
+    if (n.mig_state != "success" || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
+    if (!backend::find_in(s.shared_config, n.mig_config)) continue;
+    const Claim* carver = nullptr;
+    backend::OrderedMap<std::string, int> want;
+    for (const Claim& cl : s.claims) {
+      if (cl.entry_name != n.mig_config) continue;
+      carver = &cl;
+      for (const auto& [workload, devices] : cl.plan.assignments)
+        for (const auto& d : devices)
+          if (d.mig_profile && d.node == n.name) {
+            int* count = backend::find_in(want, *d.mig_profile);
+            if (count)
+              ++*count;
+            else
+              want.emplace_back(*d.mig_profile, 1);
+          }
+    }
+    const int64_t* written = carver ? backend::find_in(carver->label_versions, n.name) : nullptr;
+    if (!written || n.mig_state_generation < *written) continue;  // the state answers an older write
+    backend::OrderedMap<std::string, int> got = n.mig_layout;
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) {
+      std::string text;
+      for (const auto& [profile, count] : want) text += fmt::format("{}{}:{}", text.empty() ? "" : ",", profile, count);
+      return Violation{"mig-layout-matches-grant",
+                       fmt::format("node {} applied {} for claim {}, whose MIG devices there need {{{}}}", n.name,
+                                   n.mig_config, carver->claim_id, text),
+                       render_node(n) + render_claim(*carver, ClaimFields::Devices)};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// What backend/CONTRACT.md §8 says the memory backend advertises for `a`, field by field.
+backend::AllocationCapabilities advertised(const std::string& a) {
+  const bool managed = a == backend::kAuthorityManagedMig;
+  const bool isolated = managed || a == backend::kAuthorityDra;
+  backend::AllocationCapabilities caps;
+  caps.adapter = "memory-" + a;
+  caps.authority = a;
+  caps.isolated_mig = isolated;
+  caps.cooperative_sharing = a == backend::kAuthorityLocal;
+  caps.memory_enforcement = isolated ? "hardware" : a == backend::kAuthorityLocal ? "none" : "accounting";
+  caps.elastic = !managed;
+  return caps;  // exclusive_device, multi_device, admission_boundary true; topology_verification false
+}
+
+std::string render_caps(const backend::AllocationCapabilities& c) {
+  return fmt::format(
+      "capabilities: adapter={} authority={} exclusive_device={} isolated_mig={} cooperative_sharing={} "
+      "memory_enforcement={} multi_device={} topology_verification={} elastic={} admission_boundary={}",
+      c.adapter, c.authority, c.exclusive_device, c.isolated_mig, c.cooperative_sharing, c.memory_enforcement,
+      c.multi_device, c.topology_verification, c.elastic, c.admission_boundary);
+}
+
+}  // namespace
+
+std::optional<Violation> check_capabilities_match_authority(const CheckContext& c) {
+  const std::string& authority = c.world.compiled().scenario->authority;
+  const backend::AllocationCapabilities got = c.world.backend().capabilities();
+  const backend::AllocationCapabilities want = advertised(authority);
+  const auto fields = [](const backend::AllocationCapabilities& x) {
+    return std::tie(x.adapter, x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing,
+                    x.memory_enforcement, x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);
+  };
+  if (fields(got) == fields(want)) return std::nullopt;  // rendered only when broken: once per execution
+  const std::string shown = render_caps(got), needed = render_caps(want);
+  return Violation{"capabilities-match-authority",
+                   fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
+                   shown + "\n"};
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,256 @@
+// Issue 17's client-side invariants (docs/DESIGN.md §5, backend/harness/invariants_client.h): each clause fires
+// on a state built by hand to break it, and holds on the state just before the break. No execution runs.
+#include <catch2/catch.hpp>
+
+#include "backend/harness/catalog.h"
+#include "backend/harness/invariants_client.h"
+#include "backend/harness/scenario.h"
+#include "backend/harness/world.h"
+
+using namespace allocsim;
+using namespace allocsim::harness;
+using backend::Claim;
+using backend::DeviceIdentity;
+
+namespace {
+
+const char* kOneNode = R"({
+  "schema": "allocsim/scenario/v1", "name": "hand-built",
+  "backend": { "authority": "managed-mig" },
+  "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 },
+             { "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+  "actors": [ { "name": "flowA", "script": [] }, { "name": "flowB", "script": [] } ]
+})";
+
+const std::string kEntry = "videoflow-flowA-gen-c1";
+
+DeviceIdentity gpu(const std::string& node, int ordinal) {
+  DeviceIdentity d;
+  d.node = node;
+  d.ordinal = ordinal;
+  d.uuid = "GPU-" + node + "-" + std::to_string(ordinal);
+  d.product = "NVIDIA-A100-SXM4-80GB";
+  return d;
+}
+
+DeviceIdentity slice(const std::string& node, const std::string& profile, int k) {
+  DeviceIdentity d;
+  d.node = node;
+  d.mig_uuid = "MIG-" + node + "-" + profile + "-" + std::to_string(k);
+  d.mig_profile = profile;
+  d.product = "NVIDIA-A100-SXM4-80GB";
+  return d;
+}
+
+struct Fixture {
+  Scenario sc = parse_scenario(kOneNode, "hand-built.json");
+  std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
+  BackendWorld world{*compiled};
+  backend::BackendState& s() { return world.mutable_backend().mutable_state(); }
+  CheckContext ctx(sim::ActorId actor = 0) { return {world, actor, false}; }
+
+  /// Claim c1 of flowA: workload wa holds GPU-n1-0 and GPU-n2-1, workload wb a 1g.10gb slice on n1.
+  Claim& add_claim() {
+    Claim c;
+    c.claim_id = "c1";
+    c.owner = "flowA";
+    c.generation = "gen-c1";
+    c.nodes = {"n1", "n2"};
+    c.status = backend::kClaimAllocated;
+    c.plan.assignments.push_back({"wa", {gpu("n1", 0), gpu("n2", 1)}});
+    c.plan.assignments.push_back({"wb", {slice("n1", "1g.10gb", 1)}});
+    s().claims.push_back(std::move(c));
+    return s().claims.back();
+  }
+  backend::ClaimObservation& tell(const std::string& status) {
+    backend::ClaimObservation obs;
+    obs.claim_id = "c1";
+    obs.owner = "flowA";
+    obs.desired_generation = "gen-c1";
+    obs.observed_generation = "gen-c1";
+    obs.status = status;
+    obs.grant = {gpu("n1", 0), gpu("n2", 1), slice("n1", "1g.10gb", 1)};
+    world.mutable_actors()[0].told.observation = obs;
+    return *world.mutable_actors()[0].told.observation;
+  }
+};
+
+const InvariantSpec& spec_of(const std::string& name) {
+  for (const InvariantSpec& spec : invariant_catalog())
+    if (name == spec.name) return spec;
+  FAIL("no invariant " << name);
+  throw std::logic_error("unreachable");
+}
+
+/// Fires with `name` and the message part, and its state block shows every field its row says it reads.
+void require_fires(const std::optional<sim::Violation>& v, const char* name, const std::string& message_part) {
+  REQUIRE(v.has_value());
+  CHECK(v->invariant == name);
+  CHECK_THAT(v->message, Catch::Contains(message_part));
+  for (const char* field : spec_of(name).reads) {
+    INFO(name << " state block:\n" << v->state);
+    CHECK_THAT(v->state, Catch::Contains(field));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("client invariants: their rows come last, after the engine-level findings", "[invariants]") {
+  const auto& k = invariant_catalog();
+  REQUIRE(k.size() >= 6);
+  size_t engine_last = 0;  // the engine-level findings (no check function) come before every client row
+  for (size_t i = 0; i < k.size(); ++i)
+    if (k[i].check == nullptr) engine_last = i;
+  CHECK(std::string(k[engine_last].name) == "actor-exception");
+  CHECK(engine_last < k.size() - 5);
+  CHECK(std::string(k[k.size() - 5].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 4].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 3].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 2].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 1].name) == "capabilities-match-authority");
+}
+
+TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {
+  Fixture f;
+  f.add_claim();
+  auto& obs = f.tell(backend::kClaimAllocated);
+  CHECK_FALSE(check_observation_matches_claim(f.ctx(0)));
+  SECTION("an empty grant") {
+    obs.grant.clear();
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim",
+                  "with [] grant, but the claim has [GPU-n1-0,GPU-n2-1,MIG-n1-1g.10gb-1]");
+  }
+  SECTION("a grant in another order") {
+    std::swap(obs.grant[0], obs.grant[1]);
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "grant");
+  }
+  SECTION("another owner") {
+    obs.owner = "flowB";
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "with flowB owner");
+  }
+  SECTION("another generation") {
+    obs.desired_generation = "gen-old";
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "gen-old generation");
+  }
+  SECTION("no observed generation") {
+    obs.observed_generation.reset();
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim",
+                  "with - observed generation, but the claim has gen-c1");
+  }
+  SECTION("a device that differs in another field than its uuid") {
+    obs.grant[0].ordinal = 7;
+    require_fires(check_observation_matches_claim(f.ctx(0)), "observation-matches-claim", "grant");
+  }
+  SECTION("a claim that is gone, or another actor's step, is not judged") {
+    obs.grant.clear();
+    CHECK_FALSE(check_observation_matches_claim(f.ctx(1)));
+    f.s().claims.clear();
+    CHECK_FALSE(check_observation_matches_claim(f.ctx(0)));
+  }
+}
+
+TEST_CASE("bindings-match-grant: the faithful bindings of a ready claim hold, and only ready is judged",
+          "[invariants]") {
+  // The backend computes bindings from the claim's plan, so no state breaks them: only a defect in
+  // bindings() does (the nightly mutants of `bindings`, tools/nightly/mutants.py). Here: the clause holds
+  // on a claim with two devices on two nodes and a MIG slice, and is not judged before `ready`.
+  Fixture f;
+  f.add_claim();
+  f.tell(backend::kClaimReady);
+  CHECK_FALSE(check_bindings_match_grant(f.ctx(0)));
+  backend::SequentialCaller caller;
+  const auto b = f.world.mutable_backend().bindings(caller, "c1", "wa");
+  CHECK(b.gpu_limit == 2);
+  CHECK(b.nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK(b.env[0].second == "GPU-n1-0,GPU-n2-1");
+  f.tell(backend::kClaimPrepared);
+  CHECK_FALSE(check_bindings_match_grant(f.ctx(0)));
+}
+
+TEST_CASE("mig-layout-matches-grant: the applied layout counts the claim's MIG devices", "[invariants]") {
+  Fixture f;
+  Claim& c = f.add_claim();
+  c.entry_name = kEntry;
+  c.label_versions.push_back({"n1", 5});
+  f.s().shared_config.push_back({kEntry, {{"n1", 1}}});
+  auto& n1 = *f.s().node("n1");
+  n1.mig_config = kEntry;
+  n1.mig_state = "success";
+  n1.mig_state_generation = 5;
+  n1.mig_layout = {{"1g.10gb", 1}};
+  CHECK_FALSE(check_mig_layout_matches_grant(f.ctx()));
+  SECTION("twice the slices the grant needs") {
+    n1.mig_layout = {{"1g.10gb", 2}};
+    require_fires(check_mig_layout_matches_grant(f.ctx()), "mig-layout-matches-grant", "need {1g.10gb:1}");
+  }
+  SECTION("an empty layout") {
+    n1.mig_layout.clear();
+    require_fires(check_mig_layout_matches_grant(f.ctx()), "mig-layout-matches-grant", "node n1 applied");
+  }
+  SECTION("another claim's geometry gathered in") {
+    n1.mig_layout = {{"1g.10gb", 1}, {"3g.40gb", 1}};
+    require_fires(check_mig_layout_matches_grant(f.ctx()), "mig-layout-matches-grant", "for claim c1");
+  }
+  SECTION("not judged while the state answers an older write, is pending, or the entry left the map") {
+    n1.mig_layout.clear();
+    n1.mig_state_generation = 4;
+    CHECK_FALSE(check_mig_layout_matches_grant(f.ctx()));
+    n1.mig_state_generation = 5;
+    n1.mig_state = "pending";
+    CHECK_FALSE(check_mig_layout_matches_grant(f.ctx()));
+    n1.mig_state = "success";
+    f.s().shared_config.clear();
+    CHECK_FALSE(check_mig_layout_matches_grant(f.ctx()));
+  }
+}
+
+TEST_CASE("audit-explains-state: each field the log writes, and the versions", "[invariants]") {
+  Fixture f;
+  auto& s = f.s();
+  auto& n1 = *s.node("n1");
+  CHECK_FALSE(check_audit_explains_state(f.ctx()));
+  SECTION("an owner stamp, logged or not") {
+    n1.owner = "flowA";
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "node n1 has owner=flowA");
+    s.audit.push_back({"flowA:op1", "stamp-owner", "n1", "flowA"});
+    CHECK_FALSE(check_audit_explains_state(f.ctx()));
+    n1.owner.reset();  // released without its release-owner entry
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "leaves it at flowA");
+  }
+  SECTION("a geometry label and a restore record") {
+    n1.restore_record = n1.mig_config;
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "restore_record");
+    s.audit.push_back({"flowA:op1", "record-restore", "n1", n1.mig_config});
+    n1.mig_config = kEntry;
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "mig_config=" + kEntry);
+    s.audit.push_back({"flowA:op1", "label-geometry", "n1", kEntry});
+    CHECK_FALSE(check_audit_explains_state(f.ctx()));
+  }
+  SECTION("a map entry, the map's version, the pointer and its version") {
+    s.shared_config.push_back({kEntry, {{"n1", 1}}});
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "the shared map holds");
+    s.audit.push_back({"flowA:op1", "publish-entry", kEntry, ""});
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "after 1 logged write");
+    s.shared_config_version += 1;
+    CHECK_FALSE(check_audit_explains_state(f.ctx()));
+    s.pointer = backend::kActivePointer;
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "the pointer names");
+    s.audit.push_back({"flowA:op1", "point-policy", "clusterpolicy", backend::kActivePointer});
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "the pointer is at version");
+    s.pointer_version += 1;
+    CHECK_FALSE(check_audit_explains_state(f.ctx()));
+    s.shared_config.clear();  // stripped without its strip-entry
+    require_fires(check_audit_explains_state(f.ctx()), "audit-explains-state", "the audit log leaves [" + kEntry);
+  }
+}
+
+TEST_CASE("capabilities-match-authority: a backend advertising another authority than the scenario's", "[invariants]") {
+  Fixture f;  // managed-mig
+  CHECK_FALSE(check_capabilities_match_authority(f.ctx()));
+  backend::BackendOptions dra;
+  dra.authority = backend::kAuthorityDra;
+  f.world.mutable_backend() = backend::MemoryBackend({}, dra);
+  require_fires(check_capabilities_match_authority(f.ctx()), "capabilities-match-authority",
+                "the managed-mig backend advertises capabilities: adapter=memory-dra authority=dra");
+  CHECK(spec_of("capabilities-match-authority").quiescent_only);
+}

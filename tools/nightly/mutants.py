@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Nightly mutation stage (issue 17): how many mechanical mutants of the backend port scenarios/ kill.
+
+A mutant is one mechanical edit of one line of backend/memory_backend.cpp, of four operator classes:
+  rel        a relational operator flipped (== <-> !=, < -> <=, <= -> <, > -> >=, >= -> >)
+  negate-if  an `if (C)` condition negated to `if (!(C))`
+  delete     a one-line statement (an assignment, increment or call) replaced by an empty statement
+  const      a small integer constant (0-9) next to an operator bumped by one
+For each one the stage edits a scratch clone's source, rebuilds the clone's `allocsim` target and sweeps
+the clone's scenarios/ (`allocsim sweep --preemption-bound BOUND`). Verdicts:
+  killed     the sweep exits non-zero (some scenario's expectation is not met)
+  survived   every expectation still holds
+  stillborn  the mutant does not build
+  equivalent listed in the equivalence file (a written argument that no behaviour differs): not run
+Score = killed / (killed + survived): survivors with a written argument are `equivalent`, not survivors.
+
+usage:
+  mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
+                             [--kind KIND]... [--limit N] [--json FILE] [--text FILE] [--timeout S]
+  mutants.py list SOURCE [--equivalent FILE]     # candidates as JSON lines and their count (no build);
+                                                 # exit 1 when an equivalence row names no candidate
+
+CLONE is a scratch clone (its source is edited, and restored after every mutant and on exit); BUILD a
+configured build folder of it (cheap: -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1
+-DALLOCSIM_WERROR=OFF, no compiler cache). Exit code: 0 done (whatever the score), 2 bad input.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+SOURCE = os.path.join('backend', 'memory_backend.cpp')
+FLIPS = {'==': '!=', '!=': '==', '<': '<=', '<=': '<', '>': '>=', '>=': '>'}
+# A relational operator with a space on each side: clang-format writes binary operators that way and
+# template brackets, `->`, `<<` and `>>` never match.
+REL_RE = re.compile(r'(?<= )(==|!=|<=|>=|<|>)(?= )')
+CONST_RE = re.compile(r'(?<![\w.])([0-9])(?![\w.])')
+# A declaration: a type (possibly qualified or templated) then a name; not mutated (it would not build).
+DECL_RE = re.compile(r'^(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_][\w:]*(?:<[^;=]*>)?[\s*&]+[A-Za-z_]\w*\s*[=({;\[]')
+FUNC_RE = re.compile(r'^[A-Za-z_].*?([A-Za-z_]\w*)\s*\(')
+SKIP_WORDS = ('return', 'throw', 'break', 'continue', 'case ', 'default', 'using ', 'template', 'namespace', '}')
+
+
+def code_of(line):
+    """The line without its // comment and with string literals blanked (their text is not code)."""
+    out, i, quote = [], 0, None
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == '\\':
+                out.append('__')
+                i += 2
+                continue
+            out.append(quote if ch == quote else '_')
+            quote = None if ch == quote else quote
+        elif ch in '"\'':
+            quote = ch
+            out.append(ch)
+        elif line.startswith('//', i):
+            break
+        else:
+            out.append(ch)
+        i += 1
+    return ''.join(out).rstrip()
+
+
+def fail(message):
+    """Bad input: the message on stderr, exit 2."""
+    print(f'mutants.py: {message}', file=sys.stderr)
+    sys.exit(2)
+
+
+def balanced(text):
+    return text.count('(') == text.count(')') and text.count('{') == text.count('}')
+
+
+def starts_statement(last):
+    """Whether a line after the code line `last` begins a statement (not a continuation of one)."""
+    if not last or last[-1] in ';{}':
+        return True
+    return re.search(r'(\belse|\b(if|for|while)\s*\(.*\))$', last) is not None
+
+
+def line_mutants(i, line, code, s, function, starts):
+    base = {'line': i + 1, 'function': function, 'before': line.strip()}
+    if re.search(r'\b(if|while|return)\b', code) or ' ? ' in code:
+        for m in REL_RE.finditer(code):
+            new = line[:m.start()] + FLIPS[m.group(1)] + line[m.end():]
+            yield dict(base, kind='rel', after=new.strip(), text=new)
+    m = re.match(r'^(\s*(?:\}\s*else\s+)?if\s*\()(.*)(\)\s*\{?)$', code)
+    if m and balanced(m.group(2)) and code == line.rstrip():
+        new = m.group(1) + '!(' + m.group(2) + ')' + m.group(3)
+        yield dict(base, kind='negate-if', after=new.strip(), text=new)
+    if (starts and s.endswith(';') and balanced(s) and not s.startswith(SKIP_WORDS) and not DECL_RE.match(s)
+            and ('=' in s or '++' in s or '(' in s)):
+        new = re.match(r'^\s*', line).group(0) + ';  // mutant: statement deleted'
+        yield dict(base, kind='delete', after=new.strip(), text=new)
+    for m in CONST_RE.finditer(code):
+        if re.search(r'[-+*/<>=]\s*$', code[:m.start()]) or re.match(r'\s*[-+*/<>=]', code[m.end():]):
+            n = int(m.group(1))
+            new = line[:m.start()] + str(n + 1) + line[m.end():]
+            yield dict(base, kind='const', after=new.strip(), text=new)
+
+
+def candidates(lines):
+    """Yields dicts (line, function, kind, before, after, text) for every mutant of `lines`, in order.
+    Lines of the simulator's instrumentation (touch, barrier) are not the protocol and are left alone."""
+    function, last = None, ''
+    for i, raw in enumerate(lines):
+        line = raw.rstrip('\n')
+        code = code_of(line)
+        s = code.strip()
+        if not s or s.startswith('#'):
+            continue
+        m = FUNC_RE.match(code)
+        if m and not line.startswith((' ', '}')) and not s.endswith(';'):
+            function = m.group(1)
+        if function and line.startswith(' ') and 'touch(' not in s and 'barrier(' not in s:
+            yield from line_mutants(i, line, code, s, function, starts_statement(last))
+        last = s
+
+
+def key(c):
+    return (c['function'], c['before'], c['after'])
+
+
+def load_equivalent(path):
+    """{(function, before, after): why} from the equivalence file (a JSON list of objects)."""
+    if not path:
+        return {}
+    try:
+        rows = json.load(open(path))
+        return {(r['function'], r['before'], r['after']): r['why'] for r in rows}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f'{path}: not a list of {{function, before, after, why}} objects: {e}')
+
+
+def run(cmd, cwd, timeout):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, 'timeout'
+
+
+def first_failure(log):
+    """'FILE: [invariant: n]' for the first scenario not met (its violations), or FILE: its first reason."""
+    lines = log.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith(('FAIL', 'NOT', 'not met')):
+            file = line.split()[1].rstrip(':')
+            m = re.search(r'violating (\[[^\]]*\])', line)
+            if m:
+                return f'{file}: {m.group(1)}'
+            reason = lines[k + 1].strip() if k + 1 < len(lines) else ''
+            return f'{file}: {reason}'[:200]
+    return lines[-1][:200] if lines else ''
+
+
+def judge(a, src, lines, c, exe):
+    """Builds and sweeps one mutant; returns (verdict, by)."""
+    open(src, 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
+    rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
+    if rc != 0:
+        return 'stillborn', ''
+    rc, log = run([exe, 'sweep', os.path.join(a.clone, 'scenarios'), '--preemption-bound', str(a.bound),
+                   '--jobs', str(a.jobs)], a.clone, a.timeout)
+    return ('killed', first_failure(log).replace(a.clone + '/', '')) if rc != 0 else ('survived', '')
+
+
+def report(results, text_path, json_path):
+    tally = {v: sum(r['verdict'] == v for r in results) for v in ('killed', 'survived', 'stillborn', 'equivalent')}
+    live = tally['killed'] + tally['survived']
+    score = tally['killed'] / live if live else 0.0
+    lines = [f"{len(results)} mutants: killed {tally['killed']}, survived {tally['survived']}, "
+             f"stillborn {tally['stillborn']}, equivalent {tally['equivalent']}; "
+             f"score {score:.1%} of {live} that build and have no equivalence argument"]
+    lines += [f"survived: {r['function']}: {r['before']}  =>  {r['after']}" for r in results
+              if r['verdict'] == 'survived']
+    print('\n'.join(lines), flush=True)
+    if text_path:
+        open(text_path, 'w').write('\n'.join(lines) + '\n')
+    if json_path:
+        out = {'summary': dict(tally, score=round(score, 4), mutants=len(results)),
+               'mutants': [{k: v for k, v in r.items() if k != 'text'} for r in results]}
+        open(json_path, 'w').write(json.dumps(out, indent=1) + '\n')
+
+
+def cmd_run(a):
+    src = os.path.join(a.clone, SOURCE)
+    if not os.path.isfile(src) or not os.path.isdir(a.build):
+        fail(f'{src} or build folder {a.build} missing')
+    orig = open(src).read()
+    lines = orig.splitlines(keepends=True)
+    equivalent = load_equivalent(a.equivalent)
+    cands = [c for c in candidates(lines) if (not a.only or c['function'] in a.only) and
+             (not a.match or any(m in c['before'] or m in c['after'] for m in a.match)) and
+             (not a.kind or c['kind'] in a.kind)]
+    if a.limit:
+        cands = cands[:a.limit]
+    exe = os.path.join(a.build, 'tools', 'allocsim')
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` restores the source
+    results = []
+    print(f'{len(cands)} mutants of {SOURCE}', flush=True)
+    try:
+        for k, c in enumerate(cands):
+            t0 = time.time()
+            why = equivalent.get(key(c))
+            verdict, by = ('equivalent', why) if why else judge(a, src, lines, c, exe)
+            results.append(dict(c, verdict=verdict, by=by, seconds=round(time.time() - t0, 1)))
+            print(f"[{k + 1}/{len(cands)}] {verdict:10} {c['function']}: {c['before'][:70]}  =>  "
+                  f"{c['after'][:70]}  {by[:100]}", flush=True)
+    finally:
+        open(src, 'w').write(orig)
+        run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
+    report(results, a.text, a.json)
+    return 0
+
+
+def cmd_list(a):
+    if not os.path.isfile(a.source):
+        fail(f'{a.source}: no such file')
+    lines = open(a.source).read().splitlines(keepends=True)
+    equivalent = load_equivalent(a.equivalent)
+    cands = list(candidates(lines))
+    for c in cands:
+        print(json.dumps({k: v for k, v in c.items() if k != 'text'}))
+    kinds = {k: sum(c['kind'] == k for c in cands) for k in ('rel', 'negate-if', 'delete', 'const')}
+    listed = sum(key(c) in equivalent for c in cands)
+    print(f"{len(cands)} candidates: " + ', '.join(f'{k} {v}' for k, v in kinds.items()) +
+          f"; {listed} listed as equivalent")
+    # A row that names no candidate is stale (its line changed): its argument no longer covers anything.
+    stale = sorted(set(equivalent) - {key(c) for c in cands})
+    sys.stdout.flush()  # the count first, then the stale rows, in one captured stream
+    for function, before, after in stale:
+        print(f'stale equivalence row: {function}: {before}  =>  {after}', file=sys.stderr)
+    return 1 if stale else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    r = sub.add_parser('run')
+    r.add_argument('clone')
+    r.add_argument('build')
+    r.add_argument('--bound', type=int, default=2)
+    r.add_argument('--jobs', type=int, default=2)
+    r.add_argument('--timeout', type=int, default=900, help='seconds per build or sweep')
+    r.add_argument('--equivalent', default=os.path.join(os.path.dirname(__file__), 'mutants-equivalent.json'))
+    r.add_argument('--only', action='append', default=[], help='only mutants in this function (repeatable)')
+    r.add_argument('--match', action='append', default=[], help='only mutants whose line contains this text')
+    r.add_argument('--kind', action='append', default=[], choices=['rel', 'negate-if', 'delete', 'const'])
+    r.add_argument('--limit', type=int, default=0)
+    r.add_argument('--json')
+    r.add_argument('--text')
+    li = sub.add_parser('list')
+    li.add_argument('source')
+    li.add_argument('--equivalent')
+    a = ap.parse_args()
+    return cmd_run(a) if a.cmd == 'run' else cmd_list(a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
