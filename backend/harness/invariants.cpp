@@ -9,8 +9,8 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/invariants_capacity.h"
-#include "backend/harness/invariants_geometry.h"
 #include "backend/harness/invariants_client.h"
+#include "backend/harness/invariants_geometry.h"
 #include "backend/harness/state_view.h"
 
 namespace allocsim::harness {

@@ -1,7 +1,7 @@
 #include "backend/harness/scenario_json.h"
 
-#include "backend/harness/expect_audit.h"
 #include "backend/harness/conditional_ops.h"
+#include "backend/harness/expect_audit.h"
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario_state.h"
 

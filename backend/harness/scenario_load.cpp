@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "backend/harness/catalog.h"
-#include "backend/harness/expect_audit.h"
 #include "backend/harness/conditional_ops.h"
+#include "backend/harness/expect_audit.h"
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario_reader.h"
 #include "backend/harness/scenario_state.h"
@@ -37,10 +37,9 @@ constexpr int kMaxNodes = 64;
 constexpr int kMaxActors = 16;
 constexpr int kMaxScriptOps = 256;
 
-const std::vector<const char*> kTopKeys = {"schema",    "name",           "description", "backend",
-                                           "nodes",     "actors",         "invariants",  "expect",
-                                           "faults",    "max_steps",      "converge_seconds", "shared_map",
-                                           "cluster_policy"};
+const std::vector<const char*> kTopKeys = {"schema",           "name",       "description",   "backend", "nodes",
+                                           "actors",           "invariants", "expect",        "faults",  "max_steps",
+                                           "converge_seconds", "shared_map", "cluster_policy"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;

@@ -426,6 +426,7 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
       rep.summary.violating_executions = o.result.violating;
       rep.summary.violations_by_invariant = o.result.by_invariant;
       rep.outcomes = o.result.outcomes;
+      rep.counters = o.result.counters;
       for (const std::string& b : plan.scenario->barriers())
         if (o.result.barrier_hits.count(b)) rep.reached.push_back(b);
       plan.scenario->judge(rep);

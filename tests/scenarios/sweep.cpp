@@ -88,3 +88,24 @@ TEST_CASE("sweep: unit results round-trip through JSON and combine in order", "[
   CHECK(unit_to_json(all) == unit_to_json(outcomes(res)[0].result));
   CHECK_THROWS_AS(unit_from_json(nlohmann::json::object(), "x.json"), SweepInputError);
 }
+
+TEST_CASE("sweep: the system's counters reach the judge, as in a single run", "[sweep][expect]") {
+  // incident-stale-owner-stamp expects `stamp-owner: sometimes` (expect.audit) and pins ops by occurrence:
+  // judged only on the counters the units carry (a sweep that dropped them found the audit "never occurred").
+  const std::string f = path("scenarios/incident-stale-owner-stamp.json");
+  SweepConfig c;
+  c.jobs = 2;
+  const auto res = sweep({f}, c);
+  const auto outs = outcomes(res);
+  REQUIRE(outs.size() == 1);
+  RunConfig rc;
+  rc.strategy = "dpor";
+  rc.executions = 10'000'000;
+  const ScenarioReport single = run_scenario(load_scenario(f), rc);
+  REQUIRE(single.exhausted);
+  CHECK(single.met);
+  CHECK(single.counters.at("audit:stamp-owner") > 0);
+  CHECK(outs[0].result.counters == single.counters);
+  CHECK(outs[0].unmet.empty());
+  CHECK(outs[0].met);
+}
