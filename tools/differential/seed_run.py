@@ -58,6 +58,9 @@ class Actor:
 
 # Faults the seed has no hook for (read_faults.h, backend/geometry_hooks.cpp): their scenarios are skipped.
 HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
+# Foreign writes (ops_foreign.cpp, issue 13 item 2): another controller's write, not a seed call. The driver
+# does not replay them on the seed's state yet, so their scenarios are skipped, and said so.
+FOREIGN_WRITE_OPS = frozenset({'set_labels', 'set_mig_state', 'write_shared_map', 'set_pointer'})
 
 
 def _retry_wanted(op: Any, out: str, retries: int) -> bool:
@@ -357,6 +360,10 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
         for op in ops:
             if op.kind in HARNESS_ONLY_OPS:
                 raise Unsupported(f'op {op.kind!r}: a harness-only fault with no seed hook (issue 13)')
+            if op.kind in FOREIGN_WRITE_OPS:
+                raise Unsupported(f'op {op.kind!r}: a foreign write, not replayed on the seed yet (issue 13)')
+    if sc.start_state:
+        raise Unsupported(f'start state {", ".join(sc.start_state)}: not written into the seed yet (issue 13)')
     ex = Execution(mb, sc, schedule, mutants)
     ctx = ex.ctx
     previous = mb.faults.set_hook(ex.barrier_hook)
