@@ -20,7 +20,7 @@ class Op:
 
 
 # Start-state keys (backend/harness/scenario_state.h, issue 13 item 1): the harness writes them into the
-# backend's state before the first step; the seed driver does not yet, so such scenarios are skipped.
+# backend's state after the backend is built and before the first step; seed_run.py writes them into the seed's.
 START_STATE_TOP = ('shared_map', 'cluster_policy')
 START_STATE_NODE = ('resource_version', 'owner', 'owner_epoch', 'mig_state', 'mig_state_generation', 'mig_layout',
                     'restore_record')
@@ -38,6 +38,8 @@ class Scenario:
     max_steps: int
     names: list[str] = field(default_factory=list)
     start_state: list[str] = field(default_factory=list)  # the start-state keys the file sets (scenario_state.h)
+    shared_map: dict[str, Any] | None = None  # top-level `shared_map` {entries, tombstone}, when the file has it
+    cluster_policy: dict[str, Any] | None = None  # top-level `cluster_policy` {pointer, restore}, when it has it
 
 
 def load(path: str) -> Scenario:
@@ -56,6 +58,7 @@ def load(path: str) -> Scenario:
     sc.names = [n for n, _ in actors]
     sc.start_state = [k for k in START_STATE_TOP if k in doc] + sorted(
         {k for n in doc['nodes'] for k in START_STATE_NODE if k in n})
+    sc.shared_map, sc.cluster_policy = doc.get('shared_map'), doc.get('cluster_policy')
     return sc
 
 

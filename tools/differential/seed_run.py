@@ -12,7 +12,7 @@ from typing import Any
 
 import contract_tables
 import seed_mutants
-from scenario_file import Scenario, node_labels
+from scenario_file import START_STATE_NODE, Scenario, node_labels
 from seed_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
                         _Crash, parse_schedule)
 
@@ -58,9 +58,17 @@ class Actor:
 
 # Faults the seed has no hook for (read_faults.h, backend/geometry_hooks.cpp): their scenarios are skipped.
 HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
-# Foreign writes (ops_foreign.cpp, issue 13 item 2): another controller's write, not a seed call. The driver
-# does not replay them on the seed's state yet, so their scenarios are skipped, and said so.
+# Foreign writes (ops_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the seed's API
+# has no such writer). Replayed as the harness runs them: one Call point, then one write under the backend lock
+# that bumps the written object's version (Execution.foreign_write).
 FOREIGN_WRITE_OPS = frozenset({'set_labels', 'set_mig_state', 'write_shared_map', 'set_pointer'})
+_MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # ops_foreign.cpp kMigConfigLabel
+_MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # ops_foreign.cpp kMigStateLabel
+
+
+def _map_entries(entries: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    '''Shared-map entries {entry: {node: 1}}, copied (the backend mutates its map; the scenario must not change).'''
+    return {entry: dict(members) for entry, members in entries.items()}
 
 
 def _retry_wanted(op: Any, out: str, retries: int) -> bool:
@@ -84,6 +92,7 @@ class Execution:
         self.b = cls(nodes, clock=self.clock, authority=sc.authority, mig_apply_seconds=sc.apply_seconds)
         self.b._lock = SimLock(self.ctx)
         self.b._ids = PerActorIds(self.ctx)
+        self.apply_start_state()
         self.actors = {n: Actor(n, ops) for n, ops in sc.actors}
         recovered = {op.get('flow') for _, ops in sc.actors for op in ops if op.kind == 'recover'}
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
@@ -93,6 +102,25 @@ class Execution:
         self.f_barriers: dict[str, list[str]] = f.get('barriers', {})
         self.f_reads: list[str] = f.get('fail_reads', [])
         self.f_geometry: list[str] = f.get('fail_geometry', [])
+
+    def apply_start_state(self) -> None:
+        '''scenario_state.cpp apply_start_state, after the seed's constructor as after the port's: the start-state
+        node fields, then the shared map and the ClusterPolicy pointer. A key the file leaves out is not written:
+        the seed keeps its own NodeFixture / constructor default there, which the harness's default is meant to
+        equal (scenario.h); if the two ever drift apart, the final states compared differ.'''
+        b, sc = self.b, self.sc
+        for spec in sc.nodes:
+            n = b._nodes[spec['name']]
+            for key in START_STATE_NODE:  # the NodeFixture fields of the same names
+                if key in spec:
+                    value = spec[key]
+                    setattr(n, key, dict(value) if isinstance(value, dict) else value)
+        if sc.shared_map is not None:
+            b._shared_config = _map_entries(sc.shared_map.get('entries', {}))
+            b._shared_tombstone = bool(sc.shared_map.get('tombstone', False))
+        if sc.cluster_policy is not None:
+            b._pointer = sc.cluster_policy.get('pointer', self.mb.DEFAULT_POINTER)
+            b._pointer_restore = sc.cluster_policy.get('restore')
 
     # -- faults (world.cpp: fault_at, environment_fault) --------------------------------------------------
     def _eligible(self, a: Actor) -> bool:
@@ -239,6 +267,8 @@ class Execution:
             return self.release(a, op)
         if k == 'recover':
             return self.recover(a, op.get('flow'))
+        if k in FOREIGN_WRITE_OPS:
+            return self.foreign_write(a, op)
         return self.test_hook(a, op)
 
     def test_hook(self, a: Actor, op: Any) -> str:
@@ -263,6 +293,53 @@ class Execution:
             self.b.apply_pending_geometry()
         else:
             raise Unsupported(f'op {k!r}')
+        return 'done'
+
+    def foreign_write(self, a: Actor, op: Any) -> str:
+        '''ops_foreign.cpp: one Call point (its detail as detail_<op> writes it), then one write under the backend
+        lock bumping the written object's version. No audit row, no barrier; the outcome is always done.'''
+        k, node, b = op.kind, op.get('node'), self.b
+        if k == 'set_labels':
+            put, remove = op.get('set', {}), op.get('remove', [])
+            self.call(a, k, f'node={node} set={",".join(f"{x}={v}" for x, v in put.items())} '
+                            f'remove={",".join(remove)}')
+            with b._lock:
+                n = b._nodes[node]
+                for key, value in put.items():
+                    n.labels[key] = value
+                    if key == _MIG_CONFIG_LABEL:
+                        n.mig_config = value  # the seed's field for that label follows it
+                for key in remove:
+                    n.labels.pop(key, None)
+                n.resource_version += 1
+        elif k == 'set_mig_state':
+            state, generation = op.get('state'), op.get('generation')
+            detail = f'node={node} state={state}'
+            self.call(a, k, detail if generation is None else f'{detail} generation={generation}')
+            with b._lock:
+                n = b._nodes[node]
+                n.mig_state = state
+                if generation is not None:
+                    n.mig_state_generation = int(generation)
+                if _MIG_STATE_LABEL in n.labels:
+                    n.labels[_MIG_STATE_LABEL] = state  # GFD's copy of the label says the same
+                n.resource_version += 1
+        elif k == 'write_shared_map':
+            put, delete, replace = op.get('put', {}), op.get('delete', []), bool(op.get('replace', False))
+            self.call(a, k, f'put={",".join(put)} delete={",".join(delete)} replace={"true" if replace else "false"}')
+            with b._lock:
+                if replace:
+                    b._shared_config.clear()
+                for entry in delete:
+                    b._shared_config.pop(entry, None)
+                for entry, members in _map_entries(put).items():
+                    b._shared_config[entry] = members
+                b._shared_config_version += 1
+        else:  # set_pointer
+            self.call(a, k, f'pointer={op.get("pointer")}')
+            with b._lock:
+                b._pointer = op.get('pointer')
+                b._pointer_version += 1
         return 'done'
 
     def execute_reserve(self, a: Actor, op: Any) -> str:
@@ -360,10 +437,6 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
         for op in ops:
             if op.kind in HARNESS_ONLY_OPS:
                 raise Unsupported(f'op {op.kind!r}: a harness-only fault with no seed hook (issue 13)')
-            if op.kind in FOREIGN_WRITE_OPS:
-                raise Unsupported(f'op {op.kind!r}: a foreign write, not replayed on the seed yet (issue 13)')
-    if sc.start_state:
-        raise Unsupported(f'start state {", ".join(sc.start_state)}: not written into the seed yet (issue 13)')
     ex = Execution(mb, sc, schedule, mutants)
     ctx = ex.ctx
     previous = mb.faults.set_hook(ex.barrier_hook)
