@@ -118,8 +118,11 @@ std::optional<Violation> check_audit_explains_state(const CheckContext& c) {
   for (size_t i = start.audit.size(); i < s.audit.size(); ++i) apply(r, s, s.audit[i]);
   if (auto v = node_mismatch(s, r)) return v;
   bool same_entries = s.shared_config.size() == r.entries.size();
-  for (const auto& [entry, _] : s.shared_config)
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+  for (const auto& kv : s.shared_config) {
+    const std::string& entry = kv.first;
     same_entries = same_entries && std::any_of(r.entries.begin(), r.entries.end(), [&](Str e) { return *e == entry; });
+  }
   if (!same_entries) {
     std::vector<std::string> held, logged;
     for (const auto& [entry, _] : s.shared_config) held.push_back(entry);
