@@ -4,6 +4,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,22 +39,32 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
 /// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
 uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 
+/// The commands that take exploration flags (the table in common.cpp says which takes which).
+enum class Command { run, replay, sweep };
+
+/// The raw text of the exploration flags (the fields of campaign::ExploreConfig), as the flag table in
+/// common.cpp declares them, keyed by the flag's long name: adding a flag does not change this struct.
+struct ExploreFlags {
+  std::map<std::string, std::string> text;               // valued flags: as given, else the default ("" none)
+  std::map<std::string, bool> on;                        // switches
+  std::map<std::string, std::vector<std::string>> list;  // repeatable flags, in the order given
+  /// --mutant's values (empty for a command without it).
+  const std::vector<std::string>& mutants() const;
+};
+
+/// Declares the exploration flags `which` takes (names, help, defaults: the table in common.cpp), bound to `f`.
+void explore_options(po::options_description& d, ExploreFlags& f, Command which);
+/// The exploration flags' values into `c` (fields `which` does not take keep theirs), with their range checks
+/// and c.validate(). Throws UsageError naming the flag.
+void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c);
+
 /// Flags shared by run and replay.
 struct Common {
   std::string scenario;
-  std::string seed = "0";
-  std::string executions = "1000";
-  std::string max_steps;                                      // empty: not given (the scenario's max_steps, else 10000)
-  std::string strategy = campaign::ExploreConfig().strategy;  // the default strategy
-  std::string preemption_bound;                               // empty: unbounded (dfs)
-  std::string reduction;                                      // empty: dpor when unbounded, none under a bound (dfs)
-  std::string depth = "3";                                    // pct's d
-  std::vector<std::string> mutants;
-  bool stop_on_first = false;
-  bool check_determinism = false;  // run: every execution twice, a difference exits 4
-  std::string fingerprints;        // run: write "index seed fingerprint" lines here (atomically)
-  std::string record;              // run: write one comparable record per execution here (record.h)
-  TraceFlags trace;                // trace files, shrinking, --schedule (trace_cli.h)
+  ExploreFlags explore;      // --seed, --strategy, --max-steps, --mutant, ... (common.cpp)
+  std::string fingerprints;  // run: write "index seed fingerprint" lines here (atomically)
+  std::string record;        // run: write one comparable record per execution here (record.h)
+  TraceFlags trace;          // trace files, shrinking, --schedule (trace_cli.h)
 };
 
 po::options_description common_options(Common& c, bool run);

@@ -75,7 +75,7 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
                    const harness::ScenarioReport& rep) {
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
-  for (const auto& m : c.mutants) mut += " +" + m;
+  for (const auto& m : c.explore.mutants()) mut += " +" + m;
   std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
                            cfg.seed, mut);
   std::cout << fmt::format("  {} executions, {} steps, {} violating\n", rep.summary.executions, rep.summary.steps,

@@ -27,8 +27,7 @@ namespace {
 
 struct SweepFlags {
   std::vector<std::string> inputs;
-  std::string strategy = campaign::SweepConfig().strategy, reduction, bound, depth = "3", seed = "0", executions,
-              max_steps;
+  ExploreFlags explore;  // --strategy, --seed, --max-steps, ... (the table in common.cpp)
   std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
   SweepOutputs out;
 };
@@ -83,20 +82,7 @@ class ProgressLine {
 campaign::SweepConfig to_sweep_config(const SweepFlags& f) {
   campaign::SweepConfig c;
   c.tool_version = ALLOCSIM_VERSION;
-  c.strategy = f.strategy;
-  c.reduction = f.reduction;
-  if (!f.bound.empty()) c.preemption_bound = uint32_t(parse_u64("--preemption-bound", f.bound, 0, 1000));
-  try {
-    c.validate();
-  } catch (const campaign::ConfigError& e) {
-    throw UsageError(e.what());
-  }
-  const bool tree = c.spec().caps.exhaustive;
-  c.pct_depth = uint32_t(parse_u64("--depth", f.depth, 1, 1000));
-  c.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
-  c.executions = f.executions.empty() ? (tree ? 0 : 1000)
-                                      : parse_u64("--executions", f.executions, tree ? 0 : 1, 1'000'000'000'000ull);
-  if (!f.max_steps.empty()) c.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
+  to_explore_config(f.explore, Command::sweep, c);
   c.jobs = unsigned(parse_u64("--jobs", f.jobs, 1, 256));
   const auto slash = f.shard.find('/');
   if (slash == std::string::npos) throw UsageError(fmt::format("--shard: expected K/N, got \"{}\"", f.shard));
@@ -117,18 +103,7 @@ int cmd_sweep(int argc, char** argv) {
   SweepFlags f;
   po::options_description d("sweep options");
   d.add_options()("help,h", "show this help");
-  d.add_options()("strategy", po::value(&f.strategy)->default_value(f.strategy),
-                  fmt::format("{} (see `allocsim list strategies`)", sim::strategy_names(" | ")).c_str());
-  d.add_options()("reduction", po::value(&f.reduction),
-                  "dfs: dpor (default when unbounded) | none (plain DFS; the only choice with --preemption-bound)");
-  d.add_options()("preemption-bound", po::value(&f.bound), "dfs: schedules with at most K preemptions (plain DFS)");
-  d.add_options()("depth", po::value(&f.depth)->default_value("3"), "pct: bug depth d");
-  d.add_options()("seed", po::value(&f.seed)->default_value("0"), "random/pct: run seed (as allocsim run)");
-  d.add_options()("executions,n", po::value(&f.executions),
-                  "sampling strategies: executions per scenario (default 1000); exhaustive ones: cap per work unit "
-                  "(default: none)");
-  d.add_options()("max-steps", po::value(&f.max_steps),
-                  "steps per execution (default: each scenario's max_steps, else 10000)");
+  explore_options(d, f.explore, Command::sweep);
   d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "worker threads (results do not depend on it)");
   d.add_options()("shard", po::value(&f.shard)->default_value("1/1"),
                   "run only shard K of N (work units by scenario and schedule prefix); combine with allocsim merge");

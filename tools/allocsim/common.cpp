@@ -1,7 +1,16 @@
-// Flag parsing shared by the commands.
+// Flag parsing shared by the commands, and the one table of exploration flags (explore_table()) that run,
+// replay and sweep declare (explore_options) and read into a campaign::ExploreConfig (to_explore_config).
+//
+// Adding an exploration flag touches three files: the field in sim/campaign/config.h; to_argv/to_json/read_json
+// in sim/campaign/config.cpp where replays, reports or checkpoints must carry it; and one row of
+// explore_table() here: name, kind, phase (0 only for what picks the strategy), help and default per command
+// ("" help: the command does not take it), and a read step with the range check (parse_u64 names the flag).
+// The raw text lives in ExploreFlags, keyed by name, so cli.h and cmd_sweep.cpp do not change. Flags that are
+// not part of ExploreConfig (sweep's --jobs, --shard, ...; run's --fingerprints) stay with their command.
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <array>
 #include <charconv>
 #include <filesystem>
 
@@ -9,6 +18,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/mutants.h"
+#include "sim/campaign/sweep.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -43,30 +53,190 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
   return vm;
 }
 
+namespace {
+
+enum class Kind { value, on_off, repeatable };
+
+/// One exploration flag: a row of the table below.
+struct ExploreFlag {
+  const char* name;  // "long" or "long,s"
+  Kind kind;
+  int phase;  // 0: picks the strategy, read first (sweep then validates); 1: may depend on the strategy
+  std::array<std::string, 3> help;   // by Command (run, replay, sweep); "": the command does not take the flag
+  std::array<const char*, 3> value;  // by Command: the default --help shows and the flag starts from (nullptr: none)
+  /// Reads the flag's raw value (f.text/on/list at `key`) into `c`. Throws UsageError naming the flag.
+  void (*read)(const ExploreFlags& f, const std::string& key, Command which, campaign::ExploreConfig& c);
+};
+
+/// The exploration flags, in --help order. See the file comment for adding one.
+const std::vector<ExploreFlag>& explore_table() {
+  static const std::string run_strategy = campaign::ExploreConfig().strategy,
+                           sweep_strategy = campaign::SweepConfig().strategy;
+  static const std::vector<ExploreFlag> rows = {
+      {"seed",
+       Kind::value,
+       1,
+       {"run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
+        "the execution seed to replay (as printed by run)", "random/pct: run seed (as allocsim run)"},
+       {"0", "0", "0"},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.seed = parse_u64("--" + k, f.text.at(k), 0, UINT64_MAX);
+       }},
+      {"executions,n",
+       Kind::value,
+       1,
+       {"number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)", "",
+        "sampling strategies: executions per scenario (default 1000); exhaustive ones: cap per work unit "
+        "(default: none)"},
+       {"1000", nullptr, nullptr},
+       [](const ExploreFlags& f, const std::string& k, Command which, campaign::ExploreConfig& c) {
+         const std::string& t = f.text.at(k);
+         const bool tree = which == Command::sweep && c.spec().caps.exhaustive;  // sweep: validated by now
+         if (which == Command::sweep && t.empty())
+           c.executions = tree ? 0 : 1000;
+         else
+           c.executions = parse_u64("--" + k, t, tree ? 0 : 1, 1'000'000'000'000ull);
+       }},
+      {"strategy",
+       Kind::value,
+       0,
+       {fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | ")), "",
+        fmt::format("{} (see `allocsim list strategies`)", sim::strategy_names(" | "))},
+       {run_strategy.c_str(), nullptr, sweep_strategy.c_str()},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.strategy = f.text.at(k);
+       }},
+      {"preemption-bound",
+       Kind::value,
+       0,
+       {"dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
+        "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)",
+        "", "dfs: schedules with at most K preemptions (plain DFS)"},
+       {nullptr, nullptr, nullptr},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (!f.text.at(k).empty()) c.preemption_bound = uint32_t(parse_u64("--" + k, f.text.at(k), 0, 1000));
+       }},
+      {"reduction",
+       Kind::value,
+       0,
+       {"dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
+        "--preemption-bound)",
+        "", "dfs: dpor (default when unbounded) | none (plain DFS; the only choice with --preemption-bound)"},
+       {nullptr, nullptr, nullptr},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.reduction = f.text.at(k);
+       }},
+      {"depth",
+       Kind::value,
+       1,
+       {"pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)", "",
+        "pct: bug depth d"},
+       {"3", nullptr, "3"},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.pct_depth = uint32_t(parse_u64("--" + k, f.text.at(k), 1, 1000));
+       }},
+      {"stop-on-first",
+       Kind::on_off,
+       1,
+       {"stop at the first violating execution", "", ""},
+       {},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.stop_at_first_violation = f.on.at(k);
+       }},
+      {"check-determinism",
+       Kind::on_off,
+       1,
+       {"run every execution a second time from its recorded schedule and compare the steps; a "
+        "difference exits 4 and names the first differing step",
+        "", ""},
+       {},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.check_determinism = f.on.at(k);
+       }},
+      {"max-steps",
+       Kind::value,
+       1,
+       {"steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
+        "given, it overrides the scenario's)",
+        "steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
+        "given, it overrides the scenario's)",
+        "steps per execution (default: each scenario's max_steps, else 10000)"},
+       {nullptr, nullptr, nullptr},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (!f.text.at(k).empty()) c.max_steps = parse_u64("--" + k, f.text.at(k), 1, 100'000'000);
+       }},
+      {"mutant",
+       Kind::repeatable,
+       1,
+       {"switch on a protocol mutant (repeatable; see `allocsim list mutants`)",
+        "switch on a protocol mutant (repeatable; see `allocsim list mutants`)", ""},
+       {},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.mutants = f.list.at(k);
+       }},
+  };
+  return rows;
+}
+
+std::string key_of(const ExploreFlag& row) {
+  const std::string name = row.name;
+  return name.substr(0, name.find(','));
+}
+
+void validate(const campaign::ExploreConfig& c) {
+  try {
+    c.validate();
+  } catch (const campaign::ConfigError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& ExploreFlags::mutants() const {
+  static const std::vector<std::string> none;
+  const auto it = list.find("mutant");
+  return it == list.end() ? none : it->second;
+}
+
+void explore_options(po::options_description& d, ExploreFlags& f, Command which) {
+  const auto w = size_t(which);
+  for (const ExploreFlag& row : explore_table()) {
+    if (row.help[w].empty()) continue;
+    const std::string key = key_of(row);
+    const char* help = row.help[w].c_str();
+    switch (row.kind) {
+      case Kind::value:
+        if (row.value[w])
+          d.add_options()(row.name, po::value(&f.text[key])->default_value(row.value[w]), help);
+        else
+          d.add_options()(row.name, po::value(&f.text[key]), help);
+        break;
+      case Kind::on_off:
+        d.add_options()(row.name, po::bool_switch(&f.on[key]), help);
+        break;
+      case Kind::repeatable:
+        d.add_options()(row.name, po::value(&f.list[key])->composing(), help);
+        break;
+    }
+  }
+}
+
+void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c) {
+  const auto w = size_t(which);
+  for (int phase : {0, 1}) {
+    for (const ExploreFlag& row : explore_table())
+      if (row.phase == phase && !row.help[w].empty()) row.read(f, key_of(row), which, c);
+    if (phase == 0 && which == Command::sweep) validate(c);  // sweep's --executions default depends on it
+  }
+  if (which != Command::sweep) validate(c);
+}
+
 po::options_description common_options(Common& c, bool run) {
   po::options_description d(run ? "run options" : "replay options");
   d.add_options()("help,h", "show this help");
-  d.add_options()("seed", po::value(&c.seed)->default_value("0"),
-                  run ? "run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S"
-                      : "the execution seed to replay (as printed by run)");
+  explore_options(d, c.explore, run ? Command::run : Command::replay);
   if (run) {
-    d.add_options()("executions,n", po::value(&c.executions)->default_value("1000"),
-                    "number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)");
-    d.add_options()("strategy", po::value(&c.strategy)->default_value(c.strategy),
-                    fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | "))
-                        .c_str());
-    d.add_options()("preemption-bound", po::value(&c.preemption_bound),
-                    "dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
-                    "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)");
-    d.add_options()("reduction", po::value(&c.reduction),
-                    "dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
-                    "--preemption-bound)");
-    d.add_options()("depth", po::value(&c.depth)->default_value("3"),
-                    "pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)");
-    d.add_options()("stop-on-first", po::bool_switch(&c.stop_on_first), "stop at the first violating execution");
-    d.add_options()("check-determinism", po::bool_switch(&c.check_determinism),
-                    "run every execution a second time from its recorded schedule and compare the steps; a "
-                    "difference exits 4 and names the first differing step");
     d.add_options()("fingerprints", po::value(&c.fingerprints),
                     "write one line per execution to FILE: index, execution seed, fingerprint (hex); the file "
                     "appears only when the run completes");
@@ -74,11 +244,6 @@ po::options_description common_options(Common& c, bool run) {
                     "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
                     "against the seed (backend/harness/record.h); the file appears only when the run completes");
   }
-  d.add_options()("max-steps", po::value(&c.max_steps),
-                  "steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
-                  "given, it overrides the scenario's)");
-  d.add_options()("mutant", po::value(&c.mutants)->composing(),
-                  "switch on a protocol mutant (repeatable; see `allocsim list mutants`)");
   d.add(trace_options(c.trace, run));
   return d;
 }
@@ -112,7 +277,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   check_output_dir("--perfetto", c.trace.perfetto);
   check_output_dir("--fingerprints", c.fingerprints);
   check_output_dir("--record", c.record);
-  for (const auto& m : c.mutants)
+  for (const auto& m : c.explore.mutants())
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));
   to_config(c, run);  // the flags' values and the strategy's (registry) checks, before anything runs
@@ -121,22 +286,8 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
 
 harness::RunConfig to_config(const Common& c, bool run) {
   harness::RunConfig cfg;
-  cfg.strategy = c.strategy;
-  if (!c.preemption_bound.empty())
-    cfg.preemption_bound = static_cast<uint32_t>(parse_u64("--preemption-bound", c.preemption_bound, 0, 1000));
-  cfg.reduction = c.reduction;
-  cfg.pct_depth = static_cast<uint32_t>(parse_u64("--depth", c.depth, 1, 1000));
-  cfg.seed = parse_u64("--seed", c.seed, 0, UINT64_MAX);
-  cfg.executions = run ? parse_u64("--executions", c.executions, 1, 1'000'000'000'000ull) : 1;
-  if (!c.max_steps.empty()) cfg.max_steps = parse_u64("--max-steps", c.max_steps, 1, 100'000'000);
-  cfg.mutants = c.mutants;
-  cfg.stop_at_first_violation = c.stop_on_first;
-  cfg.check_determinism = c.check_determinism;
-  try {
-    cfg.validate();
-  } catch (const campaign::ConfigError& e) {
-    throw UsageError(e.what());
-  }
+  if (!run) cfg.executions = 1;  // replay runs the one execution
+  to_explore_config(c.explore, run ? Command::run : Command::replay, cfg);
   return cfg;
 }
 

@@ -88,7 +88,7 @@ void print_divergence(const std::string& what, const campaign::Divergence& d) {
 
 int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f) {
   const TraceFlags& tf = c.trace;
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.mutants));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
   std::cout << "replay by schedule: "
             << cfg.replay_line(c.scenario, {.seed = std::nullopt,
@@ -134,7 +134,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
 }
 
 int replay_trace_file(const Common& c) {
-  if (!c.mutants.empty())
+  if (!c.explore.mutants().empty())
     throw UsageError("--mutant: a trace file embeds its scenario and mutants; replay it as it is");
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), c.scenario);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
@@ -157,7 +157,7 @@ int replay_trace_file(const Common& c) {
 }
 
 int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc) {
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.mutants));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   std::vector<sim::Choice> schedule;
   try {
     schedule = sim::parse_schedule(c.trace.schedule, full->actor_names());
