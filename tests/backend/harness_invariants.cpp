@@ -7,21 +7,15 @@
 #include "backend/harness/scenario.h"
 #include "backend/harness/state_view.h"
 #include "backend/harness/world.h"
+#include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
+using namespace allocsim::harness::testing;
 using backend::Claim;
 using backend::DeviceIdentity;
 
 namespace {
-
-const char* kTwoNodes = R"({
-  "schema": "allocsim/scenario/v1", "name": "hand-built",
-  "backend": { "authority": "managed-mig" },
-  "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 },
-             { "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
-  "actors": [ { "name": "flowA", "script": [] }, { "name": "flowB", "script": [] } ]
-})";
 
 struct Fixture {
   Scenario sc = parse_scenario(kTwoNodes, "hand-built.json");
@@ -53,28 +47,6 @@ struct Fixture {
     s().node(node)->owner_epoch = epoch;
   }
 };
-
-/// The invariant's row in the table (catalog.h).
-const InvariantSpec& spec_of(const std::string& name) {
-  for (const InvariantSpec& spec : invariant_catalog())
-    if (name == spec.name) return spec;
-  FAIL("no invariant " << name);
-  throw std::logic_error("unreachable");
-}
-
-/// Fires with `name` and the message part, and its state block shows every field the row says the check
-/// reads (issue 12 item 7): every clause of every invariant goes through here.
-void require_fires(const std::optional<sim::Violation>& v, const char* name, const std::string& message_part) {
-  REQUIRE(v.has_value());
-  CHECK(v->invariant == name);
-  CHECK_THAT(v->message, Catch::Contains(message_part));
-  const InvariantSpec& spec = spec_of(name);
-  REQUIRE_FALSE(spec.reads.empty());
-  for (const char* field : spec.reads) {
-    INFO(name << " state block:\n" << v->state);
-    CHECK_THAT(v->state, Catch::Contains(field));
-  }
-}
 
 }  // namespace
 

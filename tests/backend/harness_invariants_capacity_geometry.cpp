@@ -11,9 +11,11 @@
 #include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
+#include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
+using namespace allocsim::harness::testing;
 using backend::Claim;
 using backend::DeviceIdentity;
 
@@ -73,23 +75,6 @@ struct Fixture {
     world.audit_seen = s().audit.size();
   }
 };
-
-const InvariantSpec& spec_of(const std::string& name) {
-  for (const InvariantSpec& spec : invariant_catalog())
-    if (name == spec.name) return spec;
-  FAIL("no invariant " << name);
-  throw std::logic_error("unreachable");
-}
-
-void require_fires(const std::optional<sim::Violation>& v, const char* name, const std::string& message_part) {
-  REQUIRE(v.has_value());
-  CHECK(v->invariant == name);
-  CHECK_THAT(v->message, Catch::Contains(message_part));
-  for (const char* field : spec_of(name).reads) {
-    INFO(name << " state block:\n" << v->state);
-    CHECK_THAT(v->state, Catch::Contains(field));
-  }
-}
 
 }  // namespace
 

@@ -6,21 +6,15 @@
 #include "backend/harness/invariants_client.h"
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
+#include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
+using namespace allocsim::harness::testing;
 using backend::Claim;
 using backend::DeviceIdentity;
 
 namespace {
-
-const char* kOneNode = R"({
-  "schema": "allocsim/scenario/v1", "name": "hand-built",
-  "backend": { "authority": "managed-mig" },
-  "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 },
-             { "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
-  "actors": [ { "name": "flowA", "script": [] }, { "name": "flowB", "script": [] } ]
-})";
 
 const std::string kEntry = "videoflow-flowA-gen-c1";
 
@@ -43,7 +37,7 @@ DeviceIdentity slice(const std::string& node, const std::string& profile, int k)
 }
 
 struct Fixture {
-  Scenario sc = parse_scenario(kOneNode, "hand-built.json");
+  Scenario sc = parse_scenario(kTwoNodes, "hand-built.json");
   std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
   BackendWorld world{*compiled};
   backend::BackendState& s() { return world.mutable_backend().mutable_state(); }
@@ -74,24 +68,6 @@ struct Fixture {
     return *world.mutable_actors()[0].told.observation;
   }
 };
-
-const InvariantSpec& spec_of(const std::string& name) {
-  for (const InvariantSpec& spec : invariant_catalog())
-    if (name == spec.name) return spec;
-  FAIL("no invariant " << name);
-  throw std::logic_error("unreachable");
-}
-
-/// Fires with `name` and the message part, and its state block shows every field its row says it reads.
-void require_fires(const std::optional<sim::Violation>& v, const char* name, const std::string& message_part) {
-  REQUIRE(v.has_value());
-  CHECK(v->invariant == name);
-  CHECK_THAT(v->message, Catch::Contains(message_part));
-  for (const char* field : spec_of(name).reads) {
-    INFO(name << " state block:\n" << v->state);
-    CHECK_THAT(v->state, Catch::Contains(field));
-  }
-}
 
 }  // namespace
 
