@@ -157,13 +157,21 @@ std::optional<Violation> check_geometry_stable_under_workloads(const CheckContex
   return std::nullopt;
 }
 
-std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c) {
+std::optional<ToldObservation> told_observation(const CheckContext& c) {
   if (c.actor == sim::kNoActor) return std::nullopt;
   const ActorState& a = c.world.actors()[c.actor];
   if (!a.told.observation) return std::nullopt;
-  const auto& obs = *a.told.observation;
-  const Claim* cl = c.world.backend().state().claim(obs.claim_id);
+  const Claim* cl = c.world.backend().state().claim(a.told.observation->claim_id);
   if (!cl) return std::nullopt;
+  return ToldObservation{*a.told.observation, *cl};
+}
+
+std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c) {
+  const auto told = told_observation(c);
+  if (!told) return std::nullopt;
+  const auto& obs = told->obs;
+  const Claim* cl = &told->claim;
+  const ActorState& a = c.world.actors()[c.actor];
   if (obs.status == backend::kClaimReady && !cl->workload_ready)
     return violation("readiness-answers-its-write",
                      fmt::format("{} was told claim {} is ready, but its workload was never marked ready", a.name,

@@ -21,6 +21,14 @@ struct CheckContext {
   bool quiescent;
 };
 
+/// The observation the stepping actor was told in this step and the claim it names; nullopt when no actor
+/// stepped, nothing was told, or the claim is gone (what the observation invariants judge).
+struct ToldObservation {
+  const backend::ClaimObservation& obs;
+  const backend::Claim& claim;
+};
+std::optional<ToldObservation> told_observation(const CheckContext& c);
+
 std::optional<sim::Violation> check_single_ownership(const CheckContext& c);
 std::optional<sim::Violation> check_no_double_grant(const CheckContext& c);
 std::optional<sim::Violation> check_no_orphaned_geometry(const CheckContext& c);

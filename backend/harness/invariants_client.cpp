@@ -53,12 +53,11 @@ std::string render_observation(const std::string& actor, const backend::ClaimObs
 }  // namespace
 
 std::optional<Violation> check_observation_matches_claim(const CheckContext& c) {
-  if (c.actor == sim::kNoActor) return std::nullopt;
+  const auto told = told_observation(c);
+  if (!told) return std::nullopt;
+  const auto& obs = told->obs;
+  const Claim* cl = &told->claim;
   const ActorState& a = c.world.actors()[c.actor];
-  if (!a.told.observation) return std::nullopt;
-  const auto& obs = *a.told.observation;
-  const Claim* cl = c.world.backend().state().claim(obs.claim_id);
-  if (!cl) return std::nullopt;
   // Compared first, rendered only when broken: this runs after every step that tells an observation. The
   // memory backend answers at once, so the generation it observed is the one desired.
   const bool grant_ok = same_grant(obs.grant, *cl);
