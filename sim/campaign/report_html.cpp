@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/assert.h"
+#include "sim/campaign/shrink.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_replay.h"
 
@@ -120,7 +121,8 @@ std::vector<Step> read_steps(const nlohmann::json& trace) {
     Step st{str_or(s, "actor", "?"), str_or(s, "point", "?"), str_or(s, "kind"), str_or(s, "detail")};
     if (s.is_object() && s.contains("occurrence") && s["occurrence"].is_number_unsigned())
       st.occurrence = s["occurrence"].get<uint64_t>();
-    st.preemption = s.is_object() && s.contains("preemption") && s["preemption"].is_boolean() && s["preemption"].get<bool>();
+    st.preemption =
+        s.is_object() && s.contains("preemption") && s["preemption"].is_boolean() && s["preemption"].get<bool>();
     out.push_back(std::move(st));
   }
   return out;
@@ -136,7 +138,9 @@ std::string render_explanation(const Explanation& e, size_t k, const std::vector
   if (!e.present) return "<p class=\"no-explanation\">This trace carries no explanation.</p>\n";
   std::string h = "<div class=\"explanation\"" + attr("data-kind", e.kind) + ">\n";
   h += fmt::format("<p class=\"summary\"><strong>{}</strong> {}</p>\n",
-                   e.kind == "sequential" ? "Sequential:" : e.kind == "race" ? "Race:" : "Explanation:",
+                   e.kind == "sequential" ? "Sequential:"
+                   : e.kind == "race"     ? "Race:"
+                                          : "Explanation:",
                    html_escape(e.summary));
   if (!e.pairs.empty()) {
     h += "<ol class=\"pairs\">\n";
@@ -146,7 +150,8 @@ std::string render_explanation(const Explanation& e, size_t k, const std::vector
       h += fmt::format("<li class=\"pair\" data-first=\"{}\" data-second=\"{}\">{} then {}", p.first, p.second,
                        step_link(k, p.first, steps), step_link(k, p.second, steps));
       if (!objects.empty()) h += fmt::format("; both touch {}", objects);
-      if (!p.reversed.empty()) h += fmt::format("<br><span class=\"reversed\">Reversed: {}</span>", html_escape(p.reversed));
+      if (!p.reversed.empty())
+        h += fmt::format("<br><span class=\"reversed\">Reversed: {}</span>", html_escape(p.reversed));
       h += "</li>\n";
     }
     h += "</ol>\n";
@@ -215,8 +220,8 @@ std::string render_swimlanes(const HtmlViolation& v, size_t k, const std::vector
     }
     h += "</div>\n";
   }
-  h += fmt::format("<div class=\"broke\" style=\"grid-column:2/{};grid-row:{}\">&#10007; {}</div>\n",
-                   lanes.size() + 2, end_row, html_escape(v.invariant));
+  h += fmt::format("<div class=\"broke\" style=\"grid-column:2/{};grid-row:{}\">&#10007; {}</div>\n", lanes.size() + 2,
+                   end_row, html_escape(v.invariant));
   return h + "</div>\n";
 }
 
@@ -236,7 +241,8 @@ std::string render_violation(const HtmlViolation& v, size_t k) {
   h += "<h2>" + html_escape(v.file) + "</h2>\n";
   h += "<p class=\"broke-line\">" + html_escape(v.invariant) + ": " + html_escape(v.message) + "</p>\n";
   if (!v.replay.empty()) h += "<p class=\"replay\">Replay: <code>" + html_escape(v.replay) + "</code></p>\n";
-  if (!v.trace.is_object()) return h + "<p class=\"no-trace\">No trace is available for this violation.</p>\n</section>\n";
+  if (!v.trace.is_object())
+    return h + "<p class=\"no-trace\">No trace is available for this violation.</p>\n</section>\n";
   const std::vector<Step> steps = read_steps(v.trace);
   const Explanation e = read_explanation(v.trace, steps.size());
   std::string size = fmt::format("{} steps, {} actors", steps.size(), lane_order(v.actors, steps).size());
@@ -244,9 +250,11 @@ std::string render_violation(const HtmlViolation& v, size_t k) {
     size += fmt::format(" (shrunk from {} steps)", v.trace["shrink"]["raw_steps"].dump());
   h += "<p class=\"size\">" + html_escape(size) + "</p>\n";
   h += render_explanation(e, k, steps);
-  h += "<p class=\"legend\"><span class=\"legend-race\">racing pair</span><span class=\"legend-slice\">causal "
-       "slice</span><span class=\"legend-dim\">outside the slice</span>* preemption; dashed outline: the step after "
-       "which the invariant broke</p>\n";
+  h += "<p class=\"legend\">";
+  if (e.present)
+    h += "<span class=\"legend-race\">racing pair</span><span class=\"legend-slice\">causal slice</span><span "
+         "class=\"legend-dim\">outside the slice</span>";
+  h += "* preemption; dashed outline: the step after which the invariant broke</p>\n";
   h += render_swimlanes(v, k, steps, e);
   return h + render_state(v.trace) + "</section>\n";
 }
@@ -259,7 +267,8 @@ std::string render_table(const HtmlPage& page) {
       "<th>violating</th><th>violations</th><th>notes</th></tr></thead>\n<tbody>\n";
   for (const auto& r : page.rows) {
     std::string viol;
-    for (const auto& [inv, n] : r.violations) viol += fmt::format("{}{}: {}", viol.empty() ? "" : "<br>", html_escape(inv), n);
+    for (const auto& [inv, n] : r.violations)
+      viol += fmt::format("{}{}: {}", viol.empty() ? "" : "<br>", html_escape(inv), n);
     if (const auto it = section_of.find(r.file); it != section_of.end())
       viol += fmt::format("{}<a href=\"#v{}\">trace</a>", viol.empty() ? "" : "<br>", it->second);
     std::string notes;
@@ -281,12 +290,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (const char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -322,11 +342,14 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report) {
     page.rows.push_back(std::move(r));
   }
   for (const auto& e : report.value("errors", nlohmann::json::array()))
-    page.rows.push_back({str_or(e, "path"), "input error", "", 0, 0, {}, {str_or(e, "pointer") + ": " + str_or(e, "message")}});
+    page.rows.push_back(
+        {str_or(e, "path"), "input error", "", 0, 0, {}, {str_or(e, "pointer") + ": " + str_or(e, "message")}});
   const nlohmann::json t = report.value("totals", nlohmann::json::object());
-  page.totals = fmt::format("{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions, {} violating",
-                            t.value("scenarios", uint64_t{0}), t.value("met", uint64_t{0}), t.value("unmet", uint64_t{0}), t.value("undecided", uint64_t{0}),
-                            t.value("input_errors", uint64_t{0}), t.value("executions", uint64_t{0}), t.value("violating_executions", uint64_t{0}));
+  page.totals = fmt::format(
+      "{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions, {} violating",
+      t.value("scenarios", uint64_t{0}), t.value("met", uint64_t{0}), t.value("unmet", uint64_t{0}),
+      t.value("undecided", uint64_t{0}), t.value("input_errors", uint64_t{0}), t.value("executions", uint64_t{0}),
+      t.value("violating_executions", uint64_t{0}));
   return page;
 }
 
@@ -340,13 +363,29 @@ HtmlViolation html_violation_of_trace(const std::string& file, const Trace& t, c
   return v;
 }
 
-Trace sweep_violation_trace(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& config) {
+Trace sweep_violation_trace(const System& system, const ScenarioPlan& plan, const FirstViolation& first,
+                            const SweepConfig& config, uint64_t shrink_runs) {
   ALLOCSIM_ASSERT(plan.scenario != nullptr, "{}: a plan without a scenario has no violation", plan.path);
   const uint64_t max_steps = plan.scenario->max_steps(config.max_steps);
   const StrictReplay sr = replay_strict(*plan.scenario, first.schedule, max_steps);
   if (sr.divergence || !sr.result.violation)
     throw std::runtime_error(fmt::format("{}: the first violation's schedule did not reproduce it", plan.path));
-  Trace t = make_trace(plan.scenario, sr.result, state_before_last_step(*plan.scenario, sr.result, max_steps));
+  Trace t;
+  if (shrink_runs == 0) {
+    t = make_trace(plan.scenario, sr.result, state_before_last_step(*plan.scenario, sr.result, max_steps));
+  } else {
+    const ShrinkResult s = shrink(system, plan.scenario, sr.result.schedule,
+                                  {.max_runs = shrink_runs, .max_seconds = 0, .max_steps = max_steps});
+    t = make_trace(s.scenario, s.result, state_before_last_step(*s.scenario, s.result, max_steps));
+    t.shrink = ShrinkInfo{sr.result.steps.size(),
+                          plan.scenario->actor_names().size(),
+                          plan.scenario->op_count(),
+                          sr.result.preemptions,
+                          s.runs,
+                          s.budget_exhausted,
+                          s.out_of_time,
+                          s.preemptions_minimal};
+  }
   t.tool_version = config.tool_version;
   t.scenario_path = plan.path;
   t.scenario_digest = plan.scenario->digest();
@@ -356,12 +395,12 @@ Trace sweep_violation_trace(const ScenarioPlan& plan, const FirstViolation& firs
   return t;
 }
 
-std::string sweep_html(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes,
+std::string sweep_html(const System& system, const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes,
                        const nlohmann::json& report) {
   HtmlPage page = html_page_of_sweep(report);
   for (const auto& o : outcomes) {
     if (!o.result.first || !o.plan->scenario) continue;
-    const Trace t = sweep_violation_trace(*o.plan, *o.result.first, results.config);
+    const Trace t = sweep_violation_trace(system, *o.plan, *o.result.first, results.config, kHtmlShrinkRuns);
     page.violations.push_back(
         html_violation_of_trace(o.plan->path, t, replay_command(*o.plan, *o.result.first, results.config)));
   }

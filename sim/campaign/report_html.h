@@ -58,10 +58,10 @@ struct HtmlViolation {
 };
 
 struct HtmlPage {
-  std::string title;                  // "allocsim sweep report" / "allocsim run report"
-  std::vector<std::string> meta;      // lines under the title (tool version, config), each escaped
-  std::vector<HtmlRow> rows;          // table order
-  std::string totals;                 // one line under the table ("" = none)
+  std::string title;                      // "allocsim sweep report" / "allocsim run report"
+  std::vector<std::string> meta;          // lines under the title (tool version, config), each escaped
+  std::vector<HtmlRow> rows;              // table order
+  std::string totals;                     // one line under the table ("" = none)
   std::vector<HtmlViolation> violations;  // section order; a row links to the first one of its file
 };
 
@@ -79,16 +79,23 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report);
 /// (t.scenario's, in scenario order) and its document (trace_to_text(t)).
 HtmlViolation html_violation_of_trace(const std::string& file, const Trace& t, const std::string& replay);
 
-/// The trace of a sweep's first violation of `plan`: its schedule replayed strictly on the plan's scenario
-/// (sweeps run scenarios without extra mutants), unshrunk. The caller fills nothing; tool version, path,
-/// digest, strategy and max_steps are set from `config` and `plan`. Throws std::runtime_error when the
-/// schedule no longer reproduces a violation (a bug: the sweep just found it).
-Trace sweep_violation_trace(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& config);
+/// Candidate runs the sweep page's shrinker may make per violation: `run`'s default budget, and no wall-clock
+/// limit, so the page stays a pure function of the sweep.
+inline constexpr uint64_t kHtmlShrinkRuns = 200'000;
+
+/// The trace of a sweep's first violation of `plan`: its schedule replayed on the plan's scenario (sweeps run
+/// scenarios without extra mutants) and, when `shrink_runs` > 0, shrunk (campaign::shrink, at most that many
+/// candidate runs, no time limit), as `run` shrinks the violation it prints. Tool version, path, digest,
+/// strategy, seeds and max_steps come from `config` and `plan`. Throws std::runtime_error when the schedule
+/// does not reproduce a violation (a bug: the sweep just found it).
+Trace sweep_violation_trace(const System& system, const ScenarioPlan& plan, const FirstViolation& first,
+                            const SweepConfig& config, uint64_t shrink_runs);
 
 /// The page of a sweep: html_page_of_sweep(`report`) and, per scenario with a first violation (in report
-/// order), its section with sweep_violation_trace() and the report's replay command.
+/// order), its section with sweep_violation_trace(kHtmlShrinkRuns) and the report's replay command (of the
+/// violation as found).
 /// REQUIRES: `report` is sweep_report_json(results, outcomes).
-std::string sweep_html(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes,
+std::string sweep_html(const System& system, const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes,
                        const nlohmann::json& report);
 
 }  // namespace allocsim::campaign

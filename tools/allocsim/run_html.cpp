@@ -15,7 +15,8 @@ campaign::HtmlPage run_page(const Common& c, const harness::RunConfig& cfg, cons
   std::string mutants;
   for (const auto& m : c.explore.mutants()) mutants += " +" + m;
   page.meta.push_back(fmt::format("tool version {}", ALLOCSIM_VERSION));
-  page.meta.push_back(fmt::format("{}: {} (strategy {}, seed {}{})", c.scenario, sc.name, cfg.strategy, cfg.seed, mutants));
+  page.meta.push_back(
+      fmt::format("{}: {} (strategy {}, seed {}{})", c.scenario, sc.name, cfg.strategy, cfg.seed, mutants));
   campaign::HtmlRow row;
   row.file = c.scenario;
   row.verdict = rep.met ? "met" : "NOT met";

@@ -49,7 +49,8 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
                            t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
                            t["executions"].get<uint64_t>());
   // Rendered before any file is written, so a failure leaves no report half-written.
-  const std::string html = out.report_html.empty() ? "" : campaign::sweep_html(res, outs, report);
+  const std::string html =
+      out.report_html.empty() ? "" : campaign::sweep_html(harness::backend_system(), res, outs, report);
   try {
     if (!out.report_json.empty()) campaign::write_file_atomically(out.report_json, report.dump(2) + "\n");
     if (!out.junit.empty()) campaign::write_file_atomically(out.junit, campaign::junit_xml(res, outs));
