@@ -10,7 +10,9 @@ and slice steps wherever a trace carries an explanation, and nothing that would 
 Chromium missing: the test fails, naming the package, unless ALLOCSIM_ALLOW_NO_BROWSER=1 is set outside CI
 (CI unset), when it exits 77 (ctest: skipped).
 
-usage: check_report.py --allocsim BIN --root REPO [--keep DIR]
+usage: check_report.py --allocsim BIN --root REPO [--inputs FILE|DIR ...] [--keep DIR]
+(--inputs scenarios/ checks the page of the whole corpus; the expected sections and rows come from the
+sweep's own JSON report.)
 """
 import argparse
 import html.parser
@@ -112,11 +114,11 @@ class Dom(html.parser.HTMLParser):
             if "lane" in classes:
                 s["lanes"].append(a.get("data-actor"))
             if "step" in classes and tag == "div":
-                s["steps"].append({"step": int(a["data-step"]), "label": a.get("data-label"),
+                s["steps"].append({"step": int(a.get("data-step", "-1")), "label": a.get("data-label"),
                                    "lane": s["lanes"][-1] if s["lanes"] else None, "classes": set(classes)})
 
 
-def check_dom(dom_text, scenario_actors):
+def check_dom(dom_text, scenario_actors, rows, violating):
     for needle in ("@import", "url(", "http://", "https://"):
         if needle in dom_text.split("<body")[0]:
             fail(f"the page's head holds {needle!r}: the page must load nothing")
@@ -124,10 +126,10 @@ def check_dom(dom_text, scenario_actors):
     dom.feed(dom_text)
     if dom.bad:
         fail(f"the page links resources: {dom.bad[:5]}")
-    if len(dom.rows) != len(SCENARIOS):
-        fail(f"{len(dom.rows)} table rows, expected {len(SCENARIOS)}")
-    if len(dom.sections) != len(SCENARIOS):
-        fail(f"{len(dom.sections)} section.violation, expected {len(SCENARIOS)} (one per violating scenario)")
+    if len(dom.rows) != rows:
+        fail(f"{len(dom.rows)} table rows, expected {rows}")
+    if [s["file"] for s in dom.sections] != violating:
+        fail(f"sections for {[s['file'] for s in dom.sections]}, expected one per violating scenario: {violating}")
     summary = []
     for s in dom.sections:
         name = s["file"]
@@ -159,21 +161,28 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--allocsim", required=True)
     ap.add_argument("--root", required=True)
+    ap.add_argument("--inputs", nargs="+", default=SCENARIOS, help="what to sweep (default: two mutant scenarios)")
     ap.add_argument("--keep", help="copy the page and the screenshot here")
     args = ap.parse_args()
     browser = find_chromium()
     with tempfile.TemporaryDirectory(prefix="allocsim-html-") as tmp:
-        page = os.path.join(tmp, "report.html")
-        r = subprocess.run([args.allocsim, "sweep", *SCENARIOS, "--report-html", page], cwd=args.root,
-                           capture_output=True, text=True, timeout=300)
+        page, report = os.path.join(tmp, "report.html"), os.path.join(tmp, "report.json")
+        r = subprocess.run([args.allocsim, "sweep", *args.inputs, "--report-html", page, "--report-json", report],
+                           cwd=args.root, capture_output=True, text=True, timeout=1800)
         if r.returncode != 0:
             fail(f"allocsim sweep exited {r.returncode}\n{r.stdout}\n{r.stderr}")
-        actors = {f: [a["name"] for a in json.load(open(os.path.join(args.root, f)))["actors"]] for f in SCENARIOS}
+        rep = json.load(open(report))
+        violating = [s["path"] for s in rep["scenarios"] if s["first_violation"] is not None]
+        if args.inputs == SCENARIOS and len(violating) != 2:
+            fail(f"the two mutant scenarios should both violate; violating: {violating}")
+        actors = {s["path"]: [a["name"] for a in json.load(open(os.path.join(args.root, s["path"])))["actors"]]
+                  for s in rep["scenarios"]}
+        rows = len(rep["scenarios"]) + len(rep["errors"])
         png = os.path.join(tmp, "report.png")
         chromium(browser, os.path.join(tmp, "profile-shot"), f"--screenshot={png}", "file://" + page)
         shot = check_png(png)
         dom_text = chromium(browser, os.path.join(tmp, "profile-dom"), "--dump-dom", "file://" + page)
-        summary = check_dom(dom_text, actors)
+        summary = check_dom(dom_text, actors, rows, violating)
         if args.keep:
             os.makedirs(args.keep, exist_ok=True)
             shutil.copy(page, args.keep)
