@@ -162,12 +162,19 @@ std::string render_explanation(const Explanation& e, size_t k, const std::vector
     h += fmt::format("<p class=\"slice-line\">Causal slice: steps {} ({} of {}; the others are dimmed).</p>\n", list,
                      e.slice.size(), steps.size());
   }
-  if (e.order.is_array() && !e.order.empty()) {
-    std::string block = "\"order\": [";
-    for (size_t i = 0; i < e.order.size(); ++i) block += (i ? ",\n          " : "") + e.order[i].dump();
-    h += "<p>Pinned by this order block:</p>\n<pre class=\"order\">" + html_escape(block + "]") + "</pre>\n";
-  }
   return h + "</div>\n";
+}
+
+/// The order block that pins the violation: the explanation's, else the trace's own "order" key.
+std::string render_order(const Explanation& e, const nlohmann::json& trace) {
+  const nlohmann::json& order = e.order.is_array() && !e.order.empty() ? e.order
+                                : trace.contains("order")              ? trace["order"]
+                                                                       : e.order;
+  if (!order.is_array() || order.empty()) return "";
+  std::string block = "\"order\": [";
+  for (size_t i = 0; i < order.size(); ++i) block += (i ? ",\n          " : "") + order[i].dump();
+  return "<p>Pinned by this order block (paste it into the scenario):</p>\n<pre class=\"order\">" +
+         html_escape(block + "]") + "</pre>\n";
 }
 
 /// The lanes in order: `actors` first, then any actor only the steps name.
@@ -249,7 +256,7 @@ std::string render_violation(const HtmlViolation& v, size_t k) {
   if (v.trace.contains("shrink") && v.trace["shrink"].is_object() && v.trace["shrink"].contains("raw_steps"))
     size += fmt::format(" (shrunk from {} steps)", v.trace["shrink"]["raw_steps"].dump());
   h += "<p class=\"size\">" + html_escape(size) + "</p>\n";
-  h += render_explanation(e, k, steps);
+  h += render_explanation(e, k, steps) + render_order(e, v.trace);
   h += "<p class=\"legend\">";
   if (e.present)
     h += "<span class=\"legend-race\">racing pair</span><span class=\"legend-slice\">causal slice</span><span "

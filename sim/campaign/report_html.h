@@ -8,7 +8,8 @@
 // - per violation, a <section class="violation" id="vK" data-file=FILE data-invariant=INV>: the invariant
 //   and its message, the replay command, the trace's explanation when the trace has one (the trace file's
 //   optional "explanation" key: summary, racing pairs with their objects and what reversing them did, the
-//   causal slice, the order block), and the trace as swimlanes: a grid with one column per actor
+//   causal slice), the order block that pins it (the explanation's "order", else the trace's own "order"
+//   key), and the trace as swimlanes: a grid with one column per actor
 //   (<div class="lane" data-actor=ACTOR>, scenario order) and one row per step (<div class="step"
 //   data-step=N data-label="ACTOR:POINT#K" id="vK-sN">, 0-based N as in the trace's "steps"), the step's
 //   point and detail in its actor's lane. Steps of a racing pair carry class `race`, steps of the causal

@@ -127,6 +127,16 @@ TEST_CASE("report_html: a malformed explanation is rendered as far as it is well
   CHECK(count(h, "<div class=\"step k-call preempt dim\" id=\"v1-s1\"") == 1);
 }
 
+TEST_CASE("report_html: the trace's own order block is shown when the explanation has none", "[html]") {
+  json t = trace_doc();
+  t["order"] = json::array({json::array({"flowA:reserve#1", "flowB:release#1"})});
+  const std::string h = page_with(t);
+  CHECK(count(h,
+              "<pre class=\"order\">&quot;order&quot;: "
+              "[[&quot;flowA:reserve#1&quot;,&quot;flowB:release#1&quot;]]</pre>") == 1);
+  CHECK(count(h, "This trace carries no explanation.") == 1);
+}
+
 TEST_CASE("report_html: a violation without a trace says so", "[html]") {
   const std::string h = page_with(nullptr);
   CHECK(count(h, "<p class=\"no-trace\">No trace is available for this violation.</p>") == 1);
