@@ -144,9 +144,8 @@ def check_dom(dom_text, scenario_actors, rows, violating):
         for st in s["steps"]:
             if not st["label"].startswith(st["lane"] + ":"):
                 fail(f"{name}: step {st['step']} ({st['label']}) sits in lane {st['lane']}")
-        stepped = {st["lane"] for st in s["steps"]}
-        if stepped != set(lanes):
-            fail(f"{name}: lanes {lanes} but steps only in {sorted(stepped)}: one lane per acting actor")
+        # Every actor that stepped has its lane (step-in-lane above); an actor of the (shrunk) scenario that took
+        # no step keeps an empty lane, as the printed table keeps its column.
         race = [st["step"] for st in s["steps"] if "race" in st["classes"]]
         if s["explanation"] and s["pairs"] and len(race) < 2:
             fail(f"{name}: the explanation names {s['pairs']} racing pair(s) but {len(race)} step(s) are highlighted")
