@@ -20,7 +20,9 @@ BUILD="${ALLOCSIM_BUILD_DIR:-$ROOT/build}"
 JOBS="${ALLOCSIM_JOBS:-2}"
 PACKAGES=(g++ cmake ninja-build pkg-config libboost-context-dev libboost-program-options-dev
           nlohmann-json3-dev catch2 libfmt-dev libxxhash-dev python3-jsonschema
-          python3-yaml)  # python3-yaml: tests/cli/nightly.cpp checks tools/nightly/*.yaml
+          python3-yaml chromium)
+# python3-yaml: tests/cli/nightly.cpp checks tools/nightly/*.yaml. chromium: tests/html/check_report.py renders
+# the HTML report headless (screenshot + DOM); Debian's package, no browser download of its own.
 # Only `fuzz` needs these: clang with libFuzzer and the sanitizer runtimes (Debian 12: clang 14).
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 # Only `format` and `format-check` need this, and nothing else: they build nothing. Debian 12: version 14,

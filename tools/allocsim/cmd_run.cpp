@@ -18,6 +18,7 @@
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
+#include "tools/allocsim/run_html.h"
 
 namespace allocsim::cli {
 
@@ -157,6 +158,7 @@ int cmd_run(int argc, char** argv) {
     return kExitDiverged;
   }
   print_summary(c, cfg, sc, rep);
+  std::optional<campaign::Trace> shown;  // the trace printed, for --report-html
   if (rep.summary.first) {
     const auto& f = *rep.summary.first;
     std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);
@@ -169,8 +171,11 @@ int cmd_run(int argc, char** argv) {
       // form `replay --schedule` reads (sim/schedule.h).
       std::cout << "schedule: " << sim::format_schedule(f.result.schedule, actor_names(sc)) << "\n";
     }
-    if (const int rc = report_finding(c, cfg, sc, f); rc != kExitOk) return rc;  // trace_cli.cpp
+    campaign::Trace t;
+    if (const int rc = report_finding(c, cfg, sc, f, &t); rc != kExitOk) return rc;  // trace_cli.cpp
+    shown = std::move(t);
   }
+  if (const int rc = write_run_html(c, cfg, sc, rep, shown); rc != kExitOk) return rc;  // run_html.cpp
   if (rep.met) {
     std::cout << (sc.expect.pass ? "\nexpectation met: no violation\n"
                                  : "\nexpectation met: the expected violation was found\n");

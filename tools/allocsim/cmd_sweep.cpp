@@ -115,6 +115,8 @@ int cmd_sweep(int argc, char** argv) {
                   "seconds between checkpoints within a long work unit");
   d.add_options()("report-json", po::value(&f.out.report_json), "write the allocsim/sweep-report/v1 JSON report here");
   d.add_options()("junit", po::value(&f.out.junit), "write a JUnit XML report here");
+  d.add_options()("report-html", po::value(&f.out.report_html),
+                  "write a self-contained HTML page here: the table, and each first violation's trace as swimlanes");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&f.inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);

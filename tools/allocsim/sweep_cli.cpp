@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "backend/harness/system.h"
+#include "sim/campaign/report_html.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"
 #include "tools/allocsim/cli.h"
@@ -17,6 +18,7 @@ namespace allocsim::cli {
 void check_outputs(const SweepOutputs& out) {
   check_output_dir("--report-json", out.report_json);
   check_output_dir("--junit", out.junit);
+  check_output_dir("--report-html", out.report_html);
 }
 
 int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, const nlohmann::json& shards) {
@@ -46,9 +48,13 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
                            t["scenarios"].get<uint64_t>(), t["met"].get<uint64_t>(), t["unmet"].get<uint64_t>(),
                            t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
                            t["executions"].get<uint64_t>());
+  // Rendered before any file is written, so a failure leaves no report half-written.
+  const std::string html =
+      out.report_html.empty() ? "" : campaign::sweep_html(harness::backend_system(), res, outs, report);
   try {
     if (!out.report_json.empty()) campaign::write_file_atomically(out.report_json, report.dump(2) + "\n");
     if (!out.junit.empty()) campaign::write_file_atomically(out.junit, campaign::junit_xml(res, outs));
+    if (!out.report_html.empty()) campaign::write_file_atomically(out.report_html, html);
   } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

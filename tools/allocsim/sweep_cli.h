@@ -12,6 +12,7 @@ namespace allocsim::cli {
 struct SweepOutputs {
   std::string report_json;
   std::string junit;
+  std::string report_html;  // sweep: the HTML page (sim/campaign/report_html.h)
 };
 
 /// Fails early (UsageError naming the flag) when an output file's directory does not exist, so a long

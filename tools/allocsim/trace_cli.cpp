@@ -23,6 +23,8 @@ po::options_description trace_options(TraceFlags& f, bool run) {
                     "write the violation's trace here (default: <scenario-name>.seed-<execution seed>.trace.json in "
                     "the current directory)");
     d.add_options()("no-trace", po::bool_switch(&f.no_trace), "write no trace file");
+    d.add_options()("report-html", po::value(&f.report_html),
+                    "write a self-contained HTML page here: the verdict, and the violation's trace as swimlanes");
     d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
     d.add_options()("shrink-budget", po::value(&f.shrink_budget)->default_value("60"),
                     "shrinking stops early after this many seconds (and says so); 0 = no time limit");
@@ -86,7 +88,8 @@ void print_divergence(const std::string& what, const campaign::Divergence& d) {
 
 }  // namespace
 
-int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f) {
+int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f,
+                   campaign::Trace* shown) {
   const TraceFlags& tf = c.trace;
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
@@ -123,6 +126,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   if (cfg.spec().caps.replays_by_seed) t.execution_seed = f.seed;
   t.max_steps = max_steps;
   const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
+  if (shown) *shown = t;
   try {
     write_outputs(t, path, tf.perfetto, tf.no_shrink ? "replay trace" : "replay minimal");
   } catch (const campaign::OutputError& e) {

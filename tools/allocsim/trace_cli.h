@@ -25,6 +25,7 @@ struct TraceFlags {
   std::string shrink_runs = "200000";  // candidate executions (deterministic bound)
   std::string perfetto;                // Chrome trace-event JSON of the printed trace
   std::string schedule;                // replay: a v1 schedule string (sim/schedule.h)
+  std::string report_html;             // run: the HTML report (sim/campaign/report_html.h)
 };
 
 /// The options above, for `run` (run = true) or `replay`.
@@ -33,8 +34,9 @@ boost::program_options::options_description trace_options(TraceFlags& f, bool ru
 /// After `run` found `finding`: prints the raw replay line first (unless it was already printed), shrinks
 /// unless --no-shrink, prints the trace (explain_trace), writes the trace file and the Perfetto file.
 /// Returns kExitOk, or kExitUsage when an output file cannot be written.
+/// `shown`, when given, receives the trace printed (and written): the HTML report's.
 int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                   const sim::Finding& finding);
+                   const sim::Finding& finding, campaign::Trace* shown = nullptr);
 
 /// `allocsim replay TRACE.json`: exit 1 when the violation reproduces, 0 when the trace had none and none
 /// happened, 4 on divergence (printing the first differing step), 2 for an unreadable trace.
