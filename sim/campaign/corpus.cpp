@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -58,6 +59,17 @@ std::vector<sim::Choice> schedule_on(const Trace& t, const Subject& current) {
   return out;
 }
 
+/// Runs `s` (with `extra` mutants) along `schedule` once more and tallies the world it leaves into `e`.
+void tally_along(EntryReplay& e, const Subject& s, const std::vector<std::string>& extra,
+                 std::span<const sim::Choice> schedule, uint64_t max_steps) {
+  const std::unique_ptr<Compiled> compiled = s.compile(extra);
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
+  sim::LenientReplayStrategy strategy(schedule);
+  const std::unique_ptr<Tally> tally = s.tally();
+  run_one(engine, *compiled, strategy, [&](const sim::World& w) { tally->add(w); });
+  tally->drain(e.outcomes, e.barrier_hits, e.counters);
+}
+
 /// The entry's `order` block, when it has one (an optional trace key; old entries have none).
 std::optional<nlohmann::json> order_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,6 +102,7 @@ void rerun_changed(EntryReplay& e, const std::string& path, const Trace& t, cons
   e.fingerprint = fingerprint_hex(*r);
   e.invariant = r->violation ? r->violation->invariant : "";
   e.status = r->violation && r->violation->invariant == e.stored_invariant ? EntryStatus::refound : EntryStatus::stale;
+  if (e.violating()) tally_along(e, current, extra, r->schedule, t.max_steps);
 }
 
 }  // namespace
@@ -193,6 +206,7 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
       e.fingerprint = fingerprint_hex(rr.result);
       e.invariant = rr.result.violation ? rr.result.violation->invariant : "";
       e.status = rr.result.violation ? EntryStatus::violates : EntryStatus::passes;
+      if (e.violating()) tally_along(e, *t.scenario, {}, rr.result.schedule, t.max_steps);
       return e;
     }
     // Same scenario, different program: the schedule no longer fits step for step.
@@ -257,13 +271,22 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
   return out;
 }
 
-void count_corpus(const std::vector<EntryReplay>& replays, RunReport& report) {
+void count_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report) {
+  std::set<std::string> reached(report.reached.begin(), report.reached.end());
   for (const auto& e : replays) {
     if (!e.violating()) continue;
     ++report.summary.executions;
     ++report.summary.violating_executions;
     ++report.summary.violations_by_invariant[e.invariant];
+    for (const auto& [actor, ops] : e.outcomes)
+      for (const auto& [op, ends] : ops)
+        for (const auto& [end, n] : ends) report.outcomes[actor][op][end] += n;
+    for (const auto& [name, n] : e.counters) report.counters[name] += n;
+    for (const auto& [barrier, n] : e.barrier_hits) reached.insert(barrier);
   }
+  report.reached.clear();
+  for (const std::string& b : subject.barriers())
+    if (reached.count(b)) report.reached.push_back(b);
 }
 
 nlohmann::json corpus_json(const std::vector<EntryReplay>& replays) {

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -93,6 +94,10 @@ struct EntryReplay {
   uint64_t steps = 0;            // of the replayed execution
   std::string fingerprint;       // of the replayed execution, 16 hex digits ("" when not run)
   std::string note;              // why unreadable, or where the strict replay diverged
+  /// A violating replay's world, tallied (Subject::tally) so that judging counts it like an explored execution.
+  Outcomes outcomes;
+  std::map<std::string, uint64_t> barrier_hits;
+  Counters counters;
   bool violating() const { return status == EntryStatus::violates || status == EntryStatus::refound; }
 };
 
@@ -116,8 +121,9 @@ std::string replay_summary(const std::vector<EntryReplay>& replays);
 std::string replay_lines(const std::vector<EntryReplay>& replays, const std::string& indent);
 
 /// Counts the still-violating entries into `report` as executions of the run (executions, violating
-/// executions, violations by invariant), so that judging it treats them as a fresh violation would be.
-void count_corpus(const std::vector<EntryReplay>& replays, RunReport& report);
+/// executions, violations by invariant, outcomes, counters, barriers reached in `subject`'s order), so that
+/// judging it treats them as a fresh violation would be.
+void count_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report);
 
 /// The replays as a report's "corpus" value: {"replayed", "still_violating", "entries": [{"path", "status",
 /// "invariant", "via", "steps", "fingerprint"}]}.

@@ -430,7 +430,8 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
       rep.counters = o.result.counters;
       for (const std::string& b : plan.scenario->barriers())
         if (o.result.barrier_hits.count(b)) rep.reached.push_back(b);
-      if (o.corpus) count_corpus(*o.corpus, rep);  // a stored violation that still breaks counts as found
+      if (o.corpus)
+        count_corpus(*o.corpus, *plan.scenario, rep);  // a stored violation that still breaks counts as found
       plan.scenario->judge(rep);
       for (auto& line : rep.unmet) o.unmet.push_back(std::move(line));
     }

@@ -136,11 +136,12 @@ int cmd_run(int argc, char** argv) {
     };
   // The regression corpus first (trace_cli.cpp): a stored violation that still breaks counts as found on
   // execution 0 and is judged with the exploration's own (only the verdict changes; counts print as explored).
-  const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *harness::subject_of(sc));
+  const campaign::SubjectPtr plain = harness::subject_of(sc);
+  const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *plain);
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
   if (std::any_of(corpus.begin(), corpus.end(), [](const auto& e) { return e.violating(); })) {
     harness::ScenarioReport judged = rep;
-    campaign::count_corpus(corpus, judged);
+    campaign::count_corpus(corpus, *plain, judged);
     harness::judge_report(sc, judged);
     rep.met = judged.met, rep.unmet = judged.unmet;
   }
