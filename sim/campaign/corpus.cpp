@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "sim/assert.h"
+#include "sim/campaign/config.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/shrink.h"
@@ -266,7 +267,7 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
         out += fmt::format("{}{}: unreadable: {}\n", indent, name, e.note);
         break;
     }
-    if (e.violating()) out += fmt::format("{}  replay: allocsim replay {}\n", indent, e.path);
+    if (e.violating()) out += fmt::format("{}  replay: allocsim replay {}\n", indent, shell_quote(e.path));
   }
   return out;
 }
