@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
     if (cmd == "corpus") return cmd_corpus(argc - 1, argv + 1);
     throw UsageError(
-        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, corpus, list; see allocsim --help)",
+        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus; see allocsim --help)",
                     cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
