@@ -86,6 +86,8 @@ void store_trace(const Common& c, const campaign::Trace& t) {
     std::cout << "trace not written (a raw trace is not kept in the corpus; --trace-out FILE writes it)\n";
   } else if (tf.no_corpus) {
     std::cout << "minimal trace not written (--no-corpus; --trace-out FILE writes it)\n";
+  } else if (!t.violation) {  // the corpus keeps violations; a trace that lost its violation is none
+    std::cout << "minimal trace not stored in the corpus: it records no violation (--trace-out FILE writes it)\n";
   } else {
     const std::string dir = corpus_for(c);
     campaign::Stored s;
