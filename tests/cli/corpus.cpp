@@ -254,3 +254,15 @@ TEST_CASE("corpus: bad paths are input errors naming the path", "[cli][corpus]")
     CHECK_THAT(r.text, Catch::Contains(message));
   }
 }
+
+TEST_CASE("corpus: a minimal trace that records no violation is not stored", "[cli][corpus]") {
+  // alloc-021-converge-bound-below-apply: the shrunk trace of its quiescence violation replays without one
+  // (seen in the baseline too); the corpus keeps violations only, so it stores nothing and says so.
+  TempDir dir;
+  const std::string sc = copy_scenario(dir, "alloc-021-converge-bound-below-apply.json");
+  const auto r = run("run " + sc + " -n 2000");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("fingerprint: 2eb4ba3e1298de87\nminimal trace not stored in the corpus: it "
+                                     "records no violation (--trace-out FILE writes it)\n"));
+  CHECK(files_in(dir / ".allocsim/corpus").empty());
+}
