@@ -27,8 +27,8 @@ usage:
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
-  allocsim corpus list|prune PATH       the regression corpus (.allocsim/corpus beside the scenarios)
-  allocsim corpus show ENTRY           print one corpus entry's trace
+  allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
+  allocsim corpus show ENTRY            print one corpus entry's trace
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
