@@ -419,6 +419,7 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
                           ? fmt::format("interrupted ({}): not exhausted", sim::signal_name(res.interrupted_by))
                           : std::string("the time budget ran out"),
                       finished, in_shard));
+    if (p < res.corpus.size() && !res.corpus[p].empty()) o.corpus = &res.corpus[p];
     if (!partial_view) {
       RunReport rep;
       rep.summary.executions = o.result.executions;
@@ -429,6 +430,8 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
       rep.counters = o.result.counters;
       for (const std::string& b : plan.scenario->barriers())
         if (o.result.barrier_hits.count(b)) rep.reached.push_back(b);
+      if (o.corpus)
+        count_corpus(*o.corpus, *plan.scenario, rep);  // a stored violation that still breaks counts as found
       plan.scenario->judge(rep);
       for (auto& line : rep.unmet) o.unmet.push_back(std::move(line));
     }

@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/campaign/config.h"
+#include "sim/campaign/corpus.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/system.h"
 #include "sim/engine.h"
@@ -162,6 +163,7 @@ struct ScenarioOutcome {
   uint64_t units_in_report = 0;  // units whose results are included
   std::optional<bool> met;       // nullopt: undecided (a shard's partial view)
   std::vector<std::string> unmet;
+  const std::vector<EntryReplay>* corpus = nullptr;  // its replayed corpus entries (null: none)
 };
 
 /// A whole sweep's results: per scenario, the unit results it owns (by unit index).
@@ -170,7 +172,14 @@ struct SweepResults {
   std::vector<ScenarioPlan> plans;                    // sorted by path
   std::vector<std::map<uint64_t, UnitResult>> units;  // per plan: unit index -> result
   int interrupted_by = 0;                             // the signal (sim/interrupt.h) that stopped the sweep early, or 0
+  /// per plan: its corpus entries replayed before judging (replay_sweep_corpus(); empty: none or not replayed).
+  std::vector<std::vector<EntryReplay>> corpus = {};
 };
+
+/// Replays every loaded scenario's corpus entries (corpus.h; `dir` empty: each beside its scenario file) into
+/// results.corpus, for outcomes() to judge with. Unsharded sweeps only (a shard or a merge has no corpus view).
+/// Throws CorpusError for a corpus folder that cannot be listed.
+void replay_sweep_corpus(const System& system, SweepResults& results, const std::string& dir);
 
 /// Runs the sweep: plans every input, runs this shard's units on config.jobs threads, checkpoints,
 /// resumes. Throws SweepInputError for a bad config, or a bad checkpoint/resume file (nothing is run then).

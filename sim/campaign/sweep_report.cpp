@@ -67,6 +67,7 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   nlohmann::json reached = nlohmann::json::array();
   for (const auto& [b, n] : r.barrier_hits) reached.push_back(b);
   j["reached"] = reached;
+  if (o.corpus) j["corpus"] = corpus_json(*o.corpus);
   j["expectation"] = {{"met", o.met ? nlohmann::json(*o.met) : nlohmann::json(nullptr)}, {"unmet", o.unmet}};
   return j;
 }

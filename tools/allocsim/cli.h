@@ -77,7 +77,8 @@ std::string replay_command(const Common& c, uint64_t seed, const harness::RunCon
 int cmd_run(int argc, char** argv);
 int cmd_replay(int argc, char** argv);
 int cmd_list(int argc, char** argv);
-int cmd_sweep(int argc, char** argv);  // cmd_sweep.cpp
-int cmd_merge(int argc, char** argv);  // cmd_merge.cpp
+int cmd_sweep(int argc, char** argv);   // cmd_sweep.cpp
+int cmd_merge(int argc, char** argv);   // cmd_merge.cpp
+int cmd_corpus(int argc, char** argv);  // cmd_corpus.cpp
 
 }  // namespace allocsim::cli

@@ -11,6 +11,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/record.h"
+#include "backend/harness/runner.h"
 #include "backend/harness/system.h"
 #include "backend/mutants.h"
 #include "sim/campaign/trace_file.h"
@@ -134,7 +135,17 @@ int cmd_run(int argc, char** argv) {
       // The worlds of a backend scenario are BackendWorlds (harness/system.h).
       record_lines += harness::record_execution(index, static_cast<const harness::BackendWorld&>(w), res).dump() + "\n";
     };
+  // The regression corpus first (trace_cli.cpp): a stored violation that still breaks counts as found on
+  // execution 0 and is judged with the exploration's own (only the verdict changes; counts print as explored).
+  const campaign::SubjectPtr plain = harness::subject_of(sc);
+  const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *plain);
   harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
+  if (std::any_of(corpus.begin(), corpus.end(), [](const auto& e) { return e.violating(); })) {
+    harness::ScenarioReport judged = rep;
+    campaign::count_corpus(corpus, *plain, judged);
+    harness::judge_report(sc, judged);
+    rep.met = judged.met, rep.unmet = judged.unmet;
+  }
   // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
   // user has just asked not to wait for; the raw violating execution is printed and written instead.
   if (rep.summary.interrupted) c.trace.no_shrink = true;

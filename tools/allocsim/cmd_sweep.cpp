@@ -30,6 +30,8 @@ struct SweepFlags {
   ExploreFlags explore;  // --strategy, --seed, --max-steps, ... (the table in common.cpp)
   std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
   SweepOutputs out;
+  std::string corpus;  // --corpus DIR ("" = beside each scenario)
+  bool no_corpus = false;
 };
 
 /// Prints a progress line to stderr twice a second until stopped (terminals only). Wall-clock values
@@ -113,6 +115,10 @@ int cmd_sweep(int argc, char** argv) {
   d.add_options()("resume", po::value(&f.resume), "continue from this checkpoint (and keep checkpointing to it)");
   d.add_options()("checkpoint-interval", po::value(&f.interval)->default_value("5"),
                   "seconds between checkpoints within a long work unit");
+  d.add_options()("corpus", po::value(&f.corpus),
+                  "replay the regression corpus in this folder first (default: .allocsim/corpus beside each scenario; "
+                  "unsharded sweeps only)");
+  d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "do not replay corpus entries");
   d.add_options()("report-json", po::value(&f.out.report_json), "write the allocsim/sweep-report/v1 JSON report here");
   d.add_options()("junit", po::value(&f.out.junit), "write a JUnit XML report here");
   d.add_options()("report-html", po::value(&f.out.report_html),
@@ -144,8 +150,14 @@ int cmd_sweep(int argc, char** argv) {
       if (tty) line.emplace(progress);
       res = campaign::run_sweep(harness::backend_system(), files, cfg, &progress);
     }
+    // The corpus is replayed after the units ran only so that the sweep's own work is unchanged; it is
+    // reported first per scenario and judged with it (sim/campaign/corpus.h).
+    if (!f.no_corpus) campaign::replay_sweep_corpus(harness::backend_system(), res, f.corpus);
     const nlohmann::json shards = nullptr;  // a shard's own "shards" field comes from the report itself
     return finish_sweep(res, f.out, shards);
+  } catch (const campaign::CorpusError& e) {
+    std::cerr << "allocsim: --corpus: " << e.what() << "\n";
+    return kExitUsage;
   } catch (const campaign::SweepInputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

@@ -27,10 +27,12 @@ usage:
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
+  allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
+  allocsim corpus show ENTRY            print one corpus entry's trace
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
-Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge) for its options.
+Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge, corpus) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
             shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
@@ -68,8 +70,10 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
+    if (cmd == "corpus") return cmd_corpus(argc - 1, argv + 1);
     throw UsageError(
-        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
+        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus; see allocsim --help)",
+                    cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

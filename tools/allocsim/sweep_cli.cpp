@@ -34,6 +34,9 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     line += fmt::format(", {} violating", r.violating);
     for (const auto& [inv, n] : r.by_invariant) line += fmt::format(" [{}: {}]", inv, n);
     std::cout << line << "\n";
+    if (o.corpus)  // replayed before exploring: reported first
+      std::cout << "     " << campaign::replay_summary(*o.corpus) << "\n"
+                << campaign::replay_lines(*o.corpus, "       ");
     if (r.first)
       std::cout << fmt::format("     first violation: {}: {}\n     replay: {}\n", r.first->invariant, r.first->message,
                                campaign::replay_command(*o.plan, *r.first, res.config));

@@ -6,6 +6,7 @@
 
 #include "backend/harness/shrink.h"
 #include "backend/harness/system.h"
+#include "sim/campaign/corpus.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
@@ -20,9 +21,12 @@ po::options_description trace_options(TraceFlags& f, bool run) {
   po::options_description d(run ? "trace and shrink options" : "trace options");
   if (run) {
     d.add_options()("trace-out", po::value(&f.trace_out),
-                    "write the violation's trace here (default: <scenario-name>.seed-<execution seed>.trace.json in "
-                    "the current directory)");
-    d.add_options()("no-trace", po::bool_switch(&f.no_trace), "write no trace file");
+                    "write the violation's trace here (default: the minimal trace goes into the corpus)");
+    d.add_options()("no-trace", po::bool_switch(&f.no_trace), "write no trace file (the corpus is still replayed)");
+    d.add_options()("corpus", po::value(&f.corpus),
+                    "the regression corpus folder: replayed before exploring, new minimal traces stored in it "
+                    "(default: .allocsim/corpus beside the scenario file)");
+    d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "neither replay nor store corpus entries");
     d.add_options()("report-html", po::value(&f.report_html),
                     "write a self-contained HTML page here: the verdict, and the violation's trace as swimlanes");
     d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
@@ -51,13 +55,6 @@ harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<st
   return out;
 }
 
-std::string default_trace_name(const harness::Scenario& sc, uint64_t seed) {
-  std::string name = sc.name;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
-  return fmt::format("{}.seed-{}.trace.json", name, seed);
-}
-
 harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
   harness::ShrinkOptions o;
   o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
@@ -77,6 +74,35 @@ void write_outputs(const campaign::Trace& t, const std::string& trace_path, cons
     campaign::write_file_atomically(perfetto, perfetto_json(t));
     std::cout << fmt::format("perfetto trace written: {} (open in ui.perfetto.dev or chrome://tracing)\n", perfetto);
   }
+}
+
+/// Where the trace of `run` goes: --trace-out, else (a minimal trace) the corpus. Prints what it did.
+void store_trace(const Common& c, const campaign::Trace& t) {
+  const TraceFlags& tf = c.trace;
+  const char* label = tf.no_shrink ? "replay trace" : "replay minimal";
+  if (tf.no_trace) {
+    if (!tf.no_shrink) std::cout << "minimal trace not written (--no-trace)\n";
+  } else if (!tf.trace_out.empty()) {
+    write_outputs(t, tf.trace_out, "", label);
+  } else if (tf.no_shrink) {
+    std::cout << "trace not written (a raw trace is not kept in the corpus; --trace-out FILE writes it)\n";
+  } else if (tf.no_corpus) {
+    std::cout << "minimal trace not written (--no-corpus; --trace-out FILE writes it)\n";
+  } else if (!t.violation) {  // the corpus keeps violations; a trace that lost its violation is none
+    std::cout << "minimal trace not stored in the corpus: it records no violation (--trace-out FILE writes it)\n";
+  } else {
+    const std::string dir = corpus_for(c);
+    campaign::Stored s;
+    try {
+      s = campaign::store_entry(dir, t, campaign::corpus_key(c.scenario, c.explore.mutants()));
+    } catch (const campaign::CorpusError& e) {
+      throw campaign::OutputError(e.what());
+    }
+    std::cout << fmt::format("{}: {}\n{}: allocsim replay {}\n",
+                             s.written ? "trace stored in the corpus" : "trace already in the corpus", s.path, label,
+                             shell_quote(s.path));
+  }
+  write_outputs(t, "", tf.perfetto, label);
 }
 
 void print_divergence(const std::string& what, const campaign::Divergence& d) {
@@ -125,16 +151,33 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
   t.seed = cfg.seed;
   if (cfg.spec().caps.replays_by_seed) t.execution_seed = f.seed;
   t.max_steps = max_steps;
-  const std::string path = tf.no_trace ? "" : tf.trace_out.empty() ? default_trace_name(sc, f.seed) : tf.trace_out;
   if (shown) *shown = t;
   try {
-    write_outputs(t, path, tf.perfetto, tf.no_shrink ? "replay trace" : "replay minimal");
+    store_trace(c, t);
   } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
   }
-  if (path.empty() && !tf.no_shrink) std::cout << "minimal trace not written (--no-trace)\n";
   return kExitOk;
+}
+
+std::string corpus_for(const Common& c) {
+  return c.trace.no_corpus ? "" : campaign::corpus_dir(c.scenario, c.trace.corpus);
+}
+
+std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain) {
+  const std::string dir = corpus_for(c);
+  if (dir.empty()) return {};
+  std::vector<campaign::EntryReplay> out;
+  try {
+    out = campaign::replay_corpus(harness::backend_system(), dir, plain, c.explore.mutants());
+  } catch (const campaign::CorpusError& e) {
+    throw UsageError(fmt::format("--corpus: {}", e.what()));
+  }
+  if (!out.empty())
+    std::cout << fmt::format("{} (from {})\n", campaign::replay_summary(out), dir) << campaign::replay_lines(out, "  ")
+              << "\n";
+  return out;
 }
 
 int replay_trace_file(const Common& c) {

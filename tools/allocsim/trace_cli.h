@@ -8,6 +8,7 @@
 
 #include "backend/harness/runner.h"
 #include "backend/harness/scenario.h"
+#include "sim/campaign/corpus.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/explorer.h"
 
@@ -15,11 +16,13 @@ namespace allocsim::cli {
 
 struct Common;
 
-/// Flags of the trace work (run: --trace-out, --no-trace, --no-shrink, --shrink-budget, --shrink-runs,
-/// --perfetto; replay: --schedule, --perfetto). Strings are validated by to_shrink_options() and friends.
+/// Flags of the trace work (run: --trace-out, --no-trace, --corpus, --no-corpus, --no-shrink,
+/// --shrink-budget, --shrink-runs, --perfetto; replay: --schedule, --perfetto). Strings are validated by to_shrink_options() and friends.
 struct TraceFlags {
-  std::string trace_out;               // run: where the trace goes ("" = <scenario-name>.seed-<seed>.trace.json)
+  std::string trace_out;               // run: where the trace goes ("" = the corpus, sim/campaign/corpus.h)
   bool no_trace = false;               // run: write no trace file
+  std::string corpus;                  // run: the corpus folder ("" = .allocsim/corpus beside the scenario)
+  bool no_corpus = false;              // run: neither replay nor store corpus entries
   bool no_shrink = false;              // run: print and write the raw execution
   std::string shrink_budget = "60";    // seconds of wall clock (only to stop early)
   std::string shrink_runs = "200000";  // candidate executions (deterministic bound)
@@ -32,11 +35,21 @@ struct TraceFlags {
 boost::program_options::options_description trace_options(TraceFlags& f, bool run);
 
 /// After `run` found `finding`: prints the raw replay line first (unless it was already printed), shrinks
-/// unless --no-shrink, prints the trace (explain_trace), writes the trace file and the Perfetto file.
+/// unless --no-shrink, prints the trace (explain_trace), writes the trace file and the Perfetto file. The
+/// shrunk trace goes to --trace-out when given, else into the corpus (corpus_for(); one entry per violation,
+/// never written twice); a raw trace (--no-shrink, an interrupted run) only to --trace-out.
 /// Returns kExitOk, or kExitUsage when an output file cannot be written.
 /// `shown`, when given, receives the trace printed (and written): the HTML report's.
 int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                    const sim::Finding& finding, campaign::Trace* shown = nullptr);
+
+/// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus.
+std::string corpus_for(const Common& c);
+
+/// `run`: replays the scenario's corpus entries (none with --no-corpus) before exploring, prints them (nothing
+/// when there are none) and returns them. `plain` is the scenario as loaded (the run's --mutant flags are
+/// added to it).
+std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain);
 
 /// `allocsim replay TRACE.json`: exit 1 when the violation reproduces, 0 when the trace had none and none
 /// happened, 4 on divergence (printing the first differing step), 2 for an unreadable trace.
