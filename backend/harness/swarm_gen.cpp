@@ -76,6 +76,7 @@ SwarmFeatures draw_features(Gen& g) {
 struct Cluster {
   std::vector<std::string> names;
   std::vector<int> cards;
+  std::vector<int> free;  // cards no start workload holds
   std::vector<std::string> start_workloads;
   int max_cards = 1;
   int min_gib = 1 << 20;
@@ -96,11 +97,14 @@ Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
       node["labels"] = {{"nvidia.com/gpu.product", p.label},
                         {"nvidia.com/gpu.count", std::to_string(cards)},
                         {"nvidia.com/mig.capable", "true"}};
+    int free = cards;
     if (f.start_state) {
       if (g.chance(1, 2)) {
         const std::string w = fmt::format("pod-{}", name);
-        node["workloads"] = {{w, g.range(1, cards)}};
+        const int units = g.range(1, cards);
+        node["workloads"] = {{w, units}};
         c.start_workloads.push_back(w);
+        free -= units;
       }
       if (g.chance(1, 3)) {
         node["resource_version"] = 7;
@@ -110,6 +114,7 @@ Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
     }
     c.names.push_back(name);
     c.cards.push_back(cards);
+    c.free.push_back(free);
     c.max_cards = std::max(c.max_cards, cards);
     c.min_gib = std::min(c.min_gib, p.gib);
     nodes.push_back(std::move(node));
@@ -133,7 +138,7 @@ Json make_requests(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::
 }
 
 /// A flow's script: the protocol's natural sequence with the enabled features.
-Json flow_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::string& prefix,
+Json flow_script(Gen& g, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
                  const std::vector<std::string>& flows, bool& has_bind_target) {
   Json s = Json::array();
   const int reserves = f.second_reserve && g.chance(1, 2) ? 2 : 1;
@@ -166,11 +171,17 @@ Json flow_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::st
         default: s.push_back(guard({{"op", "reconcile"}, {"status", g.pick(kStatuses)}})); break;
       }
     }
-    if (f.binds && g.chance(1, 3)) {
-      s.push_back(guard({{"op", "bind_workload"},
-                         {"node", g.pick(c.names)},
-                         {"workload", fmt::format("{}{}a", prefix, k)},
-                         {"units", 1}}));
+    // The flow's own pod lands on its claim's node: only a one-node cluster says which node that is, and
+    // only after a claim (a pod bound without one breaks capacity-within-cards by construction).
+    // Its card is taken from the kubelet's: the shrinker may drop the reserve (and with it the `when`), and
+    // the pods alone must still fit.
+    if (f.binds && c.names.size() == 1 && c.free[0] > 0 && g.chance(1, 3)) {
+      c.free[0] -= 1;
+      s.push_back({{"op", "bind_workload"},
+                   {"node", c.names[0]},
+                   {"workload", fmt::format("{}{}a", prefix, k)},
+                   {"units", 1},
+                   {"when", {{"op", at}, {"outcome", "claimed"}}}});
       has_bind_target = true;
     }
     if (f.release && (k + 1 == reserves || g.chance(1, 2))) {
@@ -184,36 +195,49 @@ Json flow_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::st
 }
 
 /// The kubelet: binds a pod on a node (and maybe unbinds it).
+/// Its pods fit in the cards no start workload holds (kubelet admission: a node never runs more GPU pods
+/// than it has cards; the generator must not break capacity-within-cards by itself).
 Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
   Json s = Json::array();
-  const size_t i = g.below(c.names.size());
+  std::vector<size_t> fits;
+  for (size_t n = 0; n < c.names.size(); ++n)
+    if (c.free[n] > 0) fits.push_back(n);
+  if (fits.empty()) return Json::array({{{"op", "inventory"}}});
+  const size_t i = g.pick(fits);
   const std::string w = fmt::format("pod{}", bound.size() + 1);
-  s.push_back({{"op", "bind_workload"}, {"node", c.names[i]}, {"workload", w}, {"units", g.range(1, c.cards[i])}});
+  s.push_back({{"op", "bind_workload"}, {"node", c.names[i]}, {"workload", w}, {"units", g.range(1, c.free[i])}});
   bound.push_back(w);
   if (g.chance(1, 2)) s.push_back({{"op", "unbind_workload"}, {"node", c.names[i]}, {"workload", w}});
   return s;
 }
 
 /// Another controller's single writes (ops_foreign.cpp).
-Json operator_script(Gen& g, const Cluster& c) {
+/// A relabel drops nvidia.com/gpu.count by one (a card went unhealthy) only where a card is free, and takes
+/// that card from the kubelet: a relabel under pods that fill the node breaks capacity-within-cards by the
+/// foreign write alone.
+Json operator_script(Gen& g, Cluster& c) {
   Json s = Json::array();
   const int n = g.range(1, 2);
   for (int k = 0; k < n; ++k) {
     const size_t i = g.below(c.names.size());
     switch (g.below(4)) {
       case 0:
-        if (c.cards[i] > 1)
+        if (c.cards[i] > 1 && c.free[i] > 0) {
+          c.free[i] -= 1;
           s.push_back({{"op", "set_labels"},
                        {"node", c.names[i]},
                        {"set", {{"nvidia.com/gpu.count", std::to_string(c.cards[i] - 1)}}}});
-        else
+        } else {
           s.push_back({{"op", "set_labels"}, {"node", c.names[i]}, {"set", {{"nvidia.com/mig.config", "all-disabled"}}}});
+        }
         break;
       case 1:
         s.push_back({{"op", "set_mig_state"}, {"node", c.names[i]}, {"state", g.pick(std::vector<std::string>{"pending", "success", "failed"})}});
         break;
       case 2: s.push_back({{"op", "write_shared_map"}, {"replace", true}}); break;
-      default: s.push_back({{"op", "set_pointer"}, {"pointer", "custom-mig-parted-config"}}); break;
+      // An admin resetting the pointer: pointing it at any other map would break shared-map-never-deleted's
+      // pointer clause by the foreign write alone, a finding about the generator, not the protocol.
+      default: s.push_back({{"op", "set_pointer"}, {"pointer", backend::kDefaultPointer}}); break;
     }
   }
   return s;
@@ -316,10 +340,12 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   std::vector<std::string> workloads = c.start_workloads;
   for (const auto& fl : flows)
     list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, f, c, fl, flows, has_bind_target)}});
+  // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
+  Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
   for (const auto& r : side) {
     Json s;
     if (r == "kubelet") s = kubelet_script(g, c, workloads);
-    if (r == "operator") s = operator_script(g, c);
+    if (r == "operator") s = operator_ops;
     if (r == "chaos") s = chaos_script(g, f, c, workloads);
     if (r == "clock")
       for (int k = g.range(1, 2); k > 0; --k) s.push_back({{"op", "advance_clock"}, {"seconds", 5}});
@@ -331,10 +357,12 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   Json doc = {{"schema", "allocsim/scenario/v1"},
               {"name", fmt::format("swarm-{}", seed)},
               {"description", fmt::format("Generated by allocsim swarm from seed {}; features: {}.", seed, feat)}};
+  // MIG products under every authority (F1 is a dra scenario with isolated_mig requests); managed-mig half
+  // the time when the cluster is MIG-capable, since only it carves geometry.
+  const std::vector<std::string> others = {backend::kAuthorityDevicePlugin, backend::kAuthorityDra,
+                                           backend::kAuthorityLocal};
   doc["backend"] = {
-      {"authority", f.mig ? backend::kAuthorityManagedMig
-                          : g.pick(std::vector<std::string>{backend::kAuthorityDevicePlugin, backend::kAuthorityDra,
-                                                            backend::kAuthorityLocal})},
+      {"authority", f.mig && g.chance(1, 2) ? std::string(backend::kAuthorityManagedMig) : g.pick(others)},
       {"mig_apply_seconds", f.clock ? 5 : 0},
       {"mutants", Json::array()}};
   doc["nodes"] = std::move(nodes);

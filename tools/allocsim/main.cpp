@@ -27,6 +27,7 @@ usage:
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
+  allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
+    if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
     throw UsageError(
         fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
