@@ -87,7 +87,8 @@ std::string describe(const campaign::Trace& t, uint64_t run_seed, uint64_t index
   std::string mut;
   for (const auto& m : mutants) mut += (mut.empty() ? " with mutant " : ", ") + m;
   return fmt::format(
-      "Found by allocsim swarm --seed {}{}: generated scenario #{} (generator seed {}, `allocsim swarm --generate {}`), "
+      "Found by allocsim swarm --seed {}{}: generated scenario #{} (generator seed {}, `allocsim swarm --generate "
+      "{}`), "
       "explored with {}, then shrunk to this minimal scenario. {} is violated after {} steps ({} preemptions): {}{} "
       "The steps: {}.",
       run_seed, mut, index, gen_seed, gen_seed, strategy, t.violation->invariant, t.steps.size(), t.preemptions,
@@ -124,18 +125,23 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
   // No false alarm: the minimal schedule must replay strictly against the file as written.
   const campaign::StrictReplay rr = campaign::replay_strict(*written, s.result.schedule, max_steps);
   if (rr.divergence || !rr.result.violation || rr.result.violation->invariant != inv)
-    throw std::logic_error(fmt::format("swarm: the minimal trace of scenario #{} (seed {}) does not replay against "
-                                       "its written scenario",
-                                       index, gen_seed));
+    throw std::logic_error(
+        fmt::format("swarm: the minimal trace of scenario #{} (seed {}) does not replay against "
+                    "its written scenario",
+                    index, gen_seed));
   f.trace = campaign::make_trace(written, rr.result, campaign::state_before_last_step(*written, rr.result, max_steps));
   f.trace.scenario_path = file;
   f.trace.scenario_digest = written->digest();
   f.trace.strategy = strategy;
   f.trace.seed = gen_seed;
   f.trace.max_steps = max_steps;
-  f.trace.shrink = campaign::ShrinkInfo{found.steps.size(),   subject->actor_names().size(), subject->op_count(),
-                                        found.preemptions,    s.runs,
-                                        s.budget_exhausted,   s.out_of_time,
+  f.trace.shrink = campaign::ShrinkInfo{found.steps.size(),
+                                        subject->actor_names().size(),
+                                        subject->op_count(),
+                                        found.preemptions,
+                                        s.runs,
+                                        s.budget_exhausted,
+                                        s.out_of_time,
                                         s.preemptions_minimal};
   f.scenario = std::move(doc);
   f.actors = minimal.actors.size();
@@ -166,8 +172,8 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   ScenarioOutcome out;
   const std::unique_ptr<campaign::Compiled> compiled = subject->compile({});
   sim::Engine engine(sim::EngineOptions{.max_steps = subject->max_steps(std::nullopt)});
-  const double leaves =
-      sim::estimate_leaves(engine, [&] { return compiled->make_world(); }, kEstimateProbes, gen_seed);
+  const double leaves = sim::estimate_leaves(
+      engine, [&] { return compiled->make_world(); }, kEstimateProbes, gen_seed);
   std::vector<std::pair<std::string, uint64_t>> plan;
   if (leaves <= static_cast<double>(o.per_scenario)) {
     plan.emplace_back("dfs", o.per_scenario);
@@ -257,9 +263,8 @@ SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const Swar
     };
     if (done() || r.stopped_by_until) break;
     std::vector<ScenarioOutcome> outs(batch);
-    parallel_for(batch, o.jobs, [&](size_t j) {
-      outs[j] = run_scenario_at(o, (k + j) * o.shard_count + o.shard_index);
-    });
+    parallel_for(batch, o.jobs,
+                 [&](size_t j) { outs[j] = run_scenario_at(o, (k + j) * o.shard_count + o.shard_index); });
     for (auto& s : outs) {  // index order: the stop rules see the same sequence whatever `jobs` is
       if (done() || r.stopped_by_until) break;
       const bool hit = s.finding && std::find(o.until.begin(), o.until.end(), s.finding->invariant) != o.until.end();

@@ -47,13 +47,13 @@ struct SwarmOptions {
 /// One distinct finding: the smallest minimal scenario met for its signature, and how often it was met.
 struct SwarmFinding {
   std::string signature, slug, invariant;
-  uint64_t count = 0;              // scenarios whose violation had this signature
-  uint64_t first_index = 0;        // the first such scenario's index in the run, and its generator seed
+  uint64_t count = 0;        // scenarios whose violation had this signature
+  uint64_t first_index = 0;  // the first such scenario's index in the run, and its generator seed
   uint64_t first_seed = 0;
-  uint64_t index = 0, seed = 0;    // the scenario the kept (smallest) minimal scenario came from
-  std::string strategy;            // the strategy that found it there
-  nlohmann::ordered_json scenario; // the minimal scenario with expect.violation (the written file)
-  campaign::Trace trace;           // its minimal trace, replayed against `scenario`
+  uint64_t index = 0, seed = 0;     // the scenario the kept (smallest) minimal scenario came from
+  std::string strategy;             // the strategy that found it there
+  nlohmann::ordered_json scenario;  // the minimal scenario with expect.violation (the written file)
+  campaign::Trace trace;            // its minimal trace, replayed against `scenario`
   size_t actors = 0, ops = 0, steps = 0;
 };
 

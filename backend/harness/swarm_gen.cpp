@@ -23,9 +23,15 @@ struct Product {
 };
 const std::vector<Product>& products() {
   static const std::vector<Product> k = {
-      {"NVIDIA-A100-SXM4-80GB", 80, true}, {"NVIDIA-A100-80GB-PCIe", 80, true}, {"NVIDIA-A100-SXM4-40GB", 40, true},
-      {"NVIDIA-A30", 24, true},            {"NVIDIA-H100-80GB-HBM3", 80, true}, {"NVIDIA-H100-NVL", 94, true},
-      {"NVIDIA-H200", 141, true},          {"NVIDIA-L4", 24, false},            {"Tesla-T4", 16, false},
+      {"NVIDIA-A100-SXM4-80GB", 80, true},
+      {"NVIDIA-A100-80GB-PCIe", 80, true},
+      {"NVIDIA-A100-SXM4-40GB", 40, true},
+      {"NVIDIA-A30", 24, true},
+      {"NVIDIA-H100-80GB-HBM3", 80, true},
+      {"NVIDIA-H100-NVL", 94, true},
+      {"NVIDIA-H200", 141, true},
+      {"NVIDIA-L4", 24, false},
+      {"Tesla-T4", 16, false},
   };
   return k;
 }
@@ -33,6 +39,7 @@ const std::vector<Product>& products() {
 const std::vector<const char*> kSharing = {backend::kSharingExclusive, backend::kSharingIsolatedMig,
                                            backend::kSharingCooperative, backend::kSharingAccountingOnly};
 const std::vector<const char*> kStatuses = {"pending", "allocated", "prepared", "ready", "failed"};
+const std::vector<const char*> kAwaited = {"prepared", "ready", "allocated", "failed"};
 
 class Gen {
  public:
@@ -60,7 +67,7 @@ SwarmFeatures draw_features(Gen& g) {
   f.split_reserve = g.chance(1, 3);
   f.status_ops = g.chance(1, 2);
   f.release = g.chance(3, 4);
-  f.second_reserve = g.chance(1, 3);
+  f.second_reserve = g.chance(1, 2);
   f.binds = g.chance(1, 2);
   f.foreign_writes = g.chance(1, 4);
   f.read_faults = g.chance(1, 4);
@@ -141,7 +148,7 @@ Json make_requests(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::
 Json flow_script(Gen& g, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
                  const std::vector<std::string>& flows, bool& has_bind_target) {
   Json s = Json::array();
-  const int reserves = f.second_reserve && g.chance(1, 2) ? 2 : 1;
+  const int reserves = f.second_reserve && g.chance(2, 3) ? 2 : 1;
   for (int k = 0; k < reserves; ++k) {
     const size_t reserve_at = s.size() + (f.split_reserve ? 2 : 0);
     if (f.split_reserve && g.chance(1, 2)) {
@@ -163,12 +170,22 @@ Json flow_script(Gen& g, const SwarmFeatures& f, Cluster& c, const std::string& 
       if (f.conditional && g.chance(1, 2)) op["when"] = {{"op", at}, {"outcome", "claimed"}};
       return op;
     };
-    if (f.status_ops && g.chance(2, 3)) {
-      switch (g.below(4)) {
-        case 0: s.push_back(guard({{"op", "observe"}})); break;
-        case 1: s.push_back(guard({{"op", "await"}, {"status", g.pick(kStatuses)}, {"polls_max", g.range(1, 3)}})); break;
-        case 2: s.push_back(guard({{"op", "mark_ready"}})); break;
-        default: s.push_back(guard({{"op", "reconcile"}, {"status", g.pick(kStatuses)}})); break;
+    // A client's life after a claim: wait for prepared or ready, mark its workload ready, look again.
+    for (int n = f.status_ops ? static_cast<int>(g.below(3)) : 0; n > 0; --n) {
+      switch (g.below(5)) {
+        case 0:
+          s.push_back(guard({{"op", "observe"}}));
+          break;
+        case 1:
+        case 2:
+          s.push_back(guard({{"op", "await"}, {"status", g.pick(kAwaited)}, {"polls_max", g.range(1, 3)}}));
+          break;
+        case 3:
+          s.push_back(guard({{"op", "mark_ready"}}));
+          break;
+        default:
+          s.push_back(guard({{"op", "reconcile"}, {"status", g.pick(kStatuses)}}));
+          break;
       }
     }
     // The flow's own pod lands on its claim's node: only a one-node cluster says which node that is, and
@@ -228,16 +245,23 @@ Json operator_script(Gen& g, Cluster& c) {
                        {"node", c.names[i]},
                        {"set", {{"nvidia.com/gpu.count", std::to_string(c.cards[i] - 1)}}}});
         } else {
-          s.push_back({{"op", "set_labels"}, {"node", c.names[i]}, {"set", {{"nvidia.com/mig.config", "all-disabled"}}}});
+          s.push_back(
+              {{"op", "set_labels"}, {"node", c.names[i]}, {"set", {{"nvidia.com/mig.config", "all-disabled"}}}});
         }
         break;
       case 1:
-        s.push_back({{"op", "set_mig_state"}, {"node", c.names[i]}, {"state", g.pick(std::vector<std::string>{"pending", "success", "failed"})}});
+        s.push_back({{"op", "set_mig_state"},
+                     {"node", c.names[i]},
+                     {"state", g.pick(std::vector<std::string>{"pending", "success", "failed"})}});
         break;
-      case 2: s.push_back({{"op", "write_shared_map"}, {"replace", true}}); break;
+      case 2:
+        s.push_back({{"op", "write_shared_map"}, {"replace", true}});
+        break;
       // An admin resetting the pointer: pointing it at any other map would break shared-map-never-deleted's
       // pointer clause by the foreign write alone, a finding about the generator, not the protocol.
-      default: s.push_back({{"op", "set_pointer"}, {"pointer", backend::kDefaultPointer}}); break;
+      default:
+        s.push_back({{"op", "set_pointer"}, {"pointer", backend::kDefaultPointer}});
+        break;
     }
   }
   return s;
@@ -301,12 +325,19 @@ std::vector<std::string> SwarmFeatures::names() const {
   std::string s = "sharing=";
   for (size_t i = 0; i < sharing.size(); ++i) s += (i ? "+" : "") + sharing[i];
   out.push_back(s);
-  const std::pair<bool, const char*> flags[] = {
-      {split_reserve, "split-reserve"}, {status_ops, "status-ops"},     {release, "release"},
-      {second_reserve, "second-reserve"}, {binds, "binds"},             {foreign_writes, "foreign-writes"},
-      {read_faults, "read-faults"},     {geometry_faults, "geometry-faults"}, {barrier_faults, "barrier-faults"},
-      {recover, "recover"},             {start_state, "start-state"},   {conditional, "conditional"},
-      {clock, "clock"}};
+  const std::pair<bool, const char*> flags[] = {{split_reserve, "split-reserve"},
+                                                {status_ops, "status-ops"},
+                                                {release, "release"},
+                                                {second_reserve, "second-reserve"},
+                                                {binds, "binds"},
+                                                {foreign_writes, "foreign-writes"},
+                                                {read_faults, "read-faults"},
+                                                {geometry_faults, "geometry-faults"},
+                                                {barrier_faults, "barrier-faults"},
+                                                {recover, "recover"},
+                                                {start_state, "start-state"},
+                                                {conditional, "conditional"},
+                                                {clock, "clock"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;
@@ -357,14 +388,14 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   Json doc = {{"schema", "allocsim/scenario/v1"},
               {"name", fmt::format("swarm-{}", seed)},
               {"description", fmt::format("Generated by allocsim swarm from seed {}; features: {}.", seed, feat)}};
-  // MIG products under every authority (F1 is a dra scenario with isolated_mig requests); managed-mig half
-  // the time when the cluster is MIG-capable, since only it carves geometry.
+  // MIG products under every authority (F1 is a dra scenario with isolated_mig requests); managed-mig two
+  // thirds of the time when the cluster is MIG-capable, since only it carves geometry.
   const std::vector<std::string> others = {backend::kAuthorityDevicePlugin, backend::kAuthorityDra,
                                            backend::kAuthorityLocal};
-  doc["backend"] = {
-      {"authority", f.mig && g.chance(1, 2) ? std::string(backend::kAuthorityManagedMig) : g.pick(others)},
-      {"mig_apply_seconds", f.clock ? 5 : 0},
-      {"mutants", Json::array()}};
+  doc["backend"] = {{"authority",
+                     f.mig && g.chance(2, 3) ? std::string(backend::kAuthorityManagedMig) : g.pick(others)},
+                    {"mig_apply_seconds", f.clock ? 5 : 0},
+                    {"mutants", Json::array()}};
   doc["nodes"] = std::move(nodes);
   doc["actors"] = std::move(list);
   doc["invariants"] = "all";

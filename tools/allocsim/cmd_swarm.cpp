@@ -31,8 +31,9 @@ struct SwarmFlags {
 po::options_description swarm_options(SwarmFlags& f) {
   po::options_description d("swarm options");
   d.add_options()("help,h", "show this help");
-  d.add_options()("seed", po::value(&f.seed)->default_value("1"), "the run's seed: scenario i is generated from "
-                                                                  "execution_seed(seed, i)");
+  d.add_options()("seed", po::value(&f.seed)->default_value("1"),
+                  "the run's seed: scenario i is generated from "
+                  "execution_seed(seed, i)");
   d.add_options()("scenarios", po::value(&f.scenarios), "generate and explore this many scenarios (default 100)");
   d.add_options()("budget-executions", po::value(&f.budget),
                   "instead of --scenarios: go on until this many executions have run (deterministic)");
@@ -41,8 +42,9 @@ po::options_description swarm_options(SwarmFlags& f) {
                   "half random");
   d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("5000"),
                   "candidate executions per shrink (the deterministic bound)");
-  d.add_options()("mutant", po::value(&f.mutants)->composing(), "switch this catalogue mutant on in every "
-                                                                "scenario (repeatable; `allocsim list mutants`)");
+  d.add_options()("mutant", po::value(&f.mutants)->composing(),
+                  "switch this catalogue mutant on in every "
+                  "scenario (repeatable; `allocsim list mutants`)");
   d.add_options()("until", po::value(&f.until)->composing(),
                   "stop after the first scenario whose finding violates this invariant (repeatable)");
   d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "threads (results do not depend on it)");
@@ -65,7 +67,8 @@ harness::SwarmOptions to_options(const SwarmFlags& f) {
   o.shrink_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000);
   o.jobs = static_cast<unsigned>(parse_u64("--jobs", f.jobs, 1, 256));
   for (const auto& m : f.mutants)
-    if (!backend::mutant_by_name(m)) throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (allocsim list mutants)", m));
+    if (!backend::mutant_by_name(m))
+      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (allocsim list mutants)", m));
   for (const auto& i : f.until)
     if (!harness::is_invariant(i))
       throw UsageError(fmt::format("--until: unknown invariant \"{}\" (allocsim list invariants)", i));
