@@ -16,6 +16,7 @@
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_replay.h"
+#include "sim/interrupt.h"
 #include "sim/prng.h"
 #include "sim/schedule.h"
 #include "sim/tree_estimate.h"
@@ -262,6 +263,11 @@ SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const Swar
       return o.budget_executions > 0 ? r.executions >= o.budget_executions : r.scenarios >= o.scenarios;
     };
     if (done() || r.stopped_by_until) break;
+    // SIGINT/SIGTERM: keep what ran (main exits 128 + the signal after the files are written).
+    if (sim::interrupt_signal() != 0) {
+      r.interrupted = true;
+      break;
+    }
     std::vector<ScenarioOutcome> outs(batch);
     parallel_for(batch, o.jobs,
                  [&](size_t j) { outs[j] = run_scenario_at(o, (k + j) * o.shard_count + o.shard_index); });
@@ -299,16 +305,11 @@ Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
                         {"actors", f.actors},
                         {"ops", f.ops},
                         {"steps", f.steps}});
-  return {{"schema", "allocsim/swarm/v1"},
-          {"config", std::move(config)},
-          {"scenarios", r.scenarios},
-          {"executions", r.executions},
-          {"dpor_scenarios", r.dpor_scenarios},
-          {"dpor_exhausted", r.dpor_exhausted},
-          {"violations", r.violations},
-          {"distinct", r.findings.size()},
-          {"stopped_by_until", r.stopped_by_until},
-          {"findings", std::move(findings)}};
+  return {
+      {"schema", "allocsim/swarm/v1"}, {"config", std::move(config)},        {"scenarios", r.scenarios},
+      {"executions", r.executions},    {"dpor_scenarios", r.dpor_scenarios}, {"dpor_exhausted", r.dpor_exhausted},
+      {"violations", r.violations},    {"distinct", r.findings.size()},      {"stopped_by_until", r.stopped_by_until},
+      {"interrupted", r.interrupted},  {"findings", std::move(findings)}};
 }
 
 void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {

@@ -62,6 +62,7 @@ struct SwarmReport {
   uint64_t violations = 0;  // scenarios with a violation (raw findings before dedup)
   uint64_t dpor_scenarios = 0, dpor_exhausted = 0;
   bool stopped_by_until = false;
+  bool interrupted = false;            // SIGINT/SIGTERM: the report covers the scenarios that finished before it
   std::vector<SwarmFinding> findings;  // in order of first_index
   /// A finding's first scenario index, for each invariant found (measurement: scenarios until found).
   std::optional<uint64_t> first_index_of(const std::string& invariant) const;

@@ -372,8 +372,7 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   const std::string faulty = f.barrier_faults ? "flow" + g.pick(flows) : "";
   Json list = Json::array();
   std::vector<std::string> workloads = c.start_workloads;
-  for (const auto& fl : flows)
-    list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, f, c, fl, flows)}});
+  for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, f, c, fl, flows)}});
   // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
   Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
   for (const auto& r : side) {

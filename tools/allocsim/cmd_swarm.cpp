@@ -92,6 +92,7 @@ void print_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r
                            r.violations, r.findings.size(),
                            r.findings.empty() ? 0.0 : double(r.violations) / double(r.findings.size()));
   if (r.stopped_by_until) std::cout << "  stopped: --until invariant found\n";
+  if (r.interrupted) std::cout << "  interrupted: the findings cover the scenarios that ran\n";
   if (r.findings.empty()) return;
   std::cout << fmt::format("\n{:>5}  {:>11}  {:>6}  {:<44}  {}\n", "count", "first(#i)", "ops", "file", "signature");
   for (const auto& f : r.findings)
