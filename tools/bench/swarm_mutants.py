@@ -7,7 +7,8 @@ Usage: swarm_mutants.py ALLOCSIM [--seeds 1-10] [--limit 1000] [--per-scenario 2
 For every mutant file under scenarios/mutants/ (its backend.mutants names the mutant, its expect.violation
 the invariant(s) that catch it), and each seed, runs
     allocsim swarm --seed S --mutant M --until INV... --scenarios LIMIT --out TMP
-and reads summary.json: the mutant is found at the first scenario (index + 1 = scenarios needed) with a
+(--shrink-runs 100: shrinking keeps a violation's invariant, so how far it gets changes no number here,
+only the time) and reads summary.json: the mutant is found at the first scenario (index + 1 = scenarios needed) with a
 finding whose invariant is one of the mutant's. The same is measured on the faithful port for that invariant
 (same seed, no mutant): where the faithful port already violates that invariant at the same scenario, the
 mutant's number says nothing about the mutant, and the table says so ("confounded").
@@ -26,11 +27,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def first_found(allocsim, seed, mutant, invariants, limit, per_scenario, jobs):
+def first_found(allocsim, seed, mutant, invariants, limit, per_scenario, jobs, shrink_runs=100):
     """Scenarios needed (first index + 1) until a finding violates one of `invariants`, or None."""
     with tempfile.TemporaryDirectory() as out:
         cmd = [allocsim, "swarm", "--seed", str(seed), "--scenarios", str(limit), "--per-scenario",
-               str(per_scenario), "--jobs", str(jobs), "--out", out]
+               str(per_scenario), "--jobs", str(jobs), "--shrink-runs", str(shrink_runs), "--out", out]
         if mutant:
             cmd += ["--mutant", mutant]
         for inv in invariants:
