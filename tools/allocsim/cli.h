@@ -80,5 +80,6 @@ int cmd_list(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);   // cmd_sweep.cpp
 int cmd_merge(int argc, char** argv);   // cmd_merge.cpp
 int cmd_corpus(int argc, char** argv);  // cmd_corpus.cpp
+int cmd_swarm(int argc, char** argv);   // cmd_swarm.cpp
 
 }  // namespace allocsim::cli

@@ -29,10 +29,11 @@ usage:
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
   allocsim corpus show ENTRY            print one corpus entry's trace
+  allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
-Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge, corpus) for its options.
+Run `allocsim COMMAND --help` (run, replay, shrink, sweep, merge, corpus, swarm) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
             shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
@@ -71,8 +72,9 @@ int main(int argc, char** argv) {
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
     if (cmd == "corpus") return cmd_corpus(argc - 1, argv + 1);
+    if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
     throw UsageError(
-        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus; see allocsim --help)",
+        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm; see allocsim --help)",
                     cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";

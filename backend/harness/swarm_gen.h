@@ -1,0 +1,55 @@
+// The swarm's scenario generator (issue 15 item 1): from a 64-bit seed, one `allocsim/scenario/v1` document
+// that the scenario loader and the JSON Schema accept, drawn the swarm-testing way (Groce et al., "Swarm
+// Testing", ISSTA 2012): first a feature set (which ops, which fault kinds, which sharing kinds, MIG or
+// not, a start state or not, foreign writes or not), then the scenario inside those features.
+//
+// Shapes: the cluster is 1-4 nodes of 1-8 cards each, products from the real tables (backend/mig_geometry.h:
+// the GFD product labels of backend/CONTRACT.md §3, plus two products without a MIG table); an authority;
+// 2-4 actors. Flows run the protocol's natural sequences (reserve with 1-3 requests, or inventory + plan +
+// reserve, or reserve another flow's plan; then observe / await / mark_ready / reconcile, bind, release,
+// maybe a second reserve); the other actors are a kubelet (binds and unbinds pods), an operator (foreign
+// writes), a chaos actor (read and geometry faults), a clock, or a restarted controller (recover). Every
+// scenario checks every invariant and expects `pass`: the swarm reports any violation as a finding.
+//
+// Contract: deterministic in the seed (same seed, same bytes, on every machine: sim::Prng only, no
+// <random>, no clock); the document always loads (tests/backend/swarm_gen_test.cpp checks many seeds against
+// the loader and the schema). Never throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace allocsim::harness {
+
+/// What a generated scenario may use (drawn first, from the seed). Exposed for tests and for the swarm's
+/// summary: a finding's scenario says which features it was drawn with.
+struct SwarmFeatures {
+  bool mig = false;                  // a MIG product, managed-mig authority, isolated_mig requests possible
+  std::vector<std::string> sharing;  // the sharing kinds requests may use (never empty)
+  bool split_reserve = false;        // inventory + plan + reserve as separate ops, plan_from
+  bool status_ops = false;           // observe, await, mark_ready, reconcile
+  bool release = false;              // release (and keep_workloads)
+  bool second_reserve = false;       // a flow may reserve again while it holds a claim
+  bool binds = false;                // bind_workload / unbind_workload (kubelet, or a flow binding its pod)
+  bool foreign_writes = false;       // set_labels, set_mig_state, write_shared_map, set_pointer
+  bool read_faults = false;          // fail_reads / restore_reads, stale_reads, partial_reads
+  bool geometry_faults = false;      // fail_geometry, fail_geometry_for, geometry_no_effect
+  bool barrier_faults = false;       // the `faults` key: crash / raise / drop_response at barriers
+  bool recover = false;              // a restarted controller recovers a flow (with crash faults)
+  bool start_state = false;          // start workloads, a leftover owner stamp, a resource_version
+  bool conditional = false;          // `retry` on reserve, `when` on later ops
+  bool clock = false;                // mig_apply_seconds > 0 and advance_clock
+  /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
+  std::vector<std::string> names() const;
+};
+
+/// The features seed `seed` draws.
+SwarmFeatures swarm_features(uint64_t seed);
+
+/// The scenario of seed `seed`, named `swarm-<seed>`.
+nlohmann::ordered_json generate_scenario(uint64_t seed);
+
+}  // namespace allocsim::harness
