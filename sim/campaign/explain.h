@@ -6,15 +6,18 @@
 // Algorithm (on a minimal trace, a few dozen steps):
 //   1. re-run the schedule leniently with footprints recorded (EngineOptions::record_footprints);
 //   2. happens-before: program order plus dependent accesses (two steps of different actors touching one
-//      object, at least one writing it), closed transitively;
+//      data object, at least one writing it), closed transitively. Objects the subject calls Sync (locks)
+//      are left out; its View object counts only into the violating step (ObjectName, system.h);
 //   3. causal slice: the steps happens-before the violating step (at quiescence, before the last step of
 //      every actor: the final state is everyone's), ascending, the sinks included;
 //   4. candidates: dependent pairs (first, second) of different actors, both in the slice. The reversed
 //      schedule runs second's actor from just after `first` up to and including `second` before `first`,
 //      the rest in its recorded order (fault draws travel with their steps; lenient replay keeps what it
-//      can). A pair *matters* when the reversed run ends without the violation or with another invariant;
-//   5. of the pairs that matter, only the tightest are kept: a pair is dropped when another one of the same
-//      two actors, nested inside it (its first no earlier, its second no later), matters too;
+//      can). A reversal counts when it was carried out (both labels ran, second's first) and the pair
+//      *matters* when the reversed run ends without the violation or with another invariant;
+//   5. when some pairs that matter are *faithful* (in the reversed run every actor still passed every point
+//      it passed before), only those are kept; then a pair is dropped when another one of the same two
+//      actors, nested inside it (its first no earlier, its second no later), matters too;
 //   6. kind "race" when a pair is kept, else "sequential" (every reversal still breaks the invariant, or no
 //      two actors' steps depend on each other). `order` pins each kept pair as [first-label, second-label].
 // Labels are `ACTOR:POINT#N` (trace_file.h's occurrence counting). Step indices are 0-based into the trace.
