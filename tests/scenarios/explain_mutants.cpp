@@ -50,7 +50,7 @@ const std::map<std::string, Want>& expected() {
         {{9, 13}, {17, 18}},
         Order{{"flowA:restore.before#1", "flowB:inventory#1"}, {"flowB:owner.update.before#1", "flowA:release#2"}}}},
       {"release-keeps-owner", {"sequential", {}, {}}},
-      {"release-spins-on-busy-nodes", {"race", {{0, 1}}, Order{{"kubelet:bind_workload#1", "flowA:inventory#1"}}}},
+      {"release-spins-on-busy-nodes", {"race", {{0, 9}}, Order{{"kubelet:bind_workload#1", "flowA:release#1"}}}},
       {"restore-record-overwritten", {"sequential", {}, {}}},
       {"restore-under-workloads", {"sequential", {}, {}}},
       {"stale-last-out",
