@@ -100,6 +100,9 @@ class ScenarioSubject final : public campaign::Subject {
   std::string render_like(const sim::World& world, const std::string& reported) const override {
     return harness::render_like(static_cast<const BackendWorld&>(world), reported);
   }
+  campaign::ObjectName name_object(uint64_t object, const std::vector<std::string>& details) const override {
+    return harness::name_object(sc_, object, details);
+  }
   size_t ops_of(size_t actor) const override { return sc_.actors.at(actor).script.size(); }
   campaign::SubjectPtr without_actor(size_t actor) const override {
     std::optional<Scenario> out = harness::without_actor(sc_, actor);

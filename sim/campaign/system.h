@@ -59,6 +59,18 @@ class Tally {
   virtual void drain(Outcomes& outcomes, std::map<std::string, uint64_t>& barrier_hits, Counters& counters) = 0;
 };
 
+/// A footprint object as an explanation sees it (Subject::name_object).
+struct ObjectName {
+  enum Role : uint8_t {
+    Data,  // state the system reads and writes: a dependency between steps
+    Sync,  // a lock: it orders steps but carries no state; not a dependency for explanations
+    View,  // bookkeeping that stands for "the state the invariants check": a dependency only into the
+           // violating step (the invariant read it after that step)
+  };
+  Role role = Data;
+  std::string words;
+};
+
 class Subject;
 using SubjectPtr = std::shared_ptr<const Subject>;
 
@@ -86,6 +98,10 @@ class Subject {
   virtual nlohmann::ordered_json to_json() const = 0;
   /// An invariant's reported fields (Violation::state) rendered again from `world` ("" lines kept).
   virtual std::string render_like(const sim::World& world, const std::string& reported) const = 0;
+  /// A footprint object (sim::Access::object) in the system's words ("node n1", "the shared map") and its
+  /// role, for explanations (explain.h); `details` are the execution's step details, where names made
+  /// during an execution (claim ids) appear. The default: "object <16 hex digits>", Data (explain.cpp).
+  virtual ObjectName name_object(uint64_t object, const std::vector<std::string>& details) const;
 
   // Reductions (the shrinker). Each returns a new subject with the same path and digest.
   /// Ops in actor `actor`'s script.

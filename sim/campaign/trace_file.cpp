@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/campaign/explain.h"
 #include "sim/schedule.h"
 #include "sim/support/json_reader.h"
 
@@ -130,6 +131,11 @@ std::string trace_to_text(const Trace& t) {
   } else {
     j["shrink"] = nullptr;
   }
+  // Issue 14's optional keys, written only when present so that traces without them keep their bytes.
+  if (t.explanation) {
+    j["order"] = explanation_to_json(*t.explanation)["order"];
+    j["explanation"] = explanation_to_json(*t.explanation);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -219,6 +225,17 @@ void read_steps(const Reader& r, const Json& doc, Trace& t) {
     s.out_of_time = r.boolean(sh, "/shrink", "out_of_time");
     s.preemptions_minimal = r.boolean(sh, "/shrink", "preemptions_minimal");
     t.shrink = s;
+  }
+  // "order" is the explanation's order block again (for readers that only want the pin); it is read back
+  // through "explanation", which carries it.
+  if (doc.contains("explanation") && !doc["explanation"].is_null()) {
+    try {
+      t.explanation = explanation_from_json(doc["explanation"]);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      const size_t colon = what.find(": ");
+      r.fail("/explanation" + what.substr(0, colon), colon == std::string::npos ? what : what.substr(colon + 2));
+    }
   }
 }
 

@@ -15,7 +15,10 @@
 //     "violation": null | {"invariant", "message", "actor", "step", "state", "state_before"},
 //     "steps": [{"actor", "point", "occurrence", "kind", "detail", "preemption"}, ...],
 //     "shrink": null | {"raw_steps", "raw_actors", "raw_ops", "raw_preemptions", "runs",
-//                       "budget_exhausted", "out_of_time", "preemptions_minimal"} }
+//                       "budget_exhausted", "out_of_time", "preemptions_minimal"},
+//     "order": [[X, Y], ...]   (optional: the explanation's order block, labels ACTOR:POINT#N),
+//     "explanation": {"kind", "summary", "pairs": [{"first", "second", "objects", "reversed"}], "slice",
+//                     "order"}   (optional, explain.h) }
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/campaign/explain.h"
 #include "sim/campaign/system.h"
 #include "sim/engine.h"
 #include "sim/support/atomic_write.h"
@@ -93,6 +97,7 @@ struct Trace {
   std::optional<TraceViolation> violation;
   std::vector<TraceStep> steps;
   std::optional<ShrinkInfo> shrink;
+  std::optional<Explanation> explanation;  // explain.h; written with the top-level "order" it carries
 };
 
 /// The steps of `r` keyed by label (occurrences counted per (actor, point) pair, from 1).

@@ -6,6 +6,7 @@
 // reports what ran, writes its pending files and exits 128 + the signal (130, 143).
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@ usage:
   allocsim replay SCENARIO --schedule S  re-run the schedule S (v1:actor*count,...) exactly
   allocsim replay TRACE.json             reproduce a trace file byte for byte (exit 4 if it diverges)
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
+  allocsim trace explain TRACE.json      why it broke: the racing pair, the causal slice, an order block
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
@@ -73,6 +75,8 @@ int main(int argc, char** argv) {
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
     if (cmd == "corpus") return cmd_corpus(argc - 1, argv + 1);
     if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
+    if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
+      return finished(cmd_trace_explain(argc - 2, argv + 2));
     throw UsageError(
         fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm; see allocsim --help)",
                     cmd));

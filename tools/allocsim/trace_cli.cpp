@@ -7,6 +7,7 @@
 #include "backend/harness/shrink.h"
 #include "backend/harness/system.h"
 #include "sim/campaign/corpus.h"
+#include "sim/campaign/explain.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
@@ -134,6 +135,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
     std::cout.flush();
     campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), full, f.result.schedule, so);
     t = campaign::make_trace(s.scenario, s.result, campaign::state_before_last_step(*s.scenario, s.result, max_steps));
+    t.explanation = campaign::explain(*s.scenario, s.result.schedule, max_steps);
     t.shrink = campaign::ShrinkInfo{f.result.steps.size(),
                                     full->actor_names().size(),
                                     full->op_count(),
@@ -191,6 +193,7 @@ int replay_trace_file(const Common& c) {
   }
   campaign::Trace now = campaign::make_trace(t.scenario, rr.result, rr.state_before);
   now.shrink = t.shrink;
+  now.explanation = t.explanation;
   std::cout << fmt::format("allocsim replay {}: {} steps, {} preemptions, fingerprint {}\n", c.scenario,
                            now.steps.size(), now.preemptions, now.fingerprint);
   std::cout << explain_trace(now);
@@ -298,6 +301,7 @@ int cmd_shrink(int argc, char** argv) {
   m.shrink->budget_exhausted = s.budget_exhausted;
   m.shrink->out_of_time = s.out_of_time;
   m.shrink->preemptions_minimal = s.preemptions_minimal;
+  m.explanation = campaign::explain(*s.scenario, s.result.schedule, t.max_steps);
   m.tool_version = ALLOCSIM_VERSION;
   m.scenario_path = t.scenario_path;
   m.scenario_digest = t.scenario_digest;
@@ -313,6 +317,49 @@ int cmd_shrink(int argc, char** argv) {
     return kExitUsage;
   }
   return kExitFailed;
+}
+
+int cmd_trace_explain(int argc, char** argv) {
+  std::string input;
+  bool write = false;
+  po::options_description d("trace explain options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("write", po::bool_switch(&write),
+                  "also store the explanation in the trace file (its \"explanation\" "
+                  "and \"order\" keys)");
+  po::options_description hidden;
+  hidden.add_options()("trace", po::value(&input));
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim trace explain TRACE.json [--write]\n\n"
+                 "Which steps the violation depends on, which pair of steps races (checked by running it the\n"
+                 "other way round) and the order block that pins it.\n\n"
+              << d;
+    return kExitOk;
+  }
+  if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
+  const campaign::TraceReplay rr = campaign::replay_trace(t);
+  if (rr.divergence) {
+    print_divergence(fmt::format("allocsim trace explain {}", input), *rr.divergence);
+    return kExitDiverged;
+  }
+  t.explanation = campaign::explain(*t.scenario, rr.result.schedule, t.max_steps);
+  if (!t.explanation) {
+    std::cout << fmt::format("allocsim trace explain {}: the trace violates no invariant; nothing to explain\n", input);
+    return kExitOk;
+  }
+  std::cout << fmt::format("allocsim trace explain {}:\n", input) << explain_trace(t);
+  if (write) {
+    try {
+      campaign::write_file_atomically(input, campaign::trace_to_text(t));
+    } catch (const campaign::OutputError& e) {
+      std::cerr << "allocsim: " << e.what() << "\n";
+      return kExitUsage;
+    }
+    std::cout << fmt::format("explanation written: {}\n", input);
+  }
+  return kExitOk;
 }
 
 }  // namespace allocsim::cli

@@ -62,4 +62,8 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
 /// `allocsim shrink TRACE.json [-o MIN.json]`.
 int cmd_shrink(int argc, char** argv);
 
+/// `allocsim trace explain TRACE.json [--write]`: replays the trace (exit 4 on divergence), explains it
+/// (sim/campaign/explain.h) and prints it above the trace table; --write stores it in the file. Exit 0.
+int cmd_trace_explain(int argc, char** argv);
+
 }  // namespace allocsim::cli

@@ -32,7 +32,57 @@ std::string sizes(uint64_t steps, uint64_t actors, uint64_t ops, uint64_t preemp
                      plural(preemptions, "preemption", "preemptions"));
 }
 
+std::string label(const campaign::TraceStep& s) { return fmt::format("{}:{}#{}", s.actor, s.point, s.occurrence); }
+
+std::string step_line(const campaign::Trace& t, uint64_t i) {
+  if (i >= t.steps.size()) return fmt::format("step {} (beyond the trace)", i);
+  const auto& s = t.steps[i];
+  return fmt::format("step {} {}{}{}", i, label(s), s.detail.empty() ? "" : "  ", s.detail);
+}
+
+/// The causal slice with the steps outside it folded.
+std::string slice_text(const campaign::Trace& t, const std::vector<uint64_t>& slice) {
+  std::string out;
+  uint64_t next = 0;
+  const auto fold = [&](uint64_t upto) {
+    if (upto > next)
+      out +=
+          fmt::format("    \u2026 {} {} not in the slice \u2026\n", upto - next, plural(upto - next, "step", "steps"));
+  };
+  for (uint64_t i : slice) {
+    fold(i);
+    out += "    " + step_line(t, i) + "\n";
+    next = i + 1;
+  }
+  fold(t.steps.size());
+  return out;
+}
+
 }  // namespace
+
+std::string explanation_text(const campaign::Trace& t) {
+  if (!t.explanation) return "";
+  const campaign::Explanation& e = *t.explanation;
+  std::string out = fmt::format("why ({}): {}\n", e.kind, e.summary);
+  if (!e.pairs.empty()) {
+    out += "racing pairs (run the other way round, the violation goes away):\n";
+    for (const auto& p : e.pairs) {
+      out += fmt::format("  {}\n    then {}\n", step_line(t, p.first), step_line(t, p.second));
+      std::string objects;
+      for (const auto& o : p.objects) objects += (objects.empty() ? "" : ", ") + o;
+      out += fmt::format("    on {}; reversed: {}\n", objects, p.reversed);
+    }
+  }
+  out +=
+      fmt::format("causal slice ({} of {} steps; the violation depends on these):\n", e.slice.size(), t.steps.size());
+  out += slice_text(t, e.slice);
+  if (!e.order.empty()) {
+    nlohmann::ordered_json order = nlohmann::ordered_json::array();
+    for (const auto& [x, y] : e.order) order.push_back({x, y});
+    out += fmt::format("order block (pins this race in a scenario):\n  \"order\": {}\n", order.dump());
+  }
+  return out;
+}
 
 std::string actor_table(const campaign::Trace& t) {
   const std::vector<std::string> actors = t.scenario->actor_names();
@@ -82,6 +132,7 @@ std::string explain_trace(const campaign::Trace& t) {
     out += fmt::format("trace: {} (not shrunk)\n",
                        sizes(t.steps.size(), t.scenario->actor_names().size(), ops, t.preemptions));
   }
+  out += explanation_text(t);
   out += "  (each step resumes its actor from the point shown; * marks a preemption)\n";
   out += actor_table(t);
   if (t.violation && !t.violation->state.empty()) {

@@ -14,7 +14,12 @@ namespace allocsim::cli {
 /// holding the point each step resumed from in its actor's column, and the step's details.
 std::string actor_table(const campaign::Trace& t);
 
-/// The violation, a one-line size summary (and what it was shrunk from), the actor table, the state the
+/// The trace's explanation (absent: ""): the summary, the racing pairs (step numbers, labels, objects, what
+/// the reversal did), the causal slice with the other steps folded, and the order block that pins it.
+std::string explanation_text(const campaign::Trace& t);
+
+/// The violation, a one-line size summary (and what it was shrunk from), the explanation when the trace
+/// has one (explanation_text), the actor table, the state the
 /// invariant saw before and after the last step, and the fingerprint. Ends with "fingerprint: X\n".
 std::string explain_trace(const campaign::Trace& t);
 

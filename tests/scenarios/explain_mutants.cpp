@@ -1,0 +1,181 @@
+// Explanations (sim/campaign/explain.h) of every mutant's and two findings' minimal traces, pinned to the
+// table in docs/EXPLANATIONS.md: the kind, the racing pairs (step indices and labels: the order block) and
+// that a sequential one says so. Also: explanations are deterministic (same bytes twice), survive a trace
+// file round trip, and the slice always holds the violating step.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+
+#include "backend/harness/runner.h"
+#include "backend/harness/shrink.h"
+#include "backend/harness/system.h"
+#include "sim/campaign/explain.h"
+#include "sim/campaign/trace_file.h"
+#include "tests/scenarios/scenario_files.h"
+
+using namespace allocsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Want {
+  std::string kind;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;        // (first, second) step indices
+  std::vector<std::pair<std::string, std::string>> order;  // the same pairs as labels
+};
+
+using Order = std::vector<std::pair<std::string, std::string>>;
+
+// docs/EXPLANATIONS.md, "Computed explanations".
+const std::map<std::string, Want>& expected() {
+  static const std::map<std::string, Want> m = {
+      {"allocated-is-ready", {"sequential", {}, {}}},
+      {"client-side-claim",
+       {"race",
+        {{1, 4}, {2, 6}, {4, 10}},
+        Order{{"flowA:plan#1", "flowB:reserve#1"},
+              {"flowA:reserve#1", "flowB:owner.update.before#1"},
+              {"flowB:reserve#1", "flowA:owner.update.before#1"}}}},
+      {"lock-leak-on-pending-recovery", {"race", {{0, 9}}, Order{{"kubelet:bind_workload#1", "flowA:release#1"}}}},
+      {"map-deleted-on-last-out", {"sequential", {}, {}}},
+      {"partial-inventory-is-idle", {"race", {{0, 1}}, Order{{"chaos:fail_reads#1", "flowA:inventory#1"}}}},
+      {"readiness-one-write-behind",
+       {"race",
+        {{6, 14}, {14, 15}},
+        Order{{"flowA:claim.create.after#1", "clock:advance_clock#1"},
+              {"clock:advance_clock#1", "flowA:claim.create.after#2"}}}},
+      {"release-clears-any-owner",
+       {"race",
+        {{9, 13}, {17, 18}},
+        Order{{"flowA:restore.before#1", "flowB:inventory#1"}, {"flowB:owner.update.before#1", "flowA:release#2"}}}},
+      {"release-keeps-owner", {"sequential", {}, {}}},
+      {"release-spins-on-busy-nodes", {"race", {{0, 9}}, Order{{"kubelet:bind_workload#1", "flowA:release#1"}}}},
+      {"restore-record-overwritten", {"sequential", {}, {}}},
+      {"restore-under-workloads", {"sequential", {}, {}}},
+      {"stale-last-out",
+       {"race",
+        {{5, 16}, {8, 17}, {16, 19}},
+        Order{{"flowA:owner.update.after#1", "flowB:owner.update.after#1"},
+              {"flowA:release#1", "flowB:claim.create.after#1"},
+              {"flowB:owner.update.after#1", "flowA:delete.before#1"}}}},
+      {"stale-plan-applied",
+       {"race",
+        {{0, 2}, {2, 3}},
+        Order{{"flowA:inventory#1", "foreign:bind_workload#1"}, {"foreign:bind_workload#1", "flowA:reserve#1"}}}},
+      {"stale-success-readiness", {"sequential", {}, {}}},
+      {"strict-claim-lookup", {"sequential", {}, {}}},
+      // Findings (scenarios/FINDINGS.md): F1 needs one flow only; F6's pod lands after the claim's stamp.
+      {"finding-alloc-022-second-claim-unstamped", {"sequential", {}, {}}},
+      {"finding-foreign-pod-on-claimed-cards",
+       {"race", {{4, 8}}, Order{{"flowA:owner.update.before#1", "foreign:bind_workload#1"}}}},
+  };
+  return m;
+}
+
+struct Explained {
+  campaign::SubjectPtr scenario;
+  sim::ExecutionResult result;
+  std::optional<campaign::Explanation> explanation;
+};
+
+/// The first violation of `allocsim run FILE` (seed 0), shrunk with the default budget, explained.
+Explained explain_file(const std::string& file) {
+  const harness::Scenario sc = harness::load_scenario(file);
+  harness::RunConfig cfg;
+  cfg.executions = 2000;
+  cfg.stop_at_first_violation = true;
+  const harness::ScenarioReport rep = harness::run_scenario(sc, cfg);
+  REQUIRE(rep.summary.first);
+  const campaign::SubjectPtr subject = harness::subject_of(sc);
+  const uint64_t max_steps = subject->max_steps(std::nullopt);
+  campaign::ShrinkOptions so;
+  so.max_steps = max_steps;
+  campaign::ShrinkResult s =
+      campaign::shrink(harness::backend_system(), subject, rep.summary.first->result.schedule, so);
+  Explained out{s.scenario, s.result, campaign::explain(*s.scenario, s.result.schedule, max_steps)};
+  return out;
+}
+
+std::vector<std::string> files_to_explain() {
+  std::vector<std::string> files = allocsim::testing::mutant_files();
+  for (const char* f : {"finding-alloc-022-second-claim-unstamped.json", "finding-foreign-pod-on-claimed-cards.json"})
+    files.push_back((fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / f).string());
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("every mutant's and two findings' explanations name the racing pairs of docs/EXPLANATIONS.md",
+          "[explain][mutants]") {
+  const auto files = files_to_explain();
+  REQUIRE(files.size() == expected().size());
+  for (const std::string& file : files) {
+    const std::string name = fs::path(file).stem().string();
+    INFO(name);
+    const auto want = expected().find(name);
+    REQUIRE(want != expected().end());
+    const Explained x = explain_file(file);
+    REQUIRE(x.explanation);
+    const campaign::Explanation& e = *x.explanation;
+    CHECK(e.kind == want->second.kind);
+    std::vector<std::pair<uint64_t, uint64_t>> got;
+    for (const auto& p : e.pairs) got.emplace_back(p.first, p.second);
+    CHECK(got == want->second.pairs);
+    CHECK(e.order == want->second.order);
+    if (e.kind == "sequential") CHECK(e.summary.starts_with("No race: "));
+    for (const auto& p : e.pairs) {
+      CHECK(p.first < p.second);
+      CHECK_FALSE(p.objects.empty());
+      CHECK_FALSE(p.reversed.empty());
+    }
+    // The slice is ascending, holds the violating step, and every pair lies in it.
+    REQUIRE_FALSE(e.slice.empty());
+    CHECK(std::is_sorted(e.slice.begin(), e.slice.end()));
+    CHECK(e.slice.back() == x.result.steps.size() - 1);
+    for (const auto& p : e.pairs) {
+      CHECK(std::binary_search(e.slice.begin(), e.slice.end(), p.first));
+      CHECK(std::binary_search(e.slice.begin(), e.slice.end(), p.second));
+    }
+  }
+}
+
+TEST_CASE("an explanation is deterministic and survives the trace file", "[explain]") {
+  const std::string file = std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/mutants/stale-last-out.json";
+  const Explained x = explain_file(file);
+  REQUIRE(x.explanation);
+  const auto again = campaign::explain(*x.scenario, x.result.schedule, x.scenario->max_steps(std::nullopt));
+  REQUIRE(again);
+  CHECK(campaign::explanation_to_json(*again).dump() == campaign::explanation_to_json(*x.explanation).dump());
+  CHECK(x.explanation->summary.find("flowA read node n1 at step 8 (flowA:release#1)") != std::string::npos);
+  CHECK(x.explanation->summary.find("flowB") != std::string::npos);
+
+  campaign::Trace t = campaign::make_trace(x.scenario, x.result, "");
+  t.explanation = x.explanation;
+  const std::string text = campaign::trace_to_text(t);
+  CHECK(text.find("\"explanation\"") != std::string::npos);
+  CHECK(text.find("\"order\": [") != std::string::npos);
+  const campaign::Trace back = campaign::parse_trace(harness::backend_system(), text, "t.trace.json");
+  REQUIRE(back.explanation);
+  CHECK(*back.explanation == *x.explanation);
+  CHECK(campaign::trace_to_text(back) == text);
+
+  // A trace without the keys keeps its bytes (old readers and writers agree).
+  t.explanation.reset();
+  const std::string plain = campaign::trace_to_text(t);
+  CHECK(plain.find("\"explanation\"") == std::string::npos);
+  CHECK_FALSE(campaign::parse_trace(harness::backend_system(), plain, "t.trace.json").explanation);
+}
+
+TEST_CASE("a malformed explanation names its JSON pointer", "[explain]") {
+  auto j = campaign::explanation_to_json(
+      campaign::Explanation{"race", "s", {{1, 2, {"node n1"}, "no violation"}}, {1, 2}, {{"a:p#1", "b:q#1"}}});
+  CHECK(campaign::explanation_from_json(j).pairs.size() == 1);
+  j["pairs"][0]["first"] = "one";
+  CHECK_THROWS_WITH(campaign::explanation_from_json(j), "/pairs/0/first: wrong type");
+  j = campaign::explanation_to_json(campaign::Explanation{"maybe", "s", {}, {}, {}});
+  CHECK_THROWS_WITH(campaign::explanation_from_json(j), "/kind: expected \"race\" or \"sequential\"");
+  j = campaign::explanation_to_json(campaign::Explanation{"race", "s", {}, {}, {{"a", "b"}}});
+  j["order"][0] = nlohmann::ordered_json::array({"a"});
+  CHECK_THROWS_WITH(campaign::explanation_from_json(j), "/order/0: expected [label, label]");
+}
