@@ -13,6 +13,7 @@
 #include "backend/harness/scenario_json.h"
 #include "backend/harness/swarm_gen.h"
 #include "backend/harness/system.h"
+#include "sim/campaign/explain.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_replay.h"
@@ -113,6 +114,7 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
   f.strategy = strategy;
   // First the trace against the shrunk scenario, for the signature and the description.
   campaign::Trace t0 = campaign::make_trace(s.scenario, s.result, "");
+  t0.explanation = campaign::explain(*s.scenario, s.result.schedule, max_steps);
   const Scenario& minimal = scenario_of(*s.scenario);
   f.signature = signature_of(minimal, t0);
   f.slug = slug_of(inv, f.signature);
@@ -131,6 +133,7 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
                     "its written scenario",
                     index, gen_seed));
   f.trace = campaign::make_trace(written, rr.result, campaign::state_before_last_step(*written, rr.result, max_steps));
+  f.trace.explanation = t0.explanation;  // the same schedule over the same scenario, as written
   f.trace.scenario_path = file;
   f.trace.scenario_digest = written->digest();
   f.trace.strategy = strategy;

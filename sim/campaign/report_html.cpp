@@ -1,5 +1,7 @@
 #include "sim/campaign/report_html.h"
 
+#include "sim/campaign/explain.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -384,6 +386,7 @@ Trace sweep_violation_trace(const System& system, const ScenarioPlan& plan, cons
     const ShrinkResult s = shrink(system, plan.scenario, sr.result.schedule,
                                   {.max_runs = shrink_runs, .max_seconds = 0, .max_steps = max_steps});
     t = make_trace(s.scenario, s.result, state_before_last_step(*s.scenario, s.result, max_steps));
+    t.explanation = explain(*s.scenario, s.result.schedule, max_steps);
     t.shrink = ShrinkInfo{sr.result.steps.size(),
                           plan.scenario->actor_names().size(),
                           plan.scenario->op_count(),

@@ -77,9 +77,8 @@ int main(int argc, char** argv) {
     if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
     if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
       return finished(cmd_trace_explain(argc - 2, argv + 2));
-    throw UsageError(
-        fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm; see allocsim --help)",
-                    cmd));
+    throw UsageError(fmt::format(
+        "unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm; see allocsim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
