@@ -18,6 +18,7 @@
 
 #include <stdexcept>
 #include "sim/assert.h"
+#include "sim/order.h"
 
 #include <fmt/format.h>
 
@@ -161,7 +162,8 @@ struct Engine::Impl {
   ExecutionResult* result = nullptr;
   bool unwinding = false;
   bool record_footprints = false;
-  size_t steps_hint = 64;  // capacity for the next execution's steps: the last one's length
+  bool branching_draw = false;  // a draw over more than one value happened (ExecutionResult::single_schedule)
+  size_t steps_hint = 64;       // capacity for the next execution's steps: the last one's length
 
   void touch(uint64_t object, bool write) {
     if (!record_footprints || unwinding || result->steps.empty()) return;
@@ -211,6 +213,7 @@ struct Engine::Impl {
 
   uint64_t draw(uint64_t bound) {
     if (bound == 0) throw std::invalid_argument("draw(0)");
+    branching_draw |= bound > 1;
     const uint64_t v = strategy->draw(bound);
     ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
     result->schedule.push_back({Choice::Draw, v});
@@ -271,6 +274,44 @@ struct Engine::Impl {
     return out;
   }
 
+  /// Why constraint `c`'s X did not happen while its Y was due (the execution is order-blocked).
+  std::string order_block_message(const OrderTracker& order, size_t c) const {
+    const OrderConstraint& oc = order.spec().constraints[c];
+    const ActorId x = oc.before.actor;
+    const Slot& s = slots[x];
+    std::string why;
+    if (s.state == SlotState::Done)
+      why = s.crashed ? fmt::format("{} crashed at {} first", oc.before.actor_name, s.crashed)
+                      : fmt::format("{} ended first", oc.before.actor_name);
+    else if (s.state == SlotState::Blocked && !runnable(x))
+      why = fmt::format("{} was waiting for a lock", oc.before.actor_name);
+    else if (x == oc.after.actor)
+      why = fmt::format("{} reached {} first", oc.before.actor_name, oc.after.point);
+    else if (auto other = order.holding_back(x, s.what))
+      why = fmt::format("{} was itself held back by {}", oc.before.actor_name, order.spec().constraints[*other].text());
+    else
+      why = fmt::format("{} was at {} instead", oc.before.actor_name, s.what);
+    return fmt::format("constraint {} was never met ({} did not happen before {}: {})", oc.text(), oc.before.text(),
+                       oc.after.text(), why);
+  }
+
+  /// Removes from `cands` the actors `order` holds back. When none is left, returns the order block (the
+  /// constraint holding back the first candidate).
+  std::optional<ExecutionResult::OrderBlock> filter(const OrderTracker& order, std::vector<Candidate>& cands) const {
+    std::optional<size_t> first;
+    size_t kept = 0;
+    for (const Candidate& c : cands) {
+      const auto held = order.holding_back(c.actor, c.what);
+      if (!held)
+        cands[kept++] = c;
+      else if (!first)
+        first = held;
+    }
+    cands.resize(kept);
+    if (kept > 0) return std::nullopt;
+    return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
+  }
+
   void unwind_all() {
     unwinding = true;
     for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
@@ -315,6 +356,11 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     if (auto v = m.exception_violation(i)) r.violation = v, r.violation_actor = i;
   }
 
+  std::optional<OrderTracker> order;
+  if (const OrderSpec* o = world.order(); o && !o->empty()) order.emplace(*o);
+  bool one_option = true;  // every choice so far had one eligible actor (with an order only)
+  std::vector<size_t> labelled;
+  m.branching_draw = false;
   std::vector<Candidate> cands;
   cands.reserve(n);
   ActorId current = kNoActor;
@@ -336,6 +382,10 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       }
       break;
     }
+    if (order) {
+      if ((r.order_blocked = m.filter(*order, cands))) break;
+      one_option &= cands.size() == 1;
+    }
     if (r.steps.size() >= opt_.max_steps) {
       r.violation = steps_bounded(opt_.max_steps);
       break;
@@ -354,6 +404,11 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
     // Braced, not emplace_back(args...): clang 14 (the fuzz build) has no parenthesized aggregate init.
     r.steps.push_back(StepRecord{pick, s.kind, s.what, std::move(s.detail), preempt, {}, waited});
+    if (order) {
+      order->take(pick, s.what, labelled);
+      if (m.record_footprints)
+        for (size_t c : labelled) r.steps.back().footprint.push_back({OrderTracker::footprint_object(c), true});
+    }
     m.resume(pick);
     current = pick;
     if (m.slots[pick].crashed) m.record_crash(pick);
@@ -365,6 +420,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     }
     if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
+  r.single_schedule = order && one_option && !m.branching_draw;
   m.unwind_all();
   m.steps_hint = std::max<size_t>(r.steps.size(), 16);
   m.world = nullptr;

@@ -25,6 +25,7 @@ usage:
   allocsim replay SCENARIO --schedule S  re-run the schedule S (v1:actor*count,...) exactly
   allocsim replay TRACE.json             reproduce a trace file byte for byte (exit 4 if it diverges)
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
+  allocsim trace order TRACE.json        print the `order` block that forces the trace's violation
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim list barriers|invariants|mutants|ops|strategies
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
     if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
     if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
+    if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
     throw UsageError(
         fmt::format("unknown command \"{}\" (run, replay, shrink, sweep, merge, list; see allocsim --help)", cmd));
   } catch (const UsageError& e) {

@@ -47,4 +47,8 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
 /// `allocsim shrink TRACE.json [-o MIN.json]`.
 int cmd_shrink(int argc, char** argv);
 
+/// `allocsim trace order TRACE.json [--full] [--budget N]`: the trace's violation as an `order` block
+/// (campaign::minimal_order, sim/campaign/order_min.h) on stdout; exit 1 when no order forces it.
+int cmd_trace(int argc, char** argv);
+
 }  // namespace allocsim::cli
