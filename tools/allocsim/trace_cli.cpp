@@ -177,6 +177,11 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n", c.scenario,
                              c.trace.schedule, step, step);
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
+    if (!sc.order.empty())
+      std::cout << fmt::format(
+          "  the scenario has an `order` ({} constraint(s)): an actor it holds back is not runnable, so a schedule "
+          "that breaks the order cannot be replayed\n",
+          sc.order.constraints.size());
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
