@@ -119,8 +119,9 @@ TEST_CASE("order: an X that never happens blocks Y, and the execution ends order
   CHECK_FALSE(r.quiescent);
   REQUIRE(r.order_blocked);
   CHECK(r.order_blocked->constraint == 0);
-  CHECK(r.order_blocked->message ==
-        R"(constraint ["a:nowhere#1", "b:call#1"] was never met (a:nowhere#1 did not happen before b:call#1: a ended first))");
+  CHECK(
+      r.order_blocked->message ==
+      R"(constraint ["a:nowhere#1", "b:call#1"] was never met (a:nowhere#1 did not happen before b:call#1: a ended first))");
 }
 
 TEST_CASE("order: a full pin leaves one schedule, and every strategy stops after it", "[order]") {
