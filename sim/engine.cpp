@@ -312,6 +312,40 @@ struct Engine::Impl {
     return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
   }
 
+  /// Fresh slots and contexts for an execution of `w` (n actors) under `st`, recording into `r`.
+  void begin(World& w, Strategy& st, ExecutionResult& r, ActorId n) {
+    world = &w;
+    strategy = &st;
+    result = &r;
+    r.steps.reserve(steps_hint);
+    r.schedule.reserve(steps_hint);
+    slots.clear();
+    slots.resize(n);
+    ctxs.clear();
+    ctxs.resize(n);
+    for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
+  }
+
+  // -- the order (sim/order.h), active only when the world has one --
+  std::optional<OrderTracker> order;
+  bool one_option = true;  // every choice so far had one eligible actor
+  std::vector<size_t> labelled;
+
+  void order_begin(const World& w) {
+    order.reset();
+    if (const OrderSpec* o = w.order(); o && !o->empty()) order.emplace(*o);
+    one_option = true;
+    branching_draw = false;
+  }
+
+  /// Records the step `pick` is about to take from `what`; with footprints, both steps of a constraint write
+  /// its object (OrderTracker::footprint_object).
+  void order_took(ActorId pick, std::string_view what, StepRecord& step) {
+    order->take(pick, what, labelled);
+    if (record_footprints)
+      for (size_t c : labelled) step.footprint.push_back({OrderTracker::footprint_object(c), true});
+  }
+
   void unwind_all() {
     unwinding = true;
     for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
@@ -338,16 +372,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
   Impl& m = *impl_;
   ExecutionResult r;
   const auto n = static_cast<ActorId>(world.actor_count());
-  m.world = &world;
-  m.strategy = &strategy;
-  m.result = &r;
-  r.steps.reserve(m.steps_hint);
-  r.schedule.reserve(m.steps_hint);
-  m.slots.clear();
-  m.slots.resize(n);
-  m.ctxs.clear();
-  m.ctxs.resize(n);
-  for (ActorId i = 0; i < n; ++i) m.ctxs[i].impl = &m, m.ctxs[i].id = i;
+  m.begin(world, strategy, r, n);
 
   // Prologue: each actor, in id order, runs up to its first scheduling point (no shared effects).
   for (ActorId i = 0; i < n && !r.violation; ++i) {
@@ -356,11 +381,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     if (auto v = m.exception_violation(i)) r.violation = v, r.violation_actor = i;
   }
 
-  std::optional<OrderTracker> order;
-  if (const OrderSpec* o = world.order(); o && !o->empty()) order.emplace(*o);
-  bool one_option = true;  // every choice so far had one eligible actor (with an order only)
-  std::vector<size_t> labelled;
-  m.branching_draw = false;
+  m.order_begin(world);
   std::vector<Candidate> cands;
   cands.reserve(n);
   ActorId current = kNoActor;
@@ -382,9 +403,9 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       }
       break;
     }
-    if (order) {
-      if ((r.order_blocked = m.filter(*order, cands))) break;
-      one_option &= cands.size() == 1;
+    if (m.order) {
+      if ((r.order_blocked = m.filter(*m.order, cands))) break;
+      m.one_option &= cands.size() == 1;
     }
     if (r.steps.size() >= opt_.max_steps) {
       r.violation = steps_bounded(opt_.max_steps);
@@ -404,11 +425,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
     // Braced, not emplace_back(args...): clang 14 (the fuzz build) has no parenthesized aggregate init.
     r.steps.push_back(StepRecord{pick, s.kind, s.what, std::move(s.detail), preempt, {}, waited});
-    if (order) {
-      order->take(pick, s.what, labelled);
-      if (m.record_footprints)
-        for (size_t c : labelled) r.steps.back().footprint.push_back({OrderTracker::footprint_object(c), true});
-    }
+    if (m.order) m.order_took(pick, s.what, r.steps.back());
     m.resume(pick);
     current = pick;
     if (m.slots[pick].crashed) m.record_crash(pick);
@@ -420,7 +437,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     }
     if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
-  r.single_schedule = order && one_option && !m.branching_draw;
+  r.single_schedule = m.order && m.one_option && !m.branching_draw;
   m.unwind_all();
   m.steps_hint = std::max<size_t>(r.steps.size(), 16);
   m.world = nullptr;
