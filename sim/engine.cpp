@@ -18,6 +18,7 @@
 
 #include <stdexcept>
 #include "sim/assert.h"
+#include "sim/order.h"
 
 #include <fmt/format.h>
 
@@ -161,7 +162,8 @@ struct Engine::Impl {
   ExecutionResult* result = nullptr;
   bool unwinding = false;
   bool record_footprints = false;
-  size_t steps_hint = 64;  // capacity for the next execution's steps: the last one's length
+  bool branching_draw = false;  // a draw over more than one value happened (ExecutionResult::single_schedule)
+  size_t steps_hint = 64;       // capacity for the next execution's steps: the last one's length
 
   void touch(uint64_t object, bool write) {
     if (!record_footprints || unwinding || result->steps.empty()) return;
@@ -211,6 +213,7 @@ struct Engine::Impl {
 
   uint64_t draw(uint64_t bound) {
     if (bound == 0) throw std::invalid_argument("draw(0)");
+    branching_draw |= bound > 1;
     const uint64_t v = strategy->draw(bound);
     ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
     result->schedule.push_back({Choice::Draw, v});
@@ -271,6 +274,78 @@ struct Engine::Impl {
     return out;
   }
 
+  /// Why constraint `c`'s X did not happen while its Y was due (the execution is order-blocked).
+  std::string order_block_message(const OrderTracker& order, size_t c) const {
+    const OrderConstraint& oc = order.spec().constraints[c];
+    const ActorId x = oc.before.actor;
+    const Slot& s = slots[x];
+    std::string why;
+    if (s.state == SlotState::Done)
+      why = s.crashed ? fmt::format("{} crashed at {} first", oc.before.actor_name, s.crashed)
+                      : fmt::format("{} ended first", oc.before.actor_name);
+    else if (s.state == SlotState::Blocked && !runnable(x))
+      why = fmt::format("{} was waiting for a lock", oc.before.actor_name);
+    else if (x == oc.after.actor)
+      why = fmt::format("{} reached {} first", oc.before.actor_name, oc.after.point);
+    else if (auto other = order.holding_back(x, s.what))
+      why = fmt::format("{} was itself held back by {}", oc.before.actor_name, order.spec().constraints[*other].text());
+    else
+      why = fmt::format("{} was at {} instead", oc.before.actor_name, s.what);
+    return fmt::format("constraint {} was never met ({} did not happen before {}: {})", oc.text(), oc.before.text(),
+                       oc.after.text(), why);
+  }
+
+  /// Removes from `cands` the actors `order` holds back. When none is left, returns the order block (the
+  /// constraint holding back the first candidate).
+  std::optional<ExecutionResult::OrderBlock> filter(const OrderTracker& order, std::vector<Candidate>& cands) const {
+    std::optional<size_t> first;
+    size_t kept = 0;
+    for (const Candidate& c : cands) {
+      const auto held = order.holding_back(c.actor, c.what);
+      if (!held)
+        cands[kept++] = c;
+      else if (!first)
+        first = held;
+    }
+    cands.resize(kept);
+    if (kept > 0) return std::nullopt;
+    return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
+  }
+
+  /// Fresh slots and contexts for an execution of `w` (n actors) under `st`, recording into `r`.
+  void begin(World& w, Strategy& st, ExecutionResult& r, ActorId n) {
+    world = &w;
+    strategy = &st;
+    result = &r;
+    r.steps.reserve(steps_hint);
+    r.schedule.reserve(steps_hint);
+    slots.clear();
+    slots.resize(n);
+    ctxs.clear();
+    ctxs.resize(n);
+    for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
+  }
+
+  // -- the order (sim/order.h), active only when the world has one --
+  std::optional<OrderTracker> order;
+  bool one_option = true;  // every choice so far had one eligible actor
+  std::vector<size_t> labelled;
+
+  void order_begin(const World& w) {
+    order.reset();
+    if (const OrderSpec* o = w.order(); o && !o->empty()) order.emplace(*o);
+    one_option = true;
+    branching_draw = false;
+  }
+
+  /// Records the step `pick` is about to take from `what`; with footprints, both steps of a constraint write
+  /// its object (OrderTracker::footprint_object).
+  void order_took(ActorId pick, std::string_view what, StepRecord& step) {
+    order->take(pick, what, labelled);
+    if (record_footprints)
+      for (size_t c : labelled) step.footprint.push_back({OrderTracker::footprint_object(c), true});
+  }
+
   void unwind_all() {
     unwinding = true;
     for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
@@ -297,16 +372,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
   Impl& m = *impl_;
   ExecutionResult r;
   const auto n = static_cast<ActorId>(world.actor_count());
-  m.world = &world;
-  m.strategy = &strategy;
-  m.result = &r;
-  r.steps.reserve(m.steps_hint);
-  r.schedule.reserve(m.steps_hint);
-  m.slots.clear();
-  m.slots.resize(n);
-  m.ctxs.clear();
-  m.ctxs.resize(n);
-  for (ActorId i = 0; i < n; ++i) m.ctxs[i].impl = &m, m.ctxs[i].id = i;
+  m.begin(world, strategy, r, n);
 
   // Prologue: each actor, in id order, runs up to its first scheduling point (no shared effects).
   for (ActorId i = 0; i < n && !r.violation; ++i) {
@@ -315,6 +381,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     if (auto v = m.exception_violation(i)) r.violation = v, r.violation_actor = i;
   }
 
+  m.order_begin(world);
   std::vector<Candidate> cands;
   cands.reserve(n);
   ActorId current = kNoActor;
@@ -336,6 +403,10 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       }
       break;
     }
+    if (m.order) {
+      if ((r.order_blocked = m.filter(*m.order, cands))) break;
+      m.one_option &= cands.size() == 1;
+    }
     if (r.steps.size() >= opt_.max_steps) {
       r.violation = steps_bounded(opt_.max_steps);
       break;
@@ -354,6 +425,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
     // Braced, not emplace_back(args...): clang 14 (the fuzz build) has no parenthesized aggregate init.
     r.steps.push_back(StepRecord{pick, s.kind, s.what, std::move(s.detail), preempt, {}, waited});
+    if (m.order) m.order_took(pick, s.what, r.steps.back());
     m.resume(pick);
     current = pick;
     if (m.slots[pick].crashed) m.record_crash(pick);
@@ -365,6 +437,7 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     }
     if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
+  r.single_schedule = m.order && m.one_option && !m.branching_draw;
   m.unwind_all();
   m.steps_hint = std::max<size_t>(r.steps.size(), 16);
   m.world = nullptr;

@@ -9,6 +9,14 @@
 // (sim/world.h) ends only that actor, as crashed: it is recorded in ExecutionResult::crashes and the
 // step's detail gains "crashed=<where>" (so traces show it); the execution goes on with the others.
 //
+// Order (sim/order.h, a world's `order()`): when the world has constraints, the engine counts every actor's
+// resumptions per point and, before each choice, removes from the runnable set any actor whose next step is
+// the Y of a constraint whose X has not been taken, so every strategy chooses only among eligible actors.
+// When actors are runnable but none is eligible, the execution ends *order-blocked*
+// (ExecutionResult::order_blocked): neither a violation nor quiescence. Both steps of a constraint record a
+// write of OrderTracker::footprint_object (with record_footprints), so DPOR sees them as dependent. Without
+// an order none of this runs: the loop is the one it was.
+//
 // Preemption: a choice that switches away from the actor that just ran while it is still runnable.
 #pragma once
 
@@ -68,6 +76,16 @@ struct ExecutionResult {
   std::optional<ActorId> violation_actor;  // the actor whose step broke it, if any
   uint32_t preemptions = 0;
   bool quiescent = false;  // ended with every actor finished (crashed actors count as finished)
+  /// Ended order-blocked (see above): the first unmet constraint (index into the world's order) holding back
+  /// the lowest-id runnable actor, and a sentence saying why its X did not happen.
+  struct OrderBlock {
+    size_t constraint = 0;
+    std::string message;
+  };
+  std::optional<OrderBlock> order_blocked;
+  /// The world has an order and every choice of this execution had one option (one eligible actor, no draw
+  /// over more than one value): the order leaves this one schedule, so no other execution can differ.
+  bool single_schedule = false;
 
   /// XXH3-64 over every step's (actor, kind, what, detail) and the violation's invariant and message:
   /// equal fingerprints mean the same execution, byte for byte (docs/DESIGN.md §3).

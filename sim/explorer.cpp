@@ -26,13 +26,19 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
     sum.steps += r.steps.size();
     if (observe) observe(i, seed, *world, r);
     const bool more = strategy.end_execution(r);
+    if (r.order_blocked) {
+      ++sum.order_blocked_executions;
+      if (!sum.first_order_block) sum.first_order_block = r.order_blocked;
+    }
+    const bool single = r.single_schedule;
+    sum.single_schedule |= single;
     if (r.violation) {
       ++sum.violating_executions;
       ++sum.violations_by_invariant[r.violation->invariant];
       if (!sum.first) sum.first = Finding{i, seed, std::move(r)};
       if (options.stop_at_first_violation) break;
     }
-    if (!more) break;
+    if (!more || single) break;
   }
   return sum;
 }

@@ -50,6 +50,12 @@ struct ExploreSummary {
   std::optional<Finding> first;                             // the first violating execution
   bool paused = false;                                      // ExploreOptions::pause stopped it
   bool interrupted = false;  // a SIGINT/SIGTERM (sim/interrupt.h) stopped it before its next execution
+  /// Executions that ended order-blocked (ExecutionResult::order_blocked), and the first one's block.
+  uint64_t order_blocked_executions = 0;
+  std::optional<ExecutionResult::OrderBlock> first_order_block;
+  /// An execution had ExecutionResult::single_schedule: the world's order leaves one schedule, so the
+  /// exploration stopped after it (every other execution, under any strategy, would be the same one).
+  bool single_schedule = false;
 };
 
 /// The one run loop: `run`, `replay`, sweep units, the shrinker's candidate runs and the benchmarks all

@@ -41,6 +41,7 @@ struct Violation {
 };
 
 class SimMutex;
+struct OrderSpec;  // sim/order.h
 
 /// Thrown inside an actor's fiber to end that actor as crashed (a fault, backend/CONTRACT.md §2 `Crash`: the
 /// process dies at a barrier, with no cleanup). Deliberately not a std::exception, so that a world's
@@ -131,6 +132,9 @@ class World {
   virtual std::optional<Violation> check_step(uint64_t step, ActorId actor) = 0;
   /// Invariants at quiescence (every actor finished or crashed).
   virtual std::optional<Violation> check_quiescent() = 0;
+  /// The `order` constraints this world's executions must satisfy (sim/order.h), or null for none. The
+  /// engine holds back any actor whose next step would break one (sim/engine.h). The spec outlives the world.
+  virtual const OrderSpec* order() const { return nullptr; }
 };
 
 }  // namespace allocsim::sim

@@ -23,6 +23,7 @@
 
 #include "backend/contract.h"
 #include "backend/mutants.h"
+#include "sim/order.h"
 #include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
@@ -245,6 +246,10 @@ struct Scenario {
   /// The optional top-level `converge_seconds` (0..86400 fake-clock seconds): the bound geometry-converges
   /// holds every geometry write to; kDefaultConvergeSeconds when absent (resolve_converge_seconds).
   std::optional<double> converge_seconds;
+  /// The optional top-level `order` (sim/order.h, issue 14 item 1): happens-before constraints between
+  /// labelled steps (`"flowB:delete.before#1"`) that every execution's schedule must satisfy; empty = none.
+  /// Checked at load (labels name actors of /actors; no cycle). `run --order` appends to it.
+  sim::OrderSpec order;
 };
 
 inline constexpr uint64_t kDefaultMaxSteps = 10000;

@@ -37,9 +37,9 @@ constexpr int kMaxNodes = 64;
 constexpr int kMaxActors = 16;
 constexpr int kMaxScriptOps = 256;
 
-const std::vector<const char*> kTopKeys = {"schema",           "name",       "description",   "backend", "nodes",
-                                           "actors",           "invariants", "expect",        "faults",  "max_steps",
-                                           "converge_seconds", "shared_map", "cluster_policy"};
+const std::vector<const char*> kTopKeys = {"schema",           "name",       "description",    "backend", "nodes",
+                                           "actors",           "invariants", "expect",         "faults",  "max_steps",
+                                           "converge_seconds", "shared_map", "cluster_policy", "order"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;
@@ -103,11 +103,23 @@ class Checker : public ScenarioReader {
           int_value(*v, "/max_steps", 1, static_cast<int>(kMaxScenarioSteps), " (steps per execution)"));
     if (const Json* v = find(doc, "converge_seconds"))
       s.converge_seconds = number_value(*v, "/converge_seconds", 0, kMaxSeconds);
+    if (const Json* v = find(doc, "order")) s.order = order_section(*v, s);
   }
 
  private:
  private:
   // -- sections --
+
+  /// `order` (sim/order.h): labels name actors of /actors; errors get the key's pointer in front.
+  sim::OrderSpec order_section(const Json& v, const Scenario& s) const {
+    try {
+      std::vector<std::string> names;
+      for (const ActorSpec& a : s.actors) names.push_back(a.name);
+      return sim::parse_order(v, names);
+    } catch (const sim::OrderError& e) {
+      fail("/order" + e.pointer(), e.message());
+    }
+  }
 
   void check_schema(const Json& doc) const {
     const Json& v = require(doc, "", "schema");

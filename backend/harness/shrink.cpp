@@ -64,6 +64,9 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   else
     std::erase(out.faults.actors, name);
   prune_expect(out);
+  std::vector<std::string> names;
+  for (const ActorSpec& a : out.actors) names.push_back(a.name);
+  out.order = sim::remap_order(out.order, names);  // constraints naming the dropped actor go with it
   return out;
 }
 

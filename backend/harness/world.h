@@ -116,6 +116,7 @@ class BackendWorld final : public sim::World {
   void run_actor(sim::ActorId id, sim::ActorContext& ctx) override;
   std::optional<sim::Violation> check_step(uint64_t step, sim::ActorId actor) override;
   std::optional<sim::Violation> check_quiescent() override;
+  const sim::OrderSpec* order() const override { return c_.scenario->order.empty() ? nullptr : &c_.scenario->order; }
 
   const backend::MemoryBackend& backend() const { return backend_; }
   backend::MemoryBackend& mutable_backend() { return backend_; }

@@ -36,6 +36,7 @@ std::vector<std::string> ExploreConfig::to_argv(const std::string& scenario, con
     argv.insert(argv.end(), {"--schedule", target.schedule});
   for (const auto& m : mutants) argv.insert(argv.end(), {"--mutant", m});
   if (max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*max_steps)});
+  for (const auto& o : order) argv.insert(argv.end(), {"--order", o});
   return argv;
 }
 
@@ -56,6 +57,7 @@ nlohmann::json ExploreConfig::to_json() const {
   j["executions"] = executions;
   j["max_steps"] = max_steps ? nlohmann::json(*max_steps) : nlohmann::json(nullptr);
   if (!mutants.empty()) j["mutants"] = mutants;
+  if (!order.empty()) j["order"] = order;
   return j;
 }
 
@@ -69,6 +71,7 @@ void ExploreConfig::read_json(const nlohmann::json& c) {
   executions = c.at("executions").get<uint64_t>();
   if (!c.at("max_steps").is_null()) max_steps = c.at("max_steps").get<uint64_t>();
   if (c.contains("mutants")) mutants = c.at("mutants").get<std::vector<std::string>>();
+  if (c.contains("order")) order = c.at("order").get<std::vector<std::string>>();
 }
 
 std::string shell_quote(const std::string& s) {

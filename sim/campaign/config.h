@@ -51,6 +51,8 @@ struct ExploreConfig {
   bool stop_at_first_violation = false;
   /// Run every execution a second time from its recorded schedule and compare (`run --check-determinism`).
   bool check_determinism = false;
+  /// `--order` blocks (sim/order.h), as given (JSON text), each appended to the scenario's own `order`.
+  std::vector<std::string> order;
 
   /// The registry row of `strategy`. Throws ConfigError for an unknown name.
   const sim::StrategySpec& spec() const;
@@ -60,12 +62,13 @@ struct ExploreConfig {
   /// prefix are the caller's to add.
   sim::StrategyParams params() const;
   /// `allocsim replay SCENARIO --seed E | --schedule S [--mutant M]... [--max-steps N]` as argv (without
-  /// the program name). --max-steps appears only when given: without it replay reads the scenario's.
+  /// the program name). --max-steps appears only when given: without it replay reads the scenario's; so do
+  /// the --order blocks.
   std::vector<std::string> to_argv(const std::string& scenario, const ReplayTarget& target) const;
   /// "allocsim " + to_argv(), every word shell-quoted where needed.
   std::string replay_line(const std::string& scenario, const ReplayTarget& target) const;
   /// {"strategy", "reduction" (resolved), "preemption_bound", "pct_depth" (null unless the strategy takes a
-  /// depth), "seed", "executions", "max_steps" (null: per scenario)} and "mutants" when there are any.
+  /// depth), "seed", "executions", "max_steps" (null: per scenario)}, "mutants" and "order" when there are any.
   /// REQUIRES: validate() passed.
   nlohmann::json to_json() const;
   /// Reads back what to_json() wrote (merge reads a shard report's "config"): every field it holds, "reduction"

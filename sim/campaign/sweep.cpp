@@ -162,6 +162,10 @@ std::unique_ptr<sim::Strategy> unit_strategy(const ScenarioPlan& plan, uint64_t 
 void observe_execution(const sim::ExecutionResult& res, uint64_t u, uint64_t index, uint64_t seed, UnitResult& r) {
   ++r.executions;
   r.steps += res.steps.size();
+  if (res.order_blocked) {
+    ++r.order_blocked;
+    if (r.first_order_block.empty()) r.first_order_block = res.order_blocked->message;
+  }
   if (res.violation) {
     ++r.violating;
     ++r.by_invariant[res.violation->invariant];
@@ -420,6 +424,8 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
                           : std::string("the time budget ran out"),
                       finished, in_shard));
     if (p < res.corpus.size() && !res.corpus[p].empty()) o.corpus = &res.corpus[p];
+    if (!partial_view && o.result.executions > 0 && o.result.order_blocked == o.result.executions)
+      o.unmet.push_back("no execution satisfies `order`: " + o.result.first_order_block);
     if (!partial_view) {
       RunReport rep;
       rep.summary.executions = o.result.executions;

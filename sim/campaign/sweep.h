@@ -107,6 +107,9 @@ struct UnitResult {
   Counters counters;                                    // the system's own expectation counts (system.h)
   bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
   bool complete = true;   // the unit ran to its end (false: stopped by the time budget)
+  /// Executions that ended order-blocked (the scenario's `order`, sim/engine.h), and the first one's block.
+  uint64_t order_blocked = 0;
+  std::string first_order_block;
 };
 
 /// Adds `b` (a later unit) to `a`: sums, unions, and `a.first` kept unless it is empty.

@@ -4,6 +4,7 @@
 // {"schema", "tool_version", "config": config_json(),
 //  "scenarios": [{"path", "name", "digest", "strategy", "reduction", "preemption_bound", "work_units",
 //                 "plan", "executions", "steps", "violating_executions", "violations": {invariant: n},
+//                 "order_blocked_executions" (only when some were: a scenario's `order`, sim/engine.h),
 //                 "distinct_traces" (dfs), "redundancy" (dfs: "executions/trace" as text, 2 decimals),
 //                 "pct" (pct), "pair_coverage", "first_violation": null | {"invariant", "message",
 //                 "schedule", "seed" (random), "replay"}, "exhausted" (dfs), "complete", "outcomes",

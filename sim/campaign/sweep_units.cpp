@@ -14,6 +14,8 @@ void combine(UnitResult& a, const UnitResult& b) {
   a.executions += b.executions;
   a.steps += b.steps;
   a.violating += b.violating;
+  a.order_blocked += b.order_blocked;
+  if (a.first_order_block.empty()) a.first_order_block = b.first_order_block;
   for (const auto& [k, n] : b.by_invariant) a.by_invariant[k] += n;
   if (!a.first && b.first) a.first = b.first;
   for (const auto& [actor, ops] : b.outcomes)
@@ -56,6 +58,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["exhausted"] = r.exhausted;
   j["complete"] = r.complete;
   if (!r.counters.empty()) j["counters"] = r.counters;  // only when a scenario has expectations that count
+  if (r.order_blocked) j["order_blocked"] = {{"executions", r.order_blocked}, {"first", r.first_order_block}};
   return j;
 }
 
@@ -65,6 +68,10 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     r.executions = j.at("executions").get<uint64_t>();
     r.steps = j.at("steps").get<uint64_t>();
     r.violating = j.at("violating").get<uint64_t>();
+    if (j.contains("order_blocked")) {
+      r.order_blocked = j.at("order_blocked").at("executions").get<uint64_t>();
+      r.first_order_block = j.at("order_blocked").at("first").get<std::string>();
+    }
     r.by_invariant = j.at("by_invariant").get<std::map<std::string, uint64_t>>();
     if (!j.at("first").is_null()) {
       const auto& f = j.at("first");

@@ -161,8 +161,10 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   std::vector<Footprint> fp(n);
   for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, fp[s] = normalized(r.steps[s].footprint);
   // Cut short with actors still able to run: each gets one more, unseen step that conflicts with everything.
+  // An order-blocked execution (sim/engine.h) is cut short the same way: the actors the order held back had
+  // steps it never saw.
   std::vector<ActorId> unseen;
-  if (r.violation && !r.quiescent && n == r.steps.size())
+  if ((r.violation || r.order_blocked) && !r.quiescent && n == r.steps.size())
     for (size_t k : node_of_step)
       for (ActorId a : stack_[k].enabled) insert_sorted(unseen, a);
   const size_t total = n + unseen.size();

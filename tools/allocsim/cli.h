@@ -71,6 +71,8 @@ po::options_description common_options(Common& c, bool run);
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run);
 harness::RunConfig to_config(const Common& c, bool run);
 std::vector<std::string> actor_names(const harness::Scenario& sc);
+/// Appends the --order blocks of `cfg` to `sc.order` (sim/order.h). Throws UsageError naming --order.
+void add_order_flags(harness::Scenario& sc, const harness::RunConfig& cfg);
 /// The exact command that replays execution seed `seed` of this run.
 std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg);
 

@@ -16,6 +16,7 @@ int cmd_replay(int argc, char** argv) {
   if (campaign::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
   harness::RunConfig cfg = to_config(c, false);
   harness::Scenario sc = harness::load_scenario(c.scenario);
+  add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
   std::cout << fmt::format("allocsim replay {} --seed {}: {} steps, {} preemptions, fingerprint {:016x}\n", c.scenario,

@@ -61,6 +61,15 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
   }
 }
 
+/// What the scenario's `order` did (printed only when it has one): how many executions it blocked, and
+/// whether it left a single schedule.
+void print_order_lines(const harness::Scenario& sc, const harness::ScenarioReport& rep) {
+  std::cout << fmt::format("  order: {} constraint(s); {} execution(s) order-blocked\n", sc.order.constraints.size(),
+                           rep.summary.order_blocked_executions);
+  if (rep.summary.single_schedule)
+    std::cout << "  order: every choice had one eligible actor, so the order leaves one schedule: stopped after it\n";
+}
+
 /// A second run of an execution differed (`--check-determinism`).
 void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                           const harness::ScenarioReport& rep) {
@@ -87,6 +96,7 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
                              rep.rechecked_executions, rep.summary.executions);
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
+  if (!sc.order.empty()) print_order_lines(sc, rep);
   print_strategy_lines(cfg, caps, rep);
   std::cout << "outcomes:\n" << outcome_table(rep);
   std::string reached;
@@ -119,6 +129,7 @@ int cmd_run(int argc, char** argv) {
   const sim::StrategyCaps caps = cfg.spec().caps;
   harness::RunHooks hooks;
   harness::Scenario sc = harness::load_scenario(c.scenario);
+  add_order_flags(sc, cfg);
   const bool tty = isatty(STDERR_FILENO);
   if (tty) hooks.progress = progress_line(cfg.executions);
   // --fingerprints: collected in memory (about 45 bytes per execution) and written in one atomic rename
@@ -187,6 +198,10 @@ int cmd_run(int argc, char** argv) {
     shown = std::move(t);
   }
   if (const int rc = write_run_html(c, cfg, sc, rep, shown); rc != kExitOk) return rc;  // run_html.cpp
+  if (rep.summary.executions > 0 && rep.summary.order_blocked_executions == rep.summary.executions) {
+    std::cout << "\nno execution satisfies `order`: " << rep.summary.first_order_block->message << "\n";
+    return kExitFailed;
+  }
   if (rep.met) {
     std::cout << (sc.expect.pass ? "\nexpectation met: no violation\n"
                                  : "\nexpectation met: the expected violation was found\n");

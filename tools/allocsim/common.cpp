@@ -174,6 +174,18 @@ const std::vector<ExploreFlag>& explore_table() {
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.mutants = f.list.at(k);
        }},
+      {"order",
+       Kind::repeatable,
+       1,
+       {"happens-before constraints added to the scenario's `order` (repeatable), as JSON: "
+        "'[[\"flowB:delete.before#1\", \"flowA:owner.update.after#1\"]]' (see README, Pinning an interleaving)",
+        "constraints added to the scenario's `order`, as for run (repeatable)", ""},
+       {},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         c.order = f.list.at(k);
+         for (const std::string& text : c.order)
+           if (!nlohmann::json::accept(text)) throw UsageError(fmt::format("--order: not valid JSON: {}", text));
+       }},
   };
   return rows;
 }
@@ -290,6 +302,17 @@ harness::RunConfig to_config(const Common& c, bool run) {
   if (!run) cfg.executions = 1;  // replay runs the one execution
   to_explore_config(c.explore, run ? Command::run : Command::replay, cfg);
   return cfg;
+}
+
+void add_order_flags(harness::Scenario& sc, const harness::RunConfig& cfg) {
+  const std::vector<std::string> names = actor_names(sc);
+  for (const std::string& text : cfg.order) {
+    try {
+      sim::append_order(sc.order, sim::parse_order(nlohmann::ordered_json::parse(text), names));
+    } catch (const sim::OrderError& e) {
+      throw UsageError(fmt::format("--order {}: {}", text, e.what()));
+    }
+  }
 }
 
 std::vector<std::string> actor_names(const harness::Scenario& sc) {

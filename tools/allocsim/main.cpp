@@ -27,6 +27,7 @@ usage:
   allocsim replay TRACE.json             reproduce a trace file byte for byte (exit 4 if it diverges)
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
   allocsim trace explain TRACE.json      why it broke: the racing pair, the causal slice, an order block
+  allocsim trace order TRACE.json        print the `order` block that forces the trace's violation
   allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
@@ -77,8 +78,10 @@ int main(int argc, char** argv) {
     if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
     if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
       return finished(cmd_trace_explain(argc - 2, argv + 2));
+    if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
     throw UsageError(fmt::format(
-        "unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm; see allocsim --help)", cmd));
+        "unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm, trace; see allocsim --help)",
+        cmd));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

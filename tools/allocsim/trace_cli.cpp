@@ -8,6 +8,7 @@
 #include "backend/harness/system.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/explain.h"
+#include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
 #include "tools/allocsim/cli.h"
@@ -226,6 +227,11 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n", c.scenario,
                              c.trace.schedule, step, step);
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
+    if (!sc.order.empty())
+      std::cout << fmt::format(
+          "  the scenario has an `order` ({} constraint(s)): an actor it holds back is not runnable, so a schedule "
+          "that breaks the order cannot be replayed\n",
+          sc.order.constraints.size());
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
@@ -359,6 +365,75 @@ int cmd_trace_explain(int argc, char** argv) {
     }
     std::cout << fmt::format("explanation written: {}\n", input);
   }
+  return kExitOk;
+}
+
+namespace {
+
+/// `"order": [...]`, one constraint a line: paste-able at a scenario's top level.
+std::string order_snippet(const sim::OrderSpec& order) {
+  std::string out = "\"order\": [";
+  for (size_t i = 0; i < order.constraints.size(); ++i)
+    out += fmt::format("{}\n  {}", i ? "," : "", order.constraints[i].text());
+  return out + (order.empty() ? "]\n" : "\n]\n");
+}
+
+}  // namespace
+
+int cmd_trace(int argc, char** argv) {
+  std::string action, input, budget = "2000";
+  bool full = false;
+  po::options_description d("trace order options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("full", po::bool_switch(&full), "print the full pin (every switch between actors) unreduced");
+  d.add_options()("budget", po::value(&budget)->default_value("2000"),
+                  "executions per DPOR check; a check over it keeps its constraint");
+  po::options_description hidden;
+  hidden.add_options()("action", po::value(&action))("trace", po::value(&input));
+  po::positional_options_description pos;
+  po::options_description all;
+  all.add(d).add(hidden);
+  pos.add("action", 1).add("trace", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim trace order TRACE.json [--full] [--budget N]\n\n"
+                 "prints the `order` block that forces the trace's violation (README: Pinning an interleaving)\n\n"
+              << d;
+    return kExitOk;
+  }
+  if (action != "order")
+    throw UsageError(fmt::format("trace: unknown action \"{}\" (expected: explain, order)", action));
+  if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  const uint64_t per_check = parse_u64("--budget", budget, 1, 100'000'000);
+  const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
+  if (!t.violation) {
+    std::cerr << fmt::format("allocsim trace order {}: the trace has no violation to force\n", input);
+    return kExitFailed;
+  }
+  if (full) {
+    std::cout << order_snippet(campaign::full_pin(t));
+    return kExitOk;
+  }
+  const campaign::MinimalOrder m = campaign::minimal_order(t, per_check);
+  if (!m.forces) {
+    std::cout << order_snippet(m.order);
+    std::cerr << fmt::format(
+        "allocsim trace order {}: even the full pin ({} constraints) does not force {} in every execution: "
+        "fault choices (draws) decide it too, and an order cannot pin them\n",
+        input, m.full_pin, t.violation->invariant);
+    return kExitFailed;
+  }
+  std::cout << order_snippet(m.order);
+  std::cerr << fmt::format(
+      "allocsim trace order {}: {} of the full pin's {} constraints force {} ({} DPOR checks, {} executions{})\n",
+      input, m.order.constraints.size(), m.full_pin, t.violation->invariant, m.checks, m.executions,
+      m.over_budget ? fmt::format(", {} over the budget of {}: their constraints kept", m.over_budget, per_check) : "");
   return kExitOk;
 }
 

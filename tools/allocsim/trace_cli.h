@@ -65,5 +65,8 @@ int cmd_shrink(int argc, char** argv);
 /// `allocsim trace explain TRACE.json [--write]`: replays the trace (exit 4 on divergence), explains it
 /// (sim/campaign/explain.h) and prints it above the trace table; --write stores it in the file. Exit 0.
 int cmd_trace_explain(int argc, char** argv);
+/// `allocsim trace order TRACE.json [--full] [--budget N]`: the trace's violation as an `order` block
+/// (campaign::minimal_order, sim/campaign/order_min.h) on stdout; exit 1 when no order forces it.
+int cmd_trace(int argc, char** argv);
 
 }  // namespace allocsim::cli

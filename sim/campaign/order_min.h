@@ -1,0 +1,39 @@
+// A trace as an `order` block (issue 14 item 1, `allocsim trace order FILE`): the constraints that force a
+// trace's violation, for pasting into a scenario file, and for the explain and corpus lanes to reuse.
+//
+// full_pin(): one constraint per pair of consecutive steps of different actors, [step k-1, step k], keyed
+// by the trace's labels (ACTOR:POINT#N, sim/order.h). Under it every choice has one eligible actor, so it
+// leaves exactly the trace's schedule (draws apart: an order cannot pin a fault choice).
+// minimal_order(): starts from the full pin and, constraint by constraint in trace order, drops one when an
+// exhaustive DPOR run of the trace's embedded scenario under the remaining constraints still has every
+// execution that is not order-blocked violate the trace's invariant (and at least one such execution).
+// Each check is bounded by a budget of executions; a check over budget keeps the constraint. The
+// scenario's own `order` is replaced by the candidate order in these runs (a wrapper world), so the result
+// is what forces the violation by itself.
+// Determinism: a pure function of the trace and the budget (DPOR is deterministic; no clock).
+// Errors: a trace without a violation or without steps: std::invalid_argument.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/campaign/trace_file.h"
+#include "sim/order.h"
+
+namespace allocsim::campaign {
+
+/// The full pin of `t` (see above). REQUIRES: t's step actors are actors of t.scenario.
+sim::OrderSpec full_pin(const Trace& t);
+
+struct MinimalOrder {
+  sim::OrderSpec order;      // the constraints kept, in trace order
+  bool forces = false;       // the full pin itself forces the violation (false: draws decide it too)
+  size_t full_pin = 0;       // constraints in the full pin
+  uint64_t checks = 0;       // DPOR runs
+  uint64_t executions = 0;   // executions over all checks
+  uint64_t over_budget = 0;  // checks that hit the budget (their constraint was kept)
+};
+
+/// See the file comment. `budget`: executions per check (>= 1).
+MinimalOrder minimal_order(const Trace& t, uint64_t budget = 2000);
+
+}  // namespace allocsim::campaign

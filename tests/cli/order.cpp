@@ -1,0 +1,91 @@
+// `order` from the command line (issue 14 item 1): the pinned alloc-005 scenario under every strategy,
+// an unsatisfiable order (exit 1, the constraint named), --order's errors (exit 2), and `trace order`.
+#include <catch2/catch.hpp>
+
+#include "tests/cli/support.h"
+
+using namespace cli_test;
+
+namespace {
+const std::string kPinned = "scenarios/alloc-005-stale-last-out-pinned.json";
+}  // namespace
+
+TEST_CASE("order: the pinned alloc-005 race runs one execution under every strategy, and it violates", "[cli][order]") {
+  for (const char* strategy : {"random", "pct", "dfs", "dpor", "dfs --reduction none"}) {
+    INFO(strategy);
+    const Captured out = allocsim("run " + kPinned + " --strategy " + strategy + " --no-trace --no-shrink");
+    CHECK(out.code == 0);  // the expected violation was found
+    CHECK_THAT(out.text, Catch::Contains("  1 executions, 20 steps, 1 violating\n"));
+    CHECK_THAT(out.text, Catch::Contains("  shared-map-never-deleted: 1 execution(s)\n"));
+    CHECK_THAT(out.text, Catch::Contains("  order: 2 constraint(s); 0 execution(s) order-blocked\n"));
+    CHECK_THAT(out.text, Catch::Contains("the order leaves one schedule: stopped after it\n"));
+    CHECK_THAT(out.text, Catch::Contains("first violating execution: #0 "));
+    CHECK_THAT(out.text, Catch::Contains("v1:flowA*11,flowB*8,flowA"));
+  }
+}
+
+TEST_CASE("order: an order no execution satisfies exits 1 naming the constraint", "[cli][order]") {
+  const Captured out = allocsim(
+      "run scenarios/alloc-005-last-out.json --strategy dfs --no-trace "
+      "--order '[[\"flowB:delete.before#1\", \"flowA:inventory\"]]'");
+  CHECK(out.code == 1);
+  CHECK_THAT(out.text, Catch::Contains("  order: 1 constraint(s); 1 execution(s) order-blocked\n"));
+  CHECK_THAT(out.text,
+             Catch::EndsWith("no execution satisfies `order`: constraint [\"flowB:delete.before#1\", "
+                             "\"flowA:inventory#1\"] was never met (flowB:delete.before#1 did not happen before "
+                             "flowA:inventory#1: flowB ended first)\n"));
+}
+
+TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 naming the flag", "[cli][order]") {
+  // The reverse of the file's second constraint: a cycle of two across the file and the flag.
+  const Captured cyc =
+      allocsim("run " + kPinned + " --order '[[\"flowA:delete.before\", \"flowB:claim.schedule.after\"]]'");
+  CHECK(cyc.code == 2);
+  CHECK_THAT(cyc.text, Catch::Contains("allocsim: --order [[\"flowA:delete.before\", \"flowB:claim.schedule.after\"]]: "
+                                       "no execution can satisfy these constraints: they form a cycle: "
+                                       "[\"flowB:claim.schedule.after#1\", \"flowA:delete.before#1\"], "
+                                       "[\"flowA:delete.before#1\", \"flowB:claim.schedule.after#1\"]"));
+  const Captured actor = allocsim("run " + kPinned + " --order '[[\"flowC:x\", \"flowA:release\"]]'");
+  CHECK(actor.code == 2);
+  CHECK_THAT(actor.text, Catch::Contains(": /0/0: label \"flowC:x\": unknown actor \"flowC\" (actors: flowA, flowB)"));
+  const Captured json = allocsim("run " + kPinned + " --order '[[\"flowA:x\"'");
+  CHECK(json.code == 2);
+  CHECK_THAT(json.text, Catch::Contains("--order: not valid JSON: [[\"flowA:x\""));
+}
+
+TEST_CASE("order: a replay line carries the order flag", "[cli][order]") {
+  const std::string order = "'[[\"flowA:restore.after\", \"flowB:inventory\"]]'";
+  const Captured run =
+      allocsim("run scenarios/mutants/stale-last-out.json --seed 3 --no-trace --no-shrink --order " + order);
+  CHECK(run.code == 0);
+  CHECK_THAT(run.text, Catch::Contains("--order '[[\"flowA:restore.after\", \"flowB:inventory\"]]'"));
+  CHECK_THAT(run.text, Catch::Contains("order: 1 constraint(s); 0 execution(s) order-blocked\n"));
+}
+
+TEST_CASE("order: trace order prints the constraints that force a trace's violation", "[cli][order]") {
+  TempDir dir;
+  const Captured run =
+      allocsim("run scenarios/mutants/stale-last-out.json --strategy dfs --trace-out " + (dir / "t.trace.json"));
+  REQUIRE(run.code == 0);
+  const Captured order = allocsim("trace order " + (dir / "t.trace.json"));
+  CHECK(order.code == 0);
+  CHECK(order.text ==
+        "\"order\": [\n"
+        "  [\"flowA:restore.after#1\", \"flowB:inventory#1\"],\n"
+        "  [\"flowB:claim.schedule.after#1\", \"flowA:delete.before#1\"]\n"
+        "]\n"
+        "allocsim trace order " +
+            (dir / "t.trace.json") +
+            ": 2 of the full pin's 2 constraints force shared-map-never-deleted (3 DPOR checks, 195 executions)\n");
+  const Captured bad = allocsim("trace sideways " + (dir / "t.trace.json"));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("trace: unknown action \"sideways\" (expected: explain, order)"));
+}
+
+TEST_CASE("order: replaying a schedule that breaks the order diverges, and says why", "[cli][order]") {
+  const Captured out = allocsim("replay " + kPinned + " --schedule 'v1:flowB*3,flowA*20'");
+  CHECK(out.code == 4);
+  CHECK_THAT(out.text, Catch::Contains("replay diverged at step 0: choice 0: the schedule runs flowB, which cannot run "
+                                       "here (runnable: flowA)\n  the scenario has an `order` (2 constraint(s)): an "
+                                       "actor it holds back is not runnable"));
+}
