@@ -12,6 +12,7 @@
 
 #include "sim/assert.h"
 #include "sim/campaign/config.h"
+#include "sim/campaign/order_min.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/shrink.h"
@@ -86,11 +87,15 @@ std::optional<nlohmann::json> order_of(const std::string& path) {
 void rerun_changed(EntryReplay& e, const std::string& path, const Trace& t, const Subject& current,
                    const std::vector<std::string>& extra, const OrderReplay& order) {
   std::optional<sim::ExecutionResult> r;
-  if (order)
-    if (const auto block = order_of(path)) {
+  if (const auto block = order_of(path)) {
+    if (order) {
       r = order(current, extra, *block);
-      if (r) e.via = "order";
+    } else {
+      const std::unique_ptr<Compiled> compiled = current.compile(extra);
+      r = run_order_block(*compiled, current.actor_names(), *block, t.max_steps);
     }
+    if (r) e.via = "order";
+  }
   if (!r) {
     const std::unique_ptr<Compiled> compiled = current.compile(extra);
     sim::Engine engine(sim::EngineOptions{.max_steps = t.max_steps});

@@ -15,8 +15,8 @@
 // scenario's content by its digest (Subject::digest()). Generic: no backend type appears here.
 // Replay: an entry whose digest is the scenario's current one is replayed strictly (replay_trace: the
 // embedded scenario, step for step). An entry whose scenario changed (or whose strict replay diverges: the
-// program changed) is re-run against the scenario as it is now: from its `order` block through the caller's
-// OrderReplay when it has one and the caller gives one, else leniently along its schedule (actors by name);
+// program changed) is re-run against the scenario as it is now: from its `order` block when it has one (the
+// caller's OrderReplay, else campaign::run_order_block), else leniently along its schedule (actors by name);
 // it is *re-found* when that violates the same invariant, else *stale*. Nothing is ever deleted here except
 // by prune_entry().
 // Errors: CorpusError (a folder that cannot be listed or created, an entry path that is no entry); an entry
@@ -102,7 +102,7 @@ struct EntryReplay {
 };
 
 /// Runs `current` (compiled with `extra_mutants`) as the constraints `order` (an allocsim `order` block)
-/// force, or returns nullopt when it cannot (the s5-order lane provides one; none: lenient replay).
+/// force, or returns nullopt when it cannot. None given: campaign::run_order_block (order_min.h).
 using OrderReplay = std::function<std::optional<sim::ExecutionResult>(
     const Subject& current, const std::vector<std::string>& extra_mutants, const nlohmann::json& order)>;
 

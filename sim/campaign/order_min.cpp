@@ -103,4 +103,26 @@ MinimalOrder minimal_order(const Trace& t, uint64_t budget) {
   return out;
 }
 
+std::optional<sim::ExecutionResult> run_order_block(const Compiled& compiled, const std::vector<std::string>& actors,
+                                                    const nlohmann::json& block, uint64_t max_steps, uint64_t budget) {
+  sim::OrderSpec order;
+  try {
+    order = sim::parse_order(nlohmann::ordered_json::parse(block.dump()), actors);
+  } catch (const sim::OrderError&) {
+    return std::nullopt;  // the block names what the scenario no longer has: not a way to re-find it
+  }
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = true});
+  sim::DporStrategy dpor;
+  std::optional<sim::ExecutionResult> violating, first;
+  sim::explore(
+      engine, [&] { return std::make_unique<OrderedWorld>(compiled.make_world(), order); }, dpor,
+      sim::ExploreOptions{.executions = budget, .interruptible = false},
+      [&](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult& r) {
+        if (r.order_blocked) return;
+        if (!first) first = r;
+        if (r.violation && !violating) violating = r;
+      });
+  return violating ? violating : first;
+}
+
 }  // namespace allocsim::campaign

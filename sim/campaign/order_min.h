@@ -15,6 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "sim/campaign/trace_file.h"
 #include "sim/order.h"
@@ -35,5 +38,14 @@ struct MinimalOrder {
 
 /// See the file comment. `budget`: executions per check (>= 1).
 MinimalOrder minimal_order(const Trace& t, uint64_t budget = 2000);
+
+/// Explores `compiled` (whose actors are `actors`, by id) under the `order` block `block` alone (the
+/// scenario's own order replaced) with DPOR, at most `budget` executions: the first execution that
+/// violates an invariant, else the first one the order did not block; nullopt when `block` does not parse
+/// against `actors` (an actor renamed or removed) or every execution was order-blocked. The corpus re-finds
+/// the entry of a changed scenario with it (corpus.h).
+std::optional<sim::ExecutionResult> run_order_block(const Compiled& compiled, const std::vector<std::string>& actors,
+                                                    const nlohmann::json& block, uint64_t max_steps,
+                                                    uint64_t budget = 2000);
 
 }  // namespace allocsim::campaign
