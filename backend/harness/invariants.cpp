@@ -366,6 +366,12 @@ const std::vector<InvariantSpec>& invariant_catalog() {
        check_audit_explains_state, false, {"audit: ["}},
       {"capabilities-match-authority", "-", "at quiescence, capabilities() advertises what the backend's authority provides (adapter, isolation, sharing, memory enforcement, elasticity)",
        check_capabilities_match_authority, true, {"capabilities: adapter="}},
+      {"observation-envelope-complete", "-", "every answer an actor is told (inventory, observe) is stamped with the clock's time of the read; a Known one carries its value's generation, an Unknown one a reason from the contract and a detail",
+       check_observation_envelope_complete, false, {"told: envelope of"}},
+      {"infeasible-plan-names-exclusions", "-", "an infeasible plan whose whole-device requests fit on no node names every node it left out and why (owned by another flow, or shares or slices)",
+       check_infeasible_plan_names_exclusions, false, {"told: infeasible plan:"}},
+      {"entry-lists-its-nodes", "-", "the shared map's entry of a claim lists exactly the nodes its plan carves geometry on",
+       check_entry_lists_its_nodes, false, {"entries=["}},
   };
   // clang-format on
   return k;

@@ -1,6 +1,7 @@
 #include "backend/harness/invariants_client.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -213,6 +214,105 @@ std::optional<Violation> check_capabilities_match_authority(const CheckContext& 
   return Violation{"capabilities-match-authority",
                    fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
                    shown + "\n"};
+}
+
+namespace {
+
+bool known_reason(const std::string& r) {
+  for (const char* w : {"timeout", "auth", "malformed", "unreachable", "unsupported"})
+    if (r == w) return true;
+  return false;
+}
+
+/// The first clause of the envelope contract that `e` breaks, or "" (backend/CONTRACT.md §4 "Observations").
+std::string broken_clause(const Told::Envelope& e) {
+  if (e.observed_at != e.now) return fmt::format("observed_at={} but the clock read {}", e.observed_at, e.now);
+  if (e.value_observed_at != e.now)
+    return fmt::format("the value's observed_at={} but the clock read {}", e.value_observed_at, e.now);
+  if (e.known) {
+    if (!e.generation) return "a Known answer without a generation";
+    if (*e.generation != e.value_generation)
+      return fmt::format("generation={} but the value it stamps has generation {}", *e.generation, e.value_generation);
+    return "";
+  }
+  if (!known_reason(e.reason))
+    return fmt::format("an Unknown answer with reason '{}', not one of the contract's", e.reason);
+  if (e.detail.empty()) return "an Unknown answer without a detail";
+  return "";
+}
+
+}  // namespace
+
+std::optional<Violation> check_observation_envelope_complete(const CheckContext& c) {
+  if (c.actor >= c.world.actors().size()) return std::nullopt;  // at quiescence no actor stepped
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.envelope) return std::nullopt;
+  const Told::Envelope& e = *a.told.envelope;
+  const std::string clause = broken_clause(e);
+  if (clause.empty()) return std::nullopt;
+  return Violation{"observation-envelope-complete",
+                   fmt::format("{} was told an answer of {}: {}", a.name, e.call, clause),
+                   fmt::format("actor {} told: envelope of {} known={} generation={} reason={} detail={} "
+                               "observed_at={} clock={}\n",
+                               a.name, e.call, e.known, opt(e.generation), e.reason.empty() ? "-" : e.reason,
+                               e.detail.empty() ? "-" : e.detail, e.observed_at, e.now)};
+}
+
+namespace {
+
+/// Why the seed's plan() leaves node `node` of `snap` out for `flow`, as its reason names it, or "".
+std::string exclusion_of(const backend::InventorySnapshot& snap, const std::string& node, const std::string& flow) {
+  const std::string* owner = backend::find_in(snap.owners, node);
+  if (owner && !owner->empty() && *owner != flow) return fmt::format("{}: owned by {}", node, *owner);
+  const std::string* sharing = backend::find_in(snap.sharing, node);
+  for (const char* k : {backend::kClassTimeSliced, backend::kClassMps, backend::kClassUnknown, backend::kClassMig})
+    if (sharing && *sharing == k) return fmt::format("{}: {}", node, k);
+  return "";
+}
+
+}  // namespace
+
+std::optional<Violation> check_infeasible_plan_names_exclusions(const CheckContext& c) {
+  if (c.actor >= c.world.actors().size()) return std::nullopt;  // at quiescence no actor stepped
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.plan_feasible || *a.told.plan_feasible || !a.plan || !a.inventory) return std::nullopt;
+  const auto* no = std::get_if<backend::Infeasible>(&*a.plan);
+  if (no == nullptr) return std::nullopt;
+  const std::string* packing = nullptr;
+  for (const auto& r : no->reasons)
+    if (r.starts_with("no per-host packing")) packing = &r;
+  if (packing == nullptr) return std::nullopt;  // only the packing reason lists the excluded nodes
+  std::vector<std::string> seen;
+  for (const auto& d : a.inventory->devices) {
+    if (!d.node || std::find(seen.begin(), seen.end(), *d.node) != seen.end()) continue;
+    seen.push_back(*d.node);
+    const std::string why = exclusion_of(*a.inventory, *d.node, a.name);
+    if (why.empty() || packing->find(why) != std::string::npos) continue;
+    return Violation{"infeasible-plan-names-exclusions",
+                     fmt::format("{}'s plan is infeasible without saying '{}'", a.name, why),
+                     fmt::format("actor {} told: infeasible plan: {}\n", a.name, *packing)};
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const Claim& cl : s.claims) {
+    if (cl.entry_name.empty()) continue;
+    const auto* members = backend::find_in(s.shared_config, cl.entry_name);
+    if (members == nullptr) continue;  // a missing entry is no-orphaned-geometry's
+    std::vector<std::string> want, got;
+    for (const auto& [node, layout] : cl.plan.geometry) want.push_back(node);
+    for (const auto& [node, one] : *members) got.push_back(node);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    if (got == want) continue;
+    return Violation{"entry-lists-its-nodes",
+                     fmt::format("the shared map's entry {} lists nodes [{}], but claim {} carves geometry on [{}]",
+                                 cl.entry_name, fmt::join(got, ","), cl.claim_id, fmt::join(want, ",")),
+                     render_claim(cl, ClaimFields::Devices) + render_map_state(s)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace allocsim::harness

@@ -45,4 +45,21 @@ std::optional<sim::Violation> check_audit_explains_state(const CheckContext& c);
 /// multi-device claims and an admission boundary without topology verification (backend/CONTRACT.md §8).
 std::optional<sim::Violation> check_capabilities_match_authority(const CheckContext& c);
 
+/// observation-envelope-complete (backend/CONTRACT.md §4 "Observations"): every Known/Unknown answer an actor
+/// is told (inventory, observe) is stamped with the fake clock's time of the read; a Known answer carries
+/// the generation of the value it wraps; an Unknown answer a reason from the contract's vocabulary
+/// (timeout, auth, malformed, unreachable, unsupported) and a detail.
+std::optional<sim::Violation> check_observation_envelope_complete(const CheckContext& c);
+
+/// infeasible-plan-names-exclusions (seed `plan`, backend/CONTRACT.md §3): when a plan is infeasible because
+/// no node can hold every whole-device request, its reason names each node of the inventory it left out
+/// and why: "<node>: owned by <flow>" for a node another flow owns, "<node>: <class> ..." for a node whose
+/// cards are shares or slices (time-sliced, mps, unknown, mig), as a caller debugging the refusal reads it.
+std::optional<sim::Violation> check_infeasible_plan_names_exclusions(const CheckContext& c);
+
+/// entry-lists-its-nodes (seed `reserve`: `dict.fromkeys(plan.geometry, 1)`): the shared map's entry of a
+/// live or releasing claim lists exactly the nodes the claim's plan carves geometry on, the nodes the
+/// operator applies that entry to.
+std::optional<sim::Violation> check_entry_lists_its_nodes(const CheckContext& c);
+
 }  // namespace allocsim::harness

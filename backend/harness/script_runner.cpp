@@ -120,6 +120,8 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
   // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
   // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
   const bool failed_pods = pods_failing(b_);
+  remember_envelope("inventory", obs, obs.known ? obs.value.generation : std::string(),
+                    obs.known ? obs.value.observed_at : obs.observed_at);
   if (!obs.known) {
     st_.inventory.reset();
     return "unknown";
@@ -167,9 +169,18 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
 
 const char* ScriptRunner::observe_once() {
   auto obs = w_.read_faults.enabled ? faulted_observe(*this, *st_.claim_id) : b_.observe(caller_, *st_.claim_id);
+  remember_envelope("observe", obs, obs.known ? obs.value.desired_generation : std::string(), obs.observed_at);
   if (!obs.known) return "unknown";
   st_.told.observation = obs.value;
   return status_word(obs.value.status);
+}
+
+template <class T>
+void ScriptRunner::remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen,
+                                     double value_at) {
+  // Nothing yields between the backend stamping the answer and here: the clock is the one it read.
+  st_.told.envelope = Told::Envelope{call,       obs.known,       obs.generation, std::move(value_gen),  obs.reason,
+                                     obs.detail, obs.observed_at, value_at,       b_.state().clock.now()};
 }
 
 const char* ScriptRunner::status_word(const std::string& s) {

@@ -51,6 +51,10 @@ class ScriptRunner {
  private:
   const char* run_op(const Op& op);
   void environment_fault();
+  /// Keeps the envelope of answer `obs` of `call` for observation-envelope-complete; `value_gen` and
+  /// `value_at` are the generation and time stamp inside the value ("" and the envelope's when it has none).
+  template <class T>
+  void remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen, double value_at);
 
   BackendWorld& w_;
   backend::MemoryBackend& b_;

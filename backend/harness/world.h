@@ -72,6 +72,19 @@ struct Told {
   std::optional<backend::ClaimObservation> observation;
   // recover: the flow whose cleanup just completed (released every claim found, or found none)
   std::optional<std::string> recovered_flow;
+  // The envelope of the last Known/Unknown answer (inventory, observe) and what it must say
+  // (observation-envelope-complete, backend/CONTRACT.md §4 "Observations").
+  struct Envelope {
+    const char* call;  // "inventory" | "observe" (static)
+    bool known;
+    std::optional<std::string> generation;  // as told
+    std::string value_generation;           // the generation inside the value (known only)
+    std::string reason, detail;             // as told (unknown only)
+    double observed_at;                     // as told
+    double value_observed_at;               // the value's own stamp (an inventory snapshot's), else observed_at
+    double now;                             // the fake clock when the answer came back
+  };
+  std::optional<Envelope> envelope;
 };
 
 /// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which

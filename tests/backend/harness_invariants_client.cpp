@@ -78,12 +78,15 @@ TEST_CASE("client invariants: their rows come last, after the engine-level findi
   for (size_t i = 0; i < k.size(); ++i)
     if (k[i].check == nullptr) engine_last = i;
   CHECK(std::string(k[engine_last].name) == "actor-exception");
-  CHECK(engine_last < k.size() - 5);
-  CHECK(std::string(k[k.size() - 5].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 4].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 3].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 2].name) == "audit-explains-state");
-  CHECK(std::string(k[k.size() - 1].name) == "capabilities-match-authority");
+  CHECK(engine_last < k.size() - 8);
+  CHECK(std::string(k[k.size() - 8].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 7].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 6].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 5].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 4].name) == "capabilities-match-authority");
+  CHECK(std::string(k[k.size() - 3].name) == "observation-envelope-complete");
+  CHECK(std::string(k[k.size() - 2].name) == "infeasible-plan-names-exclusions");
+  CHECK(std::string(k[k.size() - 1].name) == "entry-lists-its-nodes");
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {
@@ -229,4 +232,113 @@ TEST_CASE("capabilities-match-authority: a backend advertising another authority
   require_fires(check_capabilities_match_authority(f.ctx()), "capabilities-match-authority",
                 "the managed-mig backend advertises capabilities: adapter=memory-dra authority=dra");
   CHECK(spec_of("capabilities-match-authority").quiescent_only);
+}
+
+TEST_CASE("observation-envelope-complete: the stamp, generation, reason and detail of every answer", "[invariants]") {
+  Fixture f;
+  auto& told = f.world.mutable_actors()[0].told;
+  CHECK_FALSE(check_observation_envelope_complete(f.ctx(0)));  // nothing told this step
+  SECTION("a Known answer") {
+    told.envelope = Told::Envelope{"observe", true, "gen-c1", "gen-c1", "", "", 1015.0, 1015.0, 1015.0};
+    CHECK_FALSE(check_observation_envelope_complete(f.ctx(0)));
+    SECTION("stamped with another time than the clock's") {
+      told.envelope->observed_at = 0;
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "flowA was told an answer of observe: observed_at=0 but the clock read 1015");
+    }
+    SECTION("a value stamped with another time than the clock's") {
+      told.envelope->value_observed_at = 0;
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "the value's observed_at=0 but the clock read 1015");
+    }
+    SECTION("without a generation") {
+      told.envelope->generation.reset();
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "a Known answer without a generation");
+    }
+    SECTION("with another generation than its value's") {
+      told.envelope->generation = "gen-c0";
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "generation=gen-c0 but the value it stamps has generation gen-c1");
+    }
+  }
+  SECTION("an Unknown answer") {
+    told.envelope = Told::Envelope{"inventory",           false,  std::nullopt, "",    "unreachable",
+                                   "node listing failed", 1000.0, 1000.0,       1000.0};
+    CHECK_FALSE(check_observation_envelope_complete(f.ctx(0)));
+    SECTION("without a reason") {
+      told.envelope->reason.clear();
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "an Unknown answer with reason '', not one of the contract's");
+    }
+    SECTION("without a detail") {
+      told.envelope->detail.clear();
+      require_fires(check_observation_envelope_complete(f.ctx(0)), "observation-envelope-complete",
+                    "an Unknown answer without a detail");
+    }
+  }
+}
+
+TEST_CASE("infeasible-plan-names-exclusions: every node left out of a failed packing, with its reason",
+          "[invariants]") {
+  Fixture f;
+  ActorState& a = f.world.mutable_actors()[0];  // flowA
+  backend::InventorySnapshot snap;
+  snap.devices = {gpu("n1", 0), gpu("n1", 1), gpu("n2", 0), gpu("n2", 1)};
+  snap.owners = {{"n1", "flowB"}};
+  snap.sharing = {{"n1", backend::kClassPhysical}, {"n2", backend::kClassTimeSliced}};
+  a.inventory = snap;
+  const std::string packing =
+      "no per-host packing places every whole-device request on one node (free per node: {}; excluded: ['n1: owned "
+      "by flowB', 'n2: time-sliced \u2014 its units are shares or slices, not whole devices'])";
+  a.plan = backend::Infeasible{{packing}};
+  a.told.plan_feasible = false;
+  CHECK_FALSE(check_infeasible_plan_names_exclusions(f.ctx(0)));
+  SECTION("the owned node missing from the reason") {
+    a.plan =
+        backend::Infeasible{{"no per-host packing places every whole-device request on one node (free per node: "
+                             "{}; excluded: ['n2: time-sliced']"}};
+    require_fires(check_infeasible_plan_names_exclusions(f.ctx(0)), "infeasible-plan-names-exclusions",
+                  "flowA's plan is infeasible without saying 'n1: owned by flowB'");
+  }
+  SECTION("the shared node missing from the reason") {
+    a.plan =
+        backend::Infeasible{{"no per-host packing places every whole-device request on one node (free per node: "
+                             "{}; excluded: ['n1: owned by flowB']"}};
+    require_fires(check_infeasible_plan_names_exclusions(f.ctx(0)), "infeasible-plan-names-exclusions",
+                  "flowA's plan is infeasible without saying 'n2: time-sliced'");
+  }
+  SECTION("a node the flow owns itself is not an exclusion") {
+    a.inventory->owners = {{"n1", "flowA"}};
+    a.plan =
+        backend::Infeasible{{"no per-host packing places every whole-device request on one node (free per node: "
+                             "{}; excluded: ['n2: time-sliced']"}};
+    CHECK_FALSE(check_infeasible_plan_names_exclusions(f.ctx(0)));
+  }
+  SECTION("another reason than the packing one names nothing") {
+    a.plan = backend::Infeasible{{"managed-mig cannot provide isolated MIG slices"}};
+    CHECK_FALSE(check_infeasible_plan_names_exclusions(f.ctx(0)));
+  }
+}
+
+TEST_CASE("entry-lists-its-nodes: a claim's map entry names the nodes its geometry is carved on", "[invariants]") {
+  Fixture f;
+  Claim& cl = f.add_claim();
+  cl.entry_name = kEntry;
+  cl.plan.geometry = {{"n1", "1g.10gb:1"}};
+  f.s().shared_config = {{kEntry, {{"n1", 1}}}};
+  CHECK_FALSE(check_entry_lists_its_nodes(f.ctx()));
+  SECTION("an entry without its node") {
+    f.s().shared_config = {{kEntry, {}}};
+    require_fires(check_entry_lists_its_nodes(f.ctx()), "entry-lists-its-nodes",
+                  "the shared map's entry " + kEntry + " lists nodes [], but claim c1 carves geometry on [n1]");
+  }
+  SECTION("an entry with a node the claim does not carve") {
+    f.s().shared_config = {{kEntry, {{"n1", 1}, {"n2", 1}}}};
+    require_fires(check_entry_lists_its_nodes(f.ctx()), "entry-lists-its-nodes", "lists nodes [n1,n2]");
+  }
+  SECTION("a claim whose entry is gone is another invariant's") {
+    f.s().shared_config.clear();
+    CHECK_FALSE(check_entry_lists_its_nodes(f.ctx()));
+  }
 }

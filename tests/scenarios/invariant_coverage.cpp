@@ -42,6 +42,12 @@ const std::vector<Uncovered> kNotYetCovered = {
      "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of release and reserve"},
     {"capabilities-match-authority",
      "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of capabilities"},
+    {"observation-envelope-complete",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of known_now and unknown_now"},
+    {"infeasible-plan-names-exclusions",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of plan's exclusions"},
+    {"entry-lists-its-nodes",
+     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutant of reserve's entry members"},
 };
 
 std::vector<std::string> scenario_files() {
