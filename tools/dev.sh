@@ -3,6 +3,7 @@
 #   tools/dev.sh demo   install what is missing, build, and run a real scenario (10,000 executions)
 #   tools/dev.sh test   install what is missing, build, and run the whole test suite
 #   tools/dev.sh build  install what is missing and build
+#   tools/dev.sh report build allocsim and render `sweep scenarios/ --report-html` in headless Chromium (CI)
 #   tools/dev.sh sanitize  build with ASan + UBSan in build-asan/ and run the whole test suite there
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time
 #   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
@@ -136,6 +137,15 @@ case "${1:-}" in
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts" "$work" "$ROOT/tests/fuzz/corpus/$target"
     done
     ;;
+  report)
+    # The HTML report of the whole corpus (`sweep scenarios/ --report-html`) rendered in headless Chromium,
+    # its DOM checked against the sweep's JSON report (tests/html/check_report.py; ctest renders a two-mutant
+    # page, this renders every violation of scenarios/).
+    install_missing "${PACKAGES[@]}"
+    cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" >/dev/null
+    cmake --build "$BUILD" -j "$JOBS" --target allocsim
+    python3 "$ROOT/tests/html/check_report.py" --allocsim "$BUILD/tools/allocsim" --root "$ROOT" --inputs scenarios/
+    ;;
   differential)
     # Every scenario (and mutant scenario) on both sides, schedule by schedule; fails on any disagreement.
     # Unlike the ctest self-test, a missing seed fails this stage: CI asked for the comparison.
@@ -172,7 +182,7 @@ case "${1:-}" in
     echo "dev.sh: format-check: all C++ sources formatted" >&2
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|sanitize|fuzz|differential|format|format-check" >&2
+    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|format|format-check" >&2
     exit 2
     ;;
 esac
