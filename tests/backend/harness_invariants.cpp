@@ -83,6 +83,16 @@ TEST_CASE("no-double-grant: one uuid in two live claims, but not with a releasin
   CHECK_FALSE(check_no_double_grant(f.ctx()));
 }
 
+TEST_CASE("no-double-grant: one uuid twice in one live claim's grant", "[invariants]") {
+  Fixture f;
+  f.add_claim("c1", "flowA", {"n1"});
+  auto& assignments = f.s().claims[0].plan.assignments;
+  assignments.push_back({"wb", assignments[0].second});  // a second workload handed the same device
+  require_fires(check_no_double_grant(f.ctx()), "no-double-grant", "GPU-n1-0 is granted twice within live claim c1");
+  assignments.pop_back();
+  CHECK_FALSE(check_no_double_grant(f.ctx()));
+}
+
 TEST_CASE("no-orphaned-geometry: each clause", "[invariants]") {
   Fixture f;
   const std::string entry = "videoflow-flowA-gen-c1";

@@ -119,9 +119,9 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   CHECK(refound.code == 0);
   CHECK(head(refound.text) ==
         "1 corpus trace replayed: 1 still violates (from " + corpus + ")\n  execution 0: " + kEntry +
-            ": the scenario changed; re-found shared-map-never-deleted through its lenient schedule (20 steps, "
-            "fingerprint " +
-            kFingerprint + ")\n    replay: allocsim replay " + corpus + "/" + kEntry + "\n");
+            ": the scenario changed; re-found shared-map-never-deleted through its order (21 steps, "
+            "fingerprint ac42945e3faa7459)\n    replay: allocsim replay " +
+            corpus + "/" + kEntry + "\n");  // the entry's order block (its explanation's racing pairs), under DPOR
 
   // The defect is gone (the mutant removed from the file): the entry no longer violates, and is kept.
   const std::string mutant = "\"mutants\": [\n      \"stale-last-out\"\n    ]";
@@ -132,7 +132,7 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   const auto stale = run("run " + sc + " -n 1");
   CHECK(stale.code == 1);
   CHECK(head(stale.text) == "1 corpus trace replayed: 0 still violate, 1 stale (from " + corpus + ")\n  " + kEntry +
-                                ": stale: the scenario changed and its lenient schedule no longer breaks "
+                                ": stale: the scenario changed and its order no longer breaks "
                                 "shared-map-never-deleted (kept; `allocsim corpus prune` removes it)\n");
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
 
@@ -140,8 +140,7 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   CHECK(list.code == 0);
   CHECK(list.text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
                          " (changed), shared-map-never-deleted, 20 steps\n");
-  const std::string why =
-      ": stale: " + sc + " changed and its lenient schedule no longer violates shared-map-never-deleted\n";
+  const std::string why = ": stale: " + sc + " changed and its order no longer violates shared-map-never-deleted\n";
   const auto dry = run("corpus prune " + dir.path.string() + " --dry-run");
   CHECK(dry.code == 0);
   CHECK(dry.text == "would remove " + corpus + "/" + kEntry + why + "corpus " + corpus +
