@@ -69,6 +69,20 @@ const std::map<std::string, Want>& expected() {
       {"finding-alloc-022-second-claim-unstamped", {"sequential", {}, {}}},
       {"finding-foreign-pod-on-claimed-cards",
        {"race", {{4, 8}}, Order{{"flowA:owner.update.before#1", "foreign:bind_workload#1"}}}},
+      {"finding-alloc-022-same-gpu-after-bind", {"sequential", {}, {}}},
+      {"finding-alloc-022-same-gpu-granted-twice", {"sequential", {}, {}}},
+      {"finding-mig-applied-under-later-workload",
+       {"race", {{0, 7}}, Order{{"foreign:bind_workload#1", "flowA:claim.create.after#1"}}}},
+      {"finding-mig-carved-under-foreign-workload",
+       {"race", {{0, 7}}, Order{{"foreign:bind_workload#1", "flowA:claim.create.after#1"}}}},
+      {"finding-mig-carved-under-hidden-workload",
+       {"race", {{0, 1}}, Order{{"lister:partial_reads#1", "flowA:inventory#1"}}}},
+      {"incident-gfd-count-drop", {"race", {{4, 8}}, Order{{"flowA:owner.update.before#1", "gfd:set_labels#1"}}}},
+      {"incident-mig-apply-success-without-effect",
+       {"race", {{5, 9}}, Order{{"flowA:owner.update.after#1", "gpu-operator:advance_clock#1"}}}},
+      {"incident-operator-rewrites-shared-map",
+       {"race", {{5, 8}}, Order{{"flowB:owner.update.after#1", "operator:write_shared_map#1"}}}},
+      {"incident-stale-owner-stamp", {"sequential", {}, {}}},
   };
   return m;
 }
@@ -99,14 +113,21 @@ Explained explain_file(const std::string& file) {
 
 std::vector<std::string> files_to_explain() {
   std::vector<std::string> files = allocsim::testing::mutant_files();
-  for (const char* f : {"finding-alloc-022-second-claim-unstamped.json", "finding-foreign-pod-on-claimed-cards.json"})
+  // Every scenario of scenarios/ that expects a violation without a mutant: the findings and incidents.
+  for (const char* f :
+       {"finding-alloc-022-second-claim-unstamped.json", "finding-foreign-pod-on-claimed-cards.json",
+        "finding-alloc-022-same-gpu-after-bind.json", "finding-alloc-022-same-gpu-granted-twice.json",
+        "finding-mig-applied-under-later-workload.json", "finding-mig-carved-under-foreign-workload.json",
+        "finding-mig-carved-under-hidden-workload.json", "incident-gfd-count-drop.json",
+        "incident-mig-apply-success-without-effect.json", "incident-operator-rewrites-shared-map.json",
+        "incident-stale-owner-stamp.json"})
     files.push_back((fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / f).string());
   return files;
 }
 
 }  // namespace
 
-TEST_CASE("every mutant's and two findings' explanations name the racing pairs of docs/EXPLANATIONS.md",
+TEST_CASE("every mutant's, finding's and incident's explanation names the racing pairs of docs/EXPLANATIONS.md",
           "[explain][mutants]") {
   const auto files = files_to_explain();
   REQUIRE(files.size() == expected().size());
