@@ -16,7 +16,7 @@ Score = killed / (killed + survived): survivors with a written argument are `equ
 
 usage:
   mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
-                             [--kind KIND]... [--limit N] [--json FILE] [--text FILE] [--timeout S]
+                             [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
   mutants.py list SOURCE [--equivalent FILE]     # candidates as JSON lines and their count (no build);
                                                  # exit 1 when an equivalence row names no candidate
 
@@ -190,6 +190,15 @@ def report(results, text_path, json_path):
         open(json_path, 'w').write(json.dumps(out, indent=1) + '\n')
 
 
+def load_survivors(path):
+    """The keys of the mutants a previous run's --json report marks `survived` (to re-run only those)."""
+    try:
+        rows = json.load(open(path))['mutants']
+        return {key(r) for r in rows if r['verdict'] == 'survived'}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f'--rerun {path}: not a mutants.py --json report: {e}')
+
+
 def cmd_run(a):
     src = os.path.join(a.clone, SOURCE)
     if not os.path.isfile(src) or not os.path.isdir(a.build):
@@ -197,9 +206,10 @@ def cmd_run(a):
     orig = open(src).read()
     lines = orig.splitlines(keepends=True)
     equivalent = load_equivalent(a.equivalent)
+    survivors = load_survivors(a.rerun) if a.rerun else None
     cands = [c for c in candidates(lines) if (not a.only or c['function'] in a.only) and
              (not a.match or any(m in c['before'] or m in c['after'] for m in a.match)) and
-             (not a.kind or c['kind'] in a.kind)]
+             (not a.kind or c['kind'] in a.kind) and (survivors is None or key(c) in survivors)]
     if a.limit:
         cands = cands[:a.limit]
     exe = os.path.join(a.build, 'tools', 'allocsim')
@@ -253,6 +263,7 @@ def main():
     r.add_argument('--equivalent', default=os.path.join(os.path.dirname(__file__), 'mutants-equivalent.json'))
     r.add_argument('--only', action='append', default=[], help='only mutants in this function (repeatable)')
     r.add_argument('--match', action='append', default=[], help='only mutants whose line contains this text')
+    r.add_argument('--rerun', help="only the mutants a previous run's --json report marks survived")
     r.add_argument('--kind', action='append', default=[], choices=['rel', 'negate-if', 'delete', 'const'])
     r.add_argument('--limit', type=int, default=0)
     r.add_argument('--json')
