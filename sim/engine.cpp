@@ -417,7 +417,12 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
     ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
     // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
     // use of the (under `random`, unpredictable) pick is branch-free.
-    const bool current_runnable = current != kNoActor && m.runnable(current);
+    bool current_runnable = current != kNoActor && m.runnable(current);
+    // An actor the order holds back is not preempted when another runs: the switch is forced, as when it
+    // blocks (DFS's preemption bound counts only switches a strategy chose).
+    if (m.order && current_runnable)
+      current_runnable =
+          std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == current; });
     const bool preempt = current_runnable & (current != pick);
     r.preemptions += preempt;
     r.schedule.push_back({Choice::Actor, pick});

@@ -22,6 +22,13 @@ TEST_CASE("order: the pinned alloc-005 race runs one execution under every strat
     CHECK_THAT(out.text, Catch::Contains("first violating execution: #0 "));
     CHECK_THAT(out.text, Catch::Contains("v1:flowA*11,flowB*8,flowA"));
   }
+  // A switch the order forces is not a preemption: DFS under a preemption bound (the nightly mutation
+  // sweep's setting) counts only the switches it chose. After step 10 flowA waits at delete.before until
+  // flowB passes claim.schedule.after, so the switch to flowB at step 11 is forced.
+  const Captured bounded = allocsim("sweep " + kPinned + " --preemption-bound 2");
+  CHECK(bounded.code == 0);
+  CHECK_THAT(bounded.text, Catch::Contains("1 scenarios: 1 met, 0 not met"));
+  CHECK(bounded.text.find("internal error") == std::string::npos);
 }
 
 TEST_CASE("order: an order no execution satisfies exits 1 naming the constraint", "[cli][order]") {
