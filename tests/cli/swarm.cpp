@@ -60,7 +60,8 @@ TEST_CASE("swarm: the findings do not depend on --jobs, and a shard runs its sha
   const std::string a = slurp(one / "summary.json");
   REQUIRE(!a.empty());
   REQUIRE(a == slurp(two / "summary.json"));
-  for (const auto& f : read_json(one / "summary.json")["findings"]) {
+  const auto summary = read_json(one / "summary.json");  // a named value: the loop must not outlive it
+  for (const auto& f : summary["findings"]) {
     const std::string file = f["trace"];
     REQUIRE(slurp(one / file) == slurp(two / file));
   }
