@@ -33,9 +33,18 @@ constexpr size_t kDescribedSteps = 16;
 
 /// What one scenario gave: its executions, and its minimal finding when it violated something.
 struct ScenarioOutcome {
-  uint64_t executions = 0;
+  uint64_t executions = 0, faithful_executions = 0;
   bool dpor = false, exhausted = false;
   std::optional<SwarmFinding> finding;
+  bool also_faithful = false;  // mutant runs: the faithful port shares the violation
+};
+
+/// One scenario explored with the swarm's strategy plan: its executions and first violation, if any.
+struct Exploration {
+  uint64_t executions = 0;
+  bool dpor = false, exhausted = false;
+  std::optional<sim::ExecutionResult> found;
+  std::string strategy;  // the strategy that found it
 };
 
 /// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
@@ -97,34 +106,51 @@ std::string describe(const campaign::Trace& t, uint64_t run_seed, uint64_t index
       t.violation->message, t.violation->message.ends_with('.') ? "" : ".", steps);
 }
 
-/// Shrinks the violation of `subject` along `found`, and makes the finding (scenario file and trace).
+/// A violation shrunk: the minimal scenario and execution, its trace (explained unless steps-bounded) and
+/// signature.
+struct Shrunk {
+  campaign::ShrinkResult s;
+  campaign::Trace trace;
+  std::string signature;
+};
+
+Shrunk shrink_violation(const SwarmOptions& o, const campaign::SubjectPtr& subject, const sim::ExecutionResult& found) {
+  const uint64_t max_steps = subject->max_steps(std::nullopt);
+  const bool spin = found.violation && found.violation->invariant == "steps-bounded";
+  campaign::ShrinkOptions so;
+  so.max_runs = spin ? std::min(o.shrink_runs, kStepsBoundShrinkRuns) : o.shrink_runs;
+  so.max_seconds = 0;  // deterministic: bounded by runs only
+  so.max_steps = max_steps;
+  Shrunk out{campaign::shrink(backend_system(), subject, found.schedule, so), {}, {}};
+  out.trace = campaign::make_trace(out.s.scenario, out.s.result, "");
+  if (!spin) out.trace.explanation = campaign::explain(*out.s.scenario, out.s.result.schedule, max_steps);
+  out.signature = signature_of(scenario_of(*out.s.scenario), out.trace);
+  return out;
+}
+
+/// Makes the finding (scenario file and trace) of the violation of `subject` along `found`.
 SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& subject, const sim::ExecutionResult& found,
                           uint64_t index, uint64_t gen_seed, const std::string& strategy) {
   const uint64_t max_steps = subject->max_steps(std::nullopt);
-  campaign::ShrinkOptions so;
-  so.max_runs = o.shrink_runs;
-  so.max_seconds = 0;  // deterministic: bounded by runs only
-  so.max_steps = max_steps;
-  const campaign::ShrinkResult s = campaign::shrink(backend_system(), subject, found.schedule, so);
+  const Shrunk sh = shrink_violation(o, subject, found);
+  const campaign::ShrinkResult& s = sh.s;
   const std::string inv = s.result.violation->invariant;
   SwarmFinding f;
   f.invariant = inv;
   f.index = index;
   f.seed = gen_seed;
   f.strategy = strategy;
-  // First the trace against the shrunk scenario, for the signature and the description.
-  campaign::Trace t0 = campaign::make_trace(s.scenario, s.result, "");
-  t0.explanation = campaign::explain(*s.scenario, s.result.schedule, max_steps);
   const Scenario& minimal = scenario_of(*s.scenario);
-  f.signature = signature_of(minimal, t0);
+  f.signature = sh.signature;
   f.slug = slug_of(inv, f.signature);
   Json doc = scenario_to_json(minimal);
   doc["name"] = f.slug;
-  doc["description"] = describe(t0, o.seed, index, gen_seed, strategy, o.mutants);
+  doc["description"] = describe(sh.trace, o.seed, index, gen_seed, strategy, o.mutants);
   doc["invariants"] = "all";
   doc["expect"] = Json{{"violation", inv}};
   const std::string file = f.slug + ".json";
-  const campaign::SubjectPtr written = backend_system().parse(doc.dump(2) + "\n", file, file);
+  f.scenario_text = doc.dump(2) + "\n";
+  const campaign::SubjectPtr written = backend_system().parse(f.scenario_text, file, file);
   // No false alarm: the minimal schedule must replay strictly against the file as written.
   const campaign::StrictReplay rr = campaign::replay_strict(*written, s.result.schedule, max_steps);
   if (rr.divergence || !rr.result.violation || rr.result.violation->invariant != inv)
@@ -132,22 +158,24 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
         fmt::format("swarm: the minimal trace of scenario #{} (seed {}) does not replay against "
                     "its written scenario",
                     index, gen_seed));
-  f.trace = campaign::make_trace(written, rr.result, campaign::state_before_last_step(*written, rr.result, max_steps));
-  f.trace.explanation = t0.explanation;  // the same schedule over the same scenario, as written
-  f.trace.scenario_path = file;
-  f.trace.scenario_digest = written->digest();
-  f.trace.strategy = strategy;
-  f.trace.seed = gen_seed;
-  f.trace.max_steps = max_steps;
-  f.trace.shrink = campaign::ShrinkInfo{found.steps.size(),
-                                        subject->actor_names().size(),
-                                        subject->op_count(),
-                                        found.preemptions,
-                                        s.runs,
-                                        s.budget_exhausted,
-                                        s.out_of_time,
-                                        s.preemptions_minimal};
-  f.scenario = std::move(doc);
+  campaign::Trace t =
+      campaign::make_trace(written, rr.result, campaign::state_before_last_step(*written, rr.result, max_steps));
+  t.tool_version = o.tool_version;
+  t.explanation = sh.trace.explanation;  // the same schedule over the same scenario, as written
+  t.scenario_path = file;
+  t.scenario_digest = written->digest();
+  t.strategy = strategy;
+  t.seed = gen_seed;
+  t.max_steps = max_steps;
+  t.shrink = campaign::ShrinkInfo{found.steps.size(),
+                                  subject->actor_names().size(),
+                                  subject->op_count(),
+                                  found.preemptions,
+                                  s.runs,
+                                  s.budget_exhausted,
+                                  s.out_of_time,
+                                  s.preemptions_minimal};
+  f.trace_text = campaign::trace_to_text(t);
   f.actors = minimal.actors.size();
   f.ops = s.scenario->op_count();
   f.steps = rr.result.steps.size();
@@ -168,14 +196,15 @@ campaign::RunReport explore_with(const campaign::Subject& subject, const std::st
   return campaign::run(subject, c);
 }
 
-ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
-  const uint64_t gen_seed = sim::execution_seed(o.seed, index);
-  const Json doc = swarm_scenario(o.seed, index, o.mutants);
-  const std::string file = fmt::format("swarm-{}.json", gen_seed);
-  const campaign::SubjectPtr subject = backend_system().parse(doc.dump(2) + "\n", file, file);
-  ScenarioOutcome out;
-  const std::unique_ptr<campaign::Compiled> compiled = subject->compile({});
-  sim::Engine engine(sim::EngineOptions{.max_steps = subject->max_steps(std::nullopt)});
+campaign::SubjectPtr parse_doc(const Json& doc, const std::string& file) {
+  return backend_system().parse(doc.dump(2) + "\n", file, file);
+}
+
+/// The swarm's strategy plan (see the header) on one scenario, up to its first violation.
+Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uint64_t gen_seed) {
+  Exploration out;
+  const std::unique_ptr<campaign::Compiled> compiled = subject.compile({});
+  sim::Engine engine(sim::EngineOptions{.max_steps = subject.max_steps(std::nullopt)});
   const double leaves = sim::estimate_leaves(
       engine, [&] { return compiled->make_world(); }, kEstimateProbes, gen_seed);
   std::vector<std::pair<std::string, uint64_t>> plan;
@@ -188,14 +217,49 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   }
   for (const auto& [strategy, n] : plan) {
     if (n == 0) continue;
-    const campaign::RunReport r = explore_with(*subject, strategy, gen_seed, n);
+    const campaign::RunReport r = explore_with(subject, strategy, gen_seed, n);
     out.executions += r.summary.executions;
     out.exhausted |= out.dpor && r.exhausted;
     if (r.summary.first) {
-      out.finding = make_finding(o, subject, r.summary.first->result, index, gen_seed, strategy);
+      out.found = r.summary.first->result;
+      out.strategy = strategy;
       break;
     }
   }
+  return out;
+}
+
+/// Mutant runs: whether the faithful port shares the violation of `f` (the header's (a) and (b)).
+bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, const SwarmFinding& f,
+                     uint64_t& executions) {
+  const campaign::SubjectPtr generated =
+      parse_doc(swarm_scenario(o.seed, index, {}, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+  const Exploration a = explore(o, *generated, gen_seed);
+  executions += a.executions;
+  if (a.found && a.found->violation->invariant == f.invariant &&
+      shrink_violation(o, generated, *a.found).signature == f.signature)
+    return true;
+  Json minimal = Json::parse(f.scenario_text);
+  minimal["backend"]["mutants"] = Json::array();
+  minimal["expect"] = Json{{"outcome", "pass"}};
+  const Exploration b = explore(o, *parse_doc(minimal, f.slug + ".json"), gen_seed);
+  executions += b.executions;
+  return b.found && b.found->violation->invariant == f.invariant;
+}
+
+ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
+  const uint64_t gen_seed = sim::execution_seed(o.seed, index);
+  const campaign::SubjectPtr subject =
+      parse_doc(swarm_scenario(o.seed, index, o.mutants, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+  const Exploration e = explore(o, *subject, gen_seed);
+  ScenarioOutcome out;
+  out.executions = e.executions;
+  out.dpor = e.dpor;
+  out.exhausted = e.exhausted;
+  if (!e.found) return out;
+  out.finding = make_finding(o, subject, *e.found, index, gen_seed, e.strategy);
+  if (!o.mutants.empty())
+    out.also_faithful = faithful_shares(o, index, gen_seed, *out.finding, out.faithful_executions);
   return out;
 }
 
@@ -220,14 +284,17 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>
 }
 
 /// Adds one scenario's outcome to the report (dedup by signature; keep the smallest minimal scenario).
-void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, ScenarioOutcome&& s) {
+void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, ScenarioOutcome&& s, bool mutant_run) {
   ++r.scenarios;
   r.executions += s.executions;
+  r.faithful_executions += s.faithful_executions;
   r.dpor_scenarios += s.dpor;
   r.dpor_exhausted += s.exhausted;
   if (!s.finding) return;
   ++r.violations;
   SwarmFinding& f = *s.finding;
+  f.also_faithful = s.also_faithful ? 1 : 0;
+  f.first_mutant_only = mutant_run && !s.also_faithful ? std::optional<uint64_t>(f.index) : std::nullopt;
   auto it = by_signature.find(f.signature);
   if (it == by_signature.end()) {
     by_signature.emplace(f.signature, r.findings.size());
@@ -235,11 +302,17 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, Scenario
     return;
   }
   SwarmFinding& kept = r.findings[it->second];
-  const uint64_t count = kept.count + 1, first_index = kept.first_index, first_seed = kept.first_seed;
+  // The counts carry over whichever minimal scenario is kept.
+  const uint64_t count = kept.count + 1, first_index = kept.first_index, first_seed = kept.first_seed,
+                 also_faithful = kept.also_faithful + f.also_faithful;
+  const std::optional<uint64_t> first_mutant_only =
+      kept.first_mutant_only ? kept.first_mutant_only : f.first_mutant_only;
   if (std::make_pair(f.ops, f.steps) < std::make_pair(kept.ops, kept.steps)) kept = std::move(f);
   kept.count = count;
   kept.first_index = first_index;
   kept.first_seed = first_seed;
+  kept.also_faithful = also_faithful;
+  kept.first_mutant_only = first_mutant_only;
 }
 
 }  // namespace
@@ -251,77 +324,51 @@ std::optional<uint64_t> SwarmReport::first_index_of(const std::string& invariant
   return best;
 }
 
-Json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants) {
+Json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants, uint64_t max_steps) {
   Json doc = generate_scenario(sim::execution_seed(seed, index));
   doc["backend"]["mutants"] = mutants;
+  doc["max_steps"] = max_steps;
   return doc;
 }
 
-SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const SwarmReport&)>& progress) {
-  SwarmReport r;
+SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const SwarmReport&)>& after_batch,
+                      SwarmReport r) {
   std::map<std::string, size_t> by_signature;
+  for (size_t i = 0; i < r.findings.size(); ++i) by_signature.emplace(r.findings[i].signature, i);
   const uint64_t batch = std::max(1u, o.jobs);
-  for (uint64_t k = 0;; k += batch) {  // k counts this shard's scenarios
-    const auto done = [&] {
-      return o.budget_executions > 0 ? r.executions >= o.budget_executions : r.scenarios >= o.scenarios;
-    };
-    if (done() || r.stopped_by_until) break;
-    // SIGINT/SIGTERM: keep what ran (main exits 128 + the signal after the files are written).
+  const auto index_of = [&](uint64_t k) { return k * o.shard_count + o.shard_index; };
+  const auto done = [&] {
+    return o.budget_executions > 0 ? r.executions >= o.budget_executions : index_of(r.scenarios) >= o.scenarios;
+  };
+  const auto until_hit = [&](const ScenarioOutcome& s) {
+    return s.finding && (o.mutants.empty() || !s.also_faithful) &&
+           std::find(o.until.begin(), o.until.end(), s.finding->invariant) != o.until.end();
+  };
+  // k counts this shard's scenarios; a resumed report has counted r.scenarios of them, in whole batches.
+  for (uint64_t k = r.scenarios; !done() && !r.stopped_by_until; k += batch) {
     if (sim::interrupt_signal() != 0) {
       r.interrupted = true;
       break;
     }
     std::vector<ScenarioOutcome> outs(batch);
-    parallel_for(batch, o.jobs,
-                 [&](size_t j) { outs[j] = run_scenario_at(o, (k + j) * o.shard_count + o.shard_index); });
+    parallel_for(batch, o.jobs, [&](size_t j) {
+      if (o.budget_executions > 0 || index_of(k + j) < o.scenarios) outs[j] = run_scenario_at(o, index_of(k + j));
+    });
+    // SIGINT/SIGTERM cut this batch's explorations short: keep only whole batches (main exits 128 + the
+    // signal after the files are written).
+    if (sim::interrupt_signal() != 0) {
+      r.interrupted = true;
+      break;
+    }
     for (auto& s : outs) {  // index order: the stop rules see the same sequence whatever `jobs` is
       if (done() || r.stopped_by_until) break;
-      const bool hit = s.finding && std::find(o.until.begin(), o.until.end(), s.finding->invariant) != o.until.end();
-      merge(r, by_signature, std::move(s));
+      const bool hit = until_hit(s);
+      merge(r, by_signature, std::move(s), !o.mutants.empty());
       r.stopped_by_until = hit;
     }
-    if (progress) progress(r);
+    if (after_batch) after_batch(r);
   }
   return r;
-}
-
-Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
-  Json config = {{"seed", o.seed},
-                 {"scenarios", o.budget_executions > 0 ? Json(nullptr) : Json(o.scenarios)},
-                 {"budget_executions", o.budget_executions > 0 ? Json(o.budget_executions) : Json(nullptr)},
-                 {"per_scenario", o.per_scenario},
-                 {"shrink_runs", o.shrink_runs},
-                 {"mutants", o.mutants},
-                 {"until", o.until},
-                 {"shard", fmt::format("{}/{}", o.shard_index + 1, o.shard_count)}};
-  Json findings = Json::array();
-  for (const auto& f : r.findings)
-    findings.push_back({{"signature", f.signature},
-                        {"invariant", f.invariant},
-                        {"count", f.count},
-                        {"first_index", f.first_index},
-                        {"first_seed", f.first_seed},
-                        {"file", f.slug + ".json"},
-                        {"trace", f.slug + ".trace.json"},
-                        {"from_index", f.index},
-                        {"strategy", f.strategy},
-                        {"actors", f.actors},
-                        {"ops", f.ops},
-                        {"steps", f.steps}});
-  return {
-      {"schema", "allocsim/swarm/v1"}, {"config", std::move(config)},        {"scenarios", r.scenarios},
-      {"executions", r.executions},    {"dpor_scenarios", r.dpor_scenarios}, {"dpor_exhausted", r.dpor_exhausted},
-      {"violations", r.violations},    {"distinct", r.findings.size()},      {"stopped_by_until", r.stopped_by_until},
-      {"interrupted", r.interrupted},  {"findings", std::move(findings)}};
-}
-
-void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {
-  const std::filesystem::path d(dir);
-  for (const auto& f : r.findings) {
-    campaign::write_file_atomically((d / (f.slug + ".json")).string(), f.scenario.dump(2) + "\n");
-    campaign::write_file_atomically((d / (f.slug + ".trace.json")).string(), campaign::trace_to_text(f.trace));
-  }
-  campaign::write_file_atomically((d / "summary.json").string(), swarm_summary(o, r).dump(2) + "\n");
 }
 
 }  // namespace allocsim::harness

@@ -7,16 +7,25 @@
 //     per-scenario budget, exhaustive DPOR (`dfs`, reduction dpor) up to that many executions;
 //   - else PCT (depth 3) for half the budget, then random for the rest, each stopping at its first violation.
 //   All in executions, never in wall-clock time, so a swarm's results are the same on every machine.
+//   Every execution is bounded by SwarmOptions::max_steps (written into each generated scenario as
+//   `max_steps`, so a finding's file replays with the bound it was found under).
 // A violation is shrunk (campaign::shrink: actors, ops, fault draws, then the schedule) with a bound in
 // candidate runs; the minimal scenario gets `expect.violation` and a description generated from its trace,
 // and its trace is replayed strictly against that very scenario before it counts (no false alarm: a
-// finding that does not replay is an internal error).
+// finding that does not replay is an internal error). A `steps-bounded` violation (a livelock spins to the
+// bound: release-spins-on-busy-nodes) is shrunk with at most kStepsBoundShrinkRuns candidate runs and not
+// explained (every candidate costs max_steps steps, and a spin has no racing pair).
 // Signature: the invariant, then the racing pair's points when the trace file carries an `explanation` with
 // pairs (the agreed trace-file key), else the minimal scenario's op skeleton (each actor's op kinds in
 // script order, the actors' sequences sorted) and the fault actions that fired.
+// Mutants (SwarmOptions::mutants non-empty): a violating scenario is also checked on the faithful port,
+// with the same strategy budget: (a) the generated scenario without the mutants, shrunk the same way when
+// it violates; (b) the finding's minimal scenario without the mutants. The violation is "also faithful" when
+// (a) gives the same signature or (b) violates the same invariant; else it is the mutant's alone.
 //
 // Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs`
-// threads and are merged in index order; the stop rules are applied in index order).
+// threads and are merged in index order; the stop rules are applied in index order) and of where a run was
+// interrupted and resumed (a checkpoint holds the report after a whole batch; resuming goes on from there).
 // Errors: support::InputError for an unknown mutant; std::logic_error when a finding does not replay.
 #pragma once
 
@@ -32,16 +41,25 @@
 
 namespace allocsim::harness {
 
+/// A steps-bounded violation's shrink bound (candidate runs; see above).
+inline constexpr uint64_t kStepsBoundShrinkRuns = 100;
+/// The swarm's default per-execution step bound (measured: see docs/SWARM.md).
+inline constexpr uint64_t kSwarmMaxSteps = 1000;
+
 struct SwarmOptions {
   uint64_t seed = 1;
-  uint64_t scenarios = 100;          // scenarios to run (this shard's), unless budget_executions
-  uint64_t budget_executions = 0;    // > 0: run scenarios until this many executions have run
-  uint64_t per_scenario = 200;       // executions per scenario (all strategies together)
-  uint64_t shrink_runs = 5000;       // candidate executions per shrink (deterministic bound)
-  std::vector<std::string> mutants;  // switched on in every generated scenario (backend.mutants)
-  std::vector<std::string> until;    // stop after the first scenario whose finding violates one of these
+  uint64_t scenarios = 100;             // scenario indices 0..scenarios-1 (a shard runs its share), unless budget
+  uint64_t budget_executions = 0;       // > 0: run scenarios until this many executions have run (unsharded only)
+  uint64_t max_steps = kSwarmMaxSteps;  // per execution (the generated scenarios' `max_steps`)
+  uint64_t per_scenario = 200;          // executions per scenario (all strategies together)
+  uint64_t shrink_runs = 5000;          // candidate executions per shrink (deterministic bound)
+  std::vector<std::string> mutants;     // switched on in every generated scenario (backend.mutants)
+  /// Stop after the first scenario whose finding violates one of these (with mutants: a finding the
+  /// faithful port does not share). Unsharded only.
+  std::vector<std::string> until;
   unsigned jobs = 1;
   uint64_t shard_index = 0, shard_count = 1;  // this shard runs indices i with i % shard_count == shard_index
+  std::string tool_version;                   // written into every finding's trace (`tool.version`)
 };
 
 /// One distinct finding: the smallest minimal scenario met for its signature, and how often it was met.
@@ -50,16 +68,21 @@ struct SwarmFinding {
   uint64_t count = 0;        // scenarios whose violation had this signature
   uint64_t first_index = 0;  // the first such scenario's index in the run, and its generator seed
   uint64_t first_seed = 0;
-  uint64_t index = 0, seed = 0;     // the scenario the kept (smallest) minimal scenario came from
-  std::string strategy;             // the strategy that found it there
-  nlohmann::ordered_json scenario;  // the minimal scenario with expect.violation (the written file)
-  campaign::Trace trace;            // its minimal trace, replayed against `scenario`
+  uint64_t index = 0, seed = 0;  // the scenario the kept (smallest) minimal scenario came from
+  std::string strategy;          // the strategy that found it there
+  std::string scenario_text;     // the minimal scenario with expect.violation (the written file's bytes)
+  std::string trace_text;        // its minimal trace, replayed against that scenario (the file's bytes)
   size_t actors = 0, ops = 0, steps = 0;
+  /// Mutant runs only: of `count` scenarios, those whose violation the faithful port shares (see above),
+  /// and the first index of one it does not (the mutant's own finding), if any.
+  uint64_t also_faithful = 0;
+  std::optional<uint64_t> first_mutant_only;
 };
 
 struct SwarmReport {
   uint64_t scenarios = 0, executions = 0;
-  uint64_t violations = 0;  // scenarios with a violation (raw findings before dedup)
+  uint64_t faithful_executions = 0;  // mutant runs: executions of the faithful-port checks (not in executions)
+  uint64_t violations = 0;           // scenarios with a violation (raw findings before dedup)
   uint64_t dpor_scenarios = 0, dpor_exhausted = 0;
   bool stopped_by_until = false;
   bool interrupted = false;            // SIGINT/SIGTERM: the report covers the scenarios that finished before it
@@ -68,19 +91,16 @@ struct SwarmReport {
   std::optional<uint64_t> first_index_of(const std::string& invariant) const;
 };
 
-/// Runs the swarm. `progress` (may be empty) sees the scenarios and executions done so far.
-SwarmReport run_swarm(const SwarmOptions& options, const std::function<void(const SwarmReport&)>& progress = {});
+/// Runs the swarm from `start` (a checkpoint's report: the scenarios it counts are not run again; default:
+/// from the first scenario). `after_batch` (may be empty) sees the report after each whole batch of `jobs`
+/// scenarios (progress lines, checkpoints). A batch during which SIGINT/SIGTERM arrived is dropped (its
+/// explorations were cut short) and the report is marked interrupted.
+SwarmReport run_swarm(const SwarmOptions& options, const std::function<void(const SwarmReport&)>& after_batch = {},
+                      SwarmReport start = {});
 
-/// The generated scenario of index `index` of a run seeded `seed`, with `mutants` switched on.
-nlohmann::ordered_json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants);
-
-/// summary.json: {"schema": "allocsim/swarm/v1", "config", "scenarios", "executions", "violations",
-/// "distinct", "findings": [{"signature", "invariant", "count", "first_index", "first_seed", "file", "trace",
-/// "actors", "ops", "steps"}]}. No wall-clock value: the same options give the same bytes.
-nlohmann::ordered_json swarm_summary(const SwarmOptions& options, const SwarmReport& report);
-
-/// Writes DIR/<slug>.json (traces carry `tool_version`, which the caller sets on report.findings[i].trace) and DIR/<slug>.trace.json for each finding, then DIR/summary.json (each file
-/// atomically). Throws campaign::OutputError.
-void write_swarm(const SwarmOptions& options, const SwarmReport& report, const std::string& dir);
+/// The generated scenario of index `index` of a run seeded `seed`, with `mutants` switched on and the step
+/// bound `max_steps`.
+nlohmann::ordered_json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants,
+                                      uint64_t max_steps = kSwarmMaxSteps);
 
 }  // namespace allocsim::harness

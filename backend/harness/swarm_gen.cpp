@@ -83,6 +83,11 @@ SwarmFeatures draw_features(Gen& g) {
   return f;
 }
 
+/// The second stream (SwarmFeatures::flow_clock): its own Prng, so the first stream's draws are unchanged.
+Gen second_stream(uint64_t seed) { return Gen(sim::execution_seed(seed, 1)); }
+
+void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g2.chance(1, 2); }
+
 struct Cluster {
   std::vector<std::string> names;
   std::vector<int> cards;
@@ -147,15 +152,26 @@ Json make_requests(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::
   return reqs;
 }
 
+/// flow_clock: the flow re-carves, so its requests are MIG slices (from the second stream, 3 times in 4).
+Json recarve(Gen& g2, const SwarmFeatures& f, const Cluster& c, Json reqs) {
+  if (!f.flow_clock || !g2.chance(3, 4)) return reqs;
+  for (auto& r : reqs) {
+    r["sharing"] = backend::kSharingIsolatedMig;
+    r["minimum_usable_memory_gib"] = std::min(c.min_gib / 4, g2.pick(std::vector<int>{5, 10, 20}));
+  }
+  return reqs;
+}
+
 /// A flow's script: the protocol's natural sequence with the enabled features.
-Json flow_script(Gen& g, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
+Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
                  const std::vector<std::string>& flows) {
   Json s = Json::array();
-  const int reserves = f.second_reserve && g.chance(2, 3) ? 2 : 1;
+  int reserves = f.second_reserve && g.chance(2, 3) ? 2 : 1;
+  if (f.flow_clock && reserves == 1 && g2.chance(1, 2)) reserves = 2;  // the re-carve is a second reserve
   for (int k = 0; k < reserves; ++k) {
     const size_t reserve_at = s.size() + (f.split_reserve ? 2 : 0);
     if (f.split_reserve && g.chance(1, 2)) {
-      Json reqs = make_requests(g, f, c, prefix, k);
+      Json reqs = recarve(g2, f, c, make_requests(g, f, c, prefix, k));
       s.push_back({{"op", "inventory"}});
       s.push_back({{"op", "plan"}, {"requests", reqs}});
       s.push_back({{"op", "reserve"}});
@@ -164,11 +180,17 @@ Json flow_script(Gen& g, const SwarmFeatures& f, Cluster& c, const std::string& 
       while (other == prefix) other = g.pick(flows);
       s.push_back({{"op", "reserve"}, {"plan_from", "flow" + other}});
     } else {
-      Json op = {{"op", "reserve"}, {"requests", make_requests(g, f, c, prefix, k)}};
+      Json op = {{"op", "reserve"}, {"requests", recarve(g2, f, c, make_requests(g, f, c, prefix, k))}};
       if (f.conditional && g.chance(1, 2)) op["retry"] = {{"on", "conflict"}, {"max", g.range(1, 2)}};
       s.push_back(std::move(op));
     }
     const size_t at = std::min(reserve_at, s.size() - 1);
+    // The flow waits out part of its carve (less than mig_apply_seconds, 5): after two reserves on one
+    // node, 1-4 s each, the first write has applied and the second has not in 10 of 16 draws.
+    if (f.flow_clock && g2.chance(2, 3)) {
+      s.push_back({{"op", "advance_clock"}, {"seconds", g2.range(1, 4)}});
+      if (g2.chance(2, 3)) s.push_back({{"op", "await"}, {"status", "prepared"}, {"polls_max", g2.range(1, 2)}});
+    }
     const auto guard = [&](Json op) {
       if (f.conditional && g.chance(1, 2)) op["when"] = {{"op", at}, {"outcome", "claimed"}};
       return op;
@@ -339,20 +361,24 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {recover, "recover"},
                                                 {start_state, "start-state"},
                                                 {conditional, "conditional"},
-                                                {clock, "clock"}};
+                                                {clock, "clock"},
+                                                {flow_clock, "flow-clock"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;
 }
 
 SwarmFeatures swarm_features(uint64_t seed) {
-  Gen g(seed);
-  return draw_features(g);
+  Gen g(seed), g2 = second_stream(seed);
+  SwarmFeatures f = draw_features(g);
+  draw_second_features(g2, f);
+  return f;
 }
 
 nlohmann::ordered_json generate_scenario(uint64_t seed) {
-  Gen g(seed);
-  const SwarmFeatures f = draw_features(g);
+  Gen g(seed), g2 = second_stream(seed);
+  SwarmFeatures f = draw_features(g);
+  draw_second_features(g2, f);
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   // Roles besides flows, in a fixed order; each present at most once.
@@ -372,7 +398,7 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   const std::string faulty = f.barrier_faults ? "flow" + g.pick(flows) : "";
   Json list = Json::array();
   std::vector<std::string> workloads = c.start_workloads;
-  for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, f, c, fl, flows)}});
+  for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, g2, f, c, fl, flows)}});
   // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
   Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
   for (const auto& r : side) {
@@ -396,7 +422,7 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
                                            backend::kAuthorityLocal};
   doc["backend"] = {{"authority",
                      f.mig && g.chance(2, 3) ? std::string(backend::kAuthorityManagedMig) : g.pick(others)},
-                    {"mig_apply_seconds", f.clock ? 5 : 0},
+                    {"mig_apply_seconds", f.clock || f.flow_clock ? 5 : 0},
                     {"mutants", Json::array()}};
   doc["nodes"] = std::move(nodes);
   doc["actors"] = std::move(list);

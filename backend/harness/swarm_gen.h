@@ -42,6 +42,11 @@ struct SwarmFeatures {
   bool start_state = false;          // start workloads, a leftover owner stamp, a resource_version
   bool conditional = false;          // `retry` on reserve, `when` on later ops
   bool clock = false;                // mig_apply_seconds > 0 and advance_clock
+  /// A flow re-carves MIG slices and advances the clock in its own script after each reserve (1-4 s, below
+  /// mig_apply_seconds 5), then may await prepared: a carve applies between a flow's own two geometry
+  /// writes (readiness-one-write-behind needs it). Only with `mig`; sets mig_apply_seconds. Drawn from a
+  /// second stream of the seed, so a scenario without it has the bytes it had before the feature existed.
+  bool flow_clock = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

@@ -57,12 +57,45 @@ TEST_CASE("nightly.sh: sweeps a directory into reports, shards and merges to the
   CHECK(sh(kEnv + "tools/nightly/nightly.sh sweep --nope").code == 2);
 }
 
+TEST_CASE("nightly.sh swarm: shards of one night's seed merge to the unsharded run's folder", "[cli][nightly]") {
+  TempDir t;
+  // The generator check over 100,000 seeds is the nightly's, not this test's.
+  const std::string run =
+      kEnv + "ALLOCSIM_SWARM_GENERATOR_SEEDS=0 tools/nightly/nightly.sh swarm --seed 20261201 -n 24 -j 1 ";
+  REQUIRE(sh(run + "-o " + (t / "whole")).code == 0);
+  for (const char* f : {"swarm/summary.json", "swarm-junit.xml", "swarm.log", "swarm-checkpoint-20261201.json"})
+    CHECK(fs::exists(t / ("whole/" + std::string(f))));
+  for (int k = 1; k <= 2; ++k)
+    REQUIRE(sh(run + "-s " + std::to_string(k) + "/2 -o " + (t / ("shard-" + std::to_string(k)))).code == 0);
+  Out merged = sh(kEnv + "tools/nightly/nightly.sh swarm-merge " + (t / "merged") + " " + (t / "shard-1") + " " +
+                  (t / "shard-2"));
+  INFO(merged.text);
+  REQUIRE(merged.code == 0);
+  CHECK(slurp(t / "merged/swarm/summary.json") == slurp(t / "whole/swarm/summary.json"));
+  CHECK(slurp(t / "merged/swarm-junit.xml") == slurp(t / "whole/swarm-junit.xml"));
+  // Again over the finished checkpoint: resumed, the same summary.
+  const std::string before = slurp(t / "whole/swarm/summary.json");
+  REQUIRE(sh(run + "-o " + (t / "whole")).code == 0);
+  CHECK(slurp(t / "whole/swarm/summary.json") == before);
+}
+
 TEST_CASE("nightly manifests: the Indexed Job and the CI workflow are valid YAML with the right fields",
           "[cli][nightly]") {
   const std::string check = R"PY(
 import sys, yaml
 docs = list(yaml.safe_load_all(open("tools/nightly/k8s-indexed-job.yaml")))
-shards, merge = docs
+shards, merge, swarm_shards, swarm_merge = docs
+for sh, mg, stage in ((swarm_shards, swarm_merge, "swarm"),):
+    ss = sh["spec"]
+    assert ss["completionMode"] == "Indexed" and ss["completions"] == ss["parallelism"] >= 2
+    sc = ss["template"]["spec"]["containers"][0]
+    senv = {e["name"]: e["value"] for e in sc["env"]}
+    assert int(senv["SHARDS"]) == ss["completions"], "SHARDS must equal completions"
+    sscript = " ".join(sc["args"])
+    assert "nightly.sh swarm" in sscript and '-s "$K/$SHARDS"' in sscript and '--seed "$SWARM_SEED"' in sscript
+    msc = mg["spec"]["template"]["spec"]
+    assert "nightly.sh swarm-merge" in " ".join(msc["containers"][0]["args"])
+    assert str(ss["completions"]) in " ".join(msc["initContainers"][0]["args"])
 assert shards["kind"] == "Job" and shards["apiVersion"] == "batch/v1"
 s = shards["spec"]
 assert s["completionMode"] == "Indexed"

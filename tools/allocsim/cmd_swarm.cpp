@@ -1,12 +1,15 @@
 // allocsim swarm: generated scenarios (issue 15). Generates scenarios from a seed (backend/harness/swarm_gen.h),
 // explores each under a budget of executions, shrinks and deduplicates the violations, and writes each distinct
 // finding to --out as a scenario file with expect.violation and its minimal trace, plus summary.json
-// (backend/harness/swarm_campaign.h). The budgets are counts (scenarios, executions), never seconds: the
-// same flags give the same findings on any machine. Exit 0: no finding; 1: findings written; 2: usage.
+// (backend/harness/swarm_campaign.h, swarm_report.h). The budgets are counts (scenarios, executions), never
+// seconds: the same flags give the same findings on any machine. Scale-out as the sweep's: --shard K/N, then
+// `allocsim swarm merge SHARD-DIR... --out DIR`; --checkpoint/--resume; --report-json and --junit.
+// Exit 0: no finding (in a mutant run: none the mutant's alone); 1: findings; 2: usage or input error.
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,7 +18,10 @@
 #include "backend/harness/catalog.h"
 #include "backend/harness/swarm_campaign.h"
 #include "backend/harness/swarm_gen.h"
+#include "backend/harness/swarm_report.h"
 #include "backend/mutants.h"
+#include "sim/support/json_reader.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 
 namespace allocsim::cli {
@@ -24,9 +30,16 @@ namespace {
 
 struct SwarmFlags {
   std::string seed = "1", scenarios, budget, per_scenario = "200", shrink_runs = "5000", jobs = "1", shard, out,
-              generate;
+              generate, max_steps, checkpoint, resume, report_json, junit, junit_alias, interval = "2";
   std::vector<std::string> mutants, until;
 };
+
+void add_output_options(po::options_description& d, SwarmFlags& f) {
+  d.add_options()("out", po::value(&f.out), "directory for the findings and summary.json (created)");
+  d.add_options()("report-json", po::value(&f.report_json), "also write summary.json's document here");
+  d.add_options()("junit", po::value(&f.junit), "write a JUnit XML report here (one testcase per finding)");
+  d.add_options()("report-junit", po::value(&f.junit_alias), "the same as --junit");
+}
 
 po::options_description swarm_options(SwarmFlags& f) {
   po::options_description d("swarm options");
@@ -48,8 +61,18 @@ po::options_description swarm_options(SwarmFlags& f) {
   d.add_options()("until", po::value(&f.until)->composing(),
                   "stop after the first scenario whose finding violates this invariant (repeatable)");
   d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "threads (results do not depend on it)");
-  d.add_options()("shard", po::value(&f.shard), "K/N: run only scenarios i with i % N == K-1");
-  d.add_options()("out", po::value(&f.out), "directory for the findings and summary.json (created)");
+  d.add_options()("shard", po::value(&f.shard),
+                  "K/N: run only scenarios i with i % N == K-1 (merge the N folders with `allocsim swarm merge`)");
+  d.add_options()("max-steps", po::value(&f.max_steps),
+                  fmt::format("steps per execution before steps-bounded fires (default {})", harness::kSwarmMaxSteps)
+                      .c_str());
+  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here as scenarios finish");
+  d.add_options()("resume", po::value(&f.resume),
+                  "continue from this checkpoint (and keep checkpointing to it); a larger --scenarios extends the run");
+  // Wall clock decides only when the file is rewritten, never a result.
+  d.add_options()("checkpoint-interval", po::value(&f.interval)->default_value("2"),
+                  "seconds between checkpoints (0: after every batch of --jobs scenarios)");
+  add_output_options(d, f);
   d.add_options()("generate", po::value(&f.generate),
                   "print the scenario generated from this generator seed (as a finding's description names it) "
                   "and exit");
@@ -68,43 +91,179 @@ harness::SwarmOptions to_options(const SwarmFlags& f) {
   o.jobs = static_cast<unsigned>(parse_u64("--jobs", f.jobs, 1, 256));
   for (const auto& m : f.mutants)
     if (!backend::mutant_by_name(m))
-      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (allocsim list mutants)", m));
+      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
+                                   did_you_mean(m, mutant_names())));
   for (const auto& i : f.until)
     if (!harness::is_invariant(i))
-      throw UsageError(fmt::format("--until: unknown invariant \"{}\" (allocsim list invariants)", i));
+      throw UsageError(fmt::format("--until: unknown invariant \"{}\"{} (see `allocsim list invariants`)", i,
+                                   did_you_mean(i, invariant_names())));
   o.mutants = f.mutants;
   o.until = f.until;
+  if (!f.max_steps.empty()) o.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
   if (!f.shard.empty()) {
-    const size_t slash = f.shard.find('/');
-    if (slash == std::string::npos) throw UsageError("--shard: expected K/N, e.g. 1/4");
-    o.shard_count = parse_u64("--shard", f.shard.substr(slash + 1), 1, 1'000'000);
-    o.shard_index = parse_u64("--shard", f.shard.substr(0, slash), 1, o.shard_count) - 1;
+    const Shard shard = parse_shard(f.shard);
+    o.shard_index = shard.index, o.shard_count = shard.count;
+    if (o.shard_count > 1 && (o.budget_executions > 0 || !o.until.empty()))
+      throw UsageError("--shard: not with --budget-executions or --until (their stop is global: shards cannot merge)");
   }
+  o.tool_version = ALLOCSIM_VERSION;
   return o;
+}
+
+/// --out (created), --report-json, --junit: usage errors before any work.
+void check_outputs(SwarmFlags& f) {
+  if (!f.junit_alias.empty()) {
+    if (!f.junit.empty()) throw UsageError("--junit and --report-junit: give one of them");
+    f.junit = f.junit_alias;
+  }
+  if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
+  std::error_code ec;
+  std::filesystem::create_directories(f.out, ec);
+  if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
+  check_output_dir("--out", (std::filesystem::path(f.out) / "summary.json").string());
+  check_output_dir("--report-json", f.report_json);
+  check_output_dir("--junit", f.junit);
+}
+
+/// Writes --out, --report-json and --junit.
+void write_outputs(const SwarmFlags& f, const harness::SwarmOptions& o, const harness::SwarmReport& r) {
+  try {
+    harness::write_swarm(o, r, f.out);
+    if (!f.report_json.empty())
+      campaign::write_file_atomically(f.report_json, harness::swarm_summary(o, r).dump(2) + "\n");
+    if (!f.junit.empty()) campaign::write_file_atomically(f.junit, harness::swarm_junit(o, r));
+  } catch (const campaign::OutputError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+/// Exit 1 when there is a finding (in a mutant run: one the faithful port does not share).
+int exit_code(const harness::SwarmOptions& o, const harness::SwarmReport& r) {
+  for (const auto& fi : r.findings)
+    if (o.mutants.empty() || fi.first_mutant_only) return kExitFailed;
+  return kExitOk;
 }
 
 void print_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r, const std::string& out) {
   std::string mut;
   for (const auto& m : o.mutants) mut += " +" + m;
-  std::cout << fmt::format("allocsim swarm --seed {}{}: {} scenarios ({} by DPOR, {} exhausted), {} executions\n",
-                           o.seed, mut, r.scenarios, r.dpor_scenarios, r.dpor_exhausted, r.executions);
-  std::cout << fmt::format("  {} scenarios violated an invariant; {} distinct findings (dedup {:.1f}:1)\n",
-                           r.violations, r.findings.size(),
+  std::cout << fmt::format("allocsim swarm --seed {}{}: {} ({} by DPOR, {} exhausted), {}\n", o.seed, mut,
+                           support::count_of(r.scenarios, "scenario"), r.dpor_scenarios, r.dpor_exhausted,
+                           support::count_of(r.executions, "execution"));
+  if (!o.mutants.empty())
+    std::cout << fmt::format("  faithful-port checks of the violating scenarios: {}\n",
+                             support::count_of(r.faithful_executions, "execution"));
+  std::cout << fmt::format("  {} violated an invariant; {} (dedup {:.1f}:1)\n",
+                           support::count_of(r.violations, "scenario"),
+                           support::count_of(r.findings.size(), "distinct finding"),
                            r.findings.empty() ? 0.0 : double(r.violations) / double(r.findings.size()));
   if (r.stopped_by_until) std::cout << "  stopped: --until invariant found\n";
   if (r.interrupted) std::cout << "  interrupted: the findings cover the scenarios that ran\n";
   if (r.findings.empty()) return;
-  std::cout << fmt::format("\n{:>5}  {:>11}  {:>6}  {:<44}  {}\n", "count", "first(#i)", "ops", "file", "signature");
+  // Mutant runs: "also faithful?" says in how many of its scenarios the faithful port breaks the same way
+  // (yes: all, so it is no evidence of the mutant; no: none; k/n: some).
+  const bool mut_run = !o.mutants.empty();
+  const auto faithful = [](const harness::SwarmFinding& f) {
+    return f.also_faithful == 0         ? std::string("no")
+           : f.also_faithful == f.count ? std::string("yes")
+                                        : fmt::format("{}/{}", f.also_faithful, f.count);
+  };
+  size_t file_width = std::string_view("file").size();  // as wide as the longest file name: nothing overflows
+  for (const auto& f : r.findings) file_width = std::max(file_width, f.slug.size() + std::string_view(".json").size());
+  std::cout << fmt::format("\n{:>5}  {:>11}  {:>6}  {}{:<{}}  {}\n", "count", "first(#i)", "ops",
+                           mut_run ? "also faithful?  " : "", "file", file_width, "signature");
   for (const auto& f : r.findings)
-    std::cout << fmt::format("{:>5}  {:>11}  {:>6}  {:<44}  {}\n", f.count, fmt::format("#{}", f.first_index), f.ops,
-                             f.slug + ".json", f.signature);
+    std::cout << fmt::format("{:>5}  {:>11}  {:>6}  {}{:<{}}  {}\n", f.count, fmt::format("#{}", f.first_index), f.ops,
+                             mut_run ? fmt::format("{:<14}  ", faithful(f)) : "", f.slug + ".json", file_width,
+                             f.signature);
   std::cout << fmt::format("\nwritten: {}/<file> and its .trace.json, {}/summary.json\n", out, out);
   std::cout << fmt::format("replay one: allocsim replay {}/{}.trace.json\n", out, r.findings.front().slug);
 }
 
 }  // namespace
 
+namespace {
+
+harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::SwarmOptions& o) {
+  harness::SwarmReport start;
+  try {
+    if (!f.resume.empty()) start = harness::load_swarm_checkpoint(f.resume, o);
+  } catch (const support::InputError& e) {
+    throw UsageError(fmt::format("--resume: {}", e.what()));
+  }
+  const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
+  const double interval = double(parse_u64("--checkpoint-interval", f.interval, 0, 86400));
+  const auto save = [&](const harness::SwarmReport& r) {
+    try {
+      harness::write_swarm_checkpoint(checkpoint, o, r);
+    } catch (const campaign::OutputError& e) {
+      throw UsageError(fmt::format("--checkpoint: {}", e.what()));
+    }
+  };
+  if (!checkpoint.empty()) save(start);  // a path that cannot be written fails before any work
+  // Wall clock only for the rate line on stderr and the checkpoints' spacing; it decides no result.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto saved = t0;
+  const bool tty = isatty(STDERR_FILENO);
+  const uint64_t resumed = start.scenarios;
+  harness::SwarmReport r = harness::run_swarm(
+      o,
+      [&](const harness::SwarmReport& now) {
+        const auto t = std::chrono::steady_clock::now();
+        if (!checkpoint.empty() && std::chrono::duration<double>(t - saved).count() >= interval) {
+          save(now);
+          saved = t;
+        }
+        if (!tty) return;
+        const double s = std::chrono::duration<double>(t - t0).count();
+        std::fprintf(stderr, "\rswarm: %llu scenarios, %llu executions, %zu findings, %.1f scenarios/s   ",
+                     (unsigned long long)now.scenarios, (unsigned long long)now.executions, now.findings.size(),
+                     s > 0 ? double(now.scenarios - resumed) / s : 0.0);
+      },
+      std::move(start));
+  if (!checkpoint.empty()) save(r);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "%sswarm: %llu scenarios, %llu executions in %.1f s: %.2f scenarios/s, %.0f executions/s\n",
+               tty ? "\r" : "", (unsigned long long)(r.scenarios - resumed), (unsigned long long)r.executions, secs,
+               secs > 0 ? double(r.scenarios - resumed) / secs : 0.0, secs > 0 ? double(r.executions) / secs : 0.0);
+  return r;
+}
+
+/// allocsim swarm merge SHARD-DIR... --out DIR [--report-json F] [--junit F]
+int cmd_swarm_merge(int argc, char** argv) {
+  SwarmFlags f;
+  std::vector<std::string> dirs;
+  po::options_description d("swarm merge options");
+  d.add_options()("help,h", "show this help");
+  add_output_options(d, f);
+  po::options_description hidden;
+  hidden.add_options()("dir", po::value(&dirs)->composing());
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "dir", -1);
+  if (vm.count("help")) {
+    std::cout << "usage: allocsim swarm merge SHARD-DIR... --out DIR [--report-json F] [--junit F]\n\n"
+                 "Merges the --out folders of `allocsim swarm --shard K/N` (all N) into the folder the unsharded "
+                 "run writes.\n\n"
+              << d;
+    return kExitOk;
+  }
+  if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
+  check_outputs(f);
+  harness::SwarmMerge m;
+  try {
+    m = harness::merge_swarm(dirs, ALLOCSIM_VERSION);
+  } catch (const support::InputError& e) {
+    throw UsageError(fmt::format("merge: {}", e.what()));
+  }
+  write_outputs(f, m.options, m.report);
+  std::cout << fmt::format("merged {}\n", support::count_of(dirs.size(), "shard folder"));
+  print_summary(m.options, m.report, f.out);
+  return exit_code(m.options, m.report);
+}
+
+}  // namespace
+
 int cmd_swarm(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "merge") return cmd_swarm_merge(argc - 1, argv + 1);
   SwarmFlags f;
   const po::options_description d = swarm_options(f);
   std::vector<std::string> positional;  // none accepted
@@ -113,7 +272,8 @@ int cmd_swarm(int argc, char** argv) {
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", 0);
   if (vm.count("help")) {
     std::cout << "usage: allocsim swarm [--seed S] [--scenarios N | --budget-executions E] [--mutant M]... "
-                 "[--jobs K] [--shard K/N] --out DIR\n       allocsim swarm --generate SEED\n\n"
+                 "[--jobs K] [--shard K/N] [--checkpoint F] [--resume F] --out DIR\n"
+                 "       allocsim swarm merge SHARD-DIR... --out DIR\n       allocsim swarm --generate SEED\n\n"
               << d;
     return kExitOk;
   }
@@ -122,33 +282,12 @@ int cmd_swarm(int argc, char** argv) {
     return kExitOk;
   }
   const harness::SwarmOptions o = to_options(f);
-  if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
-  std::error_code ec;
-  std::filesystem::create_directories(f.out, ec);
-  if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
-  check_output_dir("--out", (std::filesystem::path(f.out) / "summary.json").string());
-  // Wall clock only for the rate line on stderr; it decides nothing and reaches no file.
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool tty = isatty(STDERR_FILENO);
-  harness::SwarmReport r = harness::run_swarm(o, [&](const harness::SwarmReport& now) {
-    if (!tty) return;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "\rswarm: %llu scenarios, %llu executions, %zu findings, %.1f scenarios/s   ",
-                 (unsigned long long)now.scenarios, (unsigned long long)now.executions, now.findings.size(),
-                 s > 0 ? double(now.scenarios) / s : 0.0);
-  });
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "%sswarm: %llu scenarios, %llu executions in %.1f s: %.2f scenarios/s, %.0f executions/s\n",
-               tty ? "\r" : "", (unsigned long long)r.scenarios, (unsigned long long)r.executions, secs,
-               secs > 0 ? double(r.scenarios) / secs : 0.0, secs > 0 ? double(r.executions) / secs : 0.0);
-  for (auto& fi : r.findings) fi.trace.tool_version = ALLOCSIM_VERSION;
-  try {
-    harness::write_swarm(o, r, f.out);
-  } catch (const campaign::OutputError& e) {
-    throw UsageError(fmt::format("--out: {}", e.what()));
-  }
+  check_outputs(f);
+  check_output_dir("--checkpoint", f.checkpoint);
+  const harness::SwarmReport r = run_with_checkpoints(f, o);
+  write_outputs(f, o, r);
   print_summary(o, r, f.out);
-  return r.findings.empty() ? kExitOk : kExitFailed;
+  return exit_code(o, r);
 }
 
 }  // namespace allocsim::cli

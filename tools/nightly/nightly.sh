@@ -14,11 +14,18 @@
 #       cheap build there (Release -O1, no -Werror, no compiler cache) and runs tools/nightly/mutants.py over
 #       every mechanical mutant of backend/memory_backend.cpp, sweeping scenarios/ with preemption bound 2.
 #       Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
-#   tools/nightly/nightly.sh swarm [-o OUT] [-j JOBS] [-s K/N] [-n SCENARIOS] [--seed S]
-#       The swarm stage (issue 15): `allocsim swarm` over SCENARIOS generated scenarios (default 2000) from
-#       seed S (default: tonight's date as YYYYMMDD, printed, so a night's findings replay from its seed),
-#       findings and OUT/swarm/summary.json under OUT/swarm; then the generator check over 100,000 seeds
-#       (build/tests/test_backend "[swarm]" with ALLOCSIM_SWARM_SEEDS=100000) when that binary exists.
+#   tools/nightly/nightly.sh swarm [-o OUT] [-j JOBS] [-s K/N] [-n SCENARIOS] [--seed S] [--fresh]
+#       The swarm stage (issue 15): `allocsim swarm` over SCENARIOS generated scenarios (default 2000; with
+#       -s K/N this shard's share of them) from seed S (default: tonight's date as YYYYMMDD, UTC, printed, so
+#       a night's findings replay from its seed; shards of one night must be given the same --seed). Writes
+#       the findings and summary.json under OUT/swarm, OUT/swarm-junit.xml (one testcase per distinct
+#       finding), OUT/swarm.log and OUT/swarm-checkpoint-S.json: an existing checkpoint is resumed (a restarted
+#       pod continues), --fresh deletes it first. Then, unsharded or as shard 1, the generator check over
+#       100,000 seeds (ALLOCSIM_SWARM_GENERATOR_SEEDS; 0 skips it) with build/tests/test_backend when that
+#       binary exists. Findings on the faithful port are expected (scenarios/FINDINGS.md): exit 0 unless an error.
+#   tools/nightly/nightly.sh swarm-merge OUT SHARD_OUT...
+#       Merges the shards' OUT/swarm folders into OUT/swarm and OUT/swarm-junit.xml (allocsim swarm merge):
+#       the same files the unsharded run writes.
 #
 # Environment: ALLOCSIM (the binary; default build/tools/allocsim under the repository root),
 # ALLOCSIM_SWEEP_FLAGS (extra sweep flags, e.g. "--preemption-bound 2 --reduction none").
@@ -29,7 +36,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ALLOCSIM="${ALLOCSIM:-$ROOT/build/tools/allocsim}"
 
 usage() {
-  sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -100,7 +107,7 @@ case "$cmd" in
     exit "$rc"
     ;;
   swarm)
-    out="nightly-out" jobs=2 shard="1/1" scenarios=2000 seed="$(date -u +%Y%m%d)"
+    out="nightly-out" jobs=2 shard="1/1" scenarios=2000 seed="$(date -u +%Y%m%d)" fresh=0
     while [ $# -gt 0 ]; do
       case "$1" in
         -o) out="$2"; shift 2 ;;
@@ -108,24 +115,41 @@ case "$cmd" in
         -s) shard="$2"; shift 2 ;;
         -n) scenarios="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
+        --fresh) fresh=1; shift ;;
         -h|--help) usage ;;
         *) echo "nightly.sh: unknown option $1" >&2; usage ;;
       esac
     done
     mkdir -p "$out/swarm"
+    [ "$fresh" -eq 1 ] && rm -f "$out/swarm-checkpoint-$seed.json"
     echo "nightly.sh: swarm --seed $seed --scenarios $scenarios --shard $shard" >&2
+    args=(swarm --seed "$seed" --scenarios "$scenarios" --jobs "$jobs" --shard "$shard" --out "$out/swarm"
+          --junit "$out/swarm-junit.xml" --checkpoint "$out/swarm-checkpoint-$seed.json")
+    [ -f "$out/swarm-checkpoint-$seed.json" ] && args+=(--resume "$out/swarm-checkpoint-$seed.json")
     set +e
-    "$ALLOCSIM" swarm --seed "$seed" --scenarios "$scenarios" --jobs "$jobs" --shard "$shard" \
-                --out "$out/swarm" >"$out/swarm.log" 2>&1
+    "$ALLOCSIM" "${args[@]}" >"$out/swarm.log" 2>&1
     rc=$?
     set -e
     cat "$out/swarm.log"
     [ "$rc" -le 1 ] || exit "$rc"
     gen="$ROOT/build/tests/test_backend"
-    if [ -x "$gen" ]; then
-      ALLOCSIM_SWARM_SEEDS=100000 "$gen" "swarm generator: every seed's scenario loads and reads back to the same document"
+    seeds="${ALLOCSIM_SWARM_GENERATOR_SEEDS:-100000}"
+    if [ -x "$gen" ] && [ "${shard%%/*}" = 1 ] && [ "$seeds" -gt 0 ]; then
+      ALLOCSIM_SWARM_SEEDS="$seeds" "$gen" "swarm generator: every seed's scenario loads and reads back to the same document"
     fi
-    # Findings on the faithful port are expected (scenarios/FINDINGS.md); the stage fails only on an error.
+    exit 0
+    ;;
+  swarm-merge)
+    [ $# -ge 2 ] || usage
+    out="$1"; shift
+    dirs=()
+    for d in "$@"; do dirs+=("$d/swarm"); done
+    mkdir -p "$out/swarm"
+    set +e
+    "$ALLOCSIM" swarm merge "${dirs[@]}" --out "$out/swarm" --junit "$out/swarm-junit.xml"
+    rc=$?
+    set -e
+    [ "$rc" -le 1 ] || exit "$rc"
     exit 0
     ;;
   merge)
