@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <stdexcept>
+
 #include "sim/assert.h"
 
 #include "sim/schedule.h"  // format_choice / parse_choice
@@ -29,29 +29,40 @@ DporStrategy::DporStrategy(DporOptions options) : opt_(std::move(options)) {
     if (!opt_.prefix_siblings.empty())
       for (const SiblingStep& s : opt_.prefix_siblings[k]) {
         n.done.push_back(s.actor);  // explored by earlier units: done before this unit's choice
-        n.explored.push_back({s.actor, s.footprint});
+        n.explored.push_back({.actor = s.actor, .any = true, .footprint = s.footprint});
       }
     stack_.push_back(std::move(n));
   }
   fixed_ = stack_.size();
 }
 
-std::vector<DporStrategy::Entry> DporStrategy::sleep_on_entry() const {
+std::vector<SleepEntry> DporStrategy::sleep_on_entry() const {
   // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
-  // before its current choice, and is independent of the step just taken there.
-  std::vector<Entry> sleep;
+  // before its current choice, and is independent of the step just taken there. Per draw combination.
+  std::vector<SleepEntry> sleep;
   if (!opt_.sleep_sets || last_actor_node_ == SIZE_MAX || blocked_) return sleep;
   const Node& p = stack_[last_actor_node_];
-  const auto keep = [&](ActorId a, const Footprint& f) {
-    if (a == p.choice.value || dependent(f, last_step_fp_)) return;
-    for (const Entry& e : sleep)
-      if (e.first == a) return;
-    sleep.push_back({a, f});
+  const auto keep = [&](const SleepEntry& e) {
+    if (e.actor == p.choice.value || dependent(e.footprint, last_step_fp_)) return;
+    add_entry(sleep, e);
   };
-  for (const Entry& e : p.sleep) keep(e.first, e.second);
-  for (const Entry& e : p.explored)
-    if (contains(p.done, e.first)) keep(e.first, e.second);
+  for (const SleepEntry& e : p.sleep) keep(e);
+  for (const SleepEntry& e : p.explored)
+    if (contains(p.done, e.actor)) keep(e);
   return sleep;
+}
+
+bool DporStrategy::draws_asleep(size_t actor_node, const Combo& draws) const {
+  if (actor_node == SIZE_MAX) return false;
+  const Node& n = stack_[actor_node];
+  return covered(n.sleep, static_cast<ActorId>(n.choice.value), draws);
+}
+
+Combo DporStrategy::draws_before(size_t draw_node) const {
+  Combo out;
+  const size_t from = stack_[draw_node].step_node == SIZE_MAX ? 0 : stack_[draw_node].step_node + 1;
+  for (size_t k = from; k < draw_node; ++k) out.push_back({stack_[k].choice.value, stack_[k].bound});
+  return out;
 }
 
 void DporStrategy::begin_execution(uint64_t) {
@@ -59,12 +70,14 @@ void DporStrategy::begin_execution(uint64_t) {
   pos_ = 0;
   last_actor_node_ = SIZE_MAX;
   last_step_fp_.clear();
+  step_draws_.clear();
   blocked_ = false;
 }
 
 ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
   std::vector<ActorId> enabled;
   for (const Candidate& c : runnable) enabled.push_back(c.actor);
+  step_draws_.clear();
   if (pos_ < stack_.size()) {
     Node& n = stack_[pos_];
     if (n.choice.kind != Choice::Actor || !contains(enabled, static_cast<ActorId>(n.choice.value)) ||
@@ -79,7 +92,7 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
       // (the prefix is replayed identically, so it comes out the same). If the unit's own choice sleeps,
       // an earlier unit covers everything below: this execution is sleep-set blocked and the unit ends.
       n.sleep = sleep_on_entry();
-      for (const Entry& e : n.sleep) blocked_ = blocked_ || e.first == n.choice.value;
+      blocked_ = blocked_ || covered(n.sleep, static_cast<ActorId>(n.choice.value), {});
     }
     blocked_ = blocked_ || n.redundant;
     last_actor_node_ = pos_++;
@@ -88,22 +101,22 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
   Node n{.choice = {Choice::Actor, 0}, .enabled = enabled};
   n.sleep = sleep_on_entry();
   std::optional<ActorId> pick;
-  for (ActorId a : enabled) {
-    bool asleep = false;
-    for (const Entry& e : n.sleep) asleep |= e.first == a;
-    if (!asleep) {
+  for (ActorId a : enabled)
+    if (!covered(n.sleep, a, {})) {
       pick = a;
       break;
     }
-  }
   if (!pick || blocked_) {
     // Every runnable actor sleeps: whatever follows is equivalent to something explored. Run it out unbranched.
     blocked_ = true;
     n.redundant = true;
     pick = pick.value_or(enabled[0]);
   } else {
-    n.backtrack = {*pick};
     n.done = {*pick};
+    // The first choice of a node is the one race analysis relies on: a trace whose step of that actor is a
+    // draw combination asleep here would get no source-set entry from it (see the header). So when some of
+    // the first choice's draws sleep, every runnable actor joins the source set.
+    n.backtrack = has_entry(n.sleep, *pick) ? enabled : std::vector<ActorId>{*pick};
   }
   n.choice.value = *pick;
   stack_.push_back(std::move(n));
@@ -118,21 +131,34 @@ uint64_t DporStrategy::draw(uint64_t bound) {
       throw std::logic_error(fmt::format("dpor: replayed choice {} ({}) is not a possible draw in [0, {}) here", pos_,
                                          format_choice(n.choice), bound));
     ++pos_;
+    step_draws_.push_back({n.choice.value, bound});
+    // Only a prefix draw can be asleep on replay (advance() skips the others): an earlier unit covers it.
+    blocked_ = blocked_ || draws_asleep(last_actor_node_, step_draws_);
     return n.choice.value;
   }
-  stack_.push_back(Node{.choice = {Choice::Draw, 0}, .bound = bound, .redundant = blocked_});
+  Node d{.choice = {Choice::Draw, 0}, .bound = bound, .step_node = last_actor_node_, .redundant = blocked_};
+  step_draws_.push_back({0, bound});
+  if (!blocked_) {
+    // The first value whose event is not asleep; there is one, else the actor (or the previous draw) would
+    // have been passed over as asleep.
+    while (d.choice.value < bound && draws_asleep(last_actor_node_, step_draws_))
+      step_draws_.back().value = ++d.choice.value;
+    if (d.choice.value == bound) {
+      d.choice.value = 0, step_draws_.back().value = 0;
+      blocked_ = d.redundant = true;
+    }
+  }
+  stack_.push_back(std::move(d));
   ++pos_;
-  return 0;
+  return step_draws_.back().value;
 }
 
 void DporStrategy::step_done(const StepRecord& step) {
   last_step_fp_ = normalized(step.footprint);
   if (last_actor_node_ == SIZE_MAX || blocked_) return;
   Node& n = stack_[last_actor_node_];
-  const auto a = static_cast<ActorId>(n.choice.value);
-  for (Entry& e : n.explored)
-    if (e.first == a) return merge_into(e.second, last_step_fp_);
-  n.explored.push_back({a, last_step_fp_});
+  add_entry(n.explored,
+            {.actor = static_cast<ActorId>(n.choice.value), .draws = step_draws_, .footprint = last_step_fp_});
 }
 
 bool DporStrategy::end_execution(const ExecutionResult& result) {
@@ -251,15 +277,18 @@ bool DporStrategy::advance() {
   while (stack_.size() > fixed_) {
     Node& n = stack_.back();
     if (!n.redundant) {
-      if (n.choice.kind == Choice::Draw && n.choice.value + 1 < n.bound) {
-        ++n.choice.value;
-        return true;
+      if (n.choice.kind == Choice::Draw) {
+        Combo draws = draws_before(stack_.size() - 1);
+        draws.push_back({n.choice.value, n.bound});
+        while (++draws.back().value < n.bound)
+          if (!draws_asleep(n.step_node, draws)) {
+            n.choice.value = draws.back().value;
+            return true;
+          }
       }
       if (n.choice.kind == Choice::Actor) {
         for (ActorId a : n.backtrack) {
-          bool asleep = false;
-          for (const Entry& e : n.sleep) asleep |= e.first == a;
-          if (contains(n.done, a) || asleep) continue;
+          if (contains(n.done, a) || covered(n.sleep, a, {})) continue;
           n.done.push_back(a);
           n.choice.value = a;
           return true;
@@ -275,31 +304,11 @@ namespace {
 
 nlohmann::json ids_json(const std::vector<ActorId>& v) { return nlohmann::json(v); }
 
-nlohmann::json entries_json(const std::vector<std::pair<ActorId, Footprint>>& es) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& [a, f] : es) {
-    nlohmann::json fpj = nlohmann::json::array();
-    for (const Access& x : f) fpj.push_back({x.object, x.write});
-    out.push_back({{"actor", a}, {"footprint", fpj}});
-  }
-  return out;
-}
-
-std::vector<std::pair<ActorId, Footprint>> entries_from(const nlohmann::json& j) {
-  std::vector<std::pair<ActorId, Footprint>> out;
-  for (const auto& e : j) {
-    Footprint f;
-    for (const auto& x : e.at("footprint")) f.push_back({x.at(0).get<uint64_t>(), x.at(1).get<bool>()});
-    out.push_back({e.at("actor").get<ActorId>(), normalized(std::move(f))});
-  }
-  return out;
-}
-
 }  // namespace
 
 nlohmann::json DporStrategy::save() const {
   nlohmann::json s;
-  s["schema"] = "allocsim/dpor-state/v1";
+  s["schema"] = "allocsim/dpor-state/v2";
   s["fixed"] = fixed_;
   s["done"] = done_;
   s["sleep_blocked"] = sleep_blocked_;
@@ -312,6 +321,7 @@ nlohmann::json DporStrategy::save() const {
                   {"done", ids_json(n.done)},
                   {"sleep", entries_json(n.sleep)},
                   {"explored", entries_json(n.explored)},
+                  {"step_node", n.step_node == SIZE_MAX ? nlohmann::json(nullptr) : nlohmann::json(n.step_node)},
                   {"redundant", n.redundant}});
   s["stack"] = st;
   return s;
@@ -319,17 +329,33 @@ nlohmann::json DporStrategy::save() const {
 
 void DporStrategy::restore(const nlohmann::json& s) {
   try {
-    if (s.at("schema") != "allocsim/dpor-state/v1") throw std::invalid_argument("not an allocsim/dpor-state/v1");
+    // v1 (before sleep entries per draw combination): its entries stand for every draw value of their step.
+    const bool v1 = s.at("schema") == "allocsim/dpor-state/v1";
+    if (!v1 && s.at("schema") != "allocsim/dpor-state/v2")
+      throw std::invalid_argument("not an allocsim/dpor-state/v2 (nor v1)");
     std::vector<Node> stack;
+    size_t last_actor = SIZE_MAX;
     for (const auto& j : s.at("stack")) {
       Node n{.choice = parse_choice(j.at("c").get<std::string>())};
       n.bound = j.at("bound").get<uint64_t>();
       n.enabled = j.at("enabled").get<std::vector<ActorId>>();
       n.backtrack = j.at("backtrack").get<std::vector<ActorId>>();
       n.done = j.at("done").get<std::vector<ActorId>>();
-      n.sleep = entries_from(j.at("sleep"));
-      n.explored = entries_from(j.at("explored"));
+      n.sleep = entries_from(j.at("sleep"), v1);
+      n.explored = entries_from(j.at("explored"), v1);
       n.redundant = j.at("redundant").get<bool>();
+      if (!v1) {
+        if (!j.at("step_node").is_null()) n.step_node = j.at("step_node").get<size_t>();
+      } else if (n.choice.kind == Choice::Draw) {
+        n.step_node = last_actor;
+      }
+      if (n.choice.kind == Choice::Actor) last_actor = stack.size();
+      if (n.choice.kind == Choice::Draw && (n.step_node != last_actor || n.choice.value >= n.bound))
+        throw std::invalid_argument(fmt::format("draw node {} does not fit the stack", stack.size()));
+      for (const SleepEntry& e : n.sleep)
+        for (const Draw& d : e.draws)
+          if (d.value >= d.bound)
+            throw std::invalid_argument(fmt::format("node {}: a draw out of bounds", stack.size()));
       stack.push_back(std::move(n));
     }
     const size_t fixed = s.at("fixed").get<size_t>();

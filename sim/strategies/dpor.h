@@ -15,13 +15,23 @@
 // following siblings' subtrees until a dependent step wakes it. Together with source sets this runs about one
 // execution per trace (1.00-1.01 on the scenarios, 1.003 over 25,000 random lock programs). Soundness details
 // beyond the paper:
-// - Draws (faults) are branching points inside a step: every draw value is explored under every schedule
-//   prefix (no reduction of draws); an actor's event at a node is "its step with any draw values", and its
-//   footprint for sleep sets is the union over the draw values explored. That over-approximates dependence
-//   (a sleeper wakes when any of its draw values would conflict), which costs executions on fault scenarios
-//   (2.02 per trace on alloc-033-crash-at-delete-after, 1.00 on scenarios without faults). Sleep entries per
-//   draw combination cut that to 1.01 but lost traces on random programs with draws inside locked sections
-//   (tests/sim/dpor_differential.cpp, the draws case): not adopted until that is understood.
+// - Draws (faults) are branching points inside a step. A sleep-set event is a step *with its draw values*
+//   (sim/strategies/dpor_sleep.h): one entry per draw combination explored, with that combination's footprint,
+//   so a sleeper wakes only for the draw values a step conflicts with, and a draw node skips the values whose
+//   event sleeps. Race analysis still adds actors to source sets, and an actor taken at a node takes all its
+//   draw values that are awake. One more rule keeps that sound: when the *first* choice at a node has a draw
+//   combination asleep, every runnable actor joins the node's source set. Why: source-set DPOR relies on the
+//   first choice p at a node: for a trace w from the node whose p-event is not first, the races of p's event
+//   in p's subtree put an initial of w in the source set. If p's event in w is a sleeping draw value, p's
+//   subtree never runs it and that race is never seen. Without the rule, a draws d and writes X+d, b writes
+//   X, c writes X+1: after b, a's draw 1 sleeps (explored before b, independent of it); a is taken with draw 0,
+//   which conflicts with nothing after, so c never joins that node and "b c a1" is lost (3 traces of 4;
+//   tests/sim/dpor_differential.cpp; without the rule, seed 18 of its draws corpus keeps 220 of 231 traces).
+//   With a whole source set the question does not arise: every trace's first event belongs to some actor
+//   in it, explored unless that very event sleeps. Measured: 1.00 executions per trace on every fault
+//   scenario (2.09 with one entry per step and the union footprint of its draws), 1.12 over random drawing
+//   programs (1.34). A prefix node (below) is branched over every actor by the units, so a sleeping draw
+//   there needs no rule: a unit whose prefix draw sleeps is covered by an earlier one and ends blocked.
 // - Blocking (SimMutex): a blocked attempt is a step of its own (it writes the lock), and the waiter's retry
 //   is another (StepRecord::waited_lock names its lock). A race i ⋖ j whose j is a retry is reversible only
 //   if the retry can run in notdep(i).j, i.e. the lock is free there: the lock's steps in notdep are a prefix
@@ -43,8 +53,10 @@
 // enumerate_prefixes() (plain DFS: every alternative inside the prefixes is another shard's prefix).
 // DporOptions::prefix_siblings puts the earlier units' first steps to sleep at the prefix nodes
 // (sim/strategies/dpor_units.h), so the units together run about what one unsplit DPOR runs; a unit whose own
-// prefix choice is asleep is covered by earlier units and ends after one (sleep-set blocked) execution. save()/restore(): the branch
-// stack (per node: kind, choice, runnable set, source set, done set, sleep set and explored footprints).
+// prefix choice is asleep is covered by earlier units: a sweep finds it at plan time (unit_sleep()) and runs
+// nothing; given one anyway, this strategy ends it after one (sleep-set blocked) execution.
+// save()/restore(): the branch stack (per node: kind, choice, runnable set, source set, done set, sleep set and explored footprints per draw
+// combination, and for a draw node the actor node whose step draws there).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +66,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.h"
+#include "sim/strategies/dpor_sleep.h"
 #include "sim/strategies/dpor_units.h"
 #include "sim/strategy.h"
 #include "sim/trace_equivalence.h"
@@ -85,24 +98,27 @@ class DporStrategy final : public Strategy {
   /// Executions that ended sleep-set blocked (redundant by construction), so far.
   uint64_t sleep_blocked() const { return sleep_blocked_; }
 
-  /// The branch stack as JSON (schema allocsim/dpor-state/v1). Footprint objects are 64-bit ids.
+  /// The branch stack as JSON (schema allocsim/dpor-state/v2). Footprint objects are 64-bit ids.
   nlohmann::json save() const override;
-  /// Restores a save() position. Throws std::invalid_argument on a malformed state.
+  /// Restores a save() position (v2, or v1 whose sleep entries each stand for every draw value of their step).
+  /// Throws std::invalid_argument on a malformed state.
   void restore(const nlohmann::json& state) override;
 
  private:
-  using Entry = std::pair<ActorId, Footprint>;  // an actor and the footprint of its step at a node (all draws)
   struct Node {
     Choice choice{};
-    uint64_t bound = 0;                   // draw nodes: values 0..bound-1
-    std::vector<ActorId> enabled = {};    // actor nodes: runnable here, ascending
-    std::vector<ActorId> backtrack = {};  // the source set (ascending; includes done)
-    std::vector<ActorId> done = {};       // explored or being explored, in order
-    std::vector<Entry> sleep = {};        // asleep on entry
-    std::vector<Entry> explored = {};     // per done actor: union footprint of its step here
-    bool redundant = false;               // under a sleep-set-blocked point: never branched
+    uint64_t bound = 0;                     // draw nodes: values 0..bound-1
+    size_t step_node = SIZE_MAX;            // draw nodes: the actor node whose step draws here (SIZE_MAX: prologue)
+    std::vector<ActorId> enabled = {};      // actor nodes: runnable here, ascending
+    std::vector<ActorId> backtrack = {};    // the source set (ascending; includes done)
+    std::vector<ActorId> done = {};         // explored or being explored, in order
+    std::vector<SleepEntry> sleep = {};     // asleep on entry
+    std::vector<SleepEntry> explored = {};  // per done actor and draw combination: its step's footprint here
+    bool redundant = false;                 // under a sleep-set-blocked point: never branched
   };
-  std::vector<Entry> sleep_on_entry() const;
+  std::vector<SleepEntry> sleep_on_entry() const;
+  bool draws_asleep(size_t actor_node, const Combo& draws) const;
+  Combo draws_before(size_t draw_node) const;
   void analyse(const ExecutionResult& result);
   bool add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
                 const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor);
@@ -114,6 +130,7 @@ class DporStrategy final : public Strategy {
   size_t pos_ = 0;
   size_t last_actor_node_ = SIZE_MAX;  // this execution's most recent actor node
   Footprint last_step_fp_;
+  Combo step_draws_;      // the draws of the step in progress (since the last actor choice)
   bool blocked_ = false;  // this execution went sleep-set blocked
   bool done_ = false;
   uint64_t sleep_blocked_ = 0;

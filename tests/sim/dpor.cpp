@@ -156,3 +156,67 @@ TEST_CASE("dpor: subtrees under the dfs prefixes cover every trace", "[dpor]") {
   }
   CHECK(all.distinct() == traces);
 }
+
+TEST_CASE("dpor: a checkpoint with draws resumes exactly where it stopped, at every execution", "[dpor]") {
+  // Sleep entries per draw combination and draw nodes' steps are part of the saved state (v2).
+  const std::vector<std::vector<LockOp>> progs = {{{4, 1, true}, {0, 3, true}},
+                                                  {{0, 1, true}, {4, 2, false}},
+                                                  {{4, 2, true}}};
+  const auto make = world_of(actors_of(progs));
+  DporStrategy whole;
+  const Explored ref = explore_all(whole, make);
+  DfsStrategy d;
+  CHECK(ref.traces == explore_all(d, make).traces);
+  REQUIRE(ref.executions > 10);
+  for (uint64_t k = 1; k < ref.executions; ++k) {
+    DporStrategy first;
+    const Explored a = explore_all(first, make, k);
+    const nlohmann::json state = first.save();
+    CHECK(state.at("schema") == "allocsim/dpor-state/v2");
+    DporStrategy second;
+    second.restore(nlohmann::json::parse(state.dump()));
+    const Explored b = explore_all(second, make);
+    std::vector<std::vector<Choice>> joined = a.schedules;
+    joined.insert(joined.end(), b.schedules.begin(), b.schedules.end());
+    CHECK(joined == ref.schedules);
+  }
+}
+
+TEST_CASE("dpor: a v1 checkpoint (sleep entries over every draw) still resumes to every trace", "[dpor]") {
+  const std::vector<std::vector<LockOp>> progs = {{{4, 1, true}}, {{0, 1, true}}, {{0, 2, true}}, {{4, 2, true}}};
+  const auto make = world_of(actors_of(progs));
+  DfsStrategy d;
+  const Explored all = explore_all(d, make);
+  for (uint64_t k = 1; k < 6; ++k) {
+    DporStrategy first;
+    const Explored a = explore_all(first, make, k);
+    nlohmann::json state = first.save();
+    // What the older version wrote: no "any"/"draws" per entry, no "step_node" per node.
+    state["schema"] = "allocsim/dpor-state/v1";
+    for (auto& node : state["stack"]) {
+      node.erase("step_node");
+      for (const char* list : {"sleep", "explored"})
+        for (auto& e : node[list]) e.erase("any"), e.erase("draws");
+    }
+    DporStrategy second;
+    second.restore(state);
+    const Explored b = explore_all(second, make);
+    std::set<std::vector<std::string>> logs = a.distinct_logs;
+    logs.insert(b.distinct_logs.begin(), b.distinct_logs.end());
+    CHECK(logs == all.distinct_logs);
+  }
+}
+
+TEST_CASE("dpor: a malformed state names what is wrong", "[dpor]") {
+  const auto make = world_of(actors_of({{{4, 1, true}}, {{0, 1, true}}}));
+  DporStrategy first;
+  explore_all(first, make, 1);
+  nlohmann::json state = first.save();
+  DporStrategy second;
+  nlohmann::json bad = state;
+  bad["schema"] = "allocsim/dpor-state/v3";
+  CHECK_THROWS_WITH(second.restore(bad), Catch::Contains("not an allocsim/dpor-state/v2"));
+  bad = state;
+  bad["stack"][1]["c"] = "d7";  // the draw node after actor 0's choice: draw(2) cannot give 7
+  CHECK_THROWS_WITH(second.restore(bad), Catch::Contains("draw node 1 does not fit the stack"));
+}

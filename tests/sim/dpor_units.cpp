@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <iostream>
+#include <set>
+#include <string>
 
 #include "sim/strategies/dfs.h"
 #include "sim/strategies/dpor.h"
@@ -17,9 +19,12 @@ namespace {
 
 struct Split {
   uint64_t units = 0, executions = 0, traces = 0;
+  uint64_t asleep = 0;  // seeded units whose own prefix choice sleeps: they run nothing
+  std::set<std::string> violations;
 };
 
-/// Runs DPOR under every prefix of enumerate_prefixes(depth), seeded (or not) with earlier siblings.
+/// Runs DPOR under every prefix of enumerate_prefixes(depth), seeded (or not) with earlier siblings, as a
+/// sweep does: a seeded unit whose prefix choice is asleep runs no execution.
 Split run_units(const WorldFactory& make, size_t depth, bool seeded) {
   Engine plain;
   Engine fp(EngineOptions{.record_footprints = true});
@@ -27,14 +32,18 @@ Split run_units(const WorldFactory& make, size_t depth, bool seeded) {
   Split out;
   for (const auto& prefix : enumerate_prefixes(plain, make, depth)) {
     ++out.units;
-    DporStrategy unit(DporOptions{.prefix = prefix,
-                                  .prefix_siblings = seeded ? earlier_siblings({}, make, prefix)
-                                                            : std::vector<std::vector<SiblingStep>>{}});
+    UnitSleep seeds = seeded ? unit_sleep({}, make, prefix) : UnitSleep{};
+    if (seeds.asleep) {
+      ++out.asleep;
+      continue;
+    }
+    DporStrategy unit(DporOptions{.prefix = prefix, .prefix_siblings = std::move(seeds.siblings)});
     for (bool more = true; more;) {
       unit.begin_execution(0);
       auto w = make();
       ExecutionResult r = fp.run(*w, unit);
       all.add(r);
+      if (r.violation) out.violations.insert(r.violation->invariant);
       ++out.executions;
       more = unit.end_execution(r);
     }
@@ -66,15 +75,32 @@ TEST_CASE("dpor units: a sibling's footprint is the union over the draws inside 
   CHECK(s[0] == std::vector<SiblingStep>{{0, {{X, true}, {Y, true}}}});
 }
 
-TEST_CASE("dpor units: independent actors: seeded units run one execution each beyond the first", "[dpor]") {
+TEST_CASE("dpor units: independent actors: only the first seeded unit runs", "[dpor]") {
   // Three actors on disjoint objects: one trace. Unseeded, every unit explores it again.
   const auto make = world_of({toucher("a", {{X}, {X}}), toucher("b", {{Y}, {Y}}), toucher("c", {{Z}})});
   const Split seeded = run_units(make, 2, true), plain = run_units(make, 2, false);
   CHECK(seeded.traces == 1);
   CHECK(plain.traces == 1);
-  CHECK(seeded.units == 8);                  // a a, a b, a c, b a, b b, b c, c a, c b
-  CHECK(seeded.executions == seeded.units);  // each non-first unit is sleep-set blocked at once
+  CHECK(seeded.units == 8);  // a a, a b, a c, b a, b b, b c, c a, c b
+  // "a a" runs the one trace; "a b" and "b b" end with an awake actor after the prefix and run one
+  // sleep-set-blocked execution each. "b a", "c a" and "c b" choose at node 1 an earlier sibling of node 0
+  // that still sleeps (nothing it depends on ran); after "a c" and "b c" every runnable actor sleeps (a and
+  // b, the siblings of c at node 1). Those five run nothing; each used to run one blocked execution (8 in all).
+  CHECK(seeded.asleep == 5);
+  CHECK(seeded.executions == 3);
   CHECK(plain.executions == plain.units);
+}
+
+TEST_CASE("dpor units: prefix_asleep follows a sibling down the prefix until a dependent step wakes it", "[dpor]") {
+  const Footprint x{{X, true}}, y{{Y, true}};
+  const std::vector<Choice> b_a{{Choice::Actor, 1}, {Choice::Actor, 0}};
+  const std::vector<std::vector<SiblingStep>> a_before_b{{{0, x}}, {}};
+  CHECK(prefix_asleep(b_a, a_before_b, {y, x}));   // b writes Y, a (writes X) still sleeps at node 1
+  CHECK(!prefix_asleep(b_a, a_before_b, {x, x}));  // b writes X too: a wakes
+  CHECK(!prefix_asleep(b_a, {{}, {}}, {y, x}));    // no earlier sibling
+  // A draw between the two actor choices is part of b's step: skipped, the footprint is still b's.
+  const std::vector<Choice> b_draw_a{{Choice::Actor, 1}, {Choice::Draw, 1}, {Choice::Actor, 0}};
+  CHECK(prefix_asleep(b_draw_a, {{{0, x}}, {}, {}}, {y, {}, x}));
 }
 
 TEST_CASE("dpor units: seeded units see every trace dfs sees on 600 random lock-and-touch programs", "[dpor]") {
