@@ -5,22 +5,17 @@
 
 #include <boost/context/fiber.hpp>
 #ifdef ALLOCSIM_PROTECTED_STACKS
-#include <sanitizer/asan_interface.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <boost/context/stack_context.hpp>
+#include "sim/protected_stack.h"
 #else
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #endif
 #include <algorithm>
-#include <cassert>
-
+#include <iterator>
 #include <stdexcept>
-#include "sim/assert.h"
-#include "sim/order.h"
 
 #include <fmt/format.h>
+#include "sim/assert.h"
+#include "sim/order.h"
 
 namespace allocsim::sim {
 
@@ -62,52 +57,6 @@ uint64_t ExecutionResult::fingerprint() const {
 
 namespace {
 
-#ifdef ALLOCSIM_PROTECTED_STACKS
-/// Boost.Context StackAllocator for the sanitizer build: stacks with a PROT_NONE guard page below them (an
-/// overflow faults where ASan reports it, instead of corrupting the heap), kept for reuse across executions.
-/// boost::context::protected_fixedsize_stack maps and unmaps one per fiber: under ASan that was half the
-/// suite's time in the kernel (mmap, mprotect, first-touch page faults). A copy shares the pool (Boost
-/// keeps a copy per fiber); one engine, one thread. A reused stack is unpoisoned first: frames left by
-/// the fiber that had it must not look like redzones to the next.
-class PooledProtectedStack {
- public:
-  explicit PooledProtectedStack(size_t bytes) : pool_(std::make_shared<Pool>()) {
-    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    pool_->size = ((bytes + page - 1) / page + 1) * page;  // + the guard page
-    pool_->page = page;
-  }
-  boost::context::stack_context allocate() {
-    boost::context::stack_context sctx;
-    sctx.size = pool_->size;
-    if (!pool_->free.empty()) {
-      sctx.sp = pool_->free.back();
-      pool_->free.pop_back();
-      ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(sctx.sp) - sctx.size + pool_->page, sctx.size - pool_->page);
-      return sctx;
-    }
-    void* vp = ::mmap(nullptr, sctx.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (vp == MAP_FAILED) throw std::bad_alloc();
-    if (::mprotect(vp, pool_->page, PROT_NONE) != 0) {
-      ::munmap(vp, sctx.size);
-      throw std::bad_alloc();
-    }
-    sctx.sp = static_cast<char*>(vp) + sctx.size;
-    return sctx;
-  }
-  void deallocate(boost::context::stack_context& sctx) noexcept { pool_->free.push_back(sctx.sp); }
-
- private:
-  struct Pool {
-    size_t size = 0, page = 0;
-    std::vector<void*> free;  // tops of stacks not in use
-    ~Pool() {
-      for (void* sp : free) ::munmap(static_cast<char*>(sp) - size, size);
-    }
-  };
-  std::shared_ptr<Pool> pool_;
-};
-#endif
-
 enum class SlotState : uint8_t { AtPoint, Blocked, Done };
 
 struct Slot {
@@ -116,10 +65,24 @@ struct Slot {
   SlotState state = SlotState::AtPoint;
   PointKind kind = PointKind::Call;
   std::string_view what;
-  std::string detail;
+  std::string detail;  // of the point it waits at; its buffer is kept across steps and executions
   const SimMutex* waiting = nullptr;
   std::optional<std::string> exception;
   const char* crashed = nullptr;  // where an ActorCrash ended it
+
+  /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (an assertion
+  /// thrown out of run) are unwound here, as destroying the slot would.
+  void reset() {
+    if (sink) sink = bctx::fiber();
+    if (fiber) fiber = bctx::fiber();
+    state = SlotState::AtPoint;
+    kind = PointKind::Call;
+    what = {};
+    detail.clear();
+    waiting = nullptr;
+    exception.reset();
+    crashed = nullptr;
+  }
 };
 
 }  // namespace
@@ -130,8 +93,8 @@ struct Engine::Impl {
     Impl* impl = nullptr;
     ActorId id = kNoActor;
     ActorId self() const override { return id; }
-    void point(PointKind kind, std::string_view what, std::string detail) override {
-      impl->point(id, kind, what, std::move(detail));
+    void point(PointKind kind, std::string_view what, std::string_view detail) override {
+      impl->point(id, kind, what, detail);
     }
     uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
     void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
@@ -157,30 +120,65 @@ struct Engine::Impl {
   StackAllocator stacks;
   std::vector<Slot> slots;
   std::vector<Ctx> ctxs;
+  std::vector<Candidate> cands;  // the runnable actors at the current choice (reused)
   World* world = nullptr;
   Strategy* strategy = nullptr;
-  ExecutionResult* result = nullptr;
   bool unwinding = false;
   bool record_footprints = false;
   bool branching_draw = false;  // a draw over more than one value happened (ExecutionResult::single_schedule)
-  size_t steps_hint = 64;       // capacity for the next execution's steps: the last one's length
+
+  // The result being recorded, kept between executions so that its storage is reused (Engine::execute):
+  // during an execution its first `nsteps` records are this execution's; those after them, and `spare`, are
+  // records of earlier executions whose buffers (detail, footprint) the next steps reuse.
+  ExecutionResult res;
+  size_t nsteps = 0;
+  std::vector<StepRecord> spare;
+  // The longest detail and footprint recorded so far. Buffers pass between slots and records (a swap per
+  // step), so each is brought to these sizes once when it is handed on, instead of growing at random later.
+  size_t detail_hint = 0, footprint_hint = 0;
+
+  StepRecord& last_step() { return res.steps[nsteps - 1]; }
+
+  /// The record of the step about to be taken: an old one, its buffers kept, or a new one.
+  StepRecord& next_step() {
+    std::vector<StepRecord>& steps = res.steps;
+    if (nsteps == steps.size()) {
+      if (spare.empty()) {
+        steps.emplace_back();
+      } else {
+        steps.push_back(std::move(spare.back()));
+        spare.pop_back();
+      }
+    }
+    return steps[nsteps++];
+  }
+
+  /// Ends the recording: the records after the last step go to `spare`, so the result holds this execution's.
+  void trim_steps() {
+    while (res.steps.size() > nsteps) {
+      spare.push_back(std::move(res.steps.back()));
+      res.steps.pop_back();
+    }
+  }
 
   void touch(uint64_t object, bool write) {
-    if (!record_footprints || unwinding || result->steps.empty()) return;
-    auto& fp = result->steps.back().footprint;
+    if (!record_footprints || unwinding || nsteps == 0) return;
+    auto& fp = last_step().footprint;
     for (Access& a : fp)
       if (a.object == object) {
         a.write |= write;
         return;
       }
     fp.push_back({object, write});
+    footprint_hint = std::max(footprint_hint, fp.size());
   }
 
   void note(std::string_view text) {
-    if (unwinding || result->steps.empty()) return;  // no step yet (prologue), or the execution is over
-    std::string& d = result->steps.back().detail;
+    if (unwinding || nsteps == 0) return;  // no step yet (prologue), or the execution is over
+    std::string& d = last_step().detail;
     if (!d.empty()) d += ' ';
     d += text;
+    detail_hint = std::max(detail_hint, d.size());
   }
 
   void yield_to_scheduler(ActorId id) {
@@ -188,14 +186,19 @@ struct Engine::Impl {
     s.sink = std::move(s.sink).resume();
   }
 
-  void point(ActorId id, PointKind kind, std::string_view what, std::string&& detail) {
+  void point(ActorId id, PointKind kind, std::string_view what, std::string_view detail) {
     // While fibers are being unwound at the end of an execution, nothing may switch.
     if (unwinding) return;
     Slot& s = slots[id];
     s.state = SlotState::AtPoint;
     s.kind = kind;
     s.what = what;
-    s.detail = std::move(detail);
+    // Copied into the slot's own buffer (no allocation once it has grown); the empty test skips a call into
+    // the library for the common empty detail.
+    if (detail.empty())
+      s.detail.clear();
+    else
+      s.detail.assign(detail);
     yield_to_scheduler(id);
   }
 
@@ -205,7 +208,9 @@ struct Engine::Impl {
     s.state = SlotState::Blocked;
     s.kind = PointKind::LockWait;
     s.what = "lock.wait";
-    s.detail = m.holder() == kNoActor ? std::string() : fmt::format("held by {}", world->actor_name(m.holder()));
+    s.detail.clear();
+    if (m.holder() != kNoActor)
+      fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));
     s.waiting = &m;
     yield_to_scheduler(id);
     s.waiting = nullptr;
@@ -216,7 +221,7 @@ struct Engine::Impl {
     branching_draw |= bound > 1;
     const uint64_t v = strategy->draw(bound);
     ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
-    result->schedule.push_back({Choice::Draw, v});
+    res.schedule.push_back({Choice::Draw, v});
     return v;
   }
 
@@ -249,10 +254,10 @@ struct Engine::Impl {
 
   /// Records a crash of `id` during the last step, once (the slot is Done afterwards, never resumed).
   void record_crash(ActorId id) {
-    if (!slots[id].crashed || result->steps.empty()) return;
-    const uint64_t step = result->steps.size() - 1;
-    if (!result->crashes.empty() && result->crashes.back().actor == id && result->crashes.back().step == step) return;
-    result->crashes.push_back({id, step, slots[id].crashed});
+    if (!slots[id].crashed || nsteps == 0) return;
+    const uint64_t step = nsteps - 1;
+    if (!res.crashes.empty() && res.crashes.back().actor == id && res.crashes.back().step == step) return;
+    res.crashes.push_back({id, step, slots[id].crashed});
     note(fmt::format("crashed={}", slots[id].crashed));
   }
 
@@ -312,18 +317,66 @@ struct Engine::Impl {
     return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
   }
 
-  /// Fresh slots and contexts for an execution of `w` (n actors) under `st`, recording into `r`.
-  void begin(World& w, Strategy& st, ExecutionResult& r, ActorId n) {
+  /// Fresh slots and contexts for an execution of `w` (n actors) under `st`, and a fresh result. Storage is
+  /// kept (the result's vectors, the step records' and the slots' buffers): an engine that has run a few
+  /// executions of a world runs the next ones without a heap allocation of its own.
+  void begin(World& w, Strategy& st, ActorId n) {
     world = &w;
     strategy = &st;
-    result = &r;
-    r.steps.reserve(steps_hint);
-    r.schedule.reserve(steps_hint);
-    slots.clear();
-    slots.resize(n);
-    ctxs.clear();
+    std::vector<StepRecord> steps = std::move(res.steps);
+    std::vector<Choice> schedule = std::move(res.schedule);
+    std::vector<Crash> crashes = std::move(res.crashes);
+    res = ExecutionResult{};  // every other field as new
+    res.steps = std::move(steps);
+    schedule.clear(), res.schedule = std::move(schedule);
+    crashes.clear(), res.crashes = std::move(crashes);
+    nsteps = 0;
+    if (slots.size() != n) slots.resize(n);
+    for (Slot& s : slots) s.reset();
     ctxs.resize(n);
     for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
+  }
+
+  /// The runnable actors (ascending ids) into `cands`; whether some actor is blocked.
+  bool collect(std::vector<Candidate>& cands) const {
+    const auto n = static_cast<ActorId>(slots.size());
+    cands.resize(n);  // within the capacity kept from the last choice: no allocation, then trimmed
+    size_t k = 0;
+    bool blocked = false;
+    for (ActorId i = 0; i < n; ++i) {
+      if (runnable(i))
+        cands[k++] = {i, slots[i].kind, slots[i].what};
+      else if (slots[i].state == SlotState::Blocked)
+        blocked = true;
+    }
+    cands.resize(k);
+    return blocked;
+  }
+
+  /// Records the step `pick` is about to take (preempting or not). The caller then resumes the actor: from
+  /// the scheduler's loop itself, since every return between a context switch and the loop costs a
+  /// mispredicted branch (the return-address predictor was filled on the other stack).
+  void record_step(ActorId pick, bool preempt) {
+    // Every field of a reused record is set below: a field added to StepRecord must be set here too.
+    static_assert(sizeof(StepRecord) == 96, "StepRecord changed: set its new field in record_step");
+    res.schedule.push_back({Choice::Actor, pick});
+    Slot& s = slots[pick];
+    StepRecord& st = next_step();
+    st.actor = pick;
+    st.kind = s.kind;
+    st.what = s.what;
+    // The slot's detail becomes the step's; the slot takes the record's old buffer for its next point.
+    if (!s.detail.empty() || !st.detail.empty()) {
+      st.detail.swap(s.detail);
+      detail_hint = std::max(detail_hint, st.detail.size());
+      s.detail.clear();
+      if (s.detail.capacity() < detail_hint) s.detail.reserve(detail_hint);
+    }
+    st.preemption = preempt;
+    st.footprint.clear();
+    if (st.footprint.capacity() < footprint_hint) st.footprint.reserve(footprint_hint);
+    st.waited_lock = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
+    if (order) order_took(pick, s.what, st);
   }
 
   // -- the order (sim/order.h), active only when the world has one --
@@ -353,9 +406,7 @@ struct Engine::Impl {
   }
 };
 
-namespace {
-
-Violation steps_bounded(uint64_t max_steps) {
+static Violation steps_bounded(uint64_t max_steps) {
   return Violation{"steps-bounded",
                    fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
                                "likely an actor that polls or retries without bound, or a livelock between actors",
@@ -363,16 +414,19 @@ Violation steps_bounded(uint64_t max_steps) {
                    ""};
 }
 
-}  // namespace
-
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
 Engine::~Engine() = default;
 
 ExecutionResult Engine::run(World& world, Strategy& strategy) {
+  execute(world, strategy);
+  return std::move(impl_->res);  // the caller owns it: the next execution starts from empty storage
+}
+
+const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
   Impl& m = *impl_;
-  ExecutionResult r;
+  ExecutionResult& r = m.res;
   const auto n = static_cast<ActorId>(world.actor_count());
-  m.begin(world, strategy, r, n);
+  m.begin(world, strategy, n);
 
   // Prologue: each actor, in id order, runs up to its first scheduling point (no shared effects).
   for (ActorId i = 0; i < n && !r.violation; ++i) {
@@ -382,18 +436,10 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
   }
 
   m.order_begin(world);
-  std::vector<Candidate> cands;
-  cands.reserve(n);
+  std::vector<Candidate>& cands = m.cands;
   ActorId current = kNoActor;
   while (!r.violation) {
-    cands.clear();
-    bool blocked = false;
-    for (ActorId i = 0; i < n; ++i) {
-      if (m.runnable(i))
-        cands.push_back({i, m.slots[i].kind, m.slots[i].what});
-      else if (m.slots[i].state == SlotState::Blocked)
-        blocked = true;
-    }
+    const bool blocked = m.collect(cands);
     if (cands.empty()) {
       if (blocked) {
         r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", m.deadlock_state()};
@@ -407,13 +453,15 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
       if ((r.order_blocked = m.filter(*m.order, cands))) break;
       m.one_option &= cands.size() == 1;
     }
-    if (r.steps.size() >= opt_.max_steps) {
+    if (m.nsteps >= opt_.max_steps) {
       r.violation = steps_bounded(opt_.max_steps);
       break;
     }
     const ActorId pick = strategy.choose(cands, current);
-    bool valid = false;
-    for (const Candidate& c : cands) valid |= c.actor == pick;
+    // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
+    const bool valid =
+        m.order ? std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == pick; })
+                : pick < n && m.runnable(pick);
     ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
     // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
     // use of the (under `random`, unpredictable) pick is branch-free.
@@ -425,29 +473,23 @@ ExecutionResult Engine::run(World& world, Strategy& strategy) {
           std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == current; });
     const bool preempt = current_runnable & (current != pick);
     r.preemptions += preempt;
-    r.schedule.push_back({Choice::Actor, pick});
-    Slot& s = m.slots[pick];
-    const uint64_t waited = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
-    // Braced, not emplace_back(args...): clang 14 (the fuzz build) has no parenthesized aggregate init.
-    r.steps.push_back(StepRecord{pick, s.kind, s.what, std::move(s.detail), preempt, {}, waited});
-    if (m.order) m.order_took(pick, s.what, r.steps.back());
+    m.record_step(pick, preempt);
     m.resume(pick);
-    current = pick;
     if (m.slots[pick].crashed) m.record_crash(pick);
-    strategy.step_done(r.steps.back());
+    current = pick;
+    strategy.step_done(m.last_step());
     if (m.slots[pick].exception) {
       auto v = m.exception_violation(pick);
       r.violation = v, r.violation_actor = pick;
       break;
     }
-    if (auto v = world.check_step(r.steps.size() - 1, pick)) r.violation = v, r.violation_actor = pick;
+    if (auto v = world.check_step(m.nsteps - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
   r.single_schedule = m.order && m.one_option && !m.branching_draw;
   m.unwind_all();
-  m.steps_hint = std::max<size_t>(r.steps.size(), 16);
+  m.trim_steps();
   m.world = nullptr;
   m.strategy = nullptr;
-  m.result = nullptr;
   return r;
 }
 

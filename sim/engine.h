@@ -109,6 +109,12 @@ class Engine {
   /// has already called. The world outlives the call; every fiber is finished or unwound on return.
   ExecutionResult run(World& world, Strategy& strategy);
 
+  /// The same execution as run(), recorded into storage the engine keeps: the result is valid until the next
+  /// execute() or run() on this engine (copy what must outlive it). After a few executions of a world, the
+  /// engine's own part of an execution allocates nothing (step records, their details and footprints, the
+  /// schedule are reused); the explorer runs every execution this way.
+  const ExecutionResult& execute(World& world, Strategy& strategy);
+
   const EngineOptions& options() const { return opt_; }
 
  private:

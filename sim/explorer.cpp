@@ -21,7 +21,7 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
     const uint64_t seed = execution_seed(options.seed, i);
     strategy.begin_execution(seed);
     std::unique_ptr<World> world = make_world();
-    ExecutionResult r = engine.run(*world, strategy);
+    const ExecutionResult& r = engine.execute(*world, strategy);  // the engine's storage, reused next time
     ++sum.executions;
     sum.steps += r.steps.size();
     if (observe) observe(i, seed, *world, r);
@@ -35,7 +35,7 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
     if (r.violation) {
       ++sum.violating_executions;
       ++sum.violations_by_invariant[r.violation->invariant];
-      if (!sum.first) sum.first = Finding{i, seed, std::move(r)};
+      if (!sum.first) sum.first = Finding{i, seed, r};
       if (options.stop_at_first_violation) break;
     }
     if (!more || single) break;

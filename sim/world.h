@@ -62,8 +62,9 @@ class ActorContext {
   virtual ~ActorContext() = default;
   virtual ActorId self() const = 0;
   /// A scheduling point: `what` is the call or barrier name, `detail` its context ("node=n1 ...").
-  /// REQUIRES: `what` has static storage duration (a literal or a constant table entry).
-  virtual void point(PointKind kind, std::string_view what, std::string detail) = 0;
+  /// REQUIRES: `what` has static storage duration (a literal or a constant table entry). `detail` is copied
+  /// before the call returns (into a buffer the engine reuses), so a view of a caller's scratch buffer is fine.
+  virtual void point(PointKind kind, std::string_view what, std::string_view detail) = 0;
   /// A choice other than which actor runs (a fault firing, say): uniform in [0, bound) under `random`,
   /// decided by the strategy in general. REQUIRES: bound > 0.
   virtual uint64_t draw(uint64_t bound) = 0;

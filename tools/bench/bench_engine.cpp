@@ -5,10 +5,12 @@
 // 2. Engine overhead per scheduling point: a no-op world whose actors only hit points, under `random`.
 //    Reported as a multiple of the baseline pair.
 // 3. Backend + every invariant: executions/s and steps/s of `run` on scenario files, and the share of
-//    steps that are barrier steps.
+//    steps that are barrier steps; then ns per step and heap allocations per execution and per step, counted
+//    after a warm-up (alloc_counter.h: this binary replaces the global operator new).
 //
 // Usage: allocsim_bench [SCENARIO...]   (defaults: the ALLOC-004 and ALLOC-005 scenarios)
 // Time (this thread's CPU time) is measured here and only here; it never feeds a decision in the simulator.
+#include <algorithm>
 #include <boost/context/fiber.hpp>
 #include <cstdio>
 #include <ctime>
@@ -20,22 +22,18 @@
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"
+#include "tools/bench/alloc_counter.h"
+#include "tools/bench/cpu_clock.h"
 
 using namespace allocsim;
 
 namespace {
 
-// CPU time of this thread: on a shared machine, wall-clock time also counts the time the thread waited for a
-// core, which says more about the other processes than about allocsim. Every number below uses this clock.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
+using bench::thread_cpu_seconds;  // tools/bench/cpu_clock.h: every number below uses this clock
 
 double baseline_switch_pair_ns() {
   namespace ctx = boost::context;
-  const long n = 5'000'000;
+  const long n = 1'000'000;
   long counter = 0;
   ctx::fiber f{[&counter](ctx::fiber&& main) {
     for (;;) {
@@ -63,26 +61,79 @@ struct NoopWorld : sim::World {
   std::optional<sim::Violation> check_quiescent() override { return std::nullopt; }
 };
 
-double engine_point_ns() {
+// Executions run before anything is counted: stacks pooled, vectors grown to their steady size.
+constexpr uint64_t kWarmup = 2000;
+
+struct EngineCost {
+  double point_ns = 0;
+  double allocations_per_execution = 0;
+};
+
+// The engine's figures are the least of kRounds rounds, each a baseline then 4000 executions: on a loaded
+// machine a round is slowed by the other processes (cache, a shared core), never sped up, so the least is the
+// closest to the cost itself, and baseline and engine are taken close together.
+constexpr int kRounds = 9;
+
+EngineCost engine_point_cost(double& pair_ns) {
   sim::Engine engine;
   sim::RandomStrategy random;
-  const uint64_t executions = 20000;
+  const uint64_t executions = 4000;
   const int actors = 3, points = 30;
-  const double t0 = thread_cpu_seconds();
-  auto sum = sim::explore(
-      engine, [&] { return std::make_unique<NoopWorld>(actors, points); }, random,
-      sim::ExploreOptions{.seed = 1, .executions = executions});
-  const double s = thread_cpu_seconds() - t0;
-  return s * 1e9 / double(sum.steps);
+  const auto make = [&] { return std::make_unique<NoopWorld>(actors, points); };
+  sim::explore(engine, make, random, sim::ExploreOptions{.seed = 1, .executions = kWarmup});
+  EngineCost best{1e30, 0};
+  pair_ns = 1e30;
+  for (int round = 0; round < kRounds; ++round) {
+    pair_ns = std::min(pair_ns, baseline_switch_pair_ns());
+    const bench::AllocCounts a0 = bench::alloc_counts();
+    const double t0 = thread_cpu_seconds();
+    auto sum = sim::explore(engine, make, random,
+                            sim::ExploreOptions{.seed = 1, .executions = executions, .first_index = kWarmup});
+    const double s = thread_cpu_seconds() - t0;
+    const bench::AllocCounts a = bench::alloc_counts() - a0;
+    best.point_ns = std::min(best.point_ns, s * 1e9 / double(sum.steps));
+    best.allocations_per_execution = double(a.allocations) / double(sum.executions);
+  }
+  return best;
+}
+
+/// `run` (random, every invariant on) over kWarmup + `measured` executions; everything is counted over the
+/// last `measured` only, from the execution hook (the same point of every execution).
+struct RunWindow {
+  harness::ScenarioReport report;
+  uint64_t executions = 0, steps = 0;
+  double cpu_s = 0;
+  bench::AllocCounts allocs;
+};
+
+RunWindow run_measured(const harness::Scenario& sc, uint64_t measured) {
+  harness::RunConfig cfg;
+  cfg.executions = kWarmup + measured;
+  RunWindow w;
+  double t0 = 0;
+  bench::AllocCounts a0;
+  harness::RunHooks hooks;
+  hooks.on_execution = [&](uint64_t index, const sim::World&, const sim::ExecutionResult& res) {
+    if (index + 1 == kWarmup) {
+      a0 = bench::alloc_counts();
+      t0 = thread_cpu_seconds();
+    } else if (index >= kWarmup) {
+      ++w.executions;
+      w.steps += res.steps.size();
+      if (index + 1 == cfg.executions) {
+        w.cpu_s = thread_cpu_seconds() - t0;
+        w.allocs = bench::alloc_counts() - a0;
+      }
+    }
+  };
+  w.report = harness::run_scenario(sc, cfg, hooks);
+  return w;
 }
 
 void scenario_throughput(const std::string& file) {
   harness::Scenario sc = harness::load_scenario(file);
-  harness::RunConfig cfg;
-  cfg.executions = 20000;
-  const double t0 = thread_cpu_seconds();
-  harness::ScenarioReport r = harness::run_scenario(sc, cfg);
-  const double s = thread_cpu_seconds() - t0;
+  const RunWindow w = run_measured(sc, 20000);
+  const double s = w.cpu_s;
   // Count barrier steps over a replayed sample (the runner reports steps, not kinds).
   auto compiled = harness::compile(sc, {});
   sim::Engine engine;
@@ -96,10 +147,13 @@ void scenario_throughput(const std::string& file) {
         for (const auto& st : res.steps) barrier_steps += st.kind == sim::PointKind::Barrier;
       });
   const double barrier_share = steps ? double(barrier_steps) / double(steps) : 0;
+  const double execs = double(w.executions), wsteps = double(w.steps);
   std::printf("%-40s %8.0f executions/s %10.0f steps/s %10.0f barrier steps/s  (%.1f steps/execution, %s)\n",
-              sc.name.c_str(), double(r.summary.executions) / s, double(r.summary.steps) / s,
-              double(r.summary.steps) / s * barrier_share, double(r.summary.steps) / double(r.summary.executions),
-              r.met ? "expectation met" : "EXPECTATION NOT MET");
+              sc.name.c_str(), execs / s, wsteps / s, wsteps / s * barrier_share, wsteps / execs,
+              w.report.met ? "expectation met" : "EXPECTATION NOT MET");
+  std::printf("%-40s %8.0f ns/step %11.1f allocations/execution %7.2f allocations/step %9.0f bytes/execution\n", "",
+              s * 1e9 / wsteps, double(w.allocs.allocations) / execs, double(w.allocs.allocations) / wsteps,
+              double(w.allocs.bytes) / execs);
 }
 
 }  // namespace
@@ -110,11 +164,19 @@ int main(int argc, char** argv) {
   if (files.empty()) files = {"scenarios/alloc-004-one-plan-two-claimants.json", "scenarios/alloc-005-last-out.json"};
 
   std::printf("(rates and times per second of this thread's CPU time, not wall-clock time)\n");
-  const double pair = baseline_switch_pair_ns();
-  const double point = engine_point_ns();
+  double pair = 0;
+  const EngineCost engine = engine_point_cost(pair);
+  const double point = engine.point_ns;
   std::printf("baseline: two Boost.Context switches            %6.1f ns\n", pair);
-  std::printf("engine: one scheduling point, no-op world        %6.1f ns  = %.2fx the two switches (target <= 5x)\n",
+  std::printf("engine: one scheduling point, no-op world        %6.1f ns  = %.2fx the two switches (target <= 3x)\n",
               point, point / pair);
+  std::printf("engine: heap allocations per execution, no-op world (3 actors x 30 points)  %.2f  (the world)\n",
+              engine.allocations_per_execution);
+  std::printf("(baseline and engine: the least of %d rounds, 1M switch pairs and 4000 executions each)\n", kRounds);
+  std::printf(
+      "(each scenario: %llu warm-up executions of `run`, then 20000 measured: rates, ns/step and "
+      "allocations over those)\n",
+      static_cast<unsigned long long>(kWarmup));
   for (const auto& f : files) scenario_throughput(f);
   return 0;
 }
