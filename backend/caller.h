@@ -12,6 +12,8 @@
 // - touch(): the footprint of the current step (DPOR); a no-op by default.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,6 +46,18 @@ class Caller {
   /// Fires barrier `name` (one of backend/CONTRACT.md §2's allocation barriers); `detail` is its context rendered
   /// as "key=value key=value". REQUIRES: name is a known barrier.
   virtual BarrierHit barrier(std::string_view name, std::string detail) = 0;
+  /// barrier() with the detail given as a format string and its arguments (the seed's keyword context, in
+  /// order): `c.barrier("owner.read.after", "node={} op_id={}", node, op_id)`. A caller that keeps a buffer
+  /// (the simulator's) formats into it instead of building a string per barrier; the default formats a
+  /// string and calls barrier().
+  template <class... Args>
+  BarrierHit barrier(std::string_view name, fmt::format_string<Args...> detail, Args&&... args) {
+    return barrier_formatted(name, detail, fmt::make_format_args(args...));
+  }
+  /// The type-erased form of the template above; what a caller with its own buffer overrides.
+  virtual BarrierHit barrier_formatted(std::string_view name, fmt::string_view format, fmt::format_args args) {
+    return barrier(name, fmt::vformat(format, args));
+  }
   virtual void lock() = 0;
   virtual void unlock() = 0;
   /// A fresh id of `kind` ("plan", "claim", "gen"), e.g. "claim-3" or "claim-flowA-3".

@@ -9,9 +9,11 @@
 #include "backend/memory_backend.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backend/errors.h"
 #include "backend/mig_geometry.h"
@@ -145,43 +147,84 @@ void MemoryBackend::fail_reads(Caller& c, const std::string& kind, std::optional
 
 Observation<InventorySnapshot> MemoryBackend::inventory(Caller& c,
                                                         const std::optional<std::vector<std::string>>& scope_nodes) {
+  Observation<InventorySnapshot> out;
+  inventory_into(c, scope_nodes, out);
+  return out;
+}
+
+// The seed's `inventory`, written into the caller's storage: each container is refilled in place (element
+// by element, so strings keep their buffers) instead of being built anew; same fields, same order.
+void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
+                                   Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
   c.touch(Obj::FailedReads, "nodes", false);
   c.touch(Obj::Clock, kClockName, false);
-  if (const std::string* reason = find_in(s_.failed_reads, "nodes"))
-    return unknown_now<InventorySnapshot>(*reason, "node listing failed");
+  if (const std::string* reason = find_in(s_.failed_reads, "nodes")) {
+    out.known = false;  // unknown_now("<reason>", "node listing failed")
+    out.generation.reset();
+    out.reason = *reason;
+    out.detail = "node listing failed";
+    out.observed_at = s_.clock.now();
+    return;
+  }
   c.touch(Obj::FailedReads, "pods", false);
   c.touch(Obj::AllNodes, "", false);
-  std::vector<const NodeFixture*> nodes;
+  // Line 181's list `nodes` of scoped nodes, as a predicate over s_.nodes (scenario order) rather than a copy.
+  const auto scoped = [&scope_nodes](const NodeFixture& n) {
+    return !scope_nodes || std::find(scope_nodes->begin(), scope_nodes->end(), n.name) != scope_nodes->end();
+  };
+  size_t device_count = 0;
   for (const auto& n : s_.nodes) {
-    if (scope_nodes && std::find(scope_nodes->begin(), scope_nodes->end(), n.name) == scope_nodes->end()) continue;
+    if (!scoped(n)) continue;
     c.touch(Obj::Node, n.name, false);
-    nodes.push_back(&n);
+    device_count += static_cast<size_t>(std::max(n.gpu_count, 0));
   }
-  InventorySnapshot snap;
-  for (const NodeFixture* n : nodes)
-    for (int i = 0; i < n->gpu_count; ++i)
-      snap.devices.push_back({n->name, i, fmt::format("GPU-{}-{}", n->name, i), std::nullopt, n->product,
-                              static_cast<int64_t>(n->memory_gib * static_cast<double>(kGiB)), std::nullopt});
+  InventorySnapshot& snap = out.value;
+  snap.devices.resize(device_count);
+  size_t k = 0;
+  for (const auto& n : s_.nodes) {
+    if (!scoped(n)) continue;
+    for (int i = 0; i < n.gpu_count; ++i) {
+      // {node, ordinal i, uuid "GPU-<node>-<i>", no mig uuid, product, memory bytes, no mig profile}
+      DeviceIdentity& d = snap.devices[k++];
+      d.node = n.name;
+      d.ordinal = i;
+      if (!d.uuid) d.uuid.emplace();
+      d.uuid->clear();
+      fmt::format_to(std::back_inserter(*d.uuid), "GPU-{}-{}", n.name, i);
+      d.mig_uuid.reset();
+      d.product = n.product;
+      d.memory_bytes = static_cast<int64_t>(n.memory_gib * static_cast<double>(kGiB));
+      d.mig_profile.reset();
+    }
+  }
   const bool partial = find_in(s_.failed_reads, "pods") != nullptr;
   const bool idle_mutant = partial && opt_.mutants.has(Mutant::PartialInventoryIsIdle);
+  snap.occupancy.clear();
   if (!partial || idle_mutant)
-    for (const NodeFixture* n : nodes) {
+    for (const auto& n : s_.nodes) {
+      if (!scoped(n)) continue;
       int used = 0;
-      for (const auto& [workload, units] : n->workloads) used += units;
-      snap.occupancy.emplace_back(n->name, idle_mutant ? 0 : used);
+      for (const auto& [workload, units] : n.workloads) used += units;
+      snap.occupancy.emplace_back(n.name, idle_mutant ? 0 : used);
     }
+  snap.sharing.clear();
+  snap.owners.clear();
   int64_t generation = 0;
-  for (const NodeFixture* n : nodes) {
-    snap.sharing.emplace_back(n->name, n->classification());
-    if (is_truthy(n->owner)) snap.owners.emplace_back(n->name, *n->owner);
-    generation += n->resource_version;
+  for (const auto& n : s_.nodes) {
+    if (!scoped(n)) continue;
+    snap.sharing.emplace_back(n.name, n.classification());
+    if (is_truthy(n.owner)) snap.owners.emplace_back(n.name, *n.owner);
+    generation += n.resource_version;
   }
   snap.completeness = (partial && !idle_mutant) ? kCompletenessPartial : kCompletenessComplete;
   snap.observed_at = s_.clock.now();
   snap.generation = std::to_string(generation);
-  std::string gen = snap.generation;
-  return known_now(std::move(snap), std::move(gen));
+  out.known = true;  // known_now(snap, snap.generation)
+  out.generation = snap.generation;
+  out.reason.clear();
+  out.detail.clear();
+  out.observed_at = s_.clock.now();
 }
 
 // -- planning (lines 194-259) ---------------------------------------------------------------------------
@@ -191,13 +234,14 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
   std::vector<std::string> reasons;
   if (snapshot.completeness != kCompletenessComplete)
     return Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
-  OrderedMap<std::string, std::vector<DeviceIdentity>> by_node;
+  // The seed's `by_node` dict of device lists, holding pointers into the snapshot instead of copies.
+  OrderedMap<std::string, std::vector<const DeviceIdentity*>> by_node;
   for (const auto& device : snapshot.devices) {
     if (!device.node) continue;
     if (auto* list = find_in(by_node, *device.node))
-      list->push_back(device);
+      list->push_back(&device);
     else
-      by_node.emplace_back(*device.node, std::vector<DeviceIdentity>{device});
+      by_node.emplace_back(*device.node, std::vector<const DeviceIdentity*>{&device});
   }
   OrderedMap<std::string, int> free;
   std::vector<std::string> excluded;
@@ -242,11 +286,11 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
           *std::find_if(exclusive.begin(), exclusive.end(),
                         [&id = workload_id](const auto* r) { return r->workload_id == id; });
       std::vector<DeviceIdentity> taken;
-      for (const auto& d : *find_in(by_node, node)) {
+      for (const DeviceIdentity* d : *find_in(by_node, node)) {
         bool assigned = false;
         for (const auto& [w, devices] : assignments)
-          assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
-        if (!assigned) taken.push_back(d);
+          assigned = assigned || std::find(devices.begin(), devices.end(), *d) != devices.end();
+        if (!assigned) taken.push_back(*d);
       }
       taken.resize(slice_end(taken.size(), request->device_count));
       put_in(assignments, workload_id, std::move(taken));
@@ -324,11 +368,13 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
     return ClaimObservation{};
   };
   const std::string owner = operation_id.substr(0, operation_id.find(':'));
-  std::set<std::string> node_set;
+  // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set.
+  std::vector<std::string> nodes;
   for (const auto& [workload, devices] : plan.assignments)
     for (const auto& d : devices)
-      if (is_truthy(d.node)) node_set.insert(*d.node);
-  const std::vector<std::string> nodes(node_set.begin(), node_set.end());
+      if (is_truthy(d.node)) nodes.push_back(*d.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   std::string current;
   {
     LockGuard lock(c);
@@ -361,7 +407,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
       seen_owner = node.owner;
       seen_version = node.resource_version;
     }
-    c.barrier("owner.read.after", fmt::format("node={} op_id={} version={}", node_name, operation_id, seen_version));
+    c.barrier("owner.read.after", "node={} op_id={} version={}", node_name, operation_id, seen_version);
     if (seen_owner && *seen_owner != owner) {
       {
         LockGuard lock(c);
@@ -370,7 +416,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
       return lost(OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
                                     "Re-plan against the remaining pool.", node_name));
     }
-    c.barrier("owner.update.before", fmt::format("node={} op_id={}", node_name, operation_id));
+    c.barrier("owner.update.before", "node={} op_id={}", node_name, operation_id);
     {
       LockGuard lock(c);
       c.touch(Obj::Node, node_name, false);
@@ -392,7 +438,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
         record(c, operation_id, "stamp-owner", node_name, owner);
       }
     }
-    c.barrier("owner.update.after", fmt::format("node={} op_id={}", node_name, operation_id));
+    c.barrier("owner.update.after", "node={} op_id={}", node_name, operation_id);
   }
 
   LockGuard lock(c);
@@ -409,7 +455,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
     *same = std::move(fresh);  // `self._claims[claim_id] = claim` keeps a reused id's position
   else
     s_.claims.push_back(std::move(fresh));
-  c.barrier("claim.create.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+  c.barrier("claim.create.after", "claim={} op_id={}", claim_id, operation_id);
   if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
     const std::string entry = fmt::format("{}{}-{}", kEntryPrefix, owner, generation);
     claim_at(claim_id).entry_name = entry;
@@ -454,7 +500,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
     }
   }
   claim_at(claim_id).status = kClaimAllocated;
-  c.barrier("claim.schedule.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+  c.barrier("claim.schedule.after", "claim={} op_id={}", claim_id, operation_id);
   return observe_claim(c, claim_at(claim_id));
 }
 
@@ -595,7 +641,7 @@ void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) 
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, true);
   claim_at(claim_id).workload_ready = true;
-  c.barrier("claim.ready.after", "claim=" + claim_id);
+  c.barrier("claim.ready.after", "claim={}", claim_id);
 }
 
 WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
@@ -659,7 +705,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     // polls with the lock held, so the unbind that would end the wait can never take it (a livelock). Each
     // poll is a barrier, i.e. a scheduling point, as a real poll loop sleeps between reads.
     while (opt_.mutants.has(Mutant::ReleaseSpinsOnBusyNodes) && !keep_workloads && !busy.empty()) {
-      c.barrier("restore.before", fmt::format("claim={} op_id={} waiting_for_workloads=1", claim_id, operation_id));
+      c.barrier("restore.before", "claim={} op_id={} waiting_for_workloads=1", claim_id, operation_id);
       busy.clear();
       for (const std::string& n : claim.nodes) {
         c.touch(Obj::Node, n, false);
@@ -673,7 +719,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
       return {claim_id, kReleasePendingRecovery, busy.empty() ? claim.nodes : busy,
               busy.empty() ? "workloads retained" : "workloads still hold the devices"};
     }
-    c.barrier("restore.before", fmt::format("claim={} op_id={}", claim_id, operation_id));
+    c.barrier("restore.before", "claim={} op_id={}", claim_id, operation_id);
     c.touch(Obj::FailedReads, "config", false);
     if (find_in(s_.failed_reads, "config") != nullptr)
       return {claim_id, kReleasePendingRecovery, claim.nodes,
@@ -709,7 +755,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         record(c, operation_id, "release-owner", node_name, claim.owner);
       }
     }
-    c.barrier("restore.after", fmt::format("claim={} op_id={}", claim_id, operation_id));
+    c.barrier("restore.after", "claim={} op_id={}", claim_id, operation_id);
   }
   if (!claim.entry_name.empty()) {
     // The last-owner read and the write are two API calls: the barrier between them sits outside the
@@ -724,8 +770,8 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     std::vector<std::string> seen_names;
     for (const auto& [entry, members] : seen) seen_names.push_back(entry);
     std::sort(seen_names.begin(), seen_names.end());
-    c.barrier("delete.before",
-              fmt::format("entry={} op_id={} seen={}", claim.entry_name, operation_id, join(seen_names, ",")));
+    c.barrier("delete.before", "entry={} op_id={} seen={}", claim.entry_name, operation_id,
+              fmt::join(seen_names, ","));  // `seen=sorted(seen)`, comma-joined as join() did
     {
       LockGuard lock(c);
       c.touch(Obj::SharedMap, kMapName, true);
@@ -755,7 +801,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         }
       }
     }
-    c.barrier("delete.after", fmt::format("entry={} op_id={}", claim.entry_name, operation_id));
+    c.barrier("delete.after", "entry={} op_id={}", claim.entry_name, operation_id);
   }
   {
     LockGuard lock(c);
@@ -809,9 +855,21 @@ void MemoryBackend::advance_clock(Caller& c, double seconds) {
 
 std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& kinds) const {
   std::vector<Mutation> out;
-  for (const auto& m : s_.audit)
-    if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) out.push_back(m);
+  mutations_into(kinds, out);
   return out;
+}
+
+void MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
+  size_t n = 0;
+  for (const auto& m : s_.audit)
+    if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) {
+      if (n < out.size())
+        out[n] = m;  // copy-assigned: the element's strings keep their buffers
+      else
+        out.push_back(m);
+      ++n;
+    }
+  out.resize(n);
 }
 
 void MemoryBackend::record(Caller& c, const std::string& op_id, std::string kind, std::string target,

@@ -170,6 +170,10 @@ class MemoryBackend {
   /// `scope_nodes`: nullopt = every node. Unknown when node reads fail; partial (no occupancy) when pod
   /// reads fail (unless the partial-inventory-is-idle mutant is on).
   Observation<InventorySnapshot> inventory(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes);
+  /// inventory() into `out`, reusing its containers' storage (the simulator's hot path): afterwards `out` holds
+  /// what inventory() returns, except that an Unknown answer leaves `out.value` as it was (meaningless then).
+  void inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
+                      Observation<InventorySnapshot>& out);
 
   /// Seed `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
   /// smallest_profile + check_layout. Infeasible reasons worded as the seed's.
@@ -235,6 +239,9 @@ class MemoryBackend {
 
   /// Audit entries, optionally only those of the given kinds.
   std::vector<Mutation> mutations(const std::vector<std::string>& kinds = {}) const;
+  /// mutations() into `out`, reusing its elements' storage: what the audit-explains-state invariant calls at
+  /// quiescence, so that it allocates nothing once `out` has grown. mutations() is this into a new vector.
+  void mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
   void rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,

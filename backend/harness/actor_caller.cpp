@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 #include "backend/harness/catalog.h"
@@ -10,12 +11,24 @@ namespace allocsim::harness {
 
 using sim::PointKind;
 
-backend::BarrierHit ActorCaller::barrier(std::string_view name, std::string detail) {
+backend::BarrierHit ActorCaller::barrier(std::string_view name, std::string detail) { return fire(name, detail); }
+
+backend::BarrierHit ActorCaller::barrier_formatted(std::string_view name, fmt::string_view format,
+                                                   fmt::format_args args) {
+  // The buffer is the actor's and outlives the execution: formatting a detail allocates nothing once it has
+  // grown to the longest detail. The engine copies it at the point, before the actor can fire another.
+  std::string& detail = st_.detail_scratch;
+  detail.clear();
+  fmt::vformat_to(std::back_inserter(detail), format, args);
+  return fire(name, detail);
+}
+
+backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& detail) {
   const auto& cat = barrier_catalog();
   for (size_t i = 0; i < cat.size(); ++i) {
     if (name != cat[i].name) continue;
     ++w_.barrier_hits_[i];
-    ctx_.point(PointKind::Barrier, cat[i].name, std::move(detail));  // catalog names are static
+    ctx_.point(PointKind::Barrier, cat[i].name, detail);  // catalog names are static
     return fault_at(cat[i].name);
   }
   // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
@@ -29,6 +42,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   // Audit appends commute: no invariant reads the log's order, only the entries a step added, so
   // treating appends as conflicting writes would make every pair of mutating steps dependent.
   if (what == backend::Obj::Audit) return;
+  if (write) w_.memo.dirty.write(what, name, w_.c_.node_index);  // dirty.h: what the next check re-runs
   ctx_.touch(object_id(what, name), write);
   // The visibility condition (docs/DESIGN.md §2): invariants are checked after every step, and several read more
   // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;
@@ -53,14 +67,16 @@ std::string ActorCaller::next_id(std::string_view kind) {
 /// bound. Crash and raise throw; drop_response marks the op and lets the call complete.
 backend::BarrierHit ActorCaller::fault_at(const char* barrier) {
   const FaultSpec& f = w_.c_.scenario->faults;
-  if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return {};
+  if (!f.eligible(st_.name)) return {};
   const auto* actions = backend::find_in(f.barriers, std::string_view(barrier));
-  if (actions == nullptr) return {};
+  if (actions == nullptr || !fault_budget_left()) return {};
   const uint64_t v = ctx_.draw(1 + actions->size());
   if (v == 0) return {};
-  ++w_.faults_fired_;
+  count_fault();
   const FaultAction action = (*actions)[v - 1];
-  ctx_.note(fmt::format("fault={}", fault_action_name(action)));
+  fmt::memory_buffer note;  // on the stack: notes are short
+  fmt::format_to(std::back_inserter(note), "fault={}", fault_action_name(action));
+  ctx_.note(std::string_view(note.data(), note.size()));
   switch (action) {
     case FaultAction::Crash:
       st_.crashed = barrier;
@@ -73,6 +89,21 @@ backend::BarrierHit ActorCaller::fault_at(const char* barrier) {
       return {.drop_response = true};
   }
   return {};
+}
+
+bool ActorCaller::fault_budget_left() {
+  ctx_.touch(faults_fired_id(), false);
+  return w_.faults_fired_ < w_.c_.scenario->faults.max;
+}
+
+void ActorCaller::count_fault() {
+  ctx_.touch(faults_fired_id(), true);
+  ++w_.faults_fired_;
+}
+
+uint64_t faults_fired_id() {
+  static const uint64_t id = object_id(static_cast<backend::Obj>(0xF2), "faults-fired");
+  return id;
 }
 
 }  // namespace allocsim::harness

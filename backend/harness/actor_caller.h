@@ -8,6 +8,8 @@
 // `dropped` and returns {.drop_response = true}. An unknown barrier name throws std::invalid_argument.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,8 @@ class ActorCaller final : public backend::Caller {
   ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {}
 
   backend::BarrierHit barrier(std::string_view name, std::string detail) override;
+  /// Formats the detail into the actor's reused buffer (ActorState::detail_scratch), then fires as barrier().
+  backend::BarrierHit barrier_formatted(std::string_view name, fmt::string_view format, fmt::format_args args) override;
   void lock() override;
   void unlock() override;
   void touch(backend::Obj what, std::string_view name, bool write) override;
@@ -28,12 +32,26 @@ class ActorCaller final : public backend::Caller {
   /// Set when a drop_response fault fired during the current op (the script runner clears it per op).
   bool dropped = false;
 
+  /// Whether FaultSpec::max allows one more fault in this execution. Reads the faults-fired counter's
+  /// footprint object (faults_fired_id()): call it only where the answer decides whether a fault is drawn.
+  bool fault_budget_left();
+  /// Counts a fault that fired; writes the counter's footprint object.
+  void count_fault();
+
  private:
   backend::BarrierHit fault_at(const char* barrier);
+  backend::BarrierHit fire(std::string_view name, const std::string& detail);
 
   BackendWorld& w_;
   sim::ActorContext& ctx_;
   ActorState& st_;
 };
+
+/// The footprint id of the world's faults-fired counter (BackendWorld::faults_fired). Every fault-eligible
+/// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
+/// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
+/// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
+/// actor_plan_id, 0xF1 read_faults_id).
+uint64_t faults_fired_id();
 
 }  // namespace allocsim::harness

@@ -36,6 +36,17 @@ struct InvariantSpec {
   Check check;                     // nullptr: an engine-level finding
   bool quiescent_only;             // checked only at quiescence
   std::vector<const char*> reads;  // substrings of its state block, e.g. "owner="
+  // -- incremental checking (dirty.h; issue 16 item 3) --
+  /// The kinds of state the check reads (ReadKind bits): after a step that wrote none of them the row is
+  /// skipped (it held before and reads nothing that moved). kReadsStep: it runs after every step.
+  uint32_t reads_kinds;
+  /// A per-node property: node n's verdict reads node n, the claims that reference n (cl.nodes, device
+  /// nodes, label versions, geometry) or carry the entry n is configured with, and the map; the check
+  /// iterates CheckContext::nodes(), so an incremental check visits only the nodes a step affected.
+  bool per_node;
+  /// Replaces `check` in an incremental check (audit-explains-state keeps a replay across steps); nullptr:
+  /// `check` itself.
+  Check incremental;
 };
 
 /// Every invariant and engine-level finding, in the fixed order they are checked (invariants.cpp).

@@ -5,6 +5,7 @@
 
 #include "backend/harness/ops.h"
 #include "backend/harness/world.h"
+#include "sim/support/words.h"
 
 namespace allocsim::harness {
 
@@ -87,10 +88,8 @@ void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t execu
         bool ok = false;
         for (const auto& w : allowed) ok |= w == outcome;
         if (!ok)
-          unmet.push_back(
-              fmt::format("actor {}: op {} ended in \"{}\" in {} execution(s), which "
-                          "expect.actors.{}.{} does not allow",
-                          actor, index, outcome, n, actor, index));
+          unmet.push_back(fmt::format("actor {}: op {} ended in \"{}\" in {}, which expect.actors.{}.{} does not allow",
+                                      actor, index, outcome, support::count_of(n, "execution"), actor, index));
       }
     }
   }
@@ -98,14 +97,14 @@ void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t execu
     const auto it = t.audit.find(key);
     const uint64_t n = it == t.audit.end() ? 0 : it->second;
     if (rule == AuditRule::Sometimes && n == 0)
-      unmet.push_back(
-          fmt::format("audit {} never occurred in {} executions (expect.audit: sometimes)", key, executions));
+      unmet.push_back(fmt::format("audit {} never occurred in {} (expect.audit: sometimes)", key,
+                                  support::count_of(executions, "execution")));
     else if (rule == AuditRule::Never && n > 0)
-      unmet.push_back(
-          fmt::format("audit {} occurred in {} of {} executions (expect.audit: never)", key, n, executions));
+      unmet.push_back(fmt::format("audit {} occurred in {} of {} (expect.audit: never)", key, n,
+                                  support::count_of(executions, "execution")));
     else if (rule == AuditRule::Always && n < executions)
-      unmet.push_back(
-          fmt::format("audit {} occurred in only {} of {} executions (expect.audit: always)", key, n, executions));
+      unmet.push_back(fmt::format("audit {} occurred in only {} of {} (expect.audit: always)", key, n,
+                                  support::count_of(executions, "execution")));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/actor_caller.h"
 #include "backend/harness/read_faults.h"
 #include "backend/harness/system.h"
 #include "backend/harness/world.h"
@@ -44,11 +45,14 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
   m[object_id(Obj::SharedMap, "videoflow-map")] = {ObjectName::Data, "the shared mig-parted map"};
   m[object_id(Obj::Pointer, "clusterpolicy")] = {ObjectName::Data, "the cluster policy's map pointer"};
   m[object_id(Obj::Clock, "clock")] = {ObjectName::Data, "the clock"};
+  // memory_backend.cpp's second clock object: geometry applies waiting for the clock to pass their time.
+  m[object_id(Obj::Clock, "pending-geometry")] = {ObjectName::Data, "the pending geometry applies"};
   for (const char* kind : {"nodes", "pods", "config"})
     m[object_id(Obj::FailedReads, kind)] = {ObjectName::Data, fmt::format("the failing-{}-reads flag", kind)};
   m[object_id(Obj::Lock, "backend")] = {ObjectName::Sync, "the backend lock"};
   m[read_faults_id()] = {ObjectName::Data, "the armed read faults"};
-  m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};  // world.h
+  m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // actor_caller.h
+  m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // world.h
   std::map<std::string, bool> claims;
   claims_in_details(details, claims);
   for (const ActorSpec& a : sc.actors) {

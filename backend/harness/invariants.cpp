@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/dirty.h"
 #include "backend/harness/invariants_capacity.h"
 #include "backend/harness/invariants_client.h"
 #include "backend/harness/invariants_geometry.h"
@@ -33,15 +34,32 @@ bool covers(const Claim& c, std::string_view node) {
   return false;
 }
 
+/// Whether shared-map entry `entry` is one of `flow`'s: "<entry prefix><flow>-...", compared in place (the
+/// prefix is longer than a short string's buffer, so building it would allocate).
+bool entry_of(std::string_view entry, std::string_view flow) {
+  const std::string_view prefix = backend::kEntryPrefix;
+  return entry.starts_with(prefix) && entry.substr(prefix.size()).starts_with(flow) &&
+         entry.size() > prefix.size() + flow.size() && entry[prefix.size() + flow.size()] == '-';
+}
+
 Violation violation(const char* name, std::string message, std::string state) {
   return Violation{name, std::move(message), std::move(state)};
 }
 
 }  // namespace
 
+const NodeFixture* node_named(const BackendWorld& w, std::string_view name) {
+  const auto& nodes = w.backend().state().nodes;
+  const NodeIndex& index = w.compiled().node_index;
+  if (index.size() == nodes.size())
+    if (const auto i = index.find(name); i && nodes[*i].name == name) return &nodes[*i];
+  return w.backend().state().node(name);
+}
+
 std::optional<Violation> check_single_ownership(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  for (const NodeFixture& n : s.nodes) {
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
     const Claim* first = nullptr;
     for (const Claim& cl : s.claims) {
       if (cl.releasing || !covers(cl, n.name)) continue;
@@ -64,8 +82,10 @@ std::optional<Violation> check_single_ownership(const CheckContext& c) {
 std::optional<Violation> check_no_double_grant(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   // device id -> the first live claim granted it. A flat vector searched linearly (a handful of devices; runs
-  // after every step): the same first-wins answer as the std::map it replaces, without a string copy per device.
-  std::vector<std::pair<std::string_view, const Claim*>> granted;
+  // after every step): the same first-wins answer as the std::map it replaces, without a string copy per device,
+  // in the memo's scratch so that it allocates nothing after the first few executions.
+  auto& granted = c.scratch().granted;
+  granted.clear();
   for (const Claim& cl : s.claims) {
     if (cl.releasing) continue;
     for (const auto& [workload, devices] : cl.plan.assignments) {
@@ -101,7 +121,7 @@ std::optional<Violation> check_no_orphaned_geometry(const CheckContext& c) {
       if (cl.entry_name == entry) return &cl;
     return nullptr;
   };
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
+  for (const uint32_t i : c.nodes()) {
     const NodeFixture& n = s.nodes[i];
     if (n.mig_config.starts_with(backend::kEntryPrefix)) {
       if (!backend::find_in(s.shared_config, n.mig_config))
@@ -152,7 +172,7 @@ std::optional<Violation> check_geometry_stable_under_workloads(const CheckContex
   for (size_t i = c.world.audit_seen; i < s.audit.size(); ++i) {
     const auto& m = s.audit[i];
     if (m.kind != "label-geometry" && m.kind != "restore-geometry") continue;
-    const NodeFixture* n = s.node(m.target);
+    const NodeFixture* n = node_named(c.world, m.target);
     if (n && !n->workloads.empty())
       return violation("geometry-stable-under-workloads",
                        fmt::format("{} wrote {} on node {} while workloads hold it", m.op_id, m.kind, n->name),
@@ -237,7 +257,7 @@ std::optional<Violation> check_rollback_keeps_newer_owner(const CheckContext& c)
   if (c.actor == sim::kNoActor) return std::nullopt;
   const auto& s = c.world.backend().state();
   const ActorState& a = c.world.actors()[c.actor];
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
+  for (const uint32_t i : c.nodes()) {
     const auto& before = c.world.shadow[i].owner_epoch;
     const NodeFixture& n = s.nodes[i];
     // Only removals: an owner write that replaces another epoch's stamp is a lost CAS, which
@@ -255,19 +275,26 @@ std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   for (const ActorState& a : c.world.actors()) {
     if (a.claims_made == 0 || a.claims_held != 0) continue;
-    for (const NodeFixture& n : s.nodes)
-      if (n.owner == a.name)
-        return violation("quiescent-clean",
-                         fmt::format("{} released what it claimed, but still owns node {}", a.name, n.name),
-                         render_node(n) + render_actor_claims(a));
+    // The first node a.name owns, in node order: in an incremental check among the nodes with an owner only.
+    const NodeFixture* owned = nullptr;
+    const auto visit = [&](size_t i) {
+      if (!owned && s.nodes[i].owner == a.name) owned = &s.nodes[i];
+    };
+    if (c.memo)
+      c.memo->owned_nodes.each(visit);
+    else
+      for (size_t i = 0; i < s.nodes.size(); ++i) visit(i);
+    if (owned)
+      return violation("quiescent-clean",
+                       fmt::format("{} released what it claimed, but still owns node {}", a.name, owned->name),
+                       render_node(*owned) + render_actor_claims(a));
     for (const Claim& cl : s.claims)
       if (cl.owner == a.name)
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but claim {} remains", a.name, cl.claim_id),
                          render_claim(cl) + render_actor_claims(a));
-    const std::string prefix = fmt::format("{}{}-", backend::kEntryPrefix, a.name);
     for (const auto& [entry, _] : s.shared_config)
-      if (entry.starts_with(prefix))
+      if (entry_of(entry, a.name))
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but map entry {} remains", a.name, entry),
                          render_map_state(s) + render_actor_claims(a));
@@ -296,9 +323,8 @@ std::optional<Violation> check_recovery_converges(const CheckContext& c) {
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but claim {} remains", a.name, flow, cl.claim_id),
                        render_claim(cl) + recovered);
-  const std::string prefix = fmt::format("{}{}-", backend::kEntryPrefix, flow);
   for (const auto& [entry, _] : s.shared_config)
-    if (entry.starts_with(prefix))
+    if (entry_of(entry, flow))
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but map entry {} remains", a.name, flow, entry),
                        render_map_state(s) + recovered);
@@ -325,76 +351,60 @@ const std::vector<InvariantSpec>& invariant_catalog() {
   // clang-format off
   static const std::vector<InvariantSpec> k = {
       {"single-ownership", "ALLOC-004", "every node a live claim covers is owned by that claim's owner; no node under two owners' live claims",
-       check_single_ownership, false, {"owner=", "nodes=[", "live"}},
+       check_single_ownership, false, {"owner=", "nodes=[", "live"}, kReadsNodes | kReadsClaims, true, nullptr},
       {"no-double-grant", "ALLOC-022", "no GPU or MIG uuid is granted to two live claims",
-       check_no_double_grant, false, {"devices=[", "live"}},
+       check_no_double_grant, false, {"devices=[", "live"}, kReadsClaims, false, nullptr},
       {"no-orphaned-geometry", "ALLOC-005", "allocsim geometry on a node has its map entry and a live or releasing claim; no stray entries; free nodes are back on their recorded config",
-       check_no_orphaned_geometry, false, {"entries=["}},
+       check_no_orphaned_geometry, false, {"entries=["}, kReadsNodes | kReadsClaims | kReadsMap, true, nullptr},
       {"shared-map-never-deleted", "ALLOC-006", "the shared map always exists; the pointer names it while any entry exists, and the original once none does",
-       check_shared_map_never_deleted, false, {"entries=[", "deleted=", "pointer="}},
+       check_shared_map_never_deleted, false, {"entries=[", "deleted=", "pointer="}, kReadsMap | kReadsPointer, false, nullptr},
       {"geometry-stable-under-workloads", "ALLOC-012", "no geometry is written or restored on a node while a workload holds it",
-       check_geometry_stable_under_workloads, false, {"workloads=", "mig_config="}},
+       check_geometry_stable_under_workloads, false, {"workloads=", "mig_config="}, kReadsAudit, false, nullptr},
       {"readiness-answers-its-write", "ALLOC-003", "prepared only when every node's state answers this claim's own write; ready only after the workload was marked ready",
-       check_readiness_answers_its_write, false, {"entry=", "workload_ready=", "label_versions="}},
+       check_readiness_answers_its_write, false, {"entry=", "workload_ready=", "label_versions="}, kReadsStep, false, nullptr},
       {"partial-inventory-never-idle", "ALLOC-007", "a plan made from an inventory taken while pod reads failed is infeasible",
-       check_partial_inventory_never_idle, false, {"failed reads: ["}},
+       check_partial_inventory_never_idle, false, {"failed reads: ["}, kReadsStep, false, nullptr},
       {"stale-plan-writes-nothing", "ALLOC-023", "a reserve whose expected generation is stale adds no audit entry and changes no state",
-       check_stale_plan_writes_nothing, false, {"stale reserves: ["}},
+       check_stale_plan_writes_nothing, false, {"stale reserves: ["}, kReadsStep, false, nullptr},
       {"rollback-keeps-newer-owner", "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch)",
-       check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}},
+       check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}, kReadsNodes, true, nullptr},
       {"quiescent-clean", "ALLOC-033", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left",
-       check_quiescent_clean, true, {"claims_made=", "claims_held="}},
+       check_quiescent_clean, true, {"claims_made=", "claims_held="}, 0, false, nullptr},
       {"recovery-converges", "ALLOC-033", "after a recover op completes, the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or allocsim config (ALLOC-033)",
-       check_recovery_converges, false, {"recovered="}},
-      {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}},
-      {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}},
-      {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}},
+       check_recovery_converges, false, {"recovered="}, kReadsStep, false, nullptr},
+      {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}, 0, false, nullptr},
+      {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}, 0, false, nullptr},
+      {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}, 0, false, nullptr},
       // Issue 13 item 7 (invariants_capacity.cpp, invariants_geometry.cpp), appended so that earlier rows keep
       // their order and index.
       {"capacity-within-cards", "-", "the cards live claims hold on a node plus the units of workloads no live claim covers never exceed the node's cards",
-       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}},
+       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}, kReadsNodes | kReadsClaims, true, nullptr},
       {"bound-workload-covered", "ALLOC-013", "a flow's workload bound under a live claim stays covered by one while bound; one bound while its live claims grant it devices is bound on one of their nodes",
-       check_bound_workload_covered, false, {"workloads=", "flow workload "}},
+       check_bound_workload_covered, false, {"workloads=", "flow workload "}, kReadsNodes | kReadsClaims, true, nullptr},
       {"no-apply-under-later-workload", "ALLOC-012", "no geometry apply runs on a node while a workload bound after that geometry write holds it",
-       check_no_apply_under_later_workload, false, {"workloads=", "geometry write ", "workloads_then=["}},
+       check_no_apply_under_later_workload, false, {"workloads=", "geometry write ", "workloads_then=["}, kReadsStep, false, nullptr},
       {"geometry-converges", "ALLOC-021", "at quiescence, every geometry write was applied within converge_seconds of fake clock, or the run ended before that much time passed",
-       check_geometry_converges, true, {"geometry write ", "written_at=", "converge_seconds="}},
+       check_geometry_converges, true, {"geometry write ", "written_at=", "converge_seconds="}, 0, false, nullptr},
       // Issue 17's client-side rows: last, so that no older invariant's first violation changes.
       {"observation-matches-claim", "-", "an observation of a claim names its owner and generation and grants exactly the devices its plan assigns",
-       check_observation_matches_claim, false, {"devices=[", "told: observation"}},
+       check_observation_matches_claim, false, {"devices=[", "told: observation"}, kReadsStep, false, nullptr},
       {"bindings-match-grant", "-", "once a claim is ready, bindings() of each of its workloads gives the GPU limit, visible devices and nodes of that workload's grant",
-       check_bindings_match_grant, false, {"devices=[", "gpu_limit="}},
+       check_bindings_match_grant, false, {"devices=[", "gpu_limit="}, kReadsStep, false, nullptr},
       {"mig-layout-matches-grant", "-", "a node that applied a claim's geometry shows a layout counting exactly the MIG devices granted on it",
-       check_mig_layout_matches_grant, false, {"layout=", "devices=["}},
+       check_mig_layout_matches_grant, false, {"layout=", "devices=["}, kReadsNodes | kReadsClaims | kReadsMap, true, nullptr},
       {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
-       check_audit_explains_state, false, {"audit: ["}},
+       check_audit_explains_state, false, {"audit: ["}, kReadsNodes | kReadsMap | kReadsPointer | kReadsAudit | kReadsQuiescence, true, check_audit_explains_state_incremental},
       {"capabilities-match-authority", "-", "at quiescence, capabilities() advertises what the backend's authority provides (adapter, isolation, sharing, memory enforcement, elasticity)",
-       check_capabilities_match_authority, true, {"capabilities: adapter="}},
+       check_capabilities_match_authority, true, {"capabilities: adapter="}, 0, false, nullptr},
       {"observation-envelope-complete", "-", "every answer an actor is told (inventory, observe) is stamped with the clock's time of the read; a Known one carries its value's generation, an Unknown one a reason from the contract and a detail",
-       check_observation_envelope_complete, false, {"told: envelope of"}},
+       check_observation_envelope_complete, false, {"told: envelope of"}, kReadsStep, false, nullptr},
       {"infeasible-plan-names-exclusions", "-", "an infeasible plan whose whole-device requests fit on no node names every node it left out and why (owned by another flow, or shares or slices)",
-       check_infeasible_plan_names_exclusions, false, {"told: infeasible plan:"}},
+       check_infeasible_plan_names_exclusions, false, {"told: infeasible plan:"}, kReadsStep, false, nullptr},
       {"entry-lists-its-nodes", "-", "the shared map's entry of a claim lists exactly the nodes its plan carves geometry on",
-       check_entry_lists_its_nodes, false, {"entries=["}},
+       check_entry_lists_its_nodes, false, {"entries=["}, kReadsClaims | kReadsMap, false, nullptr},
   };
   // clang-format on
   return k;
-}
-
-std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent) {
-  const auto& catalog = invariant_catalog();
-  const CheckContext ctx{world, actor, quiescent};
-  for (size_t i : world.compiled().invariants) {
-    const InvariantSpec& spec = catalog[i];
-    if (spec.check == nullptr || (spec.quiescent_only && !quiescent)) continue;
-    if (auto v = spec.check(ctx)) return v;
-  }
-  record_geometry_writes(world);  // reads the audit from audit_seen: before it advances
-  record_bound_workloads(world);
-  const auto& s = world.backend().state();
-  world.audit_seen = s.audit.size();
-  for (size_t i = 0; i < s.nodes.size(); ++i) world.shadow[i].owner_epoch = s.nodes[i].owner_epoch;
-  return std::nullopt;
 }
 
 }  // namespace allocsim::harness

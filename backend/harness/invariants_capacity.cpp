@@ -35,8 +35,10 @@ bool covered_on(const backend::BackendState& s, std::string_view workload, std::
 /// there share one carved card).
 /// With `render` false only the count is computed (the check's hot path, after every step); the rendering is
 /// for a violation's state block.
-std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n, bool render) {
-  std::vector<std::string_view> uuids;
+/// `uuids` is scratch (CheckContext::scratch()), reused so that the count allocates nothing.
+std::pair<std::string, int> granted_cards(const backend::BackendState& s, const NodeFixture& n, bool render,
+                                          std::vector<std::string_view>& uuids) {
+  uuids.clear();
   std::string out, mig;
   int count = 0;
   bool any_slices = false;
@@ -91,15 +93,16 @@ int node_cards(const NodeFixture& n) {
 
 std::optional<Violation> check_capacity_within_cards(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  for (const NodeFixture& n : s.nodes) {
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
     int uncovered = 0;
     for (const auto& [workload, units] : n.workloads)
       if (!covered_on(s, workload, n.name)) uncovered += units;
     const int cards = node_cards(n);
     if (uncovered == 0 && s.claims.empty()) continue;  // the common case, without rendering anything
-    const int count = granted_cards(s, n, false).second;
+    const int count = granted_cards(s, n, false, c.scratch().uuids).second;
     if (count + uncovered <= cards) continue;
-    const std::string granted = granted_cards(s, n, true).first;
+    const std::string granted = granted_cards(s, n, true, c.scratch().uuids).first;
     std::string held;
     for (const auto& [workload, units] : n.workloads)
       if (!covered_on(s, workload, n.name)) held += fmt::format("{}{}:{}", held.empty() ? "" : ",", workload, units);
@@ -139,8 +142,9 @@ std::string live_grants(const backend::BackendState& s, std::string_view workloa
 
 std::optional<Violation> check_bound_workload_covered(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  for (const NodeFixture& n : s.nodes)
-    for (const auto& [workload, units] : n.workloads) {
+  for (const uint32_t i : c.nodes())
+    for (const auto& [workload, units] : s.nodes[i].workloads) {
+      const NodeFixture& n = s.nodes[i];
       if (covered_on(s, workload, n.name)) continue;
       const auto* before = previously_bound(c.world, n.name, workload);
       const std::string grants = live_grants(s, workload);
@@ -168,7 +172,22 @@ std::optional<Violation> check_bound_workload_covered(const CheckContext& c) {
   return std::nullopt;
 }
 
-void record_bound_workloads(BackendWorld& world) {
+namespace {
+
+/// The entries node `n` contributes to bound_workloads, judged against the list as it stands (`before`).
+void bound_on(const BackendWorld& world, const NodeFixture& n, std::vector<BackendWorld::BoundWorkload>& out) {
+  const auto& s = world.backend().state();
+  for (const auto& [workload, units] : n.workloads) {
+    const auto* before = previously_bound(world, n.name, workload);
+    const bool covered = covered_on(s, workload, n.name) || (before && before->covered);
+    if (covered || !requested_by(*world.compiled().scenario, workload).empty())
+      out.push_back({n.name, workload, covered});
+  }
+}
+
+}  // namespace
+
+void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* nodes) {
   static const size_t index = [] {
     const auto& cat = invariant_catalog();
     for (size_t i = 0; i < cat.size(); ++i)
@@ -179,14 +198,22 @@ void record_bound_workloads(BackendWorld& world) {
   if (!std::binary_search(on.begin(), on.end(), index)) return;
   const auto& s = world.backend().state();
   std::vector<BackendWorld::BoundWorkload> now;
-  for (const NodeFixture& n : s.nodes)
-    for (const auto& [workload, units] : n.workloads) {
-      const auto* before = previously_bound(world, n.name, workload);
-      const bool covered = covered_on(s, workload, n.name) || (before && before->covered);
-      if (covered || !requested_by(*world.compiled().scenario, workload).empty())
-        now.push_back({n.name, workload, covered});
-    }
-  world.bound_workloads = std::move(now);
+  if (nodes == nullptr) {
+    for (const NodeFixture& n : s.nodes) bound_on(world, n, now);
+    world.bound_workloads = std::move(now);
+    return;
+  }
+  for (const uint32_t i : *nodes) {
+    const NodeFixture& n = s.nodes[i];
+    const size_t first = now.size();
+    bound_on(world, n, now);  // against the old entries: before any of n's is dropped
+    const bool had = std::any_of(world.bound_workloads.begin(), world.bound_workloads.end(),
+                                 [&](const auto& b) { return b.node == n.name; });
+    if (!had && now.size() == first) continue;
+    std::erase_if(world.bound_workloads, [&](const auto& b) { return b.node == n.name; });
+  }
+  // Appended after every node's new entries were judged: each was judged against the old list only.
+  for (auto& b : now) world.bound_workloads.push_back(std::move(b));
 }
 
 }  // namespace allocsim::harness

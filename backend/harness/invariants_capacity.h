@@ -40,7 +40,9 @@ std::optional<sim::Violation> check_capacity_within_cards(const CheckContext& c)
 std::optional<sim::Violation> check_bound_workload_covered(const CheckContext& c);
 
 /// Brings world.bound_workloads up to date with the step just checked (after every check passed). Does nothing
-/// unless bound-workload-covered is enabled.
-void record_bound_workloads(BackendWorld& world);
+/// unless bound-workload-covered is enabled. With `nodes` (an incremental check: the nodes the step affected,
+/// dirty.h) only their entries are replaced: an entry of another node reads nothing that moved. The list's
+/// order then differs from a full rebuild's; readers look entries up by (node, workload), each unique.
+void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* nodes = nullptr);
 
 }  // namespace allocsim::harness

@@ -140,27 +140,32 @@ std::optional<Violation> check_bindings_match_grant(const CheckContext& c) {
 
 std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  for (const NodeFixture& n : s.nodes) {
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
     if (n.mig_state != "success" || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
     if (!backend::find_in(s.shared_config, n.mig_config)) continue;
     const Claim* carver = nullptr;
-    backend::OrderedMap<std::string, int> want;
+    // profile -> count, as views into the claims and the node (scratch: this runs after steps that move geometry)
+    auto& want = c.scratch().layout_want;
+    want.clear();
     for (const Claim& cl : s.claims) {
       if (cl.entry_name != n.mig_config) continue;
       carver = &cl;
       for (const auto& [workload, devices] : cl.plan.assignments)
         for (const auto& d : devices)
           if (d.mig_profile && d.node == n.name) {
-            int* count = backend::find_in(want, *d.mig_profile);
-            if (count)
-              ++*count;
+            const auto it =
+                std::find_if(want.begin(), want.end(), [&](const auto& e) { return e.first == *d.mig_profile; });
+            if (it != want.end())
+              ++it->second;
             else
               want.emplace_back(*d.mig_profile, 1);
           }
     }
     const int64_t* written = carver ? backend::find_in(carver->label_versions, n.name) : nullptr;
     if (!written || n.mig_state_generation < *written) continue;  // the state answers an older write
-    backend::OrderedMap<std::string, int> got = n.mig_layout;
+    auto& got = c.scratch().layout_got;
+    got.assign(n.mig_layout.begin(), n.mig_layout.end());
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     if (got != want) {
@@ -178,11 +183,12 @@ std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
 namespace {
 
 /// What backend/CONTRACT.md §8 says the memory backend advertises for `a`, field by field.
-backend::AllocationCapabilities advertised(const std::string& a) {
+/// `with_adapter` false leaves `adapter` empty (the check compares it apart, without building it).
+backend::AllocationCapabilities advertised(const std::string& a, bool with_adapter) {
   const bool managed = a == backend::kAuthorityManagedMig;
   const bool isolated = managed || a == backend::kAuthorityDra;
   backend::AllocationCapabilities caps;
-  caps.adapter = "memory-" + a;
+  if (with_adapter) caps.adapter = "memory-" + a;
   caps.authority = a;
   caps.isolated_mig = isolated;
   caps.cooperative_sharing = a == backend::kAuthorityLocal;
@@ -204,12 +210,17 @@ std::string render_caps(const backend::AllocationCapabilities& c) {
 std::optional<Violation> check_capabilities_match_authority(const CheckContext& c) {
   const std::string& authority = c.world.compiled().scenario->authority;
   const backend::AllocationCapabilities got = c.world.backend().capabilities();
-  const backend::AllocationCapabilities want = advertised(authority);
   const auto fields = [](const backend::AllocationCapabilities& x) {
-    return std::tie(x.adapter, x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing,
-                    x.memory_enforcement, x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);
+    return std::tie(x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing, x.memory_enforcement,
+                    x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);
   };
-  if (fields(got) == fields(want)) return std::nullopt;  // rendered only when broken: once per execution
+  // The adapter name "memory-<authority>" is compared in place: built, it is longer than a short string's buffer
+  // and would allocate once per execution. `want` (with the adapter) only for the rendering of a break.
+  const std::string_view adapter = got.adapter, prefix = "memory-";
+  backend::AllocationCapabilities want = advertised(authority, false);
+  if (adapter.starts_with(prefix) && adapter.substr(prefix.size()) == authority && fields(got) == fields(want))
+    return std::nullopt;
+  want = advertised(authority, true);
   const std::string shown = render_caps(got), needed = render_caps(want);
   return Violation{"capabilities-match-authority",
                    fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
@@ -301,7 +312,11 @@ std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
     if (cl.entry_name.empty()) continue;
     const auto* members = backend::find_in(s.shared_config, cl.entry_name);
     if (members == nullptr) continue;  // a missing entry is no-orphaned-geometry's
-    std::vector<std::string> want, got;
+    // Views into the claim and the map, in the memo's scratch: this runs after every step that moves claims.
+    auto& want = c.scratch().entry_want;
+    auto& got = c.scratch().entry_got;
+    want.clear();
+    got.clear();
     for (const auto& [node, layout] : cl.plan.geometry) want.push_back(node);
     for (const auto& [node, one] : *members) got.push_back(node);
     std::sort(want.begin(), want.end());

@@ -37,6 +37,12 @@ std::optional<sim::Violation> check_mig_layout_matches_grant(const CheckContext&
 /// state gives every node's owner, mig_config and restore record, the shared map's entries and the
 /// pointer as they are now; and the map's and the pointer's versions moved once per logged write of them.
 std::optional<sim::Violation> check_audit_explains_state(const CheckContext& c);
+/// The same verdict, from a replay kept in c.memo across steps: folds in only the entries appended since the
+/// last check and compares only the nodes the steps wrote or those entries target (then the map and pointer).
+/// Replays from scratch (check_audit_explains_state) at quiescence, after a foreign write, or without a memo.
+std::optional<sim::Violation> check_audit_explains_state_incremental(const CheckContext& c);
+/// The replay of an empty log over `start` (what an execution's first incremental check folds onto).
+void prime_audit_replay(AuditReplay& r, const backend::BackendState& start);
 
 /// capabilities-match-authority (checked at quiescence only: capabilities() depends on nothing but the
 /// authority): the backend advertises adapter `memory-<authority>`, that authority, isolated MIG and

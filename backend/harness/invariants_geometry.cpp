@@ -49,7 +49,7 @@ std::optional<Violation> check_no_apply_under_later_workload(const CheckContext&
   const auto& s = c.world.backend().state();
   for (const GeometryWrite& w : c.world.geometry_writes) {
     if (w.applied_at || still_pending(s, w)) continue;
-    const NodeFixture* n = s.node(w.node);
+    const NodeFixture* n = node_named(c.world, w.node);
     if (!n) continue;
     for (const auto& [id, units] : n->workloads)
       if (std::find(w.workloads.begin(), w.workloads.end(), id) == w.workloads.end())
@@ -70,7 +70,7 @@ std::optional<Violation> check_geometry_converges(const CheckContext& c) {
     const bool late = w.applied_at && *w.applied_at - w.written_at > bound;
     const bool stuck = !w.applied_at && now - w.written_at >= bound;
     if (!late && !stuck) continue;
-    const NodeFixture* n = s.node(w.node);
+    const NodeFixture* n = node_named(c.world, w.node);
     const std::string message =
         late ? fmt::format(
                    "the geometry write of version {} on node {} applied {:g} s after it was written "
@@ -99,7 +99,7 @@ void record_geometry_writes(BackendWorld& world) {
   for (size_t i = world.audit_seen; i < s.audit.size(); ++i) {
     const backend::Mutation& m = s.audit[i];
     if (m.kind != "label-geometry") continue;
-    const NodeFixture* n = s.node(m.target);
+    const NodeFixture* n = node_named(world, m.target);
     if (!n) continue;
     GeometryWrite w{m.target, n->resource_version, now, {}, std::nullopt};
     for (const backend::Claim& cl : s.claims)

@@ -114,8 +114,7 @@ const char* run_reserve(ScriptRunner& run, const Op& op) {
   if (!st.plan) return "skipped";
   if (!std::holds_alternative<FeasiblePlan>(*st.plan)) return "infeasible";
   run.call("reserve");
-  const FeasiblePlan plan = std::get<FeasiblePlan>(*st.plan);
-  return run.reserve(plan);
+  return run.reserve(std::get<FeasiblePlan>(*st.plan));  // no copy: only this actor's own plan op replaces it
 }
 
 // -- observe, await, mark_ready, reconcile ---------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "backend/harness/system.h"
+#include "sim/support/words.h"
 
 namespace allocsim::harness {
 
@@ -19,7 +20,8 @@ void judge(const Scenario& sc, ScenarioReport& r) {
   const auto& by = r.summary.violations_by_invariant;
   if (e.pass) {
     for (const auto& [inv, n] : by)
-      r.unmet.push_back(fmt::format("expected no violation, but {} execution(s) violated {}", n, inv));
+      r.unmet.push_back(
+          fmt::format("expected no violation, but {} violated {}", support::count_of(n, "execution"), inv));
   } else {
     bool found = false;
     for (const auto& [inv, n] : by) {
@@ -27,13 +29,14 @@ void judge(const Scenario& sc, ScenarioReport& r) {
       for (const auto& want : e.violations) allowed |= want == inv;
       found |= allowed;
       if (!allowed)
-        r.unmet.push_back(fmt::format("{} execution(s) violated {}, which the scenario does not expect", n, inv));
+        r.unmet.push_back(
+            fmt::format("{} violated {}, which the scenario does not expect", support::count_of(n, "execution"), inv));
     }
     if (!found) {
       std::string names;
       for (const auto& v : e.violations) names += (names.empty() ? "" : " or ") + v;
-      r.unmet.push_back(
-          fmt::format("expected a violation of {}, but none of {} executions found one", names, r.summary.executions));
+      r.unmet.push_back(fmt::format("expected a violation of {}, but none of {} found one", names,
+                                    support::count_of(r.summary.executions, "execution")));
     }
   }
   for (const auto& [actor, ops] : e.actors) {
@@ -46,10 +49,8 @@ void judge(const Scenario& sc, ScenarioReport& r) {
         bool ok = false;
         for (const auto& w : allowed) ok |= w == outcome;
         if (!ok)
-          r.unmet.push_back(
-              fmt::format("actor {}: {} ended in \"{}\" in {} execution(s), which expect.actors does "
-                          "not allow",
-                          actor, op, outcome, n));
+          r.unmet.push_back(fmt::format("actor {}: {} ended in \"{}\" in {}, which expect.actors does not allow", actor,
+                                        op, outcome, support::count_of(n, "execution")));
       }
     }
   }
@@ -63,15 +64,13 @@ void judge(const Scenario& sc, ScenarioReport& r) {
     if (hit) continue;
     if (clean == 0 && r.summary.executions > 0)
       r.unmet.push_back(
-          fmt::format("barrier {} never fired (expect.reach): every one of the {} executions stopped "
+          fmt::format("barrier {} never fired (expect.reach): every one of the {} stopped "
                       "at a violation before it could fire (reach is judged only on executions "
                       "that get that far)",
-                      want, r.summary.executions));
+                      want, support::count_of(r.summary.executions, "execution")));
     else
-      r.unmet.push_back(
-          fmt::format("barrier {} never fired in {} executions (expect.reach): the race window was "
-                      "not reached",
-                      want, r.summary.executions));
+      r.unmet.push_back(fmt::format("barrier {} never fired in {} (expect.reach): the race window was not reached",
+                                    want, support::count_of(r.summary.executions, "execution")));
   }
   judge_expect_tally(sc, tally_from_counters(r.counters), r.summary.executions, r.unmet);
   r.met = r.unmet.empty();

@@ -31,10 +31,13 @@ namespace allocsim::harness {
 using backend::OrderedMap;
 
 /// A malformed scenario: `file`, `pointer` (RFC 6901, "" = the whole document) and `message`.
-/// what() is "FILE: POINTER: MESSAGE" (the pointer part omitted when empty).
+/// what() is "FILE: POINTER: MESSAGE" (support::located: the root is "(document root)"), or "FILE: MESSAGE"
+/// for an error about the file itself (support::InputError::about_file).
 class ScenarioError : public support::InputError {
  public:
   using InputError::InputError;
+  /// The reader's error as it is (its place, or none for an error about the file).
+  explicit ScenarioError(const support::InputError& e) : InputError(e) {}
 };
 
 /// One workload request of a plan/reserve op. The actor's name is its flow id.

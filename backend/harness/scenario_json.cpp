@@ -102,6 +102,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   j["expect"] = expect_json(s.expect);
   if (s.faults.enabled) j["faults"] = faults_json(s.faults);
   if (s.max_steps) j["max_steps"] = *s.max_steps;
+  if (s.converge_seconds) j["converge_seconds"] = *s.converge_seconds;
   if (!s.order.empty()) j["order"] = sim::order_json(s.order);
   return j;
 }

@@ -453,9 +453,7 @@ std::string digest_of(std::string_view text) {
 }
 
 /// A reader's InputError as the ScenarioError the loader's callers catch.
-[[noreturn]] void rethrow_as_scenario_error(const support::InputError& e) {
-  throw ScenarioError(e.file(), e.pointer(), e.message());
-}
+[[noreturn]] void rethrow_as_scenario_error(const support::InputError& e) { throw ScenarioError(e); }
 
 }  // namespace
 

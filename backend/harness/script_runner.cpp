@@ -18,19 +18,22 @@ using sim::PointKind;
 
 namespace {
 
-std::vector<backend::WorkloadRequest> to_requests(const std::string& flow, const std::vector<RequestSpec>& specs) {
-  std::vector<backend::WorkloadRequest> out;
-  for (const RequestSpec& r : specs) {
-    backend::WorkloadRequest w;
+/// `specs` as the backend's requests of flow `flow`, written into `out` (reused: its strings keep their buffers).
+void fill_requests(std::vector<backend::WorkloadRequest>& out, const std::string& flow,
+                   const std::vector<RequestSpec>& specs) {
+  out.resize(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const RequestSpec& r = specs[i];
+    backend::WorkloadRequest& w = out[i];
     w.flow_id = flow;
     w.workload_id = r.workload;
     w.device_count = r.devices;
     w.sharing = r.sharing;
     if (r.minimum_usable_memory_gib)
       w.minimum_usable_memory_bytes = static_cast<int64_t>(*r.minimum_usable_memory_gib * double(backend::kGiB));
-    out.push_back(std::move(w));
+    else
+      w.minimum_usable_memory_bytes.reset();
   }
-  return out;
 }
 
 bool pods_failing(const backend::MemoryBackend& b) {
@@ -77,7 +80,7 @@ void ScriptRunner::call(const char* what, std::string detail) {
 void ScriptRunner::environment_fault() {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (f.fail_reads.empty() && f.fail_geometry.empty()) return;
-  if (w_.faults_fired_ >= f.max || !f.eligible(st_.name)) return;
+  if (!f.eligible(st_.name) || !caller_.fault_budget_left()) return;
   const auto& state = b_.state();
   std::vector<const std::string*> reads, nodes;
   for (const std::string& kind : f.fail_reads) {
@@ -92,7 +95,7 @@ void ScriptRunner::environment_fault() {
   if (reads.empty() && nodes.empty()) return;
   const uint64_t v = ctx_.draw(1 + reads.size() + nodes.size());
   if (v == 0) return;
-  ++w_.faults_fired_;
+  caller_.count_fault();
   if (v <= reads.size()) {
     const std::string kind = *reads[v - 1];
     ctx_.note(fmt::format("fault=fail_reads:{}", kind));
@@ -116,7 +119,12 @@ void ScriptRunner::wait_for_end(const std::string& flow_name) {
 }
 
 const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>>& scope) {
-  auto obs = w_.read_faults.enabled ? faulted_inventory(*this, scope) : b_.inventory(caller_, scope);
+  // Into the actor's scratch observation (reused across executions), then swapped into st_.inventory.
+  backend::Observation<backend::InventorySnapshot>& obs = st_.inventory_scratch;
+  if (w_.read_faults.enabled)
+    obs = faulted_inventory(*this, scope);
+  else
+    b_.inventory_into(caller_, scope, obs);
   // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
   // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
   const bool failed_pods = pods_failing(b_);
@@ -126,14 +134,18 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
     st_.inventory.reset();
     return "unknown";
   }
-  st_.inventory = std::move(obs.value);
+  if (st_.inventory)
+    std::swap(*st_.inventory, obs.value);  // the old inventory's storage becomes the next read's scratch
+  else
+    st_.inventory.emplace(std::move(obs.value));
   st_.inventory_with_failed_pods = failed_pods;
   return st_.inventory->completeness == backend::kCompletenessPartial ? "partial" : "complete";
 }
 
 const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
   ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
-  st_.plan = b_.plan(caller_, to_requests(st_.name, requests), *st_.inventory);
+  fill_requests(st_.requests_scratch, st_.name, requests);
+  st_.plan = b_.plan(caller_, st_.requests_scratch, *st_.inventory);
   st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
   const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
   st_.told.plan_feasible = feasible;

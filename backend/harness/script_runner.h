@@ -18,8 +18,10 @@ namespace allocsim::harness {
 
 class ScriptRunner {
  public:
+  // The backend as a friend, not through mutable_backend(): an actor's writes all reach ActorCaller::touch, so
+  // the world reset may restore only what they wrote (world.h reset_world_storage).
   ScriptRunner(BackendWorld& w, sim::ActorContext& ctx, ActorState& st, const ActorSpec& spec)
-      : w_(w), b_(w.mutable_backend()), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
+      : w_(w), b_(w.backend_), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
 
   /// Runs every op of the script in order.
   void run();

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <xxhash.h>
 #include "backend/harness/catalog.h"
@@ -42,17 +43,33 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
     f.mig_config = n.mig_config;
     nodes.push_back(std::move(f));
   }
-  auto c =
-      std::unique_ptr<CompiledScenario>(new CompiledScenario{&sc, backend::MemoryBackend(std::move(nodes), opt), {}});
+  auto c = std::make_unique<CompiledScenario>(&sc, backend::MemoryBackend(std::move(nodes), opt));
   apply_start_state(sc, c->prototype.mutable_state());  // scenario_state.h: harness-only, after the seed's init
+  c->node_index = NodeIndex(c->prototype.state().nodes);
+  c->prototype_rest = c->prototype.state();
+  c->prototype_rest.nodes.clear();
   const auto& cat = invariant_catalog();
   for (size_t i = 0; i < cat.size(); ++i) {
     bool on = sc.invariants.empty();
     for (const std::string& name : sc.invariants) on |= name == cat[i].name;
     if (on) c->invariants.push_back(i);
   }
+  c->life_ids.resize(sc.actors.size());
+  for (const ActorSpec& a : sc.actors)
+    for (const Op& op : a.script) {
+      c->read_fault_ops |= op.kind == OpKind::StaleReads || op.kind == OpKind::PartialReads;
+      if (op.kind != OpKind::Recover) continue;
+      for (size_t i = 0; i < sc.actors.size(); ++i)
+        if (sc.actors[i].name == op.flow && !c->life_ids[i])
+          c->life_ids[i] = object_id(backend::Obj::Lock, "life:" + op.flow);
+    }
+  c->start_memo = start_memo(*c);  // invariants.h: after the invariants are chosen
   return c;
 }
+
+CompiledScenario::CompiledScenario(const Scenario* sc, backend::MemoryBackend proto)
+    : scenario(sc), prototype(std::move(proto)) {}
+CompiledScenario::~CompiledScenario() = default;
 
 uint64_t object_id(backend::Obj what, std::string_view name) {
   // XXH3-64 of the kind byte followed by the name, in one shot from a stack buffer: the same value as
@@ -74,36 +91,162 @@ uint64_t invariant_visible_id() {
   return id;
 }
 
+namespace {
+uint64_t backend_lock_id() {
+  static const uint64_t id = object_id(backend::Obj::Lock, "backend");
+  return id;
+}
+}  // namespace
+
 uint64_t actor_plan_id(std::string_view actor) {
   // Harness-side state other actors read (`plan_from`): a kind byte outside backend::Obj, so no clash.
   return object_id(static_cast<backend::Obj>(0xF0), actor);
 }
 
-BackendWorld::BackendWorld(const CompiledScenario& c)
-    : c_(c), backend_(c.prototype), lock_(object_id(backend::Obj::Lock, "backend")) {
+namespace {
+
+/// `a` as a fresh ActorState for actor `spec`, keeping the buffers of the containers it reuses every
+/// execution (its name, held claims, outcomes); every other field is the default's.
+void reset_actor(ActorState& a, const ActorSpec& spec) {
+  std::string name = std::move(a.name);
+  auto held = std::move(a.held);
+  auto outcomes = std::move(a.outcomes);
+  auto inventory = std::move(a.inventory_scratch);
+  if (a.inventory) inventory.value = std::move(*a.inventory);  // ScriptRunner::inventory swaps it back in
+  auto requests = std::move(a.requests_scratch);
+  std::string detail = std::move(a.detail_scratch);
+  a = ActorState{};
+  a.detail_scratch = std::move(detail);
+  a.inventory_scratch = std::move(inventory);
+  a.requests_scratch = std::move(requests);
+  name.assign(spec.name);
+  a.name = std::move(name);
+  held.clear();
+  a.held = std::move(held);
+  outcomes.assign(spec.script.size(), nullptr);
+  a.outcomes = std::move(outcomes);
+}
+
+/// The backend as the prototype (copy-assigned, so containers keep their capacity), with the owner-epoch shadows
+/// and recorded configs of its nodes: only the nodes the previous execution wrote, unless unsure (world.h).
+void reset_backend(WorldStorage& s, const CompiledScenario& c) {
+  const auto& proto = c.prototype.state().nodes;
+  backend::BackendState& st = s.backend.mutable_state();
+  const DirtySet& written = s.memo.dirty;
+  if (s.untracked || written.execution_unresolved() || st.nodes.size() != proto.size()) {
+    s.backend = c.prototype;
+    s.shadow.resize(proto.size());
+    s.original_configs.resize(proto.size());
+    for (size_t i = 0; i < proto.size(); ++i) {
+      s.shadow[i].owner_epoch = proto[i].owner_epoch;
+      s.original_configs[i] = proto[i].mig_config;
+    }
+    s.untracked = false;
+    return;
+  }
+  // Everything but the nodes whole (any field BackendState gains is reset too), the nodes kept in place.
+  std::vector<backend::NodeFixture> nodes = std::move(st.nodes);
+  st = c.prototype_rest;
+  st.nodes = std::move(nodes);
+  // A node no step wrote still equals the prototype's, and so does its shadow (check_invariants copies a node's
+  // owner epoch only from the state). The recorded configs never change.
+  written.execution_nodes().each([&](uint32_t i) {
+    st.nodes[i] = proto[i];
+    s.shadow[i].owner_epoch = proto[i].owner_epoch;
+  });
+}
+
+}  // namespace
+
+void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   const Scenario& sc = *c.scenario;
-  actors_.resize(sc.actors.size());
+  reset_backend(s, c);
+  s.actors.resize(sc.actors.size());
+  for (size_t i = 0; i < sc.actors.size(); ++i) reset_actor(s.actors[i], sc.actors[i]);
+  s.barrier_hits.assign(barrier_catalog().size(), 0);
+  s.life.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
-    actors_[i].name = sc.actors[i].name;
-    actors_[i].outcomes.assign(sc.actors[i].script.size(), nullptr);
+    if (!c.life_ids[i])
+      s.life[i].reset();
+    else if (!s.life[i])
+      s.life[i] = std::make_unique<sim::SimMutex>(*c.life_ids[i]);
+    else
+      *s.life[i] = sim::SimMutex(*c.life_ids[i]);  // unlocked, as new
   }
-  barrier_hits_.assign(barrier_catalog().size(), 0);
-  life_.resize(sc.actors.size());
-  for (const ActorSpec& a : sc.actors)
-    for (const Op& op : a.script)
-      if (op.kind == OpKind::Recover)
-        for (size_t i = 0; i < sc.actors.size(); ++i)
-          if (sc.actors[i].name == op.flow && !life_[i])
-            life_[i] = std::make_unique<sim::SimMutex>(object_id(backend::Obj::Lock, "life:" + op.flow));
-  for (const auto& n : backend_.state().nodes) {
-    shadow.push_back({n.owner_epoch});
-    original_configs_.push_back(n.mig_config);
+  s.geometry_writes.clear();
+  s.bound_workloads.clear();
+  s.audit_base.reset();
+  s.stale_reserves.clear();
+  // ReadFaults{} field by field: a fresh std::deque allocates its map even when empty.
+  ReadFaults& f = s.read_faults;
+  f.enabled = c.read_fault_ops;
+  f.writes = f.recorded = 0;
+  f.history.clear();
+  f.stale_writes = f.stale_reads = 0;
+  f.partial_workloads.clear();
+  f.partial_reads = 0;
+  if (f.enabled) f.start(s.backend.state());
+  s.memo.reset(s.backend.state().nodes.size());  // last: the backend's reset read what the execution wrote
+}
+
+namespace {
+
+std::unique_ptr<WorldStorage> take_storage(const CompiledScenario& c) {
+  std::unique_ptr<WorldStorage> s;
+  if (c.spare.empty()) {
+    s = std::make_unique<WorldStorage>(c.prototype);
+  } else {
+    s = std::move(c.spare.back());
+    c.spare.pop_back();
   }
+  reset_world_storage(*s, c);
+  return s;
+}
+
+/// One spare block per thread for the world object itself (BackendWorld::operator new).
+struct SpareBlock {
+  void* p = nullptr;
+  size_t bytes = 0;
+  // Unsized: clang (the fuzz build) declares the sized global delete only with -fsized-deallocation.
+  ~SpareBlock() { ::operator delete(p); }
+};
+thread_local SpareBlock spare_block;
+
+}  // namespace
+
+BackendWorld::BackendWorld(const CompiledScenario& c)
+    : c_(c),
+      storage_(take_storage(c)),
+      shadow(storage_->shadow),
+      geometry_writes(storage_->geometry_writes),
+      bound_workloads(storage_->bound_workloads),
+      audit_base(storage_->audit_base),
+      stale_reserves(storage_->stale_reserves),
+      read_faults(storage_->read_faults),
+      memo(storage_->memo),
+      backend_(storage_->backend),
+      lock_(backend_lock_id()),
+      actors_(storage_->actors),
+      barrier_hits_(storage_->barrier_hits),
+      original_configs_(storage_->original_configs),
+      life_(storage_->life) {
   audit_seen = backend_.state().audit.size();
-  for (const ActorSpec& a : sc.actors)
-    for (const Op& op : a.script)
-      read_faults.enabled |= op.kind == OpKind::StaleReads || op.kind == OpKind::PartialReads;
-  if (read_faults.enabled) read_faults.start(backend_.state());
+}
+
+BackendWorld::~BackendWorld() { c_.spare.push_back(std::move(storage_)); }
+
+void* BackendWorld::operator new(size_t bytes) {
+  if (spare_block.p != nullptr && spare_block.bytes == bytes) return std::exchange(spare_block.p, nullptr);
+  return ::operator new(bytes);
+}
+
+void BackendWorld::operator delete(void* p, size_t bytes) noexcept {
+  if (spare_block.p == nullptr) {
+    spare_block.p = p;
+    spare_block.bytes = bytes;
+    return;
+  }
+  ::operator delete(p);
 }
 
 namespace {

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/dirty.h"
 #include "backend/harness/read_faults.h"
 #include "backend/harness/scenario.h"
 #include "backend/memory_backend.h"
@@ -39,13 +40,32 @@
 
 namespace allocsim::harness {
 
+struct WorldStorage;  // below
+
 /// A scenario compiled once per run: the prototype backend every execution copies, and the enabled
 /// invariants as catalog indices (in catalog order).
+/// REQUIRES: used by one thread at a time (campaign::Compiled's contract): its worlds reuse the storage of
+/// worlds that ended (`spare`), which is not synchronised.
 struct CompiledScenario {
   const Scenario* scenario = nullptr;
   backend::MemoryBackend prototype;
+  /// The prototype's state without its nodes: what a world reset copies whole (reset_world_storage); the nodes
+  /// it restores one by one, those the previous execution wrote.
+  backend::BackendState prototype_rest;
   std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending
+  NodeIndex node_index;            // of the prototype's nodes (dirty.h: incremental invariants)
+  StartMemo start_memo;            // the start state's verdict (dirty.h; invariants.h start_memo())
   bool checks(std::string_view invariant) const;
+  /// The storage of worlds that have ended, reset in place by the next world (its containers keep their
+  /// capacity, so an execution after the first few allocates little); one per world alive at once.
+  mutable std::vector<std::unique_ptr<WorldStorage>> spare;
+  /// Per actor: the footprint id of its "life" mutex when some `recover` op names it (world.h), else nullopt.
+  std::vector<std::optional<uint64_t>> life_ids;
+  bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
+  CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);
+  ~CompiledScenario();
+  CompiledScenario(const CompiledScenario&) = delete;
+  CompiledScenario& operator=(const CompiledScenario&) = delete;
 };
 
 /// Builds the prototype. `extra_mutants` (from the command line) are added to the scenario's.
@@ -118,11 +138,80 @@ struct ActorState {
   std::string op_epoch;               // generation of the reserve/release running now (rollback-keeps-newer-owner)
   std::vector<const char*> outcomes;  // per script op: the outcome it ended in (nullptr = not reached)
   Told told;
+  // -- scratch storage reused across executions (world.cpp reset_actor keeps it; never read as state) --
+  backend::Observation<backend::InventorySnapshot> inventory_scratch;  // inventory_into's answer
+  std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
+  std::string detail_scratch;  // the detail of the barrier being fired (ActorCaller::barrier_formatted)
 };
 
+// -- per-execution harness state the invariants keep (invariants.cpp); BackendWorld names them too --
+
+/// A node's owner epoch as of the previous check.
+struct NodeShadow {
+  std::optional<std::string> owner_epoch;
+};
+/// One label geometry write (invariants_geometry.cpp: no-apply-under-later-workload, geometry-converges).
+struct GeometryWrite {
+  std::string node;
+  int64_t version = 0;                 // the node's resourceVersion right after the write
+  double written_at = 0;               // fake clock then
+  std::vector<std::string> workloads;  // workload ids holding the node then
+  std::optional<double> applied_at;    // fake clock when its apply ran (success or failed); nullopt: not yet
+};
+/// A flow workload bound at the previous check (bound-workload-covered, invariants_capacity.cpp).
+struct BoundWorkload {
+  std::string node;
+  std::string workload;
+  bool covered = false;
+};
+
+/// Everything of a BackendWorld that owns heap memory, kept across executions in CompiledScenario::spare and
+/// reset in place (reset_world_storage, below): a reset world equals a freshly built one, field for field.
+struct WorldStorage {
+  explicit WorldStorage(const backend::MemoryBackend& prototype) : backend(prototype) {}
+  backend::MemoryBackend backend;
+  /// The backend may hold writes the dirty set did not see (BackendWorld::mutable_backend() was handed out, or
+  /// the storage is new): the next reset copies the whole prototype.
+  bool untracked = true;
+  std::vector<ActorState> actors;
+  std::vector<uint32_t> barrier_hits;
+  std::vector<std::string> original_configs;
+  std::vector<NodeShadow> shadow;
+  std::vector<GeometryWrite> geometry_writes;
+  std::vector<BoundWorkload> bound_workloads;
+  std::optional<backend::BackendState> audit_base;
+  std::vector<std::string> stale_reserves;
+  ReadFaults read_faults;
+  InvariantMemo memo;
+  // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
+  // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
+  std::vector<std::unique_ptr<sim::SimMutex>> life;
+};
+
+/// Resets `s` to the state a world of `c` starts in: the backend as the prototype, fresh actors, empty invariant
+/// bookkeeping. The backend costs what the previous execution wrote, not the size of the state: the prototype's
+/// state apart from the nodes is copied whole (CompiledScenario::prototype_rest; claims, map, audit, clock, ... are
+/// small at the start), the nodes only where the execution wrote (InvariantMemo::dirty.execution_nodes(), fed by
+/// ActorCaller::touch), with their owner-epoch shadows. A full copy instead when unsure: `s.untracked`, a node
+/// write no index resolved, or a node count other than the prototype's.
+/// REQUIRES: `s` was made from `c.prototype` (storages are per compiled scenario); an execution changes no member
+/// of MemoryBackend outside state() (the options never change after compile()).
+void reset_world_storage(WorldStorage& s, const CompiledScenario& c);
+
 class BackendWorld final : public sim::World {
+  // First: the references below bind into the storage, so it is initialised before them.
+  const CompiledScenario& c_;
+  std::unique_ptr<WorldStorage> storage_;  // taken from c_.spare (or new), given back by the destructor
+
  public:
   explicit BackendWorld(const CompiledScenario& compiled);
+  ~BackendWorld() override;
+  BackendWorld(const BackendWorld&) = delete;
+  BackendWorld& operator=(const BackendWorld&) = delete;
+  /// The world object itself is recycled per thread (one spare block): explore() builds and destroys one
+  /// per execution.
+  static void* operator new(size_t bytes);
+  static void operator delete(void* p, size_t bytes) noexcept;
 
   size_t actor_count() const override { return actors_.size(); }
   std::string_view actor_name(sim::ActorId id) const override { return actors_[id].name; }
@@ -132,7 +221,13 @@ class BackendWorld final : public sim::World {
   const sim::OrderSpec* order() const override { return c_.scenario->order.empty() ? nullptr : &c_.scenario->order; }
 
   const backend::MemoryBackend& backend() const { return backend_; }
-  backend::MemoryBackend& mutable_backend() { return backend_; }
+  /// For tests that edit the state by hand: the next world built from this one's storage copies the whole
+  /// prototype (reset_world_storage), since such edits bypass the dirty set. The world's own actors reach the
+  /// backend without it (ScriptRunner), so that their writes are tracked.
+  backend::MemoryBackend& mutable_backend() {
+    storage_->untracked = true;
+    return backend_;
+  }
   const std::vector<ActorState>& actors() const { return actors_; }
   std::vector<ActorState>& mutable_actors() { return actors_; }
   /// Fire counts per barrier, indexed like barrier_catalog().
@@ -140,56 +235,44 @@ class BackendWorld final : public sim::World {
   const CompiledScenario& compiled() const { return c_; }
 
   // -- used by the invariants (invariants.cpp) --
-  struct NodeShadow {
-    std::optional<std::string> owner_epoch;
-  };
+  using NodeShadow = harness::NodeShadow;
+  using GeometryWrite = harness::GeometryWrite;
+  using BoundWorkload = harness::BoundWorkload;
   /// Node owner epochs as of the previous check, and the audit length then.
-  std::vector<NodeShadow> shadow;
+  std::vector<NodeShadow>& shadow;
   size_t audit_seen = 0;
   /// Every label geometry write seen so far, in audit order (invariants_geometry.cpp: what
   /// no-apply-under-later-workload and geometry-converges judge); kept only while either is enabled.
-  struct GeometryWrite {
-    std::string node;
-    int64_t version = 0;                 // the node's resourceVersion right after the write
-    double written_at = 0;               // fake clock then
-    std::vector<std::string> workloads;  // workload ids holding the node then
-    std::optional<double> applied_at;    // fake clock when its apply ran (success or failed); nullopt: not yet
-  };
-  std::vector<GeometryWrite> geometry_writes;
+  std::vector<GeometryWrite>& geometry_writes;
   /// Flow workloads (ids some script requests) bound at the previous check, and whether a live claim has
   /// granted each a device on its node since it was bound (bound-workload-covered, invariants_capacity.cpp).
-  struct BoundWorkload {
-    std::string node;
-    std::string workload;
-    bool covered = false;
-  };
-  std::vector<BoundWorkload> bound_workloads;
+  std::vector<BoundWorkload>& bound_workloads;
   /// The backend's state right after the latest foreign write (ops_foreign.cpp), if any. A foreign write is
   /// another controller's, never in the backend's audit log, so audit-explains-state replays the log from
   /// here rather than from the start state.
-  std::optional<backend::BackendState> audit_base;
+  std::optional<backend::BackendState>& audit_base;
   /// Reserve op ids whose expected generation was stale when called (stale-plan-writes-nothing).
-  std::vector<std::string> stale_reserves;
+  std::vector<std::string>& stale_reserves;
   /// The scenario's node configs at the start (no-orphaned-geometry's "recorded config").
   const std::vector<std::string>& original_configs() const { return original_configs_; }
   /// Faults fired so far in this execution (bounded by FaultSpec::max).
   int faults_fired() const { return faults_fired_; }
   /// stale_reads / partial_reads (read_faults.h): the armed faults and the history of read states.
-  ReadFaults read_faults;
+  ReadFaults& read_faults;
+  /// What the steps since the last check wrote, and the incremental checks' memo (dirty.h); in the storage,
+  /// so its buffers are reused across executions.
+  InvariantMemo& memo;
 
  private:
   friend class ActorCaller;
   friend class ScriptRunner;
-  const CompiledScenario& c_;
-  backend::MemoryBackend backend_;
+  backend::MemoryBackend& backend_;
   sim::SimMutex lock_;
-  std::vector<ActorState> actors_;
-  std::vector<uint32_t> barrier_hits_;
-  std::vector<std::string> original_configs_;
+  std::vector<ActorState>& actors_;
+  std::vector<uint32_t>& barrier_hits_;
+  std::vector<std::string>& original_configs_;
   int faults_fired_ = 0;
-  // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
-  // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
-  std::vector<std::unique_ptr<sim::SimMutex>> life_;
+  std::vector<std::unique_ptr<sim::SimMutex>>& life_;
 };
 
 }  // namespace allocsim::harness

@@ -50,11 +50,12 @@ TEST_CASE("occurrence pins: each op of the same name is judged on its own", "[ex
   // The op-name pin sees both reserves; it cannot say which ended how. Occurrence pins can.
   const auto swapped = run_text(
       scenario_with(R"({ "outcome": "pass", "actors": { "flowA": { "0": ["infeasible"], "2": ["claimed"] } } })"));
-  CHECK(swapped.unmet == std::vector<std::string>{
-                             "actor flowA: op 0 ended in \"claimed\" in 3 execution(s), which expect.actors.flowA.0 "
-                             "does not allow",
-                             "actor flowA: op 2 ended in \"infeasible\" in 3 execution(s), which expect.actors.flowA.2 "
-                             "does not allow"});
+  CHECK(
+      swapped.unmet ==
+      std::vector<std::string>{"actor flowA: op 0 ended in \"claimed\" in 3 executions, which expect.actors.flowA.0 "
+                               "does not allow",
+                               "actor flowA: op 2 ended in \"infeasible\" in 3 executions, which expect.actors.flowA.2 "
+                               "does not allow"});
   CHECK_FALSE(swapped.met);
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/actor_caller.h"
+#include "backend/harness/system.h"
 #include "backend/harness/world.h"
 #include "sim/engine.h"
 #include "sim/strategies/replay.h"
@@ -203,4 +205,14 @@ TEST_CASE("faults replay exactly: the draws are part of the schedule", "[faults]
   CHECK_FALSE(replay.divergence());
   CHECK(r2.fingerprint() == r.result.fingerprint());
   CHECK(r2.crashes == r.result.crashes);
+}
+
+TEST_CASE("explanations name the faults-fired footprint object, not its hash", "[faults]") {
+  // DPOR orders two actors' fault draws through this object (actor_caller.h faults_fired_id); an explanation
+  // that names it must say what it is.
+  const Scenario sc =
+      load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-one-plan-two-claimants.json");
+  const auto name = name_object(sc, faults_fired_id(), {});
+  CHECK(name.role == campaign::ObjectName::Data);
+  CHECK(name.words == "the count of faults fired (faults.max)");
 }

@@ -167,9 +167,15 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
     CHECK(words(k) == V{"done"});
 }
 
-TEST_CASE("ScenarioError::what is FILE: POINTER: MESSAGE, without the pointer when it is empty", "[scenario]") {
+TEST_CASE("ScenarioError::what is FILE: POINTER: MESSAGE, the root as (document root), none for the file",
+          "[scenario]") {
   CHECK(std::string(ScenarioError("f.json", "/nodes/0", "bad").what()) == "f.json: /nodes/0: bad");
-  CHECK(std::string(ScenarioError("f.json", "", "file is empty").what()) == "f.json: file is empty");
+  CHECK(std::string(ScenarioError("f.json", "", "bad").what()) == "f.json: (document root): bad");
+  CHECK(std::string(ScenarioError(allocsim::support::InputError::about_file("f.json", "file is empty")).what()) ==
+        "f.json: file is empty");
+  CHECK_THROWS_WITH(parse_scenario("[]", "f.json"),
+                    "f.json: (document root): expected an object at the top level, got array");
+  CHECK_THROWS_WITH(parse_scenario(" ", "f.json"), "f.json: file is empty");
   const ScenarioError e("f", "/p", "m");
   CHECK(e.file() == "f");
   CHECK(e.pointer() == "/p");

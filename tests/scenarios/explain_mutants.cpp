@@ -200,3 +200,18 @@ TEST_CASE("a malformed explanation names its JSON pointer", "[explain]") {
   j["order"][0] = nlohmann::ordered_json::array({"a"});
   CHECK_THROWS_WITH(campaign::explanation_from_json(j), "/order/0: expected [label, label]");
 }
+
+TEST_CASE("the converge-bound scenario's minimal trace keeps its bound and names the clock's objects", "[explain]") {
+  // Before scenario_to_json kept converge_seconds, the shrunk trace embedded a scenario judged by the default
+  // 600 s bound, so it replayed with no violation and never reached the corpus.
+  const std::string file = std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-021-converge-bound-below-apply.json";
+  const Explained x = explain_file(file);
+  REQUIRE(x.result.violation);
+  CHECK(x.result.violation->invariant == "geometry-converges");
+  const std::string text = campaign::trace_to_text(campaign::make_trace(x.scenario, x.result, ""));
+  CHECK(text.find("\"converge_seconds\": 3") != std::string::npos);
+  REQUIRE(x.explanation);
+  REQUIRE_FALSE(x.explanation->pairs.empty());
+  for (const auto& p : x.explanation->pairs)
+    for (const std::string& o : p.objects) CHECK_FALSE(o.starts_with("object "));  // every object has a name
+}

@@ -16,6 +16,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/scenario.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
@@ -50,21 +51,10 @@ const std::vector<Uncovered> kNotYetCovered = {
      "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutant of reserve's entry members"},
 };
 
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios")) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    if (e.path().parent_path().filename() == "schema") continue;
-    out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // invariant -> scenario files that expect its violation
 std::map<std::string, std::vector<std::string>> expected_violations() {
   std::map<std::string, std::vector<std::string>> by;
-  for (const std::string& file : scenario_files()) {
+  for (const std::string& file : allocsim::testing::scenario_files()) {
     const Scenario sc = load_scenario(file);
     if (sc.expect.pass) continue;
     for (const std::string& v : sc.expect.violations) by[v].push_back(fs::relative(file, ALLOCSIM_SOURCE_DIR).string());

@@ -18,4 +18,22 @@ inline std::vector<std::string> mutant_files() {
   return out;
 }
 
+/// Every scenario file under scenarios/ (mutants included), as absolute paths, sorted. Skips the JSON Schema
+/// documents and the regression corpus a local `run` keeps in scenarios/.allocsim/ (trace files, not scenarios).
+inline std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  const std::filesystem::path root = std::filesystem::path(ALLOCSIM_SOURCE_DIR) / "scenarios";
+  for (auto it = std::filesystem::recursive_directory_iterator(root);
+       it != std::filesystem::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == "schema" || name.starts_with("."))) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && it->path().extension() == ".json") out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace allocsim::testing

@@ -6,27 +6,15 @@
 #include <filesystem>
 
 #include "backend/harness/runner.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios")) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    if (e.path().parent_path().filename() == "schema") continue;
-    out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("every scenario file meets its expectation under 2,000 random executions", "[scenarios]") {
-  const auto files = scenario_files();
+  const auto files = allocsim::testing::scenario_files();
   REQUIRE(files.size() >= 6);
   for (const std::string& file : files) {
     INFO(file);
@@ -47,7 +35,7 @@ TEST_CASE("every scenario file meets its expectation under 2,000 random executio
 // Base scenarios run the seed unmutated; they may still expect a violation when they pin a finding about
 // the seed (scenarios/FINDINGS.md).
 TEST_CASE("every mutant scenario expects a violation and every base scenario runs the seed unmutated", "[scenarios]") {
-  for (const std::string& file : scenario_files()) {
+  for (const std::string& file : allocsim::testing::scenario_files()) {
     INFO(file);
     Scenario sc = load_scenario(file);
     const bool is_mutant = file.find("/mutants/") != std::string::npos;

@@ -34,6 +34,7 @@
 #include "backend/harness/ops.h"
 #include "backend/harness/scenario.h"
 #include "backend/mutants.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
@@ -202,17 +203,6 @@ bool is_prefix(const std::string& a, const std::string& b) {
   return b.compare(0, a.size(), a) == 0 && (b.size() == a.size() || a.empty() || b[a.size()] == '/');
 }
 
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(kSource / "scenarios")) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    if (e.path().parent_path().filename() == "schema") continue;
-    out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 nlohmann::json load_schema() {
   std::ifstream in(kSchema);
   REQUIRE(in.good());
@@ -235,7 +225,7 @@ std::set<std::string> names_of(const Catalog& catalog) {
 }  // namespace
 
 TEST_CASE("schema: every scenario file validates against the schema and loads", "[scenario][schema]") {
-  const auto files = scenario_files();
+  const auto files = allocsim::testing::scenario_files();
   REQUIRE(files.size() >= 6);
   const auto verdicts = schema_verdicts(files);
   for (const auto& file : files) {
