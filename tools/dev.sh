@@ -62,15 +62,21 @@ else
   CONFIGURE+=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
 fi
 
+# build [TARGET...]: configure and build everything, or only the named targets (`demo` needs only the CLI:
+# on 2 cores the whole tree, tests and benchmarks included, takes several times longer).
 build() {
   cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" >/dev/null
-  cmake --build "$BUILD" -j "$JOBS"
+  if [ $# -eq 0 ]; then
+    cmake --build "$BUILD" -j "$JOBS"
+  else
+    cmake --build "$BUILD" -j "$JOBS" --target "$@"
+  fi
 }
 
 case "${1:-}" in
   demo)
     install_missing "${PACKAGES[@]}"
-    build
+    build allocsim
     cd "$ROOT"
     "$BUILD/tools/allocsim" run scenarios/alloc-004-one-plan-two-claimants.json --executions 10000
     ;;

@@ -16,6 +16,7 @@
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/shrink.h"
+#include "sim/support/words.h"
 
 namespace allocsim::campaign {
 
@@ -239,8 +240,8 @@ std::string replay_summary(const std::vector<EntryReplay>& replays) {
     stale += e.status == EntryStatus::stale;
     unreadable += e.status == EntryStatus::unreadable;
   }
-  std::string s = fmt::format("{} corpus trace{} replayed: {} still violate{}", replays.size(),
-                              replays.size() == 1 ? "" : "s", violating, violating == 1 ? "s" : "");
+  std::string s = fmt::format("{} replayed: {} still {}", support::count_of(replays.size(), "corpus trace"), violating,
+                              support::noun_for(violating, "violates", "violate"));
   if (stale) s += fmt::format(", {} stale", stale);
   if (unreadable) s += fmt::format(", {} unreadable", unreadable);
   return s;
@@ -250,7 +251,7 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
   std::string out;
   for (const auto& e : replays) {
     const std::string name = fs::path(e.path).filename().string();
-    const std::string run = fmt::format("{} steps, fingerprint {}", e.steps, e.fingerprint);
+    const std::string run = fmt::format("{}, fingerprint {}", support::count_of(e.steps, "step"), e.fingerprint);
     switch (e.status) {
       case EntryStatus::violates:
         out += fmt::format("{}execution 0: {}: still violates {} ({})\n", indent, name, e.invariant, run);

@@ -1,6 +1,7 @@
 #include "sim/campaign/report_html.h"
 
 #include "sim/campaign/explain.h"
+#include "sim/campaign/markup.h"
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_replay.h"
+#include "sim/support/words.h"
 
 namespace allocsim::campaign {
 
@@ -55,7 +57,7 @@ std::string attr(const std::string& name, const std::string& value) {
 std::string row_class(const std::string& verdict) {
   if (verdict == "met") return "met";
   if (verdict == "NOT met") return "unmet";
-  if (verdict == "undecided") return "undecided";
+  if (verdict == "undecided" || verdict == "interrupted") return "undecided";  // neither met nor refuted
   return "error";
 }
 
@@ -254,9 +256,13 @@ std::string render_violation(const HtmlViolation& v, size_t k) {
     return h + "<p class=\"no-trace\">No trace is available for this violation.</p>\n</section>\n";
   const std::vector<Step> steps = read_steps(v.trace);
   const Explanation e = read_explanation(v.trace, steps.size());
-  std::string size = fmt::format("{} steps, {} actors", steps.size(), lane_order(v.actors, steps).size());
-  if (v.trace.contains("shrink") && v.trace["shrink"].is_object() && v.trace["shrink"].contains("raw_steps"))
-    size += fmt::format(" (shrunk from {} steps)", v.trace["shrink"]["raw_steps"].dump());
+  std::string size = fmt::format("{}, {}", support::count_of(steps.size(), "step"),
+                                 support::count_of(lane_order(v.actors, steps).size(), "actor"));
+  if (v.trace.contains("shrink") && v.trace["shrink"].is_object() && v.trace["shrink"].contains("raw_steps")) {
+    const nlohmann::json& raw = v.trace["shrink"]["raw_steps"];
+    size += fmt::format(" (shrunk from {})", raw.is_number_unsigned() ? support::count_of(raw.get<uint64_t>(), "step")
+                                                                      : raw.dump() + " steps");
+  }
   h += "<p class=\"size\">" + html_escape(size) + "</p>\n";
   h += render_explanation(e, k, steps) + render_order(e, v.trace);
   h += "<p class=\"legend\">";
@@ -294,32 +300,7 @@ std::string render_table(const HtmlPage& page) {
 
 }  // namespace
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(const std::string& s) { return escape_markup(s, Markup::Html); }
 
 std::string render_html(const HtmlPage& page) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -352,13 +333,21 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report) {
   }
   for (const auto& e : report.value("errors", nlohmann::json::array()))
     page.rows.push_back(
-        {str_or(e, "path"), "input error", "", 0, 0, {}, {str_or(e, "pointer") + ": " + str_or(e, "message")}});
+        {str_or(e, "path"),
+         "input error",
+         "",
+         0,
+         0,
+         {},
+         {str_or(e, "pointer").empty() ? str_or(e, "message") : str_or(e, "pointer") + ": " + str_or(e, "message")}});
   const nlohmann::json t = report.value("totals", nlohmann::json::object());
-  page.totals = fmt::format(
-      "{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions, {} violating",
-      t.value("scenarios", uint64_t{0}), t.value("met", uint64_t{0}), t.value("unmet", uint64_t{0}),
-      t.value("undecided", uint64_t{0}), t.value("input_errors", uint64_t{0}), t.value("executions", uint64_t{0}),
-      t.value("violating_executions", uint64_t{0}));
+  page.totals =
+      fmt::format("{}: {} met, {} not met, {} undecided (shard), {}; {}, {} violating",
+                  support::count_of(t.value("scenarios", uint64_t{0}), "scenario"), t.value("met", uint64_t{0}),
+                  t.value("unmet", uint64_t{0}), t.value("undecided", uint64_t{0}),
+                  support::count_of(t.value("input_errors", uint64_t{0}), "input error"),
+                  support::count_of(t.value("executions", uint64_t{0}), "execution"),
+                  t.value("violating_executions", uint64_t{0}));
   return page;
 }
 

@@ -96,7 +96,11 @@ std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& ma
 void seed_sleep_sets(std::vector<WorkUnit>& units, const sim::EngineOptions& options,
                      const sim::WorldFactory& make_world) {
   if (units.size() < 2) return;  // one unit is the whole tree
-  for (WorkUnit& u : units) u.siblings = sim::earlier_siblings(options, make_world, u.prefix);
+  for (WorkUnit& u : units) {
+    sim::UnitSleep seeds = sim::unit_sleep(options, make_world, u.prefix);
+    u.siblings = std::move(seeds.siblings);
+    u.asleep = seeds.asleep;
+  }
 }
 
 }  // namespace
@@ -181,7 +185,9 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const Subject& sc = *plan.scenario;
   const WorkUnit& unit = plan.units[u];
   const sim::StrategyCaps caps = cfg.spec().caps;
-  const bool tree = caps.exhaustive;                          // else a range of execution indices
+  const bool tree = caps.exhaustive;  // else a range of execution indices
+  // Earlier units cover every schedule under an asleep prefix (sim/strategies/dpor_units.h): done at once.
+  if (unit.asleep) return UnitResult{};
   const std::unique_ptr<Compiled> compiled = sc.compile({});  // per unit: workers share nothing mutable
   const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
   sim::Engine engine(sim::EngineOptions{.max_steps = sc.max_steps(cfg.max_steps), .record_footprints = tree});

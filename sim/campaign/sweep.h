@@ -125,6 +125,8 @@ struct WorkUnit {
   /// dpor: per prefix choice, the earlier siblings that start asleep (derived from the prefix, so not part
   /// of the plan digest).
   std::vector<std::vector<sim::SiblingStep>> siblings = {};
+  /// dpor: the unit's own prefix choice is asleep (sim::UnitSleep::asleep): it runs no execution.
+  bool asleep = false;
 };
 
 /// A scenario and its units. `error` set (and nothing else) when the file did not load.

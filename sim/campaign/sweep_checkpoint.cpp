@@ -28,11 +28,10 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
   try {
     doc = support::read_strict_json(path, kCheckpointRules);
   } catch (const support::InputError& e) {
-    throw SweepInputError(fmt::format("{}: {}: not a valid checkpoint: {}", e.file(),
-                                      e.pointer().empty() ? "\"\"" : e.pointer(), e.message()));
+    throw SweepInputError(e.reworded("not a valid checkpoint: " + e.message()));
   }
   const auto fail = [&](const std::string& ptr, const std::string& msg) {
-    return SweepInputError(fmt::format("{}: {}: {}", path, ptr, msg));
+    return SweepInputError(support::located(path, ptr, msg));
   };
   if (!doc.is_object() || doc.value("schema", "") != kSchema)
     throw fail("/schema", fmt::format("expected \"{}\"", kSchema));

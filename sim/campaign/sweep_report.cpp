@@ -1,5 +1,7 @@
 #include "sim/campaign/sweep_report.h"
 
+#include "sim/campaign/markup.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include "sim/schedule.h"
 #include "sim/strategies/pct.h"
 #include "sim/support/json_reader.h"
+#include "sim/support/words.h"
 
 namespace allocsim::campaign {
 
@@ -73,37 +76,9 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   return j;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
-          out += fmt::format("\\x{:02x}", c);
-        else
-          out += char(c);
-    }
-  }
-  return out;
-}
-
 }  // namespace
+
+std::string xml_escape(const std::string& s) { return escape_markup(s, Markup::Xml); }
 
 std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& cfg) {
   campaign::ReplayTarget target;
@@ -165,8 +140,8 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
       cases += fmt::format("      <failure type=\"expectation\" message=\"{}\">{}</failure>\n",
                            xml_escape(o.unmet.empty() ? "expectation not met" : o.unmet.front()), xml_escape(body));
     }
-    std::string out =
-        fmt::format("{}: {} executions, {} violating", plan.scenario->name(), o.result.executions, o.result.violating);
+    std::string out = fmt::format("{}: {}, {} violating", plan.scenario->name(),
+                                  support::count_of(o.result.executions, "execution"), o.result.violating);
     if (o.result.first)
       out += fmt::format("\nfirst violation: {}: {}\nreplay: {}", o.result.first->invariant, o.result.first->message,
                          replay_command(plan, *o.result.first, res.config));
@@ -222,8 +197,7 @@ nlohmann::json read_report(const std::string& path) {
   try {
     return support::read_strict_json(path, {size_t{1} << 30, 64, "reports"});
   } catch (const support::InputError& e) {
-    throw SweepInputError(fmt::format("{}: {}: not a valid report: {}", e.file(),
-                                      e.pointer().empty() ? "\"\"" : e.pointer(), e.message()));
+    throw SweepInputError(e.reworded("not a valid report: " + e.message()));
   }
 }
 
@@ -232,7 +206,7 @@ namespace {
 using Reports = std::vector<std::pair<std::string, nlohmann::json>>;
 
 SweepInputError shard_error(const std::string& file, const std::string& ptr, const std::string& msg) {
-  return SweepInputError(fmt::format("{}: {}: {}", file, ptr, msg));
+  return SweepInputError(support::located(file, ptr, msg));
 }
 
 /// Checks that `reports` are shard reports of one sweep, each shard 1..N exactly once; returns N.
@@ -295,7 +269,11 @@ std::vector<ScenarioPlan> merged_plans(const System& system, const Reports& repo
   for (const auto& e : first.at("errors")) {
     ScenarioPlan p;
     p.path = e.at("path").get<std::string>();
-    p.error = support::InputError(p.path, e.at("pointer").get<std::string>(), e.at("message").get<std::string>());
+    // The report keeps a pointer "" both for the document root and for an error about the file itself (it
+    // cannot be read, is not JSON); the second is the common one, so "" is read back as it.
+    const std::string pointer = e.at("pointer").get<std::string>(), message = e.at("message").get<std::string>();
+    p.error = pointer.empty() ? support::InputError::about_file(p.path, message)
+                              : support::InputError(p.path, pointer, message);
     plans.push_back(std::move(p));
   }
   for (const auto& [path, s] : entries) {

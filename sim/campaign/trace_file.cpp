@@ -15,9 +15,12 @@ namespace allocsim::campaign {
 using Json = nlohmann::ordered_json;
 
 TraceError::TraceError(std::string file, std::string pointer, std::string message)
-    : std::runtime_error(fmt::format("{}: {}: {}", file, pointer.empty() ? "\"\"" : pointer, message)),
+    : std::runtime_error(support::located(file, pointer, message)),
       file_(std::move(file)),
       pointer_(std::move(pointer)) {}
+
+TraceError::TraceError(const support::InputError& e)
+    : std::runtime_error(e.what()), file_(e.file()), pointer_(e.pointer()) {}
 
 std::vector<TraceStep> label_steps(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
   std::map<std::pair<sim::ActorId, std::string>, uint32_t> seen;  // ordered: no hash iteration anywhere
@@ -309,9 +312,9 @@ Trace parse_trace(const System& system, const std::string& text, const std::stri
     support::check_text(text, path, kTraceRules);
     read_document(system, support::parse_strict(text, path, kTraceRules), path, t);
   } catch (const support::InputError& e) {
-    throw TraceError(e.file(), e.pointer(), e.message());
+    throw TraceError(e);
   } catch (const nlohmann::json::exception& e) {
-    throw TraceError(path, "", fmt::format("unreadable trace: {}", e.what()));
+    throw TraceError(support::InputError::about_file(path, fmt::format("unreadable trace: {}", e.what())));
   }
   return t;
 }
@@ -321,7 +324,7 @@ Trace load_trace(const System& system, const std::string& path) {
   try {
     text = support::read_text(path, kTraceRules);
   } catch (const support::InputError& e) {
-    throw TraceError(e.file(), e.pointer(), e.message());
+    throw TraceError(e);
   }
   return parse_trace(system, text, path);
 }

@@ -31,16 +31,20 @@
 #include "sim/campaign/system.h"
 #include "sim/engine.h"
 #include "sim/support/atomic_write.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::campaign {
 
 inline constexpr const char* kTraceSchema = "allocsim/trace/v1";
 
 /// A trace file that cannot be read: `file`, `pointer` (RFC 6901; "" = the whole document) and
-/// `message`. what() is `FILE: POINTER: MESSAGE`, the pointer written "" when it is the whole document.
+/// `message`. what() is `FILE: POINTER: MESSAGE` as every loader writes it (support::located: the root is
+/// "(document root)"), or `FILE: MESSAGE` for an error about the file itself (support::InputError::about_file).
 class TraceError : public std::runtime_error {
  public:
   TraceError(std::string file, std::string pointer, std::string message);
+  /// The reader's error as it is (its place, or none for an error about the file).
+  explicit TraceError(const support::InputError& e);
   const std::string& file() const { return file_; }
   const std::string& pointer() const { return pointer_; }
 

@@ -13,12 +13,31 @@
 
 namespace allocsim::support {
 
+std::string pointer_text(std::string_view pointer) {
+  return pointer.empty() ? std::string("(document root)") : std::string(pointer);
+}
+
+std::string located(std::string_view file, std::string_view pointer, std::string_view message) {
+  return fmt::format("{}: {}: {}", file, pointer_text(pointer), message);
+}
+
 InputError::InputError(std::string file, std::string pointer, std::string message)
-    : std::runtime_error(pointer.empty() ? fmt::format("{}: {}", file, message)
-                                         : fmt::format("{}: {}: {}", file, pointer, message)),
+    : InputError(std::move(file), std::move(pointer), std::move(message), true) {}
+
+InputError InputError::about_file(std::string file, std::string message) {
+  return InputError(std::move(file), "", std::move(message), false);
+}
+
+std::string InputError::reworded(std::string_view message) const {
+  return has_pointer_ ? located(file_, pointer_, message) : fmt::format("{}: {}", file_, message);
+}
+
+InputError::InputError(std::string file, std::string pointer, std::string message, bool has_pointer)
+    : std::runtime_error(has_pointer ? located(file, pointer, message) : fmt::format("{}: {}", file, message)),
       file_(std::move(file)),
       pointer_(std::move(pointer)),
-      message_(std::move(message)) {}
+      message_(std::move(message)),
+      has_pointer_(has_pointer) {}
 
 // -- pointers and words ----------------------------------------------------------------------------
 
@@ -56,60 +75,6 @@ std::string quote_all(const std::vector<const char*>& words) {
   std::string out;
   for (const char* w : words) out += (out.empty() ? "" : ", ") + quote(w);
   return out;
-}
-
-/// Optimal string alignment distance: Levenshtein plus adjacent transpositions, the commonest typo.
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-}  // namespace
-
-/// " (did you mean "X"?)" for the closest candidate within distance 2, or "". Distance ignores case first
-/// (so "flowb" finds "flowB" rather than "flowA") and counts it second; the first candidate wins a tie.
-/// A word no longer than the distance is not a typo of anything.
-std::string did_you_mean(std::string_view word, const std::vector<const char*>& candidates) {
-  constexpr std::size_t kMaxTypo = 2;
-  constexpr std::size_t kMaxWord = 128;  // far longer than any candidate: skip the quadratic table
-  if (word.size() > kMaxWord) return "";
-  const std::string folded = lowercase(word);
-  const char* best = nullptr;
-  std::pair<std::size_t, std::size_t> best_distance{kMaxTypo + 1, 0};
-  for (const char* c : candidates) {
-    const std::pair<std::size_t, std::size_t> d{edit_distance(folded, lowercase(c)), edit_distance(word, c)};
-    if (d.first <= kMaxTypo && d.first < word.size() && d < best_distance) {
-      best = c;
-      best_distance = d;
-    }
-  }
-  return best == nullptr ? "" : fmt::format(" (did you mean {}?)", quote(best));
-}
-
-/// did_you_mean, or else the whole (short) vocabulary, so the reader always learns what is accepted.
-std::string hint(std::string_view word, const std::vector<const char*>& candidates) {
-  std::string suggestion = did_you_mean(word, candidates);
-  if (!suggestion.empty() || candidates.empty()) return suggestion;
-  return fmt::format(" (expected one of {})", quote_all(candidates));
 }
 
 /// 1-based line and column (in bytes) of byte `offset` of `text`.
@@ -167,18 +132,17 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
 }  // namespace
 
 void check_text(std::string_view text, const std::string& file, const TextRules& rules) {
-  if (text.size() > rules.max_bytes) throw InputError(file, "", too_large(text.size(), rules));
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError(file, "", "file is empty");
+  if (text.size() > rules.max_bytes) throw InputError::about_file(file, too_large(text.size(), rules));
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError::about_file(file, "file is empty");
   for (std::size_t i = 0; i < text.size();) {
     const auto b = static_cast<unsigned char>(text[i]);
     const bool control = b < 0x20 && b != '\t' && b != '\n' && b != '\r';
     const std::size_t n = control ? 0 : utf8_sequence_length(text, i);
     if (n == 0) {
       const auto [line, column] = line_column(text, i);
-      throw InputError(file, "",
-                       fmt::format("not a text file: unexpected byte 0x{:02x} at line {} column {} "
-                                   "({} are UTF-8 JSON)",
-                                   b, line, column, rules.kind));
+      throw InputError::about_file(file, fmt::format("not a text file: unexpected byte 0x{:02x} at line {} column {} "
+                                                     "({} are UTF-8 JSON)",
+                                                     b, line, column, rules.kind));
     }
     i += n;
   }
@@ -187,7 +151,7 @@ void check_text(std::string_view text, const std::string& file, const TextRules&
 namespace {
 
 [[noreturn]] void fail_os(const std::string& file, std::string_view what, int error) {
-  throw InputError(file, "", fmt::format("{}: {}", what, std::generic_category().message(error)));
+  throw InputError::about_file(file, fmt::format("{}: {}", what, std::generic_category().message(error)));
 }
 
 /// Closes a file descriptor on every path out of read_text.
@@ -206,7 +170,7 @@ std::string read_text(const std::string& path, const TextRules& rules) {
   if (::fstat(fd, &st) != 0) fail_os(path, "cannot read", errno);
   if (S_ISDIR(st.st_mode)) fail_os(path, "cannot read", EISDIR);
   if (S_ISREG(st.st_mode) && static_cast<std::uintmax_t>(st.st_size) > rules.max_bytes)
-    throw InputError(path, "", too_large(static_cast<std::size_t>(st.st_size), rules));
+    throw InputError::about_file(path, too_large(static_cast<std::size_t>(st.st_size), rules));
   // Pipes and devices have no size up front: read one byte past the limit to know it was exceeded.
   std::string text;
   char buffer[1 << 16];
@@ -217,9 +181,8 @@ std::string read_text(const std::string& path, const TextRules& rules) {
     if (n == 0) return text;
     text.append(buffer, static_cast<std::size_t>(n));
   }
-  throw InputError(path, "",
-                   fmt::format("file is more than {} bytes; {} are limited to {}", rules.max_bytes, rules.kind,
-                               limit_text(rules)));
+  throw InputError::about_file(path, fmt::format("file is more than {} bytes; {} are limited to {}", rules.max_bytes,
+                                                 rules.kind, limit_text(rules)));
 }
 
 // -- JSON ------------------------------------------------------------------------------------------
@@ -260,8 +223,8 @@ class StrictBuilder : public nlohmann::json_sax<Json> {
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
     // nlohmann's position counts the bytes read, so the offending byte is the one before it.
     const auto [line, column] = line_column(text_, position == 0 ? 0 : position - 1);
-    throw InputError(file_, "",
-                     fmt::format("invalid JSON at line {} column {}: {}", line, column, strip_prefix(ex.what())));
+    throw InputError::about_file(file_, fmt::format("invalid JSON at line {} column {}: {}", line, column,
+                                                    strip_prefix(ex.what())));
   }
 
  private:

@@ -27,17 +27,33 @@ namespace allocsim::support {
 
 using Json = nlohmann::ordered_json;
 
+/// How every loader's message names a JSON pointer: the pointer, or "(document root)" for the root ""
+/// (which, printed as it is, reads as nothing or as a stray `""`).
+std::string pointer_text(std::string_view pointer);
+
+/// "FILE: POINTER: MESSAGE" (the pointer through pointer_text), the one shape of every loader's error.
+std::string located(std::string_view file, std::string_view pointer, std::string_view message);
+
 /// Bad input: `file`, `pointer` (RFC 6901, "" = the whole document) and `message`.
-/// what() is "FILE: POINTER: MESSAGE" (the pointer part omitted when empty).
+/// what() is located(file, pointer, message); for an error about the file itself (about_file: it cannot be
+/// read, is too large, is not text or not JSON) it is "FILE: MESSAGE", there being no place in it to name.
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, std::string pointer, std::string message);
+  /// An error about the file as a whole, not about a place in its JSON.
+  static InputError about_file(std::string file, std::string message);
   const std::string& file() const { return file_; }
   const std::string& pointer() const { return pointer_; }
   const std::string& message() const { return message_; }
+  /// False for about_file errors (then pointer() is "").
+  bool has_pointer() const { return has_pointer_; }
+  /// what() with `message` in place of message(): the same file and place, said by another reader.
+  std::string reworded(std::string_view message) const;
 
  private:
+  InputError(std::string file, std::string pointer, std::string message, bool has_pointer);
   std::string file_, pointer_, message_;
+  bool has_pointer_ = true;
 };
 
 /// What a reader accepts at the byte and JSON layers. `kind` names the files in messages ("scenario
@@ -61,8 +77,11 @@ std::string quote(std::string_view s);
 /// quote() of each word, joined by ", ".
 std::string quote_all(const std::vector<const char*>& words);
 bool contains(const std::vector<const char*>& list, std::string_view word);
-/// " (did you mean "X"?)" for the closest candidate within edit distance 2 (optimal string alignment,
-/// case ignored first and counted second, first candidate wins a tie), or "".
+/// The candidate closest to `word` within edit distance 2 (optimal string alignment, case ignored first and
+/// counted second, first candidate wins a tie), or nullptr when none is that close. Command-line
+/// suggestions (tools/allocsim) use it too.
+const char* closest(std::string_view word, const std::vector<const char*>& candidates);
+/// " (did you mean "X"?)" for closest(word, candidates), or "".
 std::string did_you_mean(std::string_view word, const std::vector<const char*>& candidates);
 /// did_you_mean, or else " (expected one of ...)" with the whole vocabulary.
 std::string hint(std::string_view word, const std::vector<const char*>& candidates);

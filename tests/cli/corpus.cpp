@@ -79,7 +79,7 @@ TEST_CASE("corpus: a mutant run twice replays its stored trace on execution 0 wi
   // One execution does not find this race (2 in 2000 do); the stored trace alone meets the expectation.
   const auto one = run("run " + sc + " -n 1");
   CHECK(one.code == 0);
-  CHECK_THAT(one.text, Catch::Contains("  1 executions, 14 steps, 0 violating\n"));
+  CHECK_THAT(one.text, Catch::Contains("  1 execution, 14 steps, 0 violating\n"));
   CHECK_THAT(one.text, Catch::EndsWith("expectation met: the expected violation was found\n"));
 }
 
@@ -100,8 +100,8 @@ TEST_CASE("corpus: a stored violation fails a passing scenario, and only runs wi
   const auto one = run("run " + sc + " -n 1 --mutant client-side-claim --seed 3");
   CHECK(one.code == 1);
   CHECK_THAT(one.text, Catch::StartsWith("1 corpus trace replayed: 1 still violates"));
-  CHECK_THAT(one.text, Catch::Contains("  1 executions, 9 steps, 0 violating\n"));
-  CHECK_THAT(one.text, Catch::EndsWith("expectation NOT met:\n  - expected no violation, but 1 execution(s) violated "
+  CHECK_THAT(one.text, Catch::Contains("  1 execution, 9 steps, 0 violating\n"));
+  CHECK_THAT(one.text, Catch::EndsWith("expectation NOT met:\n  - expected no violation, but 1 execution violated "
                                        "single-ownership\n"));
 }
 
@@ -144,12 +144,12 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   const auto dry = run("corpus prune " + dir.path.string() + " --dry-run");
   CHECK(dry.code == 0);
   CHECK(dry.text == "would remove " + corpus + "/" + kEntry + why + "corpus " + corpus +
-                        ": 1 of 1 entries would be removed (--dry-run), 0 kept\n");
+                        ": 1 of 1 entry would be removed (--dry-run), 0 kept\n");
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
   const auto pruned = run("corpus prune " + sc);
   CHECK(pruned.code == 0);
   CHECK(pruned.text ==
-        "removed " + corpus + "/" + kEntry + why + "corpus " + corpus + ": 1 of 1 entries removed, 0 kept\n");
+        "removed " + corpus + "/" + kEntry + why + "corpus " + corpus + ": 1 of 1 entry removed, 0 kept\n");
   CHECK(files_in(corpus).empty());
 }
 
@@ -171,12 +171,12 @@ TEST_CASE("corpus: show prints the entry's trace, prune removes entries whose sc
   CHECK(run("corpus list " + sc).text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
                                              " (current), shared-map-never-deleted, 20 steps\n");
   // A current entry is kept.
-  CHECK(run("corpus prune " + corpus).text == "corpus " + corpus + ": 0 of 1 entries removed, 1 kept\n");
+  CHECK(run("corpus prune " + corpus).text == "corpus " + corpus + ": 0 of 1 entry removed, 1 kept\n");
   fs::remove(sc);
   CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
                                                  " (gone), shared-map-never-deleted, 20 steps\n");
   CHECK(run("corpus prune " + corpus).text == "removed " + entry + ": its scenario file " + sc + " is gone\ncorpus " +
-                                                  corpus + ": 1 of 1 entries removed, 0 kept\n");
+                                                  corpus + ": 1 of 1 entry removed, 0 kept\n");
   CHECK(files_in(corpus).empty());
 }
 
@@ -254,14 +254,17 @@ TEST_CASE("corpus: bad paths are input errors naming the path", "[cli][corpus]")
   }
 }
 
-TEST_CASE("corpus: a minimal trace that records no violation is not stored", "[cli][corpus]") {
-  // alloc-021-converge-bound-below-apply: the shrunk trace of its quiescence violation replays without one
-  // (seen in the baseline too); the corpus keeps violations only, so it stores nothing and says so.
+TEST_CASE("corpus: the converge-bound scenario's minimal trace is stored and replays its violation", "[cli][corpus]") {
+  // alloc-021-converge-bound-below-apply: its shrunk trace used to embed the scenario without converge_seconds,
+  // so it replayed under the default bound with no violation and the corpus refused it. It keeps it now.
   TempDir dir;
   const std::string sc = copy_scenario(dir, "alloc-021-converge-bound-below-apply.json");
   const auto r = run("run " + sc + " -n 2000");
   CHECK(r.code == 0);
-  CHECK_THAT(r.text, Catch::Contains("fingerprint: 2eb4ba3e1298de87\nminimal trace not stored in the corpus: it "
-                                     "records no violation (--trace-out FILE writes it)\n"));
-  CHECK(files_in(dir / ".allocsim/corpus").empty());
+  CHECK_THAT(r.text, !Catch::Contains("minimal trace not stored"));
+  const auto entries = files_in(dir / ".allocsim/corpus");
+  REQUIRE(entries.size() == 1);
+  const auto replayed = run("replay " + (dir / (".allocsim/corpus/" + entries.front())));
+  CHECK(replayed.code == 1);
+  CHECK_THAT(replayed.text, Catch::Contains("violation: geometry-converges"));
 }

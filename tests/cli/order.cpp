@@ -15,9 +15,9 @@ TEST_CASE("order: the pinned alloc-005 race runs one execution under every strat
     INFO(strategy);
     const Captured out = allocsim("run " + kPinned + " --strategy " + strategy + " --no-trace --no-shrink");
     CHECK(out.code == 0);  // the expected violation was found
-    CHECK_THAT(out.text, Catch::Contains("  1 executions, 20 steps, 1 violating\n"));
-    CHECK_THAT(out.text, Catch::Contains("  shared-map-never-deleted: 1 execution(s)\n"));
-    CHECK_THAT(out.text, Catch::Contains("  order: 2 constraint(s); 0 execution(s) order-blocked\n"));
+    CHECK_THAT(out.text, Catch::Contains("  1 execution, 20 steps, 1 violating\n"));
+    CHECK_THAT(out.text, Catch::Contains("  shared-map-never-deleted: 1 execution\n"));
+    CHECK_THAT(out.text, Catch::Contains("  order: 2 constraints; 0 executions order-blocked\n"));
     CHECK_THAT(out.text, Catch::Contains("the order leaves one schedule: stopped after it\n"));
     CHECK_THAT(out.text, Catch::Contains("first violating execution: #0 "));
     CHECK_THAT(out.text, Catch::Contains("v1:flowA*11,flowB*8,flowA"));
@@ -27,7 +27,7 @@ TEST_CASE("order: the pinned alloc-005 race runs one execution under every strat
   // flowB passes claim.schedule.after, so the switch to flowB at step 11 is forced.
   const Captured bounded = allocsim("sweep " + kPinned + " --preemption-bound 2");
   CHECK(bounded.code == 0);
-  CHECK_THAT(bounded.text, Catch::Contains("1 scenarios: 1 met, 0 not met"));
+  CHECK_THAT(bounded.text, Catch::Contains("1 scenario: 1 met, 0 not met"));
   CHECK(bounded.text.find("internal error") == std::string::npos);
 }
 
@@ -36,7 +36,7 @@ TEST_CASE("order: an order no execution satisfies exits 1 naming the constraint"
       "run scenarios/alloc-005-last-out.json --strategy dfs --no-trace "
       "--order '[[\"flowB:delete.before#1\", \"flowA:inventory\"]]'");
   CHECK(out.code == 1);
-  CHECK_THAT(out.text, Catch::Contains("  order: 1 constraint(s); 1 execution(s) order-blocked\n"));
+  CHECK_THAT(out.text, Catch::Contains("  order: 1 constraint; 1 execution order-blocked\n"));
   CHECK_THAT(out.text,
              Catch::EndsWith("no execution satisfies `order`: constraint [\"flowB:delete.before#1\", "
                              "\"flowA:inventory#1\"] was never met (flowB:delete.before#1 did not happen before "
@@ -66,7 +66,7 @@ TEST_CASE("order: a replay line carries the order flag", "[cli][order]") {
       allocsim("run scenarios/mutants/stale-last-out.json --seed 3 --no-trace --no-shrink --order " + order);
   CHECK(run.code == 0);
   CHECK_THAT(run.text, Catch::Contains("--order '[[\"flowA:restore.after\", \"flowB:inventory\"]]'"));
-  CHECK_THAT(run.text, Catch::Contains("order: 1 constraint(s); 0 execution(s) order-blocked\n"));
+  CHECK_THAT(run.text, Catch::Contains("order: 1 constraint; 0 executions order-blocked\n"));
 }
 
 TEST_CASE("order: trace order prints the constraints that force a trace's violation", "[cli][order]") {
@@ -93,6 +93,6 @@ TEST_CASE("order: replaying a schedule that breaks the order diverges, and says 
   const Captured out = allocsim("replay " + kPinned + " --schedule 'v1:flowB*3,flowA*20'");
   CHECK(out.code == 4);
   CHECK_THAT(out.text, Catch::Contains("replay diverged at step 0: choice 0: the schedule runs flowB, which cannot run "
-                                       "here (runnable: flowA)\n  the scenario has an `order` (2 constraint(s)): an "
+                                       "here (runnable: flowA)\n  the scenario has an `order` (2 constraints): an "
                                        "actor it holds back is not runnable"));
 }

@@ -108,8 +108,8 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
   struct Case {
     std::string name, content, says;
   } cases[] = {
-      {"truncated.trace.json", text.substr(0, text.size() / 2), ": \"\": invalid JSON at line "},
-      {"garbage.trace.json", std::string("\x7f\x45\x4c\x46\x02\x01\x01\x00\xff\xfe", 10), ": \"\": not a text file"},
+      {"truncated.trace.json", text.substr(0, text.size() / 2), ": invalid JSON at line "},
+      {"garbage.trace.json", std::string("\x7f\x45\x4c\x46\x02\x01\x01\x00\xff\xfe", 10), ": not a text file"},
       {"duplicate.trace.json", "{\n  \"fingerprint\": \"0\"," + text.substr(1),
        ": /fingerprint: duplicate key \"fingerprint\""},
       {"empty.trace.json", "", "file is empty"},

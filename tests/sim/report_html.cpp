@@ -178,7 +178,7 @@ TEST_CASE("report_html: the sweep page's rows, verdicts and totals come from the
   CHECK(p.rows[2].verdict == "undecided");
   CHECK(p.rows[3].verdict == "input error");
   CHECK(p.rows[3].notes == std::vector<std::string>{"/actors: missing"});
-  CHECK(p.totals == "4 scenarios: 1 met, 1 not met, 1 undecided (shard), 1 input errors; 9 executions, 2 violating");
+  CHECK(p.totals == "4 scenarios: 1 met, 1 not met, 1 undecided (shard), 1 input error; 9 executions, 2 violating");
   CHECK(p.meta == std::vector<std::string>{"tool version 9.9", "config {\"strategy\":\"dfs\"}"});
   const std::string h = render_html(p);
   CHECK(count(h, "<tr class=\"scenario ") == 4);

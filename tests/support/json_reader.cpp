@@ -29,9 +29,25 @@ InputError error_of(F&& f) {
 
 }  // namespace
 
-TEST_CASE("support: InputError's what() is FILE: POINTER: MESSAGE, the pointer omitted when empty", "[support]") {
+TEST_CASE("support: InputError's what() is FILE: POINTER: MESSAGE, the root as (document root)", "[support]") {
   CHECK(std::string(InputError("f.json", "/a/0", "bad").what()) == "f.json: /a/0: bad");
-  CHECK(std::string(InputError("f.json", "", "bad").what()) == "f.json: bad");
+  CHECK(std::string(InputError("f.json", "", "bad").what()) == "f.json: (document root): bad");
+  CHECK(InputError("f.json", "", "bad").has_pointer());
+  // An error about the file itself names no place in it.
+  const InputError file = InputError::about_file("f.json", "file is empty");
+  CHECK(std::string(file.what()) == "f.json: file is empty");
+  CHECK(!file.has_pointer());
+  CHECK(file.pointer().empty());
+  CHECK(file.reworded("not a valid report: file is empty") == "f.json: not a valid report: file is empty");
+  CHECK(InputError("f.json", "", "bad").reworded("worse") == "f.json: (document root): worse");
+  CHECK(located("f.json", "", "m") == "f.json: (document root): m");
+  CHECK(located("f.json", "/x", "m") == "f.json: /x: m");
+  // The reader's own file-level errors are about_file errors.
+  const InputError empty = error_of([] { check_text("  \n", "f.json"); });
+  CHECK(!empty.has_pointer());
+  CHECK(std::string(empty.what()) == "f.json: file is empty");
+  const InputError syntax = error_of([] { parse_strict("{", "f.json"); });
+  CHECK(!syntax.has_pointer());
 }
 
 TEST_CASE("support: pointers escape ~ and / (RFC 6901)", "[support]") {

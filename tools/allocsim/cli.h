@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/harness/runner.h"
@@ -30,14 +31,43 @@ struct UsageError : std::runtime_error {
 /// writes one output and then fails on the next.
 void check_output_dir(const char* flag, const std::string& path);
 
+/// " (did you mean PREFIX+X?)" for the name X among `names` closest to `word` (support::closest: an edit
+/// distance of at most 2), or "" when none is that close. Unknown commands, flags and registry names (mutants,
+/// invariants, strategies) all suggest through it.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& names, std::string_view prefix = "");
+
+/// The names `allocsim list mutants` / `list invariants` print, in catalogue order (the candidates of
+/// did_you_mean for --mutant and --until).
+std::vector<std::string> mutant_names();
+std::vector<std::string> invariant_names();
+
+/// A boost::program_options error as the UsageError the user sees; an unknown flag gets did_you_mean() over
+/// the long names of `visible` ("--executons" suggests --executions).
+UsageError usage_error(const po::error& e, const po::options_description& visible);
+
 /// The one option-parsing block of every command: `visible` (shown by --help) plus `hidden`, whose option
 /// `positional` takes the positional arguments (at most `max`; -1: any number). Throws UsageError for an
 /// unknown, malformed or repeated flag.
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
                                 const po::options_description& hidden, const char* positional, int max);
 
+/// --check-invariants: "incremental" | "full" sets the process-wide check mode (backend/harness/dirty.h).
+/// Throws UsageError naming the flag for anything else.
+void set_check_invariants(const std::string& text);
+
 /// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
 uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+
+/// `--shard K/N` as sweep and swarm take it: run only shard K of N. `index` is K - 1.
+struct Shard {
+  uint32_t index = 0;
+  uint32_t count = 1;
+};
+/// The most shards a sweep or a swarm can be split into.
+inline constexpr uint64_t kMaxShards = 100000;
+/// Parses `--shard` ("K/N", 1 <= K <= N <= kMaxShards, decimal). Throws UsageError with the one message both
+/// commands print for any malformed value.
+Shard parse_shard(const std::string& text);
 
 /// The commands that take exploration flags (the table in common.cpp says which takes which).
 enum class Command { run, replay, sweep };

@@ -15,6 +15,7 @@
 
 #include "backend/harness/system.h"
 #include "sim/campaign/corpus.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 #include "tools/allocsim/trace_report.h"
@@ -89,14 +90,15 @@ std::vector<std::string> entries_of(const Target& target) {
 
 int list(const Target& target) {
   const auto entries = entries_of(target);
-  std::cout << fmt::format("corpus {}: {} entr{}\n", target.dir, entries.size(), entries.size() == 1 ? "y" : "ies");
+  std::cout << fmt::format("corpus {}: {}\n", target.dir, support::count_of(entries.size(), "entry", "entries"));
   for (const auto& path : entries) {
     std::cout << fs::path(path).filename().string() << "\n";
     try {
       const campaign::Trace t = campaign::load_trace(harness::backend_system(), path);
       const Now now = scenario_now(target.dir, t);
-      std::cout << fmt::format("    scenario {} ({}), {}, {} steps\n", now.file.empty() ? t.scenario_path : now.file,
-                               now.state, t.violation ? t.violation->invariant : "no violation", t.steps.size());
+      std::cout << fmt::format("    scenario {} ({}), {}, {}\n", now.file.empty() ? t.scenario_path : now.file,
+                               now.state, t.violation ? t.violation->invariant : "no violation",
+                               support::count_of(t.steps.size(), "step"));
     } catch (const campaign::TraceError& e) {
       std::cout << fmt::format("    unreadable: {}\n", e.what());
     }
@@ -158,7 +160,8 @@ int prune(const Target& target, bool dry_run) {
     if (!dry_run && !fs::remove(path, ec))
       throw UsageError(fmt::format("{}: cannot remove: {}", path, ec ? ec.message() : "it is gone"));
   }
-  std::cout << fmt::format("corpus {}: {} of {} entries {}, {} kept\n", target.dir, removed, entries.size(),
+  std::cout << fmt::format("corpus {}: {} of {} {}, {} kept\n", target.dir, removed,
+                           support::count_of(entries.size(), "entry", "entries"),
                            dry_run ? "would be removed (--dry-run)" : "removed", entries.size() - removed);
   return kExitOk;
 }
@@ -186,7 +189,8 @@ int cmd_corpus(int argc, char** argv) {
   if (args[0] == "list") return list(resolve(args[1]));
   if (args[0] == "show") return show(args[1]);
   if (args[0] == "prune") return prune(resolve(args[1]), dry_run);
-  throw UsageError(fmt::format("corpus: unknown subcommand \"{}\" (list, show, prune)", args[0]));
+  throw UsageError(fmt::format("corpus: unknown subcommand \"{}\"{} (list, show, prune)", args[0],
+                               did_you_mean(args[0], {"list", "show", "prune"})));
 }
 
 }  // namespace allocsim::cli

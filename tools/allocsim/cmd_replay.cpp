@@ -6,6 +6,7 @@
 #include "backend/harness/catalog.h"
 #include "backend/harness/system.h"
 #include "backend/mutants.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -19,8 +20,9 @@ int cmd_replay(int argc, char** argv) {
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
-  std::cout << fmt::format("allocsim replay {} --seed {}: {} steps, {} preemptions, fingerprint {:016x}\n", c.scenario,
-                           cfg.seed, r.steps.size(), r.preemptions, r.fingerprint());
+  std::cout << fmt::format("allocsim replay {} --seed {}: {}, {}, fingerprint {:016x}\n", c.scenario, cfg.seed,
+                           support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
+                           r.fingerprint());
   if (r.violation) {
     std::cout << violation_report(r, actor_names(sc));
     return kExitFailed;

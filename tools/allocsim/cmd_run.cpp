@@ -17,11 +17,14 @@
 #include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
 #include "sim/schedule.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 #include "tools/allocsim/run_html.h"
 
 namespace allocsim::cli {
+
+using support::count_of;
 
 namespace {
 
@@ -30,13 +33,14 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
                           const harness::ScenarioReport& rep) {
   const std::string interrupted =
       rep.summary.interrupted
-          ? fmt::format("  interrupted: not exhausted ({}; the results cover the {} executions that ran)",
-                        sim::signal_name(sim::interrupt_signal()), rep.summary.executions)
+          ? fmt::format("  interrupted: not exhausted ({}; the results cover the {} that ran)",
+                        sim::signal_name(sim::interrupt_signal()), count_of(rep.summary.executions, "execution"))
           : "";
   if (!interrupted.empty() && !caps.exhaustive) std::cout << interrupted << "\n";
   if (caps.exhaustive) {
     const bool stopped_early = cfg.stop_at_first_violation && rep.summary.first && !rep.exhausted;
-    std::cout << (rep.exhausted ? fmt::format("  exhaustive: all {} executions explored", rep.summary.executions)
+    std::cout << (rep.exhausted
+                      ? fmt::format("  exhaustive: all {} explored", count_of(rep.summary.executions, "execution"))
                   : !interrupted.empty() ? interrupted
                   : stopped_early        ? std::string("  stopped at the first violation (--stop-on-first)")
                                   : std::string("  stopped at the --executions limit: the tree is not exhausted"));
@@ -49,23 +53,23 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
   }
   if (rep.pct) {
     const auto& p = *rep.pct;
-    std::cout << fmt::format("  pct depth {}: k = {} steps (calibration execution), n = {} actors\n", p.depth, p.steps,
-                             p.actors);
+    std::cout << fmt::format("  pct depth {}: k = {} (calibration execution), n = {}\n", p.depth,
+                             count_of(p.steps, "step"), count_of(p.actors, "actor"));
     std::cout << fmt::format("  per execution, a depth-{} bug is hit with probability >= 1/(n*k^(d-1)) = {:.3g}\n",
                              p.depth, p.per_execution);
     std::cout << fmt::format(
-        "  chance such a bug is still missed after {} executions: <= {:.3g} (fault choices are "
+        "  chance such a bug is still missed after {}: <= {:.3g} (fault choices are "
         "outside this bound)\n",
-        rep.summary.executions, p.miss);
-    std::cout << fmt::format("  coverage: {} ordered point pairs across actors\n", rep.pair_coverage);
+        count_of(rep.summary.executions, "execution"), p.miss);
+    std::cout << fmt::format("  coverage: {} across actors\n", count_of(rep.pair_coverage, "ordered point pair"));
   }
 }
 
 /// What the scenario's `order` did (printed only when it has one): how many executions it blocked, and
 /// whether it left a single schedule.
 void print_order_lines(const harness::Scenario& sc, const harness::ScenarioReport& rep) {
-  std::cout << fmt::format("  order: {} constraint(s); {} execution(s) order-blocked\n", sc.order.constraints.size(),
-                           rep.summary.order_blocked_executions);
+  std::cout << fmt::format("  order: {}; {} order-blocked\n", count_of(sc.order.constraints.size(), "constraint"),
+                           count_of(rep.summary.order_blocked_executions, "execution"));
   if (rep.summary.single_schedule)
     std::cout << "  order: every choice had one eligible actor, so the order leaves one schedule: stopped after it\n";
 }
@@ -76,8 +80,9 @@ void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const 
   const auto& d = *rep.divergence;
   std::cout << fmt::format(
       "allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
-      "the second time, from its recorded schedule ({} of {} executions differed)\n  {}\n",
-      c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, rep.summary.executions, d.where.to_string());
+      "the second time, from its recorded schedule ({} of {} differed)\n  {}\n",
+      c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, count_of(rep.summary.executions, "execution"),
+      d.where.to_string());
   if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
@@ -89,13 +94,13 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
   for (const auto& m : c.explore.mutants()) mut += " +" + m;
   std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
                            cfg.seed, mut);
-  std::cout << fmt::format("  {} executions, {} steps, {} violating\n", rep.summary.executions, rep.summary.steps,
-                           rep.summary.violating_executions);
+  std::cout << fmt::format("  {}, {}, {} violating\n", count_of(rep.summary.executions, "execution"),
+                           count_of(rep.summary.steps, "step"), rep.summary.violating_executions);
   if (cfg.check_determinism)
-    std::cout << fmt::format("  determinism: {} of {} executions re-run from their recorded schedules, identical\n",
-                             rep.rechecked_executions, rep.summary.executions);
+    std::cout << fmt::format("  determinism: {} of {} re-run from their recorded schedules, identical\n",
+                             rep.rechecked_executions, count_of(rep.summary.executions, "execution"));
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
-    std::cout << fmt::format("  {}: {} execution(s)\n", inv, n);
+    std::cout << fmt::format("  {}: {}\n", inv, count_of(n, "execution"));
   if (!sc.order.empty()) print_order_lines(sc, rep);
   print_strategy_lines(cfg, caps, rep);
   std::cout << "outcomes:\n" << outcome_table(rep);
@@ -183,7 +188,11 @@ int cmd_run(int argc, char** argv) {
   std::optional<campaign::Trace> shown;  // the trace printed, for --report-html
   if (rep.summary.first) {
     const auto& f = *rep.summary.first;
-    std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {})\n", f.index, f.seed);
+    // The replay lines below reproduce the execution as found; a user who replays them and sees more steps than
+    // the minimal trace printed further down should know why (the shrunk trace has its own replay line).
+    std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {}, {} as found{})\n", f.index, f.seed,
+                             count_of(f.result.steps.size(), "step"),
+                             c.trace.no_shrink ? "" : "; the replay lines give it unshrunk");
     // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
     if (c.trace.no_shrink) std::cout << violation_report(f.result, actor_names(sc));
     if (caps.replays_by_seed) {
@@ -198,6 +207,15 @@ int cmd_run(int argc, char** argv) {
     shown = std::move(t);
   }
   if (const int rc = write_run_html(c, cfg, sc, rep, shown); rc != kExitOk) return rc;  // run_html.cpp
+  if (rep.summary.interrupted) {
+    // The expectation is over the whole budget (every execution, the tree exhausted): a run cut short neither
+    // meets nor refutes it. What ran is summarised above; main exits 128 + the signal.
+    std::cout << fmt::format("\nexpectation not judged: interrupted by {} after {} of {}\n",
+                             sim::signal_name(sim::interrupt_signal()), rep.summary.executions,
+                             count_of(cfg.executions, "execution"));
+    for (const auto& u : rep.unmet) std::cout << "  - so far: " << u << "\n";
+    return kExitFailed;
+  }
   if (rep.summary.executions > 0 && rep.summary.order_blocked_executions == rep.summary.executions) {
     std::cout << "\nno execution satisfies `order`: " << rep.summary.first_order_block->message << "\n";
     return kExitFailed;

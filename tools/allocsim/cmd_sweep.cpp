@@ -86,11 +86,8 @@ campaign::SweepConfig to_sweep_config(const SweepFlags& f) {
   c.tool_version = ALLOCSIM_VERSION;
   to_explore_config(f.explore, Command::sweep, c);
   c.jobs = unsigned(parse_u64("--jobs", f.jobs, 1, 256));
-  const auto slash = f.shard.find('/');
-  if (slash == std::string::npos) throw UsageError(fmt::format("--shard: expected K/N, got \"{}\"", f.shard));
-  const uint64_t n = parse_u64("--shard (N)", f.shard.substr(slash + 1), 1, 100000);
-  const uint64_t k = parse_u64("--shard (K)", f.shard.substr(0, slash), 1, n);
-  c.shard_index = uint32_t(k - 1), c.shard_count = uint32_t(n);
+  const Shard shard = parse_shard(f.shard);
+  c.shard_index = shard.index, c.shard_count = shard.count;
   if (!f.time_budget.empty()) c.time_budget_seconds = double(parse_u64("--time-budget", f.time_budget, 1, 10'000'000));
   c.resume_path = f.resume;
   // Resuming keeps checkpointing into the same file unless told otherwise.

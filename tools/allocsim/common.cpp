@@ -17,8 +17,10 @@
 #include <iostream>
 
 #include "backend/harness/catalog.h"
+#include "backend/harness/dirty.h"
 #include "backend/mutants.h"
 #include "sim/campaign/sweep.h"
+#include "sim/support/json_reader.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -37,6 +39,44 @@ uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo
   return v;
 }
 
+Shard parse_shard(const std::string& text) {
+  const auto bad = [&] {
+    return UsageError(fmt::format("--shard: expected K/N, shard K of N with 1 <= K <= N <= {} (e.g. 2/4), got \"{}\"",
+                                  kMaxShards, text));
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw bad();
+  const auto number = [&](std::string_view digits) {
+    uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size()) throw bad();
+    return v;
+  };
+  const uint64_t k = number(std::string_view(text).substr(0, slash));
+  const uint64_t n = number(std::string_view(text).substr(slash + 1));
+  if (k < 1 || n > kMaxShards || k > n) throw bad();
+  return Shard{uint32_t(k - 1), uint32_t(n)};
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& names, std::string_view prefix) {
+  std::vector<const char*> candidates;
+  for (const std::string& n : names) candidates.push_back(n.c_str());
+  const char* best = support::closest(word, candidates);
+  return best ? fmt::format(" (did you mean {}{}?)", prefix, best) : "";
+}
+
+UsageError usage_error(const po::error& e, const po::options_description& visible) {
+  const auto* unknown = dynamic_cast<const po::unknown_option*>(&e);
+  if (!unknown) return UsageError(e.what());
+  std::string word = unknown->get_option_name();
+  word.erase(0, word.find_first_not_of('-'));
+  word = word.substr(0, word.find('='));
+  std::vector<std::string> names;
+  for (const auto& option : visible.options())
+    if (!option->long_name().empty()) names.push_back(option->long_name());
+  return UsageError(fmt::format("{}{}", e.what(), did_you_mean(word, names, "--")));
+}
+
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
                                 const po::options_description& hidden, const char* positional, int max) {
   po::options_description all;
@@ -48,14 +88,36 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw usage_error(e, visible);
   }
   return vm;
+}
+
+std::vector<std::string> mutant_names() {
+  std::vector<std::string> out;
+  for (const auto& m : backend::mutant_catalog()) out.push_back(std::string(m.name));
+  return out;
+}
+
+std::vector<std::string> invariant_names() {
+  std::vector<std::string> out;
+  for (const auto& i : harness::invariant_catalog()) out.push_back(std::string(i.name));
+  return out;
+}
+
+void set_check_invariants(const std::string& text) {
+  const auto mode = harness::check_mode_by_name(text);
+  if (!mode) throw UsageError(fmt::format("--check-invariants: expected incremental or full, got \"{}\"", text));
+  harness::set_check_mode(*mode);
 }
 
 namespace {
 
 enum class Kind { value, on_off, repeatable };
+
+const char* const kCheckInvariantsHelp =
+    "incremental (after a step, only the invariants and nodes its writes touched; the full check at "
+    "quiescence) | full (every invariant over the whole state after every step); same results either way";
 
 /// One exploration flag: a row of the table below.
 struct ExploreFlag {
@@ -105,6 +167,12 @@ const std::vector<ExploreFlag>& explore_table() {
        {run_strategy.c_str(), nullptr, sweep_strategy.c_str()},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.strategy = f.text.at(k);
+         if (!sim::find_strategy(c.strategy)) {
+           std::vector<std::string> names;
+           for (const sim::StrategySpec& s : sim::strategies()) names.push_back(std::string(s.name));
+           throw UsageError(fmt::format("--strategy: unknown strategy \"{}\"{} (available: {})", c.strategy,
+                                        did_you_mean(c.strategy, names), sim::strategy_names()));
+         }
        }},
       {"preemption-bound",
        Kind::value,
@@ -185,6 +253,16 @@ const std::vector<ExploreFlag>& explore_table() {
          c.order = f.list.at(k);
          for (const std::string& text : c.order)
            if (!nlohmann::json::accept(text)) throw UsageError(fmt::format("--order: not valid JSON: {}", text));
+       }},
+      // Not part of ExploreConfig: it changes no result (tests/scenarios/incremental_invariants.cpp), only the
+      // cost of a step, so reports, checkpoints and replay lines do not carry it.
+      {"check-invariants",
+       Kind::value,
+       1,
+       {kCheckInvariantsHelp, kCheckInvariantsHelp, kCheckInvariantsHelp},
+       {"incremental", "incremental", "incremental"},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig&) {
+         set_check_invariants(f.text.at(k));
        }},
   };
   return rows;
@@ -292,7 +370,8 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   check_output_dir("--report-html", c.trace.report_html);
   for (const auto& m : c.explore.mutants())
     if (!backend::mutant_by_name(m))
-      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\" (see `allocsim list mutants`)", m));
+      throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
+                                   did_you_mean(m, mutant_names())));
   to_config(c, run);  // the flags' values and the strategy's (registry) checks, before anything runs
   return c;
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,10 @@ exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or
             printed and pending files are written).
 )";
 
+/// The commands, as the dispatch below tells them apart (for did-you-mean).
+const std::vector<std::string> kCommands = {"run",  "replay", "shrink", "sweep", "merge",
+                                            "list", "corpus", "swarm",  "trace"};
+
 /// A command's exit code, or 128 + the signal when SIGINT/SIGTERM interrupted it (the shell's convention).
 int finished(int rc) {
   const int signo = allocsim::sim::interrupt_signal();
@@ -79,9 +84,10 @@ int main(int argc, char** argv) {
     if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
       return finished(cmd_trace_explain(argc - 2, argv + 2));
     if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
-    throw UsageError(fmt::format(
-        "unknown command \"{}\" (run, replay, shrink, sweep, merge, list, corpus, swarm, trace; see allocsim --help)",
-        cmd));
+    throw UsageError(
+        fmt::format("unknown command \"{}\"{} (run, replay, shrink, sweep, merge, list, corpus, swarm, "
+                    "trace; see allocsim --help)",
+                    cmd, did_you_mean(cmd, kCommands)));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

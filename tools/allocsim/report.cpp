@@ -3,21 +3,28 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
+#include "sim/support/words.h"
 namespace allocsim::cli {
 
 std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
-  size_t w_actor = 5, w_what = 5;
+  // Every column as wide as its longest cell (the header included), so no kind (`lock-wait`), actor or point
+  // pushes the columns after it out of line.
+  size_t w_actor = 5, w_kind = 4, w_what = 5;
   for (const auto& s : r.steps) {
     w_actor = std::max(w_actor, names[s.actor].size());
+    w_kind = std::max(w_kind, std::string_view(sim::to_string(s.kind)).size());
     w_what = std::max(w_what, s.what.size());
   }
-  std::string out =
-      fmt::format("  {:>5}  {:<{}}  {:<8}  {:<{}}  {}\n", "step", "actor", w_actor, "kind", "point", w_what, "details");
+  std::string out = fmt::format("  {:>5}  {:<{}}  {:<{}}  {:<{}}  {}\n", "step", "actor", w_actor, "kind", w_kind,
+                                "point", w_what, "details");
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const auto& s = r.steps[i];
-    out += fmt::format("  {:>5}{} {:<{}}  {:<8}  {:<{}}  {}\n", i, s.preemption ? "*" : " ", names[s.actor], w_actor,
-                       sim::to_string(s.kind), s.what, w_what, s.detail);
+    std::string line = fmt::format("  {:>5}{} {:<{}}  {:<{}}  {:<{}}  {}", i, s.preemption ? "*" : " ", names[s.actor],
+                                   w_actor, sim::to_string(s.kind), w_kind, s.what, w_what, s.detail);
+    while (line.back() == ' ') line.pop_back();  // a step without details
+    out += line + "\n";
   }
   return out;
 }
@@ -36,8 +43,8 @@ std::string violation_report(const sim::ExecutionResult& r, const std::vector<st
       start = end + 1;
     }
   }
-  out += fmt::format("trace ({} steps, {} preemptions marked *; each step resumes the actor from the point shown):\n",
-                     r.steps.size(), r.preemptions);
+  out += fmt::format("trace ({}, {} marked *; each step resumes the actor from the point shown):\n",
+                     support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"));
   out += trace_table(r, names);
   return out;
 }

@@ -19,13 +19,14 @@ campaign::HtmlPage run_page(const Common& c, const harness::RunConfig& cfg, cons
       fmt::format("{}: {} (strategy {}, seed {}{})", c.scenario, sc.name, cfg.strategy, cfg.seed, mutants));
   campaign::HtmlRow row;
   row.file = c.scenario;
-  row.verdict = rep.met ? "met" : "NOT met";
+  // An interrupted run judged only part of its budget (cmd_run.cpp says so too): neither met nor not.
+  row.verdict = rep.summary.interrupted ? "interrupted" : rep.met ? "met" : "NOT met";
   row.strategy = cfg.strategy;
   row.executions = rep.summary.executions;
   row.violating = rep.summary.violating_executions;
   row.violations = {rep.summary.violations_by_invariant.begin(), rep.summary.violations_by_invariant.end()};
   row.notes = rep.unmet;
-  if (rep.met && !sc.expect.pass) row.notes.push_back("the expected violation was found");
+  if (rep.met && !sc.expect.pass && !rep.summary.interrupted) row.notes.push_back("the expected violation was found");
   page.rows.push_back(std::move(row));
   if (rep.summary.first && shown) {
     const auto& f = *rep.summary.first;

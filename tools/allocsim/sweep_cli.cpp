@@ -11,6 +11,7 @@
 #include "sim/campaign/report_html.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 
 namespace allocsim::cli {
@@ -26,9 +27,9 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
   for (const auto& o : outs) {
     const auto& r = o.result;
     const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
-    std::string line = fmt::format("{} {}: {} executions", verdict, o.plan->path, r.executions);
+    std::string line = fmt::format("{} {}: {}", verdict, o.plan->path, support::count_of(r.executions, "execution"));
     if (res.config.spec().caps.exhaustive)
-      line += fmt::format(", {} distinct traces, {}", r.traces.size(),
+      line += fmt::format(", {}, {}", support::count_of(r.traces.size(), "distinct trace"),
                           r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted"
                                                                                                  : "NOT exhausted");
     line += fmt::format(", {} violating", r.violating);
@@ -47,10 +48,11 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
   nlohmann::json report = campaign::sweep_report_json(res, outs);
   if (!shards.is_null()) report["shards"] = shards;
   const auto& t = report["totals"];
-  std::cout << fmt::format("{} scenarios: {} met, {} not met, {} undecided (shard), {} input errors; {} executions\n",
-                           t["scenarios"].get<uint64_t>(), t["met"].get<uint64_t>(), t["unmet"].get<uint64_t>(),
-                           t["undecided"].get<uint64_t>(), t["input_errors"].get<uint64_t>(),
-                           t["executions"].get<uint64_t>());
+  std::cout << fmt::format("{}: {} met, {} not met, {} undecided (shard), {}; {}\n",
+                           support::count_of(t["scenarios"].get<uint64_t>(), "scenario"), t["met"].get<uint64_t>(),
+                           t["unmet"].get<uint64_t>(), t["undecided"].get<uint64_t>(),
+                           support::count_of(t["input_errors"].get<uint64_t>(), "input error"),
+                           support::count_of(t["executions"].get<uint64_t>(), "execution"));
   // Rendered before any file is written, so a failure leaves no report half-written.
   const std::string html =
       out.report_html.empty() ? "" : campaign::sweep_html(harness::backend_system(), res, outs, report);

@@ -11,6 +11,7 @@
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
+#include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 #include "tools/allocsim/trace_report.h"
@@ -131,7 +132,7 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
     t = campaign::make_trace(full, f.result, campaign::state_before_last_step(*full, f.result, max_steps));
   } else {
     const harness::ShrinkOptions so = shrink_options(tf, max_steps);
-    std::cout << fmt::format("\nshrinking (at most {} candidate runs{})...\n", so.max_runs,
+    std::cout << fmt::format("\nshrinking (at most {}{})...\n", support::count_of(so.max_runs, "candidate run"),
                              so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
     std::cout.flush();
     campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), full, f.result.schedule, so);
@@ -195,8 +196,9 @@ int replay_trace_file(const Common& c) {
   campaign::Trace now = campaign::make_trace(t.scenario, rr.result, rr.state_before);
   now.shrink = t.shrink;
   now.explanation = t.explanation;
-  std::cout << fmt::format("allocsim replay {}: {} steps, {} preemptions, fingerprint {}\n", c.scenario,
-                           now.steps.size(), now.preemptions, now.fingerprint);
+  std::cout << fmt::format("allocsim replay {}: {}, {}, fingerprint {}\n", c.scenario,
+                           support::count_of(now.steps.size(), "step"),
+                           support::count_of(now.preemptions, "preemption"), now.fingerprint);
   std::cout << explain_trace(now);
   try {
     write_outputs(now, "", c.trace.perfetto, "");
@@ -224,19 +226,20 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
-    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} steps replayed)\n", c.scenario,
-                             c.trace.schedule, step, step);
+    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n", c.scenario,
+                             c.trace.schedule, step, support::count_of(step, "step"));
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     if (!sc.order.empty())
       std::cout << fmt::format(
-          "  the scenario has an `order` ({} constraint(s)): an actor it holds back is not runnable, so a schedule "
+          "  the scenario has an `order` ({}): an actor it holds back is not runnable, so a schedule "
           "that breaks the order cannot be replayed\n",
-          sc.order.constraints.size());
+          support::count_of(sc.order.constraints.size(), "constraint"));
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
-  std::cout << fmt::format("allocsim replay {} --schedule {}: {} steps, {} preemptions, fingerprint {:016x}\n",
-                           c.scenario, c.trace.schedule, r.steps.size(), r.preemptions, r.fingerprint());
+  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", c.scenario,
+                           c.trace.schedule, support::count_of(r.steps.size(), "step"),
+                           support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (!c.trace.perfetto.empty()) {
     campaign::Trace t = campaign::make_trace(full, r, campaign::state_before_last_step(*full, r, max_steps));
     try {
@@ -266,6 +269,9 @@ int cmd_shrink(int argc, char** argv) {
   d.add_options()("shrink-runs", po::value(&tf.shrink_runs)->default_value("200000"),
                   "at most this many candidate executions: the deterministic bound");
   d.add_options()("perfetto", po::value(&tf.perfetto), "also write the minimal trace as Chrome trace-event JSON");
+  std::string check_invariants;
+  d.add_options()("check-invariants", po::value(&check_invariants)->default_value("incremental"),
+                  "incremental | full: how invariants are checked after a step (same results either way)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
@@ -274,6 +280,7 @@ int cmd_shrink(int argc, char** argv) {
     return kExitOk;
   }
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  set_check_invariants(check_invariants);
   check_output_dir("-o", output);
   check_output_dir("--perfetto", tf.perfetto);
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
@@ -399,7 +406,7 @@ int cmd_trace(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw usage_error(e, d);
   }
   if (vm.count("help")) {
     std::cout << "usage: allocsim trace order TRACE.json [--full] [--budget N]\n\n"
@@ -408,7 +415,8 @@ int cmd_trace(int argc, char** argv) {
     return kExitOk;
   }
   if (action != "order")
-    throw UsageError(fmt::format("trace: unknown action \"{}\" (expected: explain, order)", action));
+    throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,
+                                 did_you_mean(action, {"explain", "order"})));
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
   const uint64_t per_check = parse_u64("--budget", budget, 1, 100'000'000);
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
@@ -424,16 +432,19 @@ int cmd_trace(int argc, char** argv) {
   if (!m.forces) {
     std::cout << order_snippet(m.order);
     std::cerr << fmt::format(
-        "allocsim trace order {}: even the full pin ({} constraints) does not force {} in every execution: "
+        "allocsim trace order {}: even the full pin ({}) does not force {} in every execution: "
         "fault choices (draws) decide it too, and an order cannot pin them\n",
-        input, m.full_pin, t.violation->invariant);
+        input, support::count_of(m.full_pin, "constraint"), t.violation->invariant);
     return kExitFailed;
   }
   std::cout << order_snippet(m.order);
-  std::cerr << fmt::format(
-      "allocsim trace order {}: {} of the full pin's {} constraints force {} ({} DPOR checks, {} executions{})\n",
-      input, m.order.constraints.size(), m.full_pin, t.violation->invariant, m.checks, m.executions,
-      m.over_budget ? fmt::format(", {} over the budget of {}: their constraints kept", m.over_budget, per_check) : "");
+  std::cerr << fmt::format("allocsim trace order {}: {} of the full pin's {} {} {} ({}, {}{})\n", input,
+                           m.order.constraints.size(), support::count_of(m.full_pin, "constraint"),
+                           m.order.constraints.size() == 1 ? "forces" : "force", t.violation->invariant,
+                           support::count_of(m.checks, "DPOR check"), support::count_of(m.executions, "execution"),
+                           m.over_budget ? fmt::format(", {} over the budget of {}: their constraints kept",
+                                                       m.over_budget, per_check)
+                                         : "");
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_replay.h"
+#include "sim/support/words.h"
 
 namespace allocsim::cli {
 
@@ -24,12 +25,11 @@ std::string indent(const std::string& text, const char* prefix) {
   return out;
 }
 
-const char* plural(uint64_t n, const char* one, const char* many) { return n == 1 ? one : many; }
+using support::count_of;
 
 std::string sizes(uint64_t steps, uint64_t actors, uint64_t ops, uint64_t preemptions) {
-  return fmt::format("{} {}, {} {}, {} {}, {} {}", steps, plural(steps, "step", "steps"), actors,
-                     plural(actors, "actor", "actors"), ops, plural(ops, "op", "ops"), preemptions,
-                     plural(preemptions, "preemption", "preemptions"));
+  return fmt::format("{}, {}, {}, {}", count_of(steps, "step"), count_of(actors, "actor"), count_of(ops, "op"),
+                     count_of(preemptions, "preemption"));
 }
 
 std::string label(const campaign::TraceStep& s) { return fmt::format("{}:{}#{}", s.actor, s.point, s.occurrence); }
@@ -45,9 +45,7 @@ std::string slice_text(const campaign::Trace& t, const std::vector<uint64_t>& sl
   std::string out;
   uint64_t next = 0;
   const auto fold = [&](uint64_t upto) {
-    if (upto > next)
-      out +=
-          fmt::format("    \u2026 {} {} not in the slice \u2026\n", upto - next, plural(upto - next, "step", "steps"));
+    if (upto > next) out += fmt::format("    \u2026 {} not in the slice \u2026\n", count_of(upto - next, "step"));
   };
   for (uint64_t i : slice) {
     fold(i);
@@ -73,8 +71,8 @@ std::string explanation_text(const campaign::Trace& t) {
       out += fmt::format("    on {}; reversed: {}\n", objects, p.reversed);
     }
   }
-  out +=
-      fmt::format("causal slice ({} of {} steps; the violation depends on these):\n", e.slice.size(), t.steps.size());
+  out += fmt::format("causal slice ({} of {}; the violation depends on these):\n", e.slice.size(),
+                     count_of(t.steps.size(), "step"));
   out += slice_text(t, e.slice);
   if (!e.order.empty()) {
     nlohmann::ordered_json order = nlohmann::ordered_json::array();
@@ -121,9 +119,9 @@ std::string explain_trace(const campaign::Trace& t) {
   const uint64_t ops = t.scenario->op_count();
   if (t.shrink) {
     const auto& s = *t.shrink;
-    out += fmt::format("minimal trace: {} (shrunk from {} in {} runs{}{})\n",
+    out += fmt::format("minimal trace: {} (shrunk from {} in {}{}{})\n",
                        sizes(t.steps.size(), t.scenario->actor_names().size(), ops, t.preemptions),
-                       sizes(s.raw_steps, s.raw_actors, s.raw_ops, s.raw_preemptions), s.runs,
+                       sizes(s.raw_steps, s.raw_actors, s.raw_ops, s.raw_preemptions), count_of(s.runs, "run"),
                        s.preemptions_minimal ? "; no schedule of it has fewer preemptions" : "",
                        s.budget_exhausted ? (s.out_of_time ? "; the time budget ran out, so it may not be minimal"
                                                            : "; the run budget ran out, so it may not be minimal")

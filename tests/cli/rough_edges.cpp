@@ -1,0 +1,170 @@
+// What a fresh user hit (issue 16's polish list), one test per rough edge: counted nouns agree with their
+// number, the trace table keeps its columns whatever the step kind, loaders name the document root
+// readably, sweep and swarm reject a bad --shard with the same message, and unknown flags and names suggest
+// the closest one. (Interrupted runs: tests/cli/interrupt.cpp.)
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli/support.h"
+
+using namespace cli_test;
+
+namespace {
+
+/// The lines of `text` from the trace table's header (the line starting "   step  actor") to the first line
+/// that is not a table row.
+std::vector<std::string> table_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> rows;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside && line.rfind("   step  actor", 0) == 0)
+      inside = true;
+    else if (inside && !std::regex_match(line, std::regex(R"(\s+[0-9]+[ *] .*)")))
+      break;
+    if (inside) rows.push_back(line);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("counted nouns agree with their number: 1 execution, 1 step, 1 preemption", "[cli][wording]") {
+  const Captured one = allocsim("run scenarios/alloc-005-last-out.json --executions 1");
+  INFO(one.text);
+  CHECK(one.code == 1);  // one execution does not reach every barrier the scenario's expect.reach names
+  CHECK_THAT(one.text, Catch::Contains("\n  1 execution, 14 steps, 0 violating\n"));
+  CHECK_THAT(one.text, Catch::Contains("barrier delete.before never fired in 1 execution (expect.reach)"));
+  CHECK_THAT(one.text, !Catch::Contains("1 executions"));
+  const Captured two = allocsim("run scenarios/alloc-005-last-out.json --executions 2");
+  CHECK_THAT(two.text, Catch::Contains("\n  2 executions, "));
+
+  // An execution with exactly one preemption.
+  const Captured r = allocsim("replay scenarios/alloc-003-same-flow-recarve.json --seed 5");
+  INFO(r.text);
+  CHECK(r.text.rfind("allocsim replay scenarios/alloc-003-same-flow-recarve.json --seed 5: 21 steps, 1 preemption, "
+                     "fingerprint ",
+                     0) == 0);
+  CHECK_THAT(r.text, !Catch::Contains("1 preemptions"));
+
+  // An exhaustive run of one execution.
+  const Captured dfs = allocsim("run scenarios/alloc-023-sequential.json --strategy dfs --executions 1");
+  INFO(dfs.text);
+  CHECK_THAT(dfs.text,
+             Catch::Contains("\n  1 execution, 13 steps, 0 violating\n  exhaustive: all 1 execution explored"));
+  CHECK_THAT(dfs.text, !Catch::Contains("1 executions"));
+}
+
+TEST_CASE("the trace table keeps its columns when a step is a lock-wait", "[cli][wording]") {
+  // Step 16 of this execution is flowA's lock-wait while flowB holds the backend lock.
+  const Captured r = allocsim("replay scenarios/alloc-004-retry-on-conflict.json --seed 0");
+  INFO(r.text);
+  const std::vector<std::string> rows = table_of(r.text);
+  REQUIRE(rows.size() > 2);
+  const size_t point = rows[0].find("point");
+  REQUIRE(point != std::string::npos);
+  bool lock_wait = false;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    INFO(rows[i]);
+    lock_wait = lock_wait || rows[i].find(" lock-wait ") != std::string::npos;
+    // The point column starts where its header does: two blanks before it, a name at it; no line ends in
+    // blanks (a step without details).
+    REQUIRE(rows[i].size() > point);
+    CHECK(rows[i].substr(point - 2, 2) == "  ");
+    CHECK(rows[i][point] != ' ');
+    CHECK(rows[i].back() != ' ');
+  }
+  CHECK(lock_wait);
+}
+
+TEST_CASE("loaders name the document root readably, never as an empty pointer", "[cli][errors]") {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  };
+  // A trace file whose top level is not an object, and one without its schema.
+  const std::string array = write("array.trace.json", "[]");
+  Captured r = allocsim("replay " + array);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(array + ": (document root): expected an object at the top level, got array"));
+  CHECK_THAT(r.text, !Catch::Contains("\"\":"));
+  const std::string no_schema = write("bare.trace.json", "{}");
+  r = allocsim("replay " + no_schema);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(no_schema + ": (document root): "));
+  CHECK_THAT(r.text, !Catch::Contains("\"\":"));
+  // A scenario file, the same way.
+  const std::string scenario = write("array.json", "[]");
+  r = allocsim("run " + scenario);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(scenario + ": (document root): expected an object at the top level"));
+  // An error about the file itself names no place in it.
+  const std::string empty = write("empty.trace.json", "");
+  r = allocsim("replay " + empty);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(empty + ": file is empty"));
+  // A sweep checkpoint and a sweep report that cannot be read: the file, no empty pointer.
+  const std::string checkpoint = write("checkpoint.json", "");
+  r = allocsim("sweep scenarios/alloc-023-sequential.json --resume " + checkpoint);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(checkpoint + ": not a valid checkpoint: file is empty"));
+  const std::string report = write("report.json", "");
+  r = allocsim("merge " + report);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains(report + ": not a valid report: file is empty"));
+}
+
+TEST_CASE("sweep and swarm reject a bad --shard with one message", "[cli][errors]") {
+  TempDir dir;
+  for (const char* shard : {"3", "0/3", "4/3", "1/0", "1/", "/3", "a/3", "1/100001"}) {
+    INFO(shard);
+    const Captured sweep = allocsim(std::string("sweep scenarios/alloc-023-sequential.json --shard ") + shard);
+    const Captured swarm = allocsim(std::string("swarm --scenarios 1 --out ") + (dir / "out") + " --shard " + shard);
+    CHECK(sweep.code == 2);
+    CHECK(swarm.code == 2);
+    const std::string expected = std::string("allocsim: --shard: expected K/N, shard K of N with 1 <= K <= N <= ") +
+                                 "100000 (e.g. 2/4), got \"" + shard + "\"\n";
+    CHECK(sweep.text == expected);
+    CHECK(swarm.text == expected);
+  }
+}
+
+TEST_CASE("unknown flags and names suggest the closest one when it is close", "[cli][errors]") {
+  struct Case {
+    std::string args, says;
+  } cases[] = {
+      {"run scenarios/alloc-005-last-out.json --exectuions 5", "(did you mean --executions?)"},
+      {"replay scenarios/alloc-005-last-out.json --sed 3", "(did you mean --seed?)"},
+      {"sweep scenarios/alloc-023-sequential.json --jbos 2", "(did you mean --jobs?)"},
+      {"swarm --scenarios 1 --out /tmp --sahrd 1/2", "(did you mean --shard?)"},
+      {"merge r.json --junt x.xml", "(did you mean --junit?)"},
+      {"shrink t.json --shrink-rnus 5", "(did you mean --shrink-runs?)"},
+      {"trace order t.json --fulll", "(did you mean --full?)"},
+      {"corpus list scenarios --dry-rn", "(did you mean --dry-run?)"},
+      {"rnu scenarios/alloc-005-last-out.json", "unknown command \"rnu\" (did you mean run?)"},
+      {"list invariant", "(did you mean invariants?)"},
+      {"run scenarios/alloc-005-last-out.json --strategy dsf", "unknown strategy \"dsf\" (did you mean dfs?)"},
+      {"run scenarios/alloc-005-last-out.json --mutant client-side-clam",
+       "unknown mutant \"client-side-clam\" (did you mean client-side-claim?)"},
+      {"swarm --scenarios 1 --out /tmp --until single-ownershp",
+       "unknown invariant \"single-ownershp\" (did you mean single-ownership?)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Captured r = allocsim(c.args);
+    INFO(r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(c.says));
+  }
+  // Nothing close: no guess.
+  const Captured far = allocsim("run scenarios/alloc-005-last-out.json --zzzzzzzz 1");
+  CHECK(far.code == 2);
+  CHECK_THAT(far.text, Catch::Contains("zzzzzzzz"));
+  CHECK_THAT(far.text, !Catch::Contains("did you mean"));
+}
