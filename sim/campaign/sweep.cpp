@@ -92,6 +92,17 @@ std::vector<WorkUnit> dfs_units(sim::Engine& engine, const sim::WorldFactory& ma
   return units;
 }
 
+/// Whether unsplit DPOR exhausts the scenario's tree within kDporWholeTreeExecutions executions (sweep.h). Not
+/// interruptible: a plan must not depend on when a signal arrived (resume re-plans and compares digests).
+bool dpor_tree_is_small(const sim::EngineOptions& options, const sim::WorldFactory& make_world,
+                        const SweepConfig& config) {
+  sim::Engine engine(sim::EngineOptions{.max_steps = options.max_steps, .record_footprints = true});
+  const std::unique_ptr<sim::Strategy> strategy = config.spec().make(config.params());
+  const sim::ExploreOptions opt{.seed = config.seed, .executions = kDporWholeTreeExecutions, .interruptible = false};
+  sim::explore(engine, make_world, *strategy, opt, [](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult&) {});
+  return strategy->exhausted();
+}
+
 /// DPOR units: each prefix's earlier siblings, which start asleep in its subtree (sim/strategies/dpor_units.h).
 void seed_sleep_sets(std::vector<WorkUnit>& units, const sim::EngineOptions& options,
                      const sim::WorldFactory& make_world) {
@@ -120,8 +131,12 @@ ScenarioPlan plan_scenario(const System& system, const std::string& path, const 
   const sim::StrategyCaps caps = config.spec().caps;
   if (caps.exhaustive) {
     const bool dpor = config.validate().partial_order;
-    plan.units = dfs_units(engine, make_world, config.preemption_bound, dpor ? kDporTargetUnits : kDfsTargetUnits);
-    if (dpor) seed_sleep_sets(plan.units, engine.options(), make_world);
+    if (dpor && dpor_tree_is_small(engine.options(), make_world, config)) {
+      plan.units = {WorkUnit{{}, 0, 0}};  // the whole tree: one unsplit DPOR, one execution per trace
+    } else {
+      plan.units = dfs_units(engine, make_world, config.preemption_bound, dpor ? kDporTargetUnits : kDfsTargetUnits);
+      if (dpor) seed_sleep_sets(plan.units, engine.options(), make_world);
+    }
     if (config.estimate_trees) plan.estimated_leaves = sim::estimate_leaves(engine, make_world, 32);
   } else {
     if (caps.calibrated) plan.pct_steps = sim::calibrate_pct_steps(engine, make_world);

@@ -6,7 +6,8 @@
 // (never from --jobs or --shard, so every shard plans the same units):
 // - dfs (any reduction, any bound): the schedule prefixes of enumerate_prefixes() (sim/strategies/dfs.h)
 //   at the shallowest depth giving at least kDfsTargetUnits (dpor: kDporTargetUnits) prefixes (or the
-//   whole tree when it has fewer leaves). One unit = the subtree under one prefix, run by DfsStrategy or DporStrategy with that prefix.
+//   whole tree when it has fewer leaves; dpor: one unit when unsplit DPOR exhausts the tree within
+//   kDporWholeTreeExecutions executions). One unit = the subtree under one prefix, run by DfsStrategy or DporStrategy with that prefix.
 //   Each DPOR unit starts with its earlier sibling units' first steps asleep at its prefix nodes
 //   (sim/strategies/dpor_units.h), so the units together run about what one unsplit DPOR runs (without
 //   that, 2-4x more on the alloc-033 scenarios); the unit decomposition is fixed, so counts never depend
@@ -52,6 +53,12 @@ namespace allocsim::campaign {
 /// alloc-009-mixed-sharing), so dpor gets fewer, bigger units: enough for 2-4 workers and shards.
 inline constexpr size_t kDfsTargetUnits = 16;
 inline constexpr size_t kDporTargetUnits = 4;
+/// dpor: a scenario whose tree unsplit DPOR exhausts within this many executions (a probe at planning time,
+/// thrown away) is one unit. Splitting such a tree buys no parallelism worth having and costs reduction: a
+/// unit whose prefix starts an actor outside the unsplit source set runs an execution that ends sleep-set
+/// blocked (measured: 3 executions for 2 traces on alloc-009-shares-only-pool, 39 for 30 on
+/// alloc-007-fully-held-never-idle). The probe costs at most this many executions per scenario.
+inline constexpr uint64_t kDporWholeTreeExecutions = 64;
 /// dfs: never enumerate prefixes deeper than this (a deeper tree just gets fewer, bigger units).
 inline constexpr size_t kDfsMaxPrefixDepth = 48;
 /// random/pct: at most this many execution ranges per scenario.
