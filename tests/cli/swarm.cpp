@@ -294,3 +294,13 @@ TEST_CASE("swarm: --generate prints the scenario a finding's description names",
   REQUIRE(j["schema"] == "allocsim/scenario/v1");
   REQUIRE(j["name"] == "swarm-42");
 }
+
+TEST_CASE("swarm: a run without findings prints no dedup ratio and exits 0", "[swarm]") {
+  TempDir dir;
+  // Seed 3's first two generated scenarios violate nothing on the faithful port (400 executions).
+  const auto run = allocsim("swarm --seed 3 --scenarios 2 --out " + dir.path.string());
+  INFO(run.text);
+  CHECK(run.code == 0);
+  CHECK_THAT(run.text, Catch::Contains("\n  0 scenarios violated an invariant; 0 distinct findings\n"));
+  CHECK_THAT(run.text, !Catch::Contains("dedup"));
+}

@@ -153,10 +153,12 @@ void print_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r
   if (!o.mutants.empty())
     std::cout << fmt::format("  faithful-port checks of the violating scenarios: {}\n",
                              support::count_of(r.faithful_executions, "execution"));
-  std::cout << fmt::format("  {} violated an invariant; {} (dedup {:.1f}:1)\n",
-                           support::count_of(r.violations, "scenario"),
+  // The dedup ratio (raw violations per distinct finding) means nothing without a finding: no "0.0:1".
+  std::cout << fmt::format("  {} violated an invariant; {}{}\n", support::count_of(r.violations, "scenario"),
                            support::count_of(r.findings.size(), "distinct finding"),
-                           r.findings.empty() ? 0.0 : double(r.violations) / double(r.findings.size()));
+                           r.findings.empty()
+                               ? std::string()
+                               : fmt::format(" (dedup {:.1f}:1)", double(r.violations) / double(r.findings.size())));
   if (r.stopped_by_until) std::cout << "  stopped: --until invariant found\n";
   if (r.interrupted) std::cout << "  interrupted: the findings cover the scenarios that ran\n";
   if (r.findings.empty()) return;
