@@ -234,8 +234,37 @@ std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
       counts, xml_escape(name), cases);
 }
 
+namespace {
+
+/// The finding files ("x.json", never a path) that DIR/summary.json names; none when it is absent or unreadable.
+std::vector<std::string> earlier_finding_files(const std::filesystem::path& d) {
+  std::vector<std::string> out;
+  std::ifstream in(d / "summary.json");
+  if (!in) return out;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array()) return out;
+  for (const auto& f : j["findings"]) {
+    if (!f.is_object() || !f.contains("file") || !f["file"].is_string()) continue;
+    const std::string file = f["file"].get<std::string>();
+    if (file.ends_with(".json") && file.find('/') == std::string::npos && file.find("..") == std::string::npos)
+      out.push_back(file);
+  }
+  return out;
+}
+
+}  // namespace
+
 void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {
   const std::filesystem::path d(dir);
+  // A folder reused for another run must not keep the earlier run's findings beside a summary that does not
+  // list them: a user (or CI) reading the folder would take them for this run's.
+  for (const std::string& file : earlier_finding_files(d)) {
+    const std::string slug = file.substr(0, file.size() - 5);
+    if (std::any_of(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.slug == slug; })) continue;
+    std::error_code ec;  // already gone is fine
+    std::filesystem::remove(d / file, ec);
+    std::filesystem::remove(d / (slug + ".trace.json"), ec);
+  }
   for (const auto& f : r.findings) {
     campaign::write_file_atomically((d / (f.slug + ".json")).string(), f.scenario_text);
     campaign::write_file_atomically((d / (f.slug + ".trace.json")).string(), f.trace_text);

@@ -49,7 +49,9 @@ nlohmann::ordered_json swarm_summary(const SwarmOptions& options, const SwarmRep
 std::string swarm_junit(const SwarmOptions& options, const SwarmReport& report);
 
 /// Writes DIR/<slug>.json and DIR/<slug>.trace.json for each finding, then DIR/summary.json (each file
-/// atomically).
+/// atomically). The finding files an earlier DIR/summary.json names and this report does not are removed
+/// first, so the folder holds this run's findings only; no other file is touched (an unreadable earlier
+/// summary removes nothing).
 void write_swarm(const SwarmOptions& options, const SwarmReport& report, const std::string& dir);
 
 /// The options and report of the unsharded run, from its shards' output folders (see above). `tool_version`

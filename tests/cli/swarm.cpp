@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <vector>
 
 #include "tests/cli/support.h"
 
@@ -303,4 +305,21 @@ TEST_CASE("swarm: a run without findings prints no dedup ratio and exits 0", "[s
   CHECK(run.code == 0);
   CHECK_THAT(run.text, Catch::Contains("\n  0 scenarios violated an invariant; 0 distinct findings\n"));
   CHECK_THAT(run.text, !Catch::Contains("dedup"));
+}
+
+TEST_CASE("swarm: a reused --out folder keeps this run's findings only, and files swarm did not write", "[swarm]") {
+  TempDir dir;
+  const std::string out = dir.path.string();
+  REQUIRE(allocsim("swarm --seed 1 --scenarios 20 --out " + out).code == 1);
+  size_t before = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) before += e.path().extension() == ".json";
+  REQUIRE(before > 1);  // findings and their traces beside summary.json
+  std::ofstream((dir.path / "notes.txt").string()) << "mine\n";
+  const auto clean = allocsim("swarm --seed 3 --scenarios 2 --out " + out);
+  INFO(clean.text);
+  CHECK(clean.code == 0);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"notes.txt", "summary.json"});
 }
