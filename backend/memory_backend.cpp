@@ -407,7 +407,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
       seen_owner = node.owner;
       seen_version = node.resource_version;
     }
-    c.barrier("owner.read.after", "node={} op_id={} version={}", node_name, operation_id, seen_version);
+    c.barrier("owner.read.after", FMT_COMPILE("node={} op_id={} version={}"), node_name, operation_id, seen_version);
     if (seen_owner && *seen_owner != owner) {
       {
         LockGuard lock(c);
@@ -416,7 +416,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
       return lost(OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
                                     "Re-plan against the remaining pool.", node_name));
     }
-    c.barrier("owner.update.before", "node={} op_id={}", node_name, operation_id);
+    c.barrier("owner.update.before", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
     {
       LockGuard lock(c);
       c.touch(Obj::Node, node_name, false);
@@ -438,7 +438,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
         record(c, operation_id, "stamp-owner", node_name, owner);
       }
     }
-    c.barrier("owner.update.after", "node={} op_id={}", node_name, operation_id);
+    c.barrier("owner.update.after", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
   }
 
   LockGuard lock(c);
@@ -455,7 +455,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
     *same = std::move(fresh);  // `self._claims[claim_id] = claim` keeps a reused id's position
   else
     s_.claims.push_back(std::move(fresh));
-  c.barrier("claim.create.after", "claim={} op_id={}", claim_id, operation_id);
+  c.barrier("claim.create.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
     const std::string entry = fmt::format("{}{}-{}", kEntryPrefix, owner, generation);
     claim_at(claim_id).entry_name = entry;
@@ -500,7 +500,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
     }
   }
   claim_at(claim_id).status = kClaimAllocated;
-  c.barrier("claim.schedule.after", "claim={} op_id={}", claim_id, operation_id);
+  c.barrier("claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   return observe_claim(c, claim_at(claim_id));
 }
 
@@ -641,7 +641,7 @@ void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) 
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, true);
   claim_at(claim_id).workload_ready = true;
-  c.barrier("claim.ready.after", "claim={}", claim_id);
+  c.barrier("claim.ready.after", FMT_COMPILE("claim={}"), claim_id);
 }
 
 WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
@@ -705,7 +705,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     // polls with the lock held, so the unbind that would end the wait can never take it (a livelock). Each
     // poll is a barrier, i.e. a scheduling point, as a real poll loop sleeps between reads.
     while (opt_.mutants.has(Mutant::ReleaseSpinsOnBusyNodes) && !keep_workloads && !busy.empty()) {
-      c.barrier("restore.before", "claim={} op_id={} waiting_for_workloads=1", claim_id, operation_id);
+      c.barrier("restore.before", FMT_COMPILE("claim={} op_id={} waiting_for_workloads=1"), claim_id, operation_id);
       busy.clear();
       for (const std::string& n : claim.nodes) {
         c.touch(Obj::Node, n, false);
@@ -719,7 +719,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
       return {claim_id, kReleasePendingRecovery, busy.empty() ? claim.nodes : busy,
               busy.empty() ? "workloads retained" : "workloads still hold the devices"};
     }
-    c.barrier("restore.before", "claim={} op_id={}", claim_id, operation_id);
+    c.barrier("restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
     c.touch(Obj::FailedReads, "config", false);
     if (find_in(s_.failed_reads, "config") != nullptr)
       return {claim_id, kReleasePendingRecovery, claim.nodes,
@@ -755,7 +755,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         record(c, operation_id, "release-owner", node_name, claim.owner);
       }
     }
-    c.barrier("restore.after", "claim={} op_id={}", claim_id, operation_id);
+    c.barrier("restore.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   }
   if (!claim.entry_name.empty()) {
     // The last-owner read and the write are two API calls: the barrier between them sits outside the
@@ -770,7 +770,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     std::vector<std::string> seen_names;
     for (const auto& [entry, members] : seen) seen_names.push_back(entry);
     std::sort(seen_names.begin(), seen_names.end());
-    c.barrier("delete.before", "entry={} op_id={} seen={}", claim.entry_name, operation_id,
+    c.barrier("delete.before", FMT_COMPILE("entry={} op_id={} seen={}"), claim.entry_name, operation_id,
               fmt::join(seen_names, ","));  // `seen=sorted(seen)`, comma-joined as join() did
     {
       LockGuard lock(c);
@@ -801,7 +801,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         }
       }
     }
-    c.barrier("delete.after", "entry={} op_id={}", claim.entry_name, operation_id);
+    c.barrier("delete.after", FMT_COMPILE("entry={} op_id={}"), claim.entry_name, operation_id);
   }
   {
     LockGuard lock(c);

@@ -23,6 +23,12 @@ backend::BarrierHit ActorCaller::barrier_formatted(std::string_view name, fmt::s
   return fire(name, detail);
 }
 
+std::string& ActorCaller::detail_buffer() { return st_.detail_scratch; }
+
+backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std::string& detail) {
+  return fire(name, detail);
+}
+
 backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& detail) {
   const auto& cat = barrier_catalog();
   for (size_t i = 0; i < cat.size(); ++i) {

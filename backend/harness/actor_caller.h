@@ -24,6 +24,10 @@ class ActorCaller final : public backend::Caller {
   backend::BarrierHit barrier(std::string_view name, std::string detail) override;
   /// Formats the detail into the actor's reused buffer (ActorState::detail_scratch), then fires as barrier().
   backend::BarrierHit barrier_formatted(std::string_view name, fmt::string_view format, fmt::format_args args) override;
+  /// The actor's reused buffer (ActorState::detail_scratch): compiled-format details allocate nothing once it
+  /// has grown to the longest detail.
+  std::string& detail_buffer() override;
+  backend::BarrierHit barrier_detail(std::string_view name, const std::string& detail) override;
   void lock() override;
   void unlock() override;
   void touch(backend::Obj what, std::string_view name, bool write) override;

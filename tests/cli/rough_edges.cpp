@@ -168,3 +168,40 @@ TEST_CASE("unknown flags and names suggest the closest one when it is close", "[
   CHECK_THAT(far.text, Catch::Contains("zzzzzzzz"));
   CHECK_THAT(far.text, !Catch::Contains("did you mean"));
 }
+
+TEST_CASE("flags that contradict each other exit 2 naming both, before anything runs", "[cli][errors]") {
+  TempDir dir;
+  const std::string sc = "scenarios/mutants/stale-last-out.json";
+  const std::string trace = dir / "t.json";
+  const Captured t = allocsim("run " + sc + " -n 20000 --no-corpus --trace-out " + trace);
+  REQUIRE(t.code == 0);  // the mutant scenario expects its violation: found, shrunk, written
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + sc + " -n 10 --no-trace --trace-out " + (dir / "x.json"),
+       "--no-trace and --trace-out contradict each other"},
+      {"run " + sc + " -n 10 --no-corpus --corpus " + (dir / "c"), "--no-corpus and --corpus contradict each other"},
+      {"replay " + sc + " --seed 1 --schedule v1:flowA", "--seed and --schedule: give one"},
+      {"replay " + trace + " --seed 5", " is a trace file: it replays its own schedule"},
+      {"replay " + trace + " --schedule v1:flowA", " is a trace file: it replays its own schedule"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(message));
+  }
+  CHECK_FALSE(std::ifstream(dir / "x.json").good());
+}
+
+TEST_CASE("replay --seed --perfetto writes the trace, as replay --schedule does", "[cli][trace]") {
+  TempDir dir;
+  const std::string file = dir / "seed.json";
+  const Captured s =
+      allocsim("replay scenarios/mutants/stale-last-out.json --seed 13095918622469000722 --perfetto " + file);
+  INFO(s.text);
+  CHECK(s.code == 1);
+  CHECK_THAT(s.text, Catch::Contains("perfetto trace written: " + file));
+  const std::string json = slurp(file);
+  CHECK(json.rfind("{", 0) == 0);
+  CHECK_THAT(json, Catch::Contains("\"traceEvents\""));
+  CHECK_THAT(json, Catch::Contains("delete.before"));  // the execution's racing barrier, as its table shows
+}

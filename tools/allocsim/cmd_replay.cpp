@@ -9,6 +9,7 @@
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
+#include "tools/allocsim/trace_cli.h"
 
 namespace allocsim::cli {
 
@@ -23,6 +24,7 @@ int cmd_replay(int argc, char** argv) {
   std::cout << fmt::format("allocsim replay {} --seed {}: {}, {}, fingerprint {:016x}\n", c.scenario, cfg.seed,
                            support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
                            r.fingerprint());
+  if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
     std::cout << violation_report(r, actor_names(sc));
     return kExitFailed;

@@ -20,6 +20,7 @@
 #include "backend/harness/dirty.h"
 #include "backend/mutants.h"
 #include "sim/campaign/sweep.h"
+#include "sim/campaign/trace_file.h"
 #include "sim/support/json_reader.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -363,6 +364,21 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
     std::exit(kExitOk);
   }
   if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
+  // Flags that contradict each other are refused, never silently ignored.
+  if (c.trace.no_trace && !c.trace.trace_out.empty())
+    throw UsageError("--no-trace and --trace-out contradict each other: give one");
+  if (c.trace.no_corpus && !c.trace.corpus.empty())
+    throw UsageError("--no-corpus and --corpus contradict each other: give one");
+  if (!run) {
+    const bool seed_given = vm.count("seed") && !vm["seed"].defaulted();
+    if ((seed_given || !c.trace.schedule.empty()) && campaign::looks_like_trace(c.scenario))
+      throw UsageError(
+          fmt::format("{} is a trace file: it replays its own schedule (--seed and --schedule take a "
+                      "scenario file)",
+                      c.scenario));
+    if (seed_given && !c.trace.schedule.empty())
+      throw UsageError("--seed and --schedule: give one (an execution seed, or a schedule)");
+  }
   check_output_dir("--trace-out", c.trace.trace_out);
   check_output_dir("--perfetto", c.trace.perfetto);
   check_output_dir("--fingerprints", c.fingerprints);

@@ -209,6 +209,21 @@ int replay_trace_file(const Common& c) {
   return rr.result.violation ? kExitFailed : kExitOk;
 }
 
+int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                          const sim::ExecutionResult& r) {
+  if (c.trace.perfetto.empty()) return kExitOk;
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  const uint64_t max_steps = full->max_steps(cfg.max_steps);
+  const campaign::Trace t = campaign::make_trace(full, r, campaign::state_before_last_step(*full, r, max_steps));
+  try {
+    write_outputs(t, "", c.trace.perfetto, "");
+  } catch (const campaign::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc) {
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   std::vector<sim::Choice> schedule;
@@ -240,15 +255,7 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
   std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", c.scenario,
                            c.trace.schedule, support::count_of(r.steps.size(), "step"),
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
-  if (!c.trace.perfetto.empty()) {
-    campaign::Trace t = campaign::make_trace(full, r, campaign::state_before_last_step(*full, r, max_steps));
-    try {
-      write_outputs(t, "", c.trace.perfetto, "");
-    } catch (const campaign::OutputError& e) {
-      std::cerr << "allocsim: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
+  if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
     std::cout << violation_report(r, full->actor_names());
     return kExitFailed;

@@ -58,6 +58,10 @@ int replay_trace_file(const Common& c);
 /// `allocsim replay SCENARIO --schedule S`: like --seed, with the schedule given; 4 when the schedule
 /// cannot be followed.
 int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc);
+/// --perfetto of a replayed execution `r` of `sc` (replay by seed or by schedule): writes the file and prints
+/// its line. Returns kExitOk, or kExitUsage (after the message) when it cannot be written.
+int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+                          const sim::ExecutionResult& r);
 
 /// `allocsim shrink TRACE.json [-o MIN.json]`.
 int cmd_shrink(int argc, char** argv);
