@@ -207,8 +207,9 @@ std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
     std::string body = fmt::format("signature: {}\nscenarios: {} (first #{}, generator seed {})\n", f.signature,
                                    f.count, f.first_index, f.first_seed);
     if (mutant_run) body += fmt::format("also on the faithful port: {} of {}\n", f.also_faithful, f.count);
-    body += fmt::format("minimal: {} actors, {} ops, {} steps\nreplay: allocsim replay {}.trace.json\n", f.actors,
-                        f.ops, f.steps, f.slug);
+    body += fmt::format(
+        "minimal: {} actors, {} ops, {} steps\nreplay (in the --out folder): allocsim replay {}.trace.json\n", f.actors,
+        f.ops, f.steps, f.slug);
     if (mutant_run && !f.first_mutant_only) {
       ++skipped;
       cases += fmt::format(

@@ -193,6 +193,10 @@ TEST_CASE("swarm --junit: one testcase per distinct finding, named by its file, 
                                          f["invariant"].get<std::string>(), f["file"].get<std::string>());
     INFO(head);
     REQUIRE(xml.find(head) != std::string::npos);
+    // The replay command names the file as it sits in the --out folder, and says so (run from there).
+    const std::string slug = f["file"].get<std::string>();
+    CHECK(xml.find("replay (in the --out folder): allocsim replay " + slug.substr(0, slug.size() - 5) +
+                   ".trace.json") != std::string::npos);
   }
 }
 
