@@ -15,6 +15,7 @@
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_replay.h"
+#include "sim/schedule.h"
 #include "sim/shrink.h"
 #include "sim/support/words.h"
 
@@ -109,7 +110,12 @@ void rerun_changed(EntryReplay& e, const std::string& path, const Trace& t, cons
   e.fingerprint = fingerprint_hex(*r);
   e.invariant = r->violation ? r->violation->invariant : "";
   e.status = r->violation && r->violation->invariant == e.stored_invariant ? EntryStatus::refound : EntryStatus::stale;
-  if (e.violating()) tally_along(e, current, extra, r->schedule, t.max_steps);
+  if (!e.violating()) return;
+  tally_along(e, current, extra, r->schedule, t.max_steps);
+  e.replay = fmt::format("allocsim replay {} --schedule {}", shell_quote(current.path()),
+                         sim::format_schedule(r->schedule, current.actor_names()));
+  for (const std::string& m : extra) e.replay += " --mutant " + m;
+  if (t.max_steps != current.max_steps(std::nullopt)) e.replay += fmt::format(" --max-steps {}", t.max_steps);
 }
 
 }  // namespace
@@ -214,6 +220,7 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
       e.invariant = rr.result.violation ? rr.result.violation->invariant : "";
       e.status = rr.result.violation ? EntryStatus::violates : EntryStatus::passes;
       if (e.violating()) tally_along(e, *t.scenario, {}, rr.result.schedule, t.max_steps);
+      if (e.violating()) e.replay = "allocsim replay " + shell_quote(path);
       return e;
     }
     // Same scenario, different program: the schedule no longer fits step for step.
@@ -234,14 +241,16 @@ std::vector<EntryReplay> replay_corpus(const System& system, const std::string& 
 }
 
 std::string replay_summary(const std::vector<EntryReplay>& replays) {
-  uint64_t violating = 0, stale = 0, unreadable = 0;
+  uint64_t violating = 0, refound = 0, stale = 0, unreadable = 0;
   for (const auto& e : replays) {
-    violating += e.violating();
+    violating += e.status == EntryStatus::violates;
+    refound += e.status == EntryStatus::refound;
     stale += e.status == EntryStatus::stale;
     unreadable += e.status == EntryStatus::unreadable;
   }
   std::string s = fmt::format("{} replayed: {} still {}", support::count_of(replays.size(), "corpus trace"), violating,
                               support::noun_for(violating, "violates", "violate"));
+  if (refound) s += fmt::format(", {} re-found", refound);
   if (stale) s += fmt::format(", {} stale", stale);
   if (unreadable) s += fmt::format(", {} unreadable", unreadable);
   return s;
@@ -273,7 +282,7 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
         out += fmt::format("{}{}: unreadable: {}\n", indent, name, e.note);
         break;
     }
-    if (e.violating()) out += fmt::format("{}  replay: allocsim replay {}\n", indent, shell_quote(e.path));
+    if (e.violating()) out += fmt::format("{}  replay: {}\n", indent, e.replay);
   }
   return out;
 }

@@ -94,6 +94,10 @@ struct EntryReplay {
   uint64_t steps = 0;            // of the replayed execution
   std::string fingerprint;       // of the replayed execution, 16 hex digits ("" when not run)
   std::string note;              // why unreadable, or where the strict replay diverged
+  /// The command that replays what this replay found (violating entries only): the entry file itself when
+  /// it replayed strictly; for a re-found entry, the current scenario file along the re-found execution's
+  /// schedule (the entry file still holds the old scenario and its old execution).
+  std::string replay;
   /// A violating replay's world, tallied (Subject::tally) so that judging counts it like an explored execution.
   Outcomes outcomes;
   std::map<std::string, uint64_t> barrier_hits;
@@ -114,7 +118,8 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
 std::vector<EntryReplay> replay_corpus(const System& system, const std::string& dir, const Subject& current,
                                        const std::vector<std::string>& extra_mutants, const OrderReplay& order = {});
 
-/// "3 corpus traces replayed: 1 still violates" (+ ", 1 stale", ", 1 unreadable" when there are any).
+/// "3 corpus traces replayed: 1 still violates" (+ ", 1 re-found", ", 1 stale", ", 1 unreadable" when there are
+/// any; "still violates" counts the strict replays only).
 std::string replay_summary(const std::vector<EntryReplay>& replays);
 
 /// One line per entry: "execution 0: NAME: still violates INV (N steps, fingerprint F)" and the like.
