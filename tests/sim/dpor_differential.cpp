@@ -155,38 +155,10 @@ std::vector<TestWorld::Actor> drawing_actors(const std::vector<std::vector<LockO
 /// A random program like random_lock_program(): 1-3 touches per actor, each plain (1/2), drawing (1/4) or
 /// drawing with a crash (1/4), some inside a locked section that spans a barrier.
 std::vector<std::vector<LockOp>> random_drawing_program(uint64_t seed, int actors, std::string& desc) {
-  Prng g(seed);
-  std::vector<std::vector<LockOp>> progs;
-  for (int a = 0; a < actors; ++a) {
-    std::vector<LockOp> p;
-    const int len = 1 + static_cast<int>(g.below(3));
-    bool locked = false;
-    for (int k = 0; k < len; ++k) {
-      const uint64_t r = g.below(4);
-      p.push_back({r < 2 ? 0 : r == 2 ? 4 : 5, 1 + g.below(3), g.below(2) == 0});
-      if (!locked && g.below(3) == 0) {
-        p.push_back({1, 0, false});
-        locked = true;
-        p.push_back({3, 0, false});
-      } else if (locked && g.below(2) == 0) {
-        p.push_back({2, 0, false});
-        locked = false;
-      }
-    }
-    if (locked) p.push_back({2, 0, false});
-    progs.push_back(p);
-    desc += "actor " + std::to_string(a) + ":";
-    for (const LockOp& o : p)
-      desc += o.kind == 1   ? " L"
-              : o.kind == 2 ? " U"
-              : o.kind == 3 ? " B"
-                            : std::string(o.kind == 0   ? " P"
-                                          : o.kind == 4 ? " D"
-                                                        : " C") +
-                                  std::to_string(o.obj) + (o.w ? "w" : "r");
-    desc += "\n";
-  }
-  return progs;
+  return random_program(seed, actors, desc, [](Prng& g) {
+    const uint64_t r = g.below(4);
+    return LockOp{r < 2 ? 0 : r == 2 ? 4 : 5, 1 + g.below(3), g.below(2) == 0};
+  });
 }
 
 /// What a run to exhaustion saw, with the traces of executions that ended without a violation apart: those

@@ -140,11 +140,12 @@ inline std::vector<TestWorld::Actor> actors_of(const std::vector<std::vector<Loc
   return actors;
 }
 
-/// A random program of `actors` actors, each 1-3 touches of objects 1-3 with some of them inside a locked
-/// section that spans a barrier; `desc` gets it as text ("actor 0: P2w L B P1r U"). With `draws`, each touch
-/// is a drawing one (kind 4, "D2w") with probability 1/3.
-inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int actors, std::string& desc,
-                                                            bool draws = false) {
+/// A random program of `actors` actors, each 1-3 touches (`touch(g)` draws one: kind 0 plain, 4 drawing, 5
+/// drawing with a crash, and its object and mode) with some of them inside a locked section that spans a
+/// barrier; `desc` gets it as text ("actor 0: P2w L B D1r U"). The PRNG draws are in a fixed order, so a seed
+/// names one program.
+template <class Touch>
+std::vector<std::vector<LockOp>> random_program(uint64_t seed, int actors, std::string& desc, Touch touch) {
   Prng g(seed);
   std::vector<std::vector<LockOp>> progs;
   for (int a = 0; a < actors; ++a) {
@@ -152,8 +153,7 @@ inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int a
     const int len = 1 + static_cast<int>(g.below(3));
     bool locked = false;
     for (int k = 0; k < len; ++k) {
-      p.push_back({0, 1 + g.below(3), g.below(2) == 0});
-      if (draws && g.below(3) == 0) p.back().kind = 4;
+      p.push_back(touch(g));
       if (!locked && g.below(3) == 0) {
         p.push_back({1, 0, false});
         locked = true;
@@ -167,13 +167,27 @@ inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int a
     progs.push_back(p);
     desc += "actor " + std::to_string(a) + ":";
     for (const LockOp& o : p)
-      desc += o.kind == 0 || o.kind == 4 ? (o.kind == 0 ? " P" : " D") + std::to_string(o.obj) + (o.w ? "w" : "r")
-              : o.kind == 1              ? " L"
-              : o.kind == 2              ? " U"
-                                         : " B";
+      desc += o.kind == 1   ? " L"
+              : o.kind == 2 ? " U"
+              : o.kind == 3 ? " B"
+                            : std::string(o.kind == 0   ? " P"
+                                          : o.kind == 4 ? " D"
+                                                        : " C") +
+                                  std::to_string(o.obj) + (o.w ? "w" : "r");
     desc += "\n";
   }
   return progs;
+}
+
+/// random_program() with plain touches of objects 1-3; with `draws`, each touch is a drawing one (kind 4)
+/// with probability 1/3.
+inline std::vector<std::vector<LockOp>> random_lock_program(uint64_t seed, int actors, std::string& desc,
+                                                            bool draws = false) {
+  return random_program(seed, actors, desc, [draws](Prng& g) {
+    LockOp o{0, 1 + g.below(3), g.below(2) == 0};
+    if (draws && g.below(3) == 0) o.kind = 4;
+    return o;
+  });
 }
 
 }  // namespace allocsim::sim::testing
