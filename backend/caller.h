@@ -49,22 +49,11 @@ class Caller {
   /// Fires barrier `name` (one of backend/CONTRACT.md §2's allocation barriers); `detail` is its context rendered
   /// as "key=value key=value". REQUIRES: name is a known barrier.
   virtual BarrierHit barrier(std::string_view name, std::string detail) = 0;
-  /// barrier() with the detail given as a format string and its arguments (the seed's keyword context, in
-  /// order): `c.barrier("owner.read.after", "node={} op_id={}", node, op_id)`. A caller that keeps a buffer
-  /// (the simulator's) formats into it instead of building a string per barrier; the default formats a
-  /// string and calls barrier().
-  template <class... Args>
-  BarrierHit barrier(std::string_view name, fmt::format_string<Args...> detail, Args&&... args) {
-    return barrier_formatted(name, detail, fmt::make_format_args(args...));
-  }
-  /// The type-erased form of the template above; what a caller with its own buffer overrides.
-  virtual BarrierHit barrier_formatted(std::string_view name, fmt::string_view format, fmt::format_args args) {
-    return barrier(name, fmt::vformat(format, args));
-  }
-  /// barrier() with a compiled format, `c.barrier("delete.after", FMT_COMPILE("entry={} op_id={}"), e, id)`:
-  /// the backend's form. The format is parsed at compile time and the detail written into detail_buffer(),
-  /// so a barrier costs no format parsing and, with a reused buffer, no allocation (issue 16: runtime
-  /// parsing of these details was about 8 % of a `run`'s instructions). Same text as the forms above.
+  /// barrier() with the detail as a compiled format and its arguments (the seed's keyword context, in order),
+  /// `c.barrier("delete.after", FMT_COMPILE("entry={} op_id={}"), e, id)`: the backend's form. The format is
+  /// parsed at compile time and the detail written into detail_buffer(), so a barrier costs no format parsing
+  /// and, with a reused buffer, no allocation (issue 16: runtime parsing of these details was about 8 % of a
+  /// `run`'s instructions).
   template <class S, class... Args, std::enable_if_t<fmt::detail::is_compiled_string<S>::value, int> = 0>
   BarrierHit barrier(std::string_view name, const S& detail, const Args&... args) {
     std::string& buffer = detail_buffer();

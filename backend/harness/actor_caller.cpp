@@ -13,16 +13,8 @@ using sim::PointKind;
 
 backend::BarrierHit ActorCaller::barrier(std::string_view name, std::string detail) { return fire(name, detail); }
 
-backend::BarrierHit ActorCaller::barrier_formatted(std::string_view name, fmt::string_view format,
-                                                   fmt::format_args args) {
-  // The buffer is the actor's and outlives the execution: formatting a detail allocates nothing once it has
-  // grown to the longest detail. The engine copies it at the point, before the actor can fire another.
-  std::string& detail = st_.detail_scratch;
-  detail.clear();
-  fmt::vformat_to(std::back_inserter(detail), format, args);
-  return fire(name, detail);
-}
-
+// The buffer is the actor's and outlives the execution: formatting a detail allocates nothing once it has
+// grown to the longest detail. The engine copies it at the point, before the actor can fire another.
 std::string& ActorCaller::detail_buffer() { return st_.detail_scratch; }
 
 backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std::string& detail) {

@@ -22,8 +22,6 @@ class ActorCaller final : public backend::Caller {
   ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {}
 
   backend::BarrierHit barrier(std::string_view name, std::string detail) override;
-  /// Formats the detail into the actor's reused buffer (ActorState::detail_scratch), then fires as barrier().
-  backend::BarrierHit barrier_formatted(std::string_view name, fmt::string_view format, fmt::format_args args) override;
   /// The actor's reused buffer (ActorState::detail_scratch): compiled-format details allocate nothing once it
   /// has grown to the longest detail.
   std::string& detail_buffer() override;

@@ -141,7 +141,7 @@ struct ActorState {
   // -- scratch storage reused across executions (world.cpp reset_actor keeps it; never read as state) --
   backend::Observation<backend::InventorySnapshot> inventory_scratch;  // inventory_into's answer
   std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
-  std::string detail_scratch;  // the detail of the barrier being fired (ActorCaller::barrier_formatted)
+  std::string detail_scratch;  // the detail of the barrier being fired (ActorCaller::detail_buffer)
 };
 
 // -- per-execution harness state the invariants keep (invariants.cpp); BackendWorld names them too --

@@ -219,8 +219,10 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
       e.fingerprint = fingerprint_hex(rr.result);
       e.invariant = rr.result.violation ? rr.result.violation->invariant : "";
       e.status = rr.result.violation ? EntryStatus::violates : EntryStatus::passes;
-      if (e.violating()) tally_along(e, *t.scenario, {}, rr.result.schedule, t.max_steps);
-      if (e.violating()) e.replay = "allocsim replay " + shell_quote(path);
+      if (e.violating()) {
+        tally_along(e, *t.scenario, {}, rr.result.schedule, t.max_steps);
+        e.replay = "allocsim replay " + shell_quote(path);
+      }
       return e;
     }
     // Same scenario, different program: the schedule no longer fits step for step.
