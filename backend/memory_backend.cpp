@@ -12,6 +12,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -36,12 +37,36 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
-// The seed's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`.
-std::string layout_string(OrderedMap<std::string, int> layout) {
-  std::sort(layout.begin(), layout.end());
-  std::vector<std::string> parts;
-  for (const auto& [profile, count] : layout) parts.push_back(fmt::format("{}:{}", profile, count));
-  return join(parts, ",");
+// The seed's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`, into `out` through `sorted` (both
+// reused across calls).
+void layout_string_into(const OrderedMap<std::string, int>& layout, OrderedMap<std::string_view, int>& sorted,
+                        std::string& out) {
+  sorted.assign(layout.begin(), layout.end());
+  std::sort(sorted.begin(), sorted.end());
+  out.clear();
+  for (const auto& [profile, count] : sorted)
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}{}:{}"), out.empty() ? "" : ",", profile, count);
+}
+
+// The next element of `v` for this call, where `used` counts this call's elements: an earlier call's element
+// (with its heap storage) when there is one, else a new one. The caller overwrites every field it keeps.
+template <class T>
+T& next_slot(std::vector<T>& v, size_t& used) {
+  if (used == v.size()) v.emplace_back();
+  return v[used++];
+}
+
+// Python's `m[key] = ...` over storage reused across calls: among this call's `used` entries a key is found
+// and its value returned as it is; otherwise the next slot takes the key (`*fresh` set) and keeps an earlier
+// call's value, which the caller overwrites.
+template <class K, class V, class Q>
+V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = nullptr) {
+  for (size_t i = 0; i < used; ++i)
+    if (m[i].first == key) return m[i].second;
+  auto& slot = next_slot(m, used);
+  slot.first = key;
+  if (fresh != nullptr) *fresh = true;
+  return slot.second;
 }
 
 // Python's `seq[:n]` for a list of length `size`.
@@ -231,24 +256,46 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
 
 PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& requests,
                                 const InventorySnapshot& snapshot) {
-  std::vector<std::string> reasons;
-  if (snapshot.completeness != kCompletenessComplete)
-    return Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
-  // The seed's `by_node` dict of device lists, holding pointers into the snapshot instead of copies.
-  OrderedMap<std::string, std::vector<const DeviceIdentity*>> by_node;
-  for (const auto& device : snapshot.devices) {
-    if (!device.node) continue;
-    if (auto* list = find_in(by_node, *device.node))
-      list->push_back(&device);
-    else
-      by_node.emplace_back(*device.node, std::vector<const DeviceIdentity*>{&device});
+  PlanOutcome out;
+  plan_into(c, requests, snapshot, out);
+  return out;
+}
+
+// The seed's `plan`, over storage kept across calls: its dicts and lists live in PlanScratch (holding views
+// where the seed holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten in place so
+// that their strings and device lists keep their capacity. Same insertion orders, same texts.
+void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& requests,
+                              const InventorySnapshot& snapshot, PlanOutcome& out) {
+  PlanScratch& s = plan_scratch_.get();
+  s.reasons.clear();
+  if (snapshot.completeness != kCompletenessComplete) {
+    out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
+    return;
   }
-  OrderedMap<std::string, int> free;
-  std::vector<std::string> excluded;
-  for (const auto& [node, devices] : by_node) {
+  // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key.
+  s.nodes.clear();
+  s.device_node.clear();
+  for (const auto& device : snapshot.devices) {
+    uint32_t k = PlanScratch::kNoNode;
+    if (device.node) {
+      const auto it = std::find(s.nodes.begin(), s.nodes.end(), std::string_view(*device.node));
+      k = static_cast<uint32_t>(it - s.nodes.begin());
+      if (it == s.nodes.end()) s.nodes.emplace_back(*device.node);
+    }
+    s.device_node.push_back(k);
+  }
+  const auto devices_on = [&](uint32_t k) {
+    return static_cast<int>(std::count(s.device_node.begin(), s.device_node.end(), k));
+  };
+  s.free.clear();
+  size_t n_excluded = 0;
+  for (uint32_t k = 0; k < s.nodes.size(); ++k) {
+    const std::string_view node = s.nodes[k];
     const std::string* owner = find_in(snapshot.owners, node);
     if (owner && !owner->empty() && !requests.empty() && *owner != requests[0].flow_id) {
-      excluded.push_back(fmt::format("{}: owned by {}", node, *owner));
+      std::string& why = next_slot(s.excluded, n_excluded);
+      why.clear();
+      fmt::format_to(std::back_inserter(why), FMT_COMPILE("{}: owned by {}"), node, *owner);
       continue;  // another flow's node is not ours to plan on
     }
     // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
@@ -256,94 +303,125 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
     const std::string* sharing = find_in(snapshot.sharing, node);
     if (sharing &&
         (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown || *sharing == kClassMig)) {
-      excluded.push_back(
-          fmt::format("{}: {} \u2014 its units are shares or slices, not whole devices", node, *sharing));
+      std::string& why = next_slot(s.excluded, n_excluded);
+      why.clear();
+      fmt::format_to(std::back_inserter(why),
+                     FMT_COMPILE("{}: {} \u2014 its units are shares or slices, not whole devices"), node, *sharing);
       continue;
     }
     const int* occupied = find_in(snapshot.occupancy, node);
-    put_in(free, node, static_cast<int>(devices.size()) - (occupied ? *occupied : 0));
+    put_in(s.free, node, devices_on(k) - (occupied ? *occupied : 0));
   }
+  s.excluded.resize(n_excluded);
 
-  OrderedMap<std::string, std::vector<DeviceIdentity>> assignments;
-  OrderedMap<std::string, std::string> geometry;
-  std::vector<const WorkloadRequest*> exclusive, sharers;
+  FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);
+  if (plan == nullptr) plan = &out.emplace<FeasiblePlan>();
+  auto& assignments = plan->assignments;
+  size_t n_assigned = 0;
+  size_t n_geometry = 0;
+  s.exclusive.clear();
+  s.sharers.clear();
   for (const auto& r : requests) {
     if (r.sharing == kSharingExclusive || r.sharing == kSharingCooperative || r.sharing == kSharingAccountingOnly)
-      exclusive.push_back(&r);
-    if (r.sharing == kSharingIsolatedMig) sharers.push_back(&r);
+      s.exclusive.push_back(&r);
+    if (r.sharing == kSharingIsolatedMig) s.sharers.push_back(&r);
   }
-  std::vector<std::pair<std::string, int>> wanted;
-  for (const auto* r : exclusive) wanted.emplace_back(r->workload_id, r->device_count);
-  const auto packed = pack_whole_devices(wanted, free);
+  s.wanted.clear();
+  for (const auto* r : s.exclusive) s.wanted.emplace_back(r->workload_id, r->device_count);
+  const bool packed = pack_whole_devices_into(s.wanted, s.free, s.pack, s.packed);
   if (!packed) {
-    reasons.push_back(fmt::format(
+    s.reasons.push_back(fmt::format(
         "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
-        py::dict(free), excluded.empty() ? std::string("none") : py::list(excluded)));
+        py::dict(s.free), s.excluded.empty() ? std::string("none") : py::list(s.excluded)));
   } else {
-    for (const auto& [workload_id, node] : *packed) {
+    for (const auto& [workload_id, node] : s.packed) {
       const WorkloadRequest* request =
           // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
-          *std::find_if(exclusive.begin(), exclusive.end(),
+          *std::find_if(s.exclusive.begin(), s.exclusive.end(),
                         [&id = workload_id](const auto* r) { return r->workload_id == id; });
-      std::vector<DeviceIdentity> taken;
-      for (const DeviceIdentity* d : *find_in(by_node, node)) {
+      const auto k = static_cast<uint32_t>(std::find(s.nodes.begin(), s.nodes.end(), node) - s.nodes.begin());
+      s.taken.clear();
+      for (size_t i = 0; i < snapshot.devices.size(); ++i) {
+        if (s.device_node[i] != k) continue;
+        const DeviceIdentity& d = snapshot.devices[i];
         bool assigned = false;
-        for (const auto& [w, devices] : assignments)
-          assigned = assigned || std::find(devices.begin(), devices.end(), *d) != devices.end();
-        if (!assigned) taken.push_back(*d);
+        for (size_t a = 0; a < n_assigned; ++a) {
+          const auto& devices = assignments[a].second;
+          assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
+        }
+        if (!assigned) s.taken.push_back(&d);
       }
-      taken.resize(slice_end(taken.size(), request->device_count));
-      put_in(assignments, workload_id, std::move(taken));
+      s.taken.resize(slice_end(s.taken.size(), request->device_count));
+      std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, workload_id);
+      devices.resize(s.taken.size());
+      for (size_t j = 0; j < s.taken.size(); ++j) devices[j] = *s.taken[j];
     }
   }
-  if (!sharers.empty()) {
+  if (!s.sharers.empty()) {
     if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
-      reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
+      s.reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
     } else {
-      OrderedMap<std::string, OrderedMap<std::string, int>> layouts;
-      for (const WorkloadRequest* request : sharers) {
+      size_t n_layouts = 0;
+      for (const WorkloadRequest* request : s.sharers) {
         // The first free node in `free`'s (insertion) order that no whole-device request took.
-        std::optional<std::string> mig_node;
+        const std::string* mig_node = nullptr;
         if (packed)
-          for (const auto& [n, units] : free) {
+          for (const auto& [n, units] : s.free) {
             bool taken = false;
-            for (const auto& [w, host] : *packed) taken = taken || host == n;
+            for (const auto& [w, host] : s.packed) taken = taken || host == n;
             if (!taken && units > 0) {
-              mig_node = n;
+              mig_node = &n;
               break;
             }
           }
-        if (!mig_node) {
-          reasons.push_back("no free card for MIG sharer " + request->workload_id);
+        if (mig_node == nullptr) {
+          s.reasons.push_back("no free card for MIG sharer " + request->workload_id);
           continue;
         }
         const std::string& node = *mig_node;
-        const std::string product = node_at(node).product;
+        const std::string& product = node_at(node).product;  // products never change, and nothing yields here
         const double gib =
             static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
-        const auto profile = smallest_profile(product, gib);
-        if (!profile) {
-          reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
+        const MigProfile* profile = smallest_profile(product, gib);
+        if (profile == nullptr) {
+          s.reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
           continue;
         }
-        if (!find_in(layouts, node)) layouts.emplace_back(node, OrderedMap<std::string, int>{});
-        OrderedMap<std::string, int>& layout = *find_in(layouts, node);
+        bool fresh = false;
+        OrderedMap<std::string, int>& layout = reuse_put(s.layouts, n_layouts, node, &fresh);
+        if (fresh) layout.clear();
         const int* had = find_in(layout, profile->name);
         const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
-        put_in(assignments, request->workload_id,
-               std::vector<DeviceIdentity>{{node, std::nullopt, std::nullopt,
-                                            fmt::format("MIG-{}-{}-{}", node, profile->name, count), product,
-                                            int64_t{profile->memory_gib} * kGiB, profile->name}});
+        std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, request->workload_id);
+        devices.resize(1);
+        DeviceIdentity& d = devices[0];
+        d.node = node;
+        d.ordinal.reset();
+        d.uuid.reset();
+        if (!d.mig_uuid) d.mig_uuid.emplace();
+        d.mig_uuid->clear();
+        fmt::format_to(std::back_inserter(*d.mig_uuid), FMT_COMPILE("MIG-{}-{}-{}"), node, profile->name, count);
+        d.product = product;
+        d.memory_bytes = int64_t{profile->memory_gib} * kGiB;
+        d.mig_profile = profile->name;
       }
-      for (const auto& [node, layout] : layouts) {
-        for (const auto& p : check_layout(node_at(node).product, layout)) reasons.push_back(node + ": " + p);
-        put_in(geometry, node, layout_string(layout));
+      for (size_t i = 0; i < n_layouts; ++i) {
+        const auto& [node, layout] = s.layouts[i];
+        for (const auto& p : check_layout(node_at(node).product, layout)) s.reasons.push_back(node + ": " + p);
+        layout_string_into(layout, s.sorted_layout, reuse_put(plan->geometry, n_geometry, node));
       }
     }
   }
-  if (!reasons.empty()) return Infeasible{std::move(reasons)};
-  return FeasiblePlan{std::move(assignments), std::move(geometry), snapshot.generation, c.next_id("plan"),
-                      std::move(excluded)};
+  if (!s.reasons.empty()) {
+    out = Infeasible{std::move(s.reasons)};
+    return;
+  }
+  assignments.resize(n_assigned);
+  plan->geometry.resize(n_geometry);
+  plan->snapshot_generation = snapshot.generation;
+  plan->plan_id = c.next_id("plan");
+  plan->notes.resize(s.excluded.size());
+  for (size_t i = 0; i < s.excluded.size(); ++i) plan->notes[i] = s.excluded[i];
 }
 
 // -- reservation (CAS) (lines 262-347) --------------------------------------------------------------------

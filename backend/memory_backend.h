@@ -73,6 +73,7 @@
 #include "backend/fake_clock.h"
 #include "backend/gfd.h"
 #include "backend/mutants.h"
+#include "backend/packing.h"
 
 namespace allocsim::backend {
 
@@ -148,6 +149,39 @@ struct BackendState {
   Claim* claim(std::string_view id);
 };
 
+/// plan_into()'s working storage (issue 16: a warm plan allocates nothing). Never state: plan_into() clears
+/// what it reads before it reads it, and a copied backend starts with none (Scratch, below).
+struct PlanScratch {
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views of the snapshot
+  std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
+  OrderedMap<std::string, int> free;    // the seed's `free`
+  std::vector<std::string> excluded;    // the seed's `excluded`; entries past this call's count are spare
+  std::vector<const WorkloadRequest*> exclusive, sharers;
+  std::vector<std::pair<std::string_view, int>> wanted;
+  PackScratch pack;
+  OrderedMap<std::string_view, std::string_view> packed;  // workload -> host
+  std::vector<const DeviceIdentity*> taken;
+  OrderedMap<std::string, OrderedMap<std::string, int>> layouts;  // node -> MIG layout; spare entries past use
+  OrderedMap<std::string_view, int> sorted_layout;                // layout_string's sorted copy
+  std::vector<std::string> reasons;
+};
+
+/// A member its owner's copies do not share: a copy starts default-constructed, and assignment keeps the
+/// target's own. For working storage that outlives a call but is never part of the copied value.
+template <class T>
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) {}
+  Scratch& operator=(const Scratch&) { return *this; }
+  ~Scratch() = default;
+  T& get() { return value_; }
+
+ private:
+  T value_{};
+};
+
 struct BackendOptions {
   std::string authority = kAuthorityDevicePlugin;
   double mig_apply_seconds = 0.0;  // fake-clock delay before a geometry write reaches success
@@ -178,6 +212,10 @@ class MemoryBackend {
   /// Seed `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
   /// smallest_profile + check_layout. Infeasible reasons worded as the seed's.
   PlanOutcome plan(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot);
+  /// plan() into `out`, reusing the storage of the FeasiblePlan it holds (the simulator's hot path): afterwards
+  /// `out` equals what plan() returns. REQUIRES: `out` is not part of `requests` or `snapshot`.
+  void plan_into(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot,
+                 PlanOutcome& out);
 
   /// Seed `reserve`: generation check, per-node read / barrier / owner check / barrier / CAS write,
   /// claim, entry, pointer, restore records, labels, (delayed) apply. Throws OwnershipConflict.
@@ -258,6 +296,7 @@ class MemoryBackend {
 
   BackendState s_;
   BackendOptions opt_;
+  Scratch<PlanScratch> plan_scratch_;
 };
 
 }  // namespace allocsim::backend

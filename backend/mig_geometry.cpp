@@ -115,12 +115,19 @@ const MigProfile* profile_of(const MigFamily& f, std::string_view name) {
 // Exhaustive backtracking over legal starts (upstream `_placeable`): widest instances first (stable,
 // so equal widths keep layout order), each at every legal start that fits the grid without overlap.
 bool placeable(const MigFamily& f, const OrderedMap<std::string, int>& layout) {
-  std::vector<const MigProfile*> instances;
+  // Per-thread storage reused across calls (issue 16: a warm plan allocates nothing); nothing in here yields
+  // or re-enters, so a call has it to itself.
+  thread_local std::vector<const MigProfile*> instances;
+  thread_local std::vector<bool> occupied;
+  instances.clear();
   for (const auto& [name, count] : layout)
     for (int i = 0; i < count; ++i) instances.push_back(profile_of(f, name));
-  std::stable_sort(instances.begin(), instances.end(),
-                   [](const MigProfile* a, const MigProfile* b) { return a->memory_slices > b->memory_slices; });
-  std::vector<bool> occupied(static_cast<size_t>(f.memory_slices), false);
+  // A stable insertion sort, not std::stable_sort, which takes a heap buffer per call; a card holds a
+  // handful of instances.
+  for (size_t i = 1; i < instances.size(); ++i)
+    for (size_t j = i; j > 0 && instances[j - 1]->memory_slices < instances[j]->memory_slices; --j)
+      std::swap(instances[j - 1], instances[j]);
+  occupied.assign(static_cast<size_t>(f.memory_slices), false);
 
   auto place = [&](auto&& self, size_t i) -> bool {
     if (i == instances.size()) return true;
@@ -150,9 +157,9 @@ const MigFamily* find_family(std::string_view product) {
   return nullptr;
 }
 
-std::optional<MigProfile> smallest_profile(std::string_view product, double gib) {
+const MigProfile* smallest_profile(std::string_view product, double gib) {
   const MigFamily* f = find_family(product);
-  if (f == nullptr) return std::nullopt;
+  if (f == nullptr) return nullptr;
   const MigProfile* best = nullptr;
   for (const auto& p : f->profiles) {
     if (static_cast<double>(p.memory_gib) < gib) continue;
@@ -161,8 +168,7 @@ std::optional<MigProfile> smallest_profile(std::string_view product, double gib)
         std::pair(p.memory_gib, p.compute_slices) < std::pair(best->memory_gib, best->compute_slices))
       best = &p;
   }
-  if (best == nullptr) return std::nullopt;
-  return *best;
+  return best;
 }
 
 std::vector<std::string> check_layout(std::string_view product, const OrderedMap<std::string, int>& layout) {

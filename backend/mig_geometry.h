@@ -43,8 +43,9 @@ const MigFamily* find_family(std::string_view product);
 const std::vector<MigFamily>& mig_families();
 
 /// Smallest profile holding `gib`: among profiles with memory >= gib, minimum by (memory, compute).
-/// nullopt when the product has no family or nothing is large enough (backend/CONTRACT.md §3).
-std::optional<MigProfile> smallest_profile(std::string_view product, double gib);
+/// nullptr when the product has no family or nothing is large enough (backend/CONTRACT.md §3); otherwise a
+/// profile of the static tables (mig_families()), valid for the program's life.
+const MigProfile* smallest_profile(std::string_view product, double gib);
 
 /// Problems with placing `layout` (profile name -> count) on one card of `product`; empty = OK.
 /// Rules and wording exactly as backend/CONTRACT.md §3 (no family; unknown profiles; GiB/compute/memory-slice

@@ -20,4 +20,18 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
     const std::vector<std::pair<std::string, int>>& requests, const OrderedMap<std::string, int>& free,
     const OrderedMap<std::string, std::set<std::string>>* eligible = nullptr);
 
+/// The working storage of pack_whole_devices_into, kept by its caller across calls: once its vectors have
+/// grown to a scenario's size, a packing allocates nothing (issue 16). Holds no state between calls.
+struct PackScratch {
+  OrderedMap<std::string_view, int> remaining;  // host -> units left; views of `free`'s keys
+  std::vector<std::pair<std::string_view, int>> order;
+  std::vector<std::string_view> hosts;
+};
+
+/// pack_whole_devices() without its allocations: true and the assignment in `out` (its storage reused, views of
+/// `requests`' workloads and `free`'s hosts, valid while those live), or false and `out` empty.
+bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
+                             const OrderedMap<std::string, int>& free, PackScratch& scratch,
+                             OrderedMap<std::string_view, std::string_view>& out);
+
 }  // namespace allocsim::backend

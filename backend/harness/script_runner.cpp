@@ -145,7 +145,10 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
 const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
   ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
   fill_requests(st_.requests_scratch, st_.name, requests);
-  st_.plan = b_.plan(caller_, st_.requests_scratch, *st_.inventory);
+  // Into the last plan's storage (or the previous execution's, kept by reset_actor): a warm plan allocates
+  // nothing. Only this actor's plan op replaces its plan; a reserve from it copies it first (ops.cpp).
+  if (!st_.plan) st_.plan.emplace(std::move(st_.plan_scratch));
+  b_.plan_into(caller_, st_.requests_scratch, *st_.inventory, *st_.plan);
   st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
   const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
   st_.told.plan_feasible = feasible;

@@ -115,8 +115,10 @@ void reset_actor(ActorState& a, const ActorSpec& spec) {
   if (a.inventory) inventory.value = std::move(*a.inventory);  // ScriptRunner::inventory swaps it back in
   auto requests = std::move(a.requests_scratch);
   std::string detail = std::move(a.detail_scratch);
+  backend::PlanOutcome plan = a.plan ? std::move(*a.plan) : std::move(a.plan_scratch);  // ScriptRunner::plan
   a = ActorState{};
   a.detail_scratch = std::move(detail);
+  a.plan_scratch = std::move(plan);
   a.inventory_scratch = std::move(inventory);
   a.requests_scratch = std::move(requests);
   name.assign(spec.name);
