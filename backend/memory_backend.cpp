@@ -424,6 +424,34 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   for (size_t i = 0; i < s.excluded.size(); ++i) plan->notes[i] = s.excluded[i];
 }
 
+// -- claim storage ------------------------------------------------------------------------------------------
+
+Claim MemoryBackend::new_claim() {
+  Claim fresh;  // every field as the seed's `_Claim(...)` starts it
+  std::vector<Claim>& spare = spare_claims_.get();
+  if (spare.empty()) return fresh;
+  // Only the buffers of fields try_reserve_into assigns in full right after: their old contents never show.
+  Claim& old = spare.back();
+  fresh.claim_id.swap(old.claim_id);
+  fresh.owner.swap(old.owner);
+  fresh.plan = std::move(old.plan);
+  fresh.generation.swap(old.generation);
+  fresh.nodes.swap(old.nodes);
+  fresh.op_id.swap(old.op_id);
+  spare.pop_back();
+  return fresh;
+}
+
+void MemoryBackend::recycle_claim(Claim&& gone) {
+  std::vector<Claim>& spare = spare_claims_.get();
+  if (spare.size() < kSpareClaims) spare.push_back(std::move(gone));
+}
+
+void MemoryBackend::recycle_claims() {
+  for (Claim& cl : s_.claims) recycle_claim(std::move(cl));
+  s_.claims.clear();
+}
+
 // -- reservation (CAS) (lines 262-347) --------------------------------------------------------------------
 
 ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
@@ -441,10 +469,15 @@ ClaimObservation MemoryBackend::reserve(Caller& c, const FeasiblePlan& plan, con
 ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                                             const std::optional<std::string>& expected_generation,
                                             std::optional<OwnershipConflict>& conflict) {
-  const auto lost = [&conflict](OwnershipConflict e) {
-    conflict.emplace(std::move(e));
-    return ClaimObservation{};
-  };
+  ClaimObservation obs;
+  try_reserve_into(c, plan, operation_id, expected_generation, conflict, obs);
+  return obs;
+}
+
+void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                                     const std::optional<std::string>& expected_generation,
+                                     std::optional<OwnershipConflict>& conflict, ClaimObservation& out) {
+  const auto lost = [&conflict](OwnershipConflict e) { conflict.emplace(std::move(e)); };
   const std::string owner = operation_id.substr(0, operation_id.find(':'));
   // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set.
   std::vector<std::string> nodes;
@@ -520,7 +553,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
   }
 
   LockGuard lock(c);
-  Claim fresh;
+  Claim fresh = new_claim();
   fresh.claim_id = claim_id;
   fresh.owner = owner;
   fresh.plan = plan;
@@ -579,7 +612,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
   }
   claim_at(claim_id).status = kClaimAllocated;
   c.barrier("claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
-  return observe_claim(c, claim_at(claim_id));
+  observe_claim_into(c, claim_at(claim_id), out);
 }
 
 void MemoryBackend::rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,
@@ -675,17 +708,31 @@ Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::strin
 }
 
 ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) const {
-  c.touch(Obj::Claim, claim.claim_id, false);
   ClaimObservation obs;
+  observe_claim_into(c, claim, obs);
+  return obs;
+}
+
+// The seed's `_observe`, into `obs`'s storage: every field is assigned (evidence and grant entries in place),
+// so `obs` ends as a fresh observation would.
+void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const {
+  c.touch(Obj::Claim, claim.claim_id, false);
   bool prepared = true;
   bool failed = false;
-  for (const std::string& node_name : claim.nodes) {
+  obs.evidence.resize(claim.nodes.size());
+  for (size_t i = 0; i < claim.nodes.size(); ++i) {
+    const std::string& node_name = claim.nodes[i];
     c.touch(Obj::Node, node_name, false);
     const NodeFixture* found = s_.node(node_name);
     if (found == nullptr) throw std::out_of_range("no node " + node_name);
     const NodeFixture& node = *found;
-    obs.evidence.push_back({node_name, node.mig_config, node.mig_state, node.mig_state_generation,
-                            node.resource_version, node.mig_layout});
+    NodeEvidence& e = obs.evidence[i];
+    e.node = node_name;
+    e.mig_config = node.mig_config;
+    e.state = node.mig_state;
+    e.state_generation = node.mig_state_generation;
+    e.resource_version = node.resource_version;
+    e.layout = node.mig_layout;
     if (!claim.entry_name.empty()) {
       // Operation-correlated readiness: the state must answer *this* write (the seed's `- 0` dropped).
       // readiness-one-write-behind mutant: `- 1`, so a success answering the node's previous write counts.
@@ -710,9 +757,12 @@ ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) con
   obs.owner = claim.owner;
   obs.desired_generation = claim.generation;
   obs.observed_generation = claim.generation;
+  size_t n = 0;
+  for (const auto& [workload, devices] : claim.plan.assignments) n += devices.size();
+  obs.grant.resize(n);
+  n = 0;
   for (const auto& [workload, devices] : claim.plan.assignments)
-    obs.grant.insert(obs.grant.end(), devices.begin(), devices.end());
-  return obs;
+    for (const DeviceIdentity& d : devices) obs.grant[n++] = d;
 }
 
 void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) {
@@ -886,9 +936,13 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     c.touch(Obj::Claim, "", true);
     c.touch(Obj::Claim, claim_id, true);
     // Tolerant removal: a concurrent release of the same claim may have removed it already.
-    s_.claims.erase(std::remove_if(s_.claims.begin(), s_.claims.end(),
-                                   [&](const Claim& x) { return x.claim_id == claim_id; }),
-                    s_.claims.end());
+    for (size_t i = 0; i < s_.claims.size();)
+      if (s_.claims[i].claim_id == claim_id) {
+        recycle_claim(std::move(s_.claims[i]));
+        s_.claims.erase(s_.claims.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
   }
   return {claim_id, kReleaseReleased, {}, ""};
 }

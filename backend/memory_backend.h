@@ -226,6 +226,11 @@ class MemoryBackend {
   ClaimObservation try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                                const std::optional<std::string>& expected_generation,
                                std::optional<OwnershipConflict>& conflict);
+  /// try_reserve() into `out`'s storage: on success `out` equals what try_reserve() returns; after a lost CAS
+  /// (`conflict` set) `out` is as it was.
+  void try_reserve_into(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                        const std::optional<std::string>& expected_generation,
+                        std::optional<OwnershipConflict>& conflict, ClaimObservation& out);
 
   /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
   void fail_geometry(Caller& c, const std::string& node);
@@ -270,6 +275,10 @@ class MemoryBackend {
   /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).
   void advance_clock(Caller& c, double seconds);
 
+  /// Ends every claim at once, keeping their storage for later claims (a world reset, before the state is
+  /// copied from its prototype; issue 16). Same as clearing state().claims, to every reader.
+  void recycle_claims();
+
   /// Everything the backend holds, for invariants and tests (read-only).
   const BackendState& state() const { return s_; }
   BackendState& mutable_state() { return s_; }  // for tests that build a breaking state by hand
@@ -286,6 +295,11 @@ class MemoryBackend {
                 const std::string& operation_id);
   void apply_geometry(Caller& c, const std::string& node, int64_t version);
   ClaimObservation observe_claim(Caller& c, const Claim& claim) const;
+  void observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const;
+  /// A claim as `Claim{}` starts, holding a spare claim's buffers for the fields try_reserve_into assigns.
+  Claim new_claim();
+  /// Keeps a removed claim's storage for new_claim() (at most kSpareClaims of them).
+  void recycle_claim(Claim&& gone);
   void record(Caller& c, const std::string& op_id, std::string kind, std::string target, std::string detail);
   NodeFixture& node_at(const std::string& name);  // the seed's self._nodes[name]: std::out_of_range if absent
   Claim& claim_at(const std::string& id);         // the seed's self._claims[id]: std::out_of_range if absent
@@ -297,6 +311,8 @@ class MemoryBackend {
   BackendState s_;
   BackendOptions opt_;
   Scratch<PlanScratch> plan_scratch_;
+  static constexpr size_t kSpareClaims = 64;
+  Scratch<std::vector<Claim>> spare_claims_;  // removed claims, for their buffers (new_claim)
 };
 
 }  // namespace allocsim::backend

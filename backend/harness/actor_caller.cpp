@@ -1,5 +1,6 @@
 #include "backend/harness/actor_caller.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <iterator>
@@ -56,7 +57,9 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
 }
 
 std::string ActorCaller::next_id(std::string_view kind) {
-  std::string id = fmt::format("{}-{}-{}", kind, st_.name, ++st_.id_counter);
+  std::string id;
+  id.reserve(kind.size() + st_.name.size() + 8);
+  fmt::format_to(std::back_inserter(id), FMT_COMPILE("{}-{}-{}"), kind, st_.name, ++st_.id_counter);
   if (kind == "gen") st_.op_epoch = id;
   return id;
 }

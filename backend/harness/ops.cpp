@@ -1,6 +1,7 @@
 // The op table (ops.h): per op, its parse, resolve, to_json, detail and execute functions, then the rows.
 #include "backend/harness/ops.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -200,7 +201,7 @@ const char* run_release(ScriptRunner& run, const Op& op) {
   std::string detail = detail_release(op);
   if (duplicate) detail += detail.empty() ? "duplicate=true" : " duplicate=true";
   run.call("release", std::move(detail));
-  const std::string op_id = fmt::format("{}:release{}", st.name, ++st.releases);
+  const std::string op_id = fmt::format(FMT_COMPILE("{}:release{}"), st.name, ++st.releases);
   st.op_epoch = generation;
   auto r = run.backend().release(run.caller(), claim_id, op_id, generation, op.keep_workloads);
   if (run.caller().dropped) return "unknown";  // it may have released; the actor keeps the claim and may retry
@@ -236,7 +237,7 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {
     run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
-    const std::string op_id = fmt::format("{}:recover{}", st.name, ++st.recovers);
+    const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
     st.op_epoch = generation;
     const auto r = run.backend().release(run.caller(), claim_id, op_id, generation, false);
     if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)

@@ -1,5 +1,6 @@
 #include "backend/harness/script_runner.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -157,7 +158,7 @@ const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
 }
 
 const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
-  const std::string op_id = fmt::format("{}:op{}", st_.name, ++st_.reserves);
+  const std::string op_id = fmt::format(FMT_COMPILE("{}:op{}"), st_.name, ++st_.reserves);
   // The seed's generation check compares against every node's version; remember a stale reserve so
   // that stale-plan-writes-nothing can hold it to writing nothing.
   int64_t sum = 0;
@@ -170,7 +171,9 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   st_.op_epoch.clear();
   // try_reserve: reserve() minus the throw of its OwnershipConflict (unwinding dominated the profile).
   std::optional<OwnershipConflict> conflict;
-  ClaimObservation obs = b_.try_reserve(caller_, plan, op_id, plan.snapshot_generation, conflict);
+  // Into the actor's scratch observation, then swapped into what it was told (as inventory() does).
+  ClaimObservation& obs = st_.observation_scratch;
+  b_.try_reserve_into(caller_, plan, op_id, plan.snapshot_generation, conflict, obs);
   if (conflict) return "conflict";
   if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
   st_.claim_id = obs.claim_id;
@@ -178,7 +181,10 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   st_.held.emplace_back(obs.claim_id, obs.desired_generation);
   ++st_.claims_held;
   ++st_.claims_made;
-  st_.told.observation = std::move(obs);
+  if (st_.told.observation)
+    std::swap(*st_.told.observation, obs);
+  else
+    st_.told.observation.emplace(std::move(obs));
   return "claimed";
 }
 

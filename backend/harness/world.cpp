@@ -105,28 +105,50 @@ uint64_t actor_plan_id(std::string_view actor) {
 
 namespace {
 
-/// `a` as a fresh ActorState for actor `spec`, keeping the buffers of the containers it reuses every
-/// execution (its name, held claims, outcomes); every other field is the default's.
+/// `t` as a fresh Told, its observation's storage kept in `spare` (ScriptRunner::reserve swaps it back in).
+void reset_told(Told& t, backend::ClaimObservation& spare) {
+  static_assert(sizeof(Told) == 456, "Told changed: reset the new field in reset_told");
+  t.plan_feasible.reset();
+  t.plan_from_failed_pods = false;
+  if (t.observation) {
+    std::swap(spare, *t.observation);
+    t.observation.reset();
+  }
+  t.recovered_flow.reset();
+  t.envelope.reset();
+}
+
+/// `a` as a fresh ActorState for actor `spec`, field by field: every field gets the value ActorState{} gives
+/// it, and the scratch fields, its name, held claims and outcomes keep their buffers. Not `a = ActorState{}`:
+/// building and move-assigning a whole ActorState cost more than the rest of a world reset (issue 16).
 void reset_actor(ActorState& a, const ActorSpec& spec) {
-  std::string name = std::move(a.name);
-  auto held = std::move(a.held);
-  auto outcomes = std::move(a.outcomes);
-  auto inventory = std::move(a.inventory_scratch);
-  if (a.inventory) inventory.value = std::move(*a.inventory);  // ScriptRunner::inventory swaps it back in
-  auto requests = std::move(a.requests_scratch);
-  std::string detail = std::move(a.detail_scratch);
-  backend::PlanOutcome plan = a.plan ? std::move(*a.plan) : std::move(a.plan_scratch);  // ScriptRunner::plan
-  a = ActorState{};
-  a.detail_scratch = std::move(detail);
-  a.plan_scratch = std::move(plan);
-  a.inventory_scratch = std::move(inventory);
-  a.requests_scratch = std::move(requests);
-  name.assign(spec.name);
-  a.name = std::move(name);
-  held.clear();
-  a.held = std::move(held);
-  outcomes.assign(spec.script.size(), nullptr);
-  a.outcomes = std::move(outcomes);
+  static_assert(sizeof(ActorState) == 1808, "ActorState changed: reset the new field in reset_actor");
+  a.name.assign(spec.name);
+  a.id_counter = 0;
+  a.reserves = 0;
+  a.releases = 0;
+  a.recovers = 0;
+  a.op_index = 0;
+  a.crashed = nullptr;
+  if (a.inventory) {
+    std::swap(a.inventory_scratch.value, *a.inventory);  // ScriptRunner::inventory swaps it back in
+    a.inventory.reset();
+  }
+  a.inventory_with_failed_pods = false;
+  if (a.plan) {
+    std::swap(a.plan_scratch, *a.plan);  // ScriptRunner::plan takes it back
+    a.plan.reset();
+  }
+  a.plan_with_failed_pods = false;
+  a.claim_id.reset();
+  a.claim_generation.clear();
+  a.held.clear();
+  a.last_released.reset();
+  a.claims_held = 0;
+  a.claims_made = 0;
+  a.op_epoch.clear();
+  a.outcomes.assign(spec.script.size(), nullptr);
+  reset_told(a.told, a.observation_scratch);
 }
 
 /// The backend as the prototype (copy-assigned, so containers keep their capacity), with the owner-epoch shadows
@@ -148,6 +170,7 @@ void reset_backend(WorldStorage& s, const CompiledScenario& c) {
   }
   // Everything but the nodes whole (any field BackendState gains is reset too), the nodes kept in place.
   std::vector<backend::NodeFixture> nodes = std::move(st.nodes);
+  s.backend.recycle_claims();  // their buffers serve the next execution's claims
   st = c.prototype_rest;
   st.nodes = std::move(nodes);
   // A node no step wrote still equals the prototype's, and so does its shadow (check_invariants copies a node's

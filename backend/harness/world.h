@@ -141,8 +141,9 @@ struct ActorState {
   // -- scratch storage reused across executions (world.cpp reset_actor keeps it; never read as state) --
   backend::Observation<backend::InventorySnapshot> inventory_scratch;  // inventory_into's answer
   std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
-  backend::PlanOutcome plan_scratch;  // plan_into's storage while `plan` is empty (ScriptRunner::plan)
-  std::string detail_scratch;         // the detail of the barrier being fired (ActorCaller::detail_buffer)
+  backend::PlanOutcome plan_scratch;              // plan_into's storage while `plan` is empty (ScriptRunner::plan)
+  backend::ClaimObservation observation_scratch;  // try_reserve_into's answer (ScriptRunner::reserve)
+  std::string detail_scratch;                     // the detail of the barrier being fired (ActorCaller::detail_buffer)
 };
 
 // -- per-execution harness state the invariants keep (invariants.cpp); BackendWorld names them too --
