@@ -287,7 +287,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   const auto devices_on = [&](uint32_t k) {
     return static_cast<int>(std::count(s.device_node.begin(), s.device_node.end(), k));
   };
-  s.free.clear();
+  size_t n_free = 0;
   size_t n_excluded = 0;
   for (uint32_t k = 0; k < s.nodes.size(); ++k) {
     const std::string_view node = s.nodes[k];
@@ -310,8 +310,9 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
       continue;
     }
     const int* occupied = find_in(snapshot.occupancy, node);
-    put_in(s.free, node, devices_on(k) - (occupied ? *occupied : 0));
+    reuse_put(s.free, n_free, node) = devices_on(k) - (occupied ? *occupied : 0);
   }
+  s.free.resize(n_free);
   s.excluded.resize(n_excluded);
 
   FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);

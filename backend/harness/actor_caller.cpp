@@ -57,8 +57,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
 }
 
 std::string ActorCaller::next_id(std::string_view kind) {
-  std::string id;
-  id.reserve(kind.size() + st_.name.size() + 8);
+  std::string id;  // no reserve(): most ids fit the small-string buffer, and a reserve past it would allocate
   fmt::format_to(std::back_inserter(id), FMT_COMPILE("{}-{}-{}"), kind, st_.name, ++st_.id_counter);
   if (kind == "gen") st_.op_epoch = id;
   return id;

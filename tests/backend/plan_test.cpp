@@ -224,3 +224,52 @@ TEST_CASE("ALLOC-010: per-host fragmentation makes three requests of two infeasi
   const FeasiblePlan plan = feasible(even.plan(c, three, snapshot(even, c)));
   CHECK(plan.assignments[2].second[0].node == "h3");
 }
+
+namespace {
+/// "" when the two outcomes are equal field by field, else the first field that differs.
+std::string outcome_difference(const PlanOutcome& a, const PlanOutcome& b) {
+  if (a.index() != b.index()) return "feasibility";
+  if (const auto* x = std::get_if<Infeasible>(&a))
+    return x->reasons == std::get<Infeasible>(b).reasons ? "" : "reasons";
+  const auto& p = std::get<FeasiblePlan>(a);
+  const auto& q = std::get<FeasiblePlan>(b);
+  if (p.assignments != q.assignments) return "assignments";
+  if (p.geometry != q.geometry) return "geometry";
+  if (p.snapshot_generation != q.snapshot_generation) return "snapshot_generation";
+  if (p.plan_id != q.plan_id) return "plan_id";
+  if (p.notes != q.notes) return "notes";
+  return "";
+}
+}  // namespace
+
+TEST_CASE("plan_into over earlier plans' storage equals plan(): larger, smaller, infeasible, and back", "[plan]") {
+  // Long names, so that reused strings hold heap buffers; n1 is another flow's (an exclusion note).
+  NodeFixture owned = gpu_node("n1-owned-by-another-flow");
+  owned.owner = "flowB";
+  MemoryBackend b({owned, gpu_node("n2-a-node-with-a-long-name"), gpu_node("n3-another-long-named-node", 2)},
+                  opts(kAuthorityManagedMig));
+  SequentialCaller into_caller, fresh_caller;
+  const InventorySnapshot snap = snapshot(b, into_caller);
+  fresh_caller.counter = into_caller.counter;
+  const std::vector<std::vector<WorkloadRequest>> sequence = {
+      {req("trainer-with-a-long-workload-id", 2), req("w2", 1), mig_req("sharer-one-with-a-long-id", 20),
+       mig_req("s2", 20)},
+      {req("only-one", 1)},
+      {},
+      {req("too-wide-for-any-node", 5)},
+      {mig_req("s2", 20), req("w2", 3)},
+      {req("trainer-with-a-long-workload-id", 2), req("w2", 1), mig_req("sharer-one-with-a-long-id", 20),
+       mig_req("s2", 20)},
+      {req("w2", 1), mig_req("w2", 20)},  // one workload id twice: the sharer's entry replaces the device's
+  };
+  PlanOutcome reused;
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    INFO("request set " << i);
+    b.plan_into(into_caller, sequence[i], snap, reused);
+    CHECK(outcome_difference(reused, b.plan(fresh_caller, sequence[i], snap)) == "");
+  }
+  // The sequence reached every branch it is meant to: MIG geometry, an exclusion, and an infeasible plan.
+  CHECK(feasible(b.plan(fresh_caller, sequence[0], snap)).geometry.size() == 1);
+  CHECK(feasible(b.plan(fresh_caller, sequence[0], snap)).notes.size() == 1);
+  CHECK(infeasible(b.plan(fresh_caller, sequence[3], snap)).reasons.size() == 1);
+}
