@@ -205,3 +205,34 @@ TEST_CASE("replay --seed --perfetto writes the trace, as replay --schedule does"
   CHECK_THAT(json, Catch::Contains("\"traceEvents\""));
   CHECK_THAT(json, Catch::Contains("delete.before"));  // the execution's racing barrier, as its table shows
 }
+
+TEST_CASE("an output flag naming a directory is refused up front, and nothing is written", "[cli][errors]") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  const std::string sc = "scenarios/alloc-023-sequential.json";
+  // Every flag that names an output file, each given the directory (with and without a trailing slash).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + sc + " -n 1 --trace-out " + d + "/", "--trace-out " + d + "/"},
+      {"run " + sc + " -n 1 --trace-out " + d, "--trace-out " + d},
+      {"run " + sc + " -n 1 --perfetto " + d, "--perfetto " + d},
+      {"run " + sc + " -n 1 --fingerprints " + d + "/", "--fingerprints " + d + "/"},
+      {"run " + sc + " -n 1 --record " + d, "--record " + d},
+      {"run " + sc + " -n 1 --report-html " + d, "--report-html " + d},
+      {"replay " + sc + " --seed 0 --perfetto " + d + "/", "--perfetto " + d + "/"},
+      {"shrink " + (dir / "missing.trace.json") + " -o " + d, "-o " + d},
+      {"sweep " + sc + " --report-json " + d, "--report-json " + d},
+      {"sweep " + sc + " --junit " + d + "/", "--junit " + d + "/"},
+      {"sweep " + sc + " --report-html " + d, "--report-html " + d},
+      {"sweep " + sc + " --checkpoint " + d, "--checkpoint " + d},
+      {"merge " + (dir / "missing.json") + " --report-json " + d, "--report-json " + d},
+      {"swarm --scenarios 1 --out " + (dir / "out") + " --junit " + d, "--junit " + d},
+      {"swarm --scenarios 1 --out " + (dir / "out") + " --checkpoint " + d + "/", "--checkpoint " + d + "/"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + flag + ": is a directory; give a file name\n");
+  }
+  CHECK(std::filesystem::is_empty(dir.path));  // no trace, no corpus entry, no swarm --out folder
+}

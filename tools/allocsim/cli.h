@@ -27,7 +27,8 @@ struct UsageError : std::runtime_error {
 };
 
 /// Fails early (UsageError naming `flag` and the path) when `path` is set and its directory does not exist
-/// or is not writable, so no command works for minutes and then cannot write its output, and no command
+/// or is not writable, or `path` is itself a directory (`DIR` or `DIR/`), so no command works for minutes and
+/// then cannot write its output, and no command
 /// writes one output and then fails on the next.
 void check_output_dir(const char* flag, const std::string& path);
 

@@ -136,6 +136,7 @@ int cmd_sweep(int argc, char** argv) {
   if (f.inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
   campaign::SweepConfig cfg = to_sweep_config(f);
   check_outputs(f.out);
+  check_output_dir("--checkpoint", cfg.checkpoint_path);
   const bool tty = isatty(STDERR_FILENO);
   cfg.estimate_trees = tty;
   campaign::SweepProgress progress;

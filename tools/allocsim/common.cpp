@@ -345,6 +345,9 @@ void check_output_dir(const char* flag, const std::string& path) {
   const std::string d = dir.empty() ? "." : dir.string();
   if (!std::filesystem::is_directory(d) || ::access(d.c_str(), W_OK) != 0)
     throw UsageError(fmt::format("{} {}: directory {} does not exist or is not writable", flag, path, d));
+  // A directory (DIR or DIR/) would be found only at the end, when the file cannot be renamed onto it.
+  if (std::filesystem::is_directory(path))
+    throw UsageError(fmt::format("{} {}: is a directory; give a file name", flag, path));
 }
 
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
