@@ -236,3 +236,32 @@ TEST_CASE("an output flag naming a directory is refused up front, and nothing is
   }
   CHECK(std::filesystem::is_empty(dir.path));  // no trace, no corpus entry, no swarm --out folder
 }
+
+TEST_CASE("a --depth or --seed given to a strategy that does not take it is refused", "[cli][errors]") {
+  const std::string sc = "scenarios/alloc-023-sequential.json";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"run " + sc + " --depth 2", "--depth applies to --strategy pct only (--strategy random takes no depth)"},
+      {"run " + sc + " --strategy dfs --depth 2",
+       "--depth applies to --strategy pct only (--strategy dfs takes no depth)"},
+      {"sweep " + sc + " --depth 2", "--depth applies to --strategy pct only (--strategy dfs takes no depth)"},
+      {"run " + sc + " --strategy dfs --seed 3",
+       "--seed applies to --strategy random and pct only (--strategy dfs takes no seed)"},
+      {"run " + sc + " --strategy dpor --seed 0",
+       "--seed applies to --strategy random and pct only (--strategy dpor takes no seed)"},
+      {"sweep " + sc + " --seed 3", "--seed applies to --strategy random and pct only (--strategy dfs takes no seed)"},
+  };
+  for (const auto& [args, message] : refused) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + message + "\n");
+  }
+  // Where they apply they are taken, as before.
+  for (const std::string& args :
+       {"run " + sc + " -n 2 --strategy pct --depth 2 --seed 3", "run " + sc + " -n 2 --seed 3",
+        "run " + sc + " -n 2 --strategy dfs", "sweep " + sc + " --strategy pct -n 2 --depth 2 --seed 1"}) {
+    const Captured r = allocsim(args + " --no-corpus");
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 0);
+  }
+}

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -79,12 +80,16 @@ struct ExploreFlags {
   std::map<std::string, std::string> text;               // valued flags: as given, else the default ("" none)
   std::map<std::string, bool> on;                        // switches
   std::map<std::string, std::vector<std::string>> list;  // repeatable flags, in the order given
+  std::set<std::string> given;  // the flags on the command line (note_given): a default is not given
   /// --mutant's values (empty for a command without it).
   const std::vector<std::string>& mutants() const;
 };
 
 /// Declares the exploration flags `which` takes (names, help, defaults: the table in common.cpp), bound to `f`.
 void explore_options(po::options_description& d, ExploreFlags& f, Command which);
+/// Records in `f.given` which exploration flags `vm` holds from the command line rather than by default
+/// (--depth and --seed are refused, not ignored, when given to a strategy that does not take them).
+void note_given(const po::variables_map& vm, ExploreFlags& f);
 /// The exploration flags' values into `c` (fields `which` does not take keep theirs), with their range checks
 /// and c.validate(). Throws UsageError naming the flag.
 void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c);

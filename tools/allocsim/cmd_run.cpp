@@ -92,8 +92,9 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
   for (const auto& m : c.explore.mutants()) mut += " +" + m;
-  std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
-                           cfg.seed, mut);
+  // An exhaustive strategy takes no seed (--seed is refused): none is printed for it.
+  std::cout << fmt::format("allocsim run {}: {} (strategy {}{}{})\n", c.scenario, sc.name, cfg.strategy,
+                           caps.seeded ? fmt::format(", seed {}", cfg.seed) : "", mut);
   std::cout << fmt::format("  {}, {}, {} violating\n", count_of(rep.summary.executions, "execution"),
                            count_of(rep.summary.steps, "step"), rep.summary.violating_executions);
   if (cfg.check_determinism)

@@ -123,6 +123,7 @@ int cmd_sweep(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("input", po::value(&f.inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
+  note_given(vm, f.explore);
   if (vm.count("help")) {
     std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n"
               << d

@@ -139,10 +139,14 @@ const std::vector<ExploreFlag>& explore_table() {
       {"seed",
        Kind::value,
        1,
-       {"run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
-        "the execution seed to replay (as printed by run)", "random/pct: run seed (as allocsim run)"},
+       {"random, pct: run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
+        "the execution seed to replay (as printed by run)", "random, pct: run seed (as allocsim run)"},
        {"0", "0", "0"},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         // An exhaustive strategy draws nothing: a seed given to it would be ignored, so it is refused.
+         if (f.given.count(k) && !c.spec().caps.seeded)
+           throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no seed)", k,
+                                        sim::strategy_names_with(&sim::StrategyCaps::seeded), c.strategy));
          c.seed = parse_u64("--" + k, f.text.at(k), 0, UINT64_MAX);
        }},
       {"executions,n",
@@ -202,6 +206,9 @@ const std::vector<ExploreFlag>& explore_table() {
         "pct: bug depth d"},
        {"3", nullptr, "3"},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (registry)
+           throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no depth)", k,
+                                        sim::strategy_names_with(&sim::StrategyCaps::takes_depth), c.strategy));
          c.pct_depth = uint32_t(parse_u64("--" + k, f.text.at(k), 1, 1000));
        }},
       {"stop-on-first",
@@ -313,6 +320,13 @@ void explore_options(po::options_description& d, ExploreFlags& f, Command which)
   }
 }
 
+void note_given(const po::variables_map& vm, ExploreFlags& f) {
+  for (const ExploreFlag& row : explore_table()) {
+    const std::string key = key_of(row);
+    if (vm.count(key) && !vm[key].defaulted()) f.given.insert(key);
+  }
+}
+
 void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c) {
   const auto w = size_t(which);
   for (int phase : {0, 1}) {
@@ -356,6 +370,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&c.scenario));
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1);
+  note_given(vm, c.explore);
   if (vm.count("help")) {
     std::cout << fmt::format("usage: allocsim {} SCENARIO [options]\n\n", cmd) << d;
     if (run)
