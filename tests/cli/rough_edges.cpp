@@ -265,3 +265,22 @@ TEST_CASE("a --depth or --seed given to a strategy that does not take it is refu
     CHECK(r.code == 0);
   }
 }
+
+TEST_CASE("an abbreviated flag is an unknown flag, never taken for the one it starts", "[cli][errors]") {
+  struct Case {
+    std::string args, flag, suggests;
+  } cases[] = {
+      {"run scenarios/alloc-023-sequential.json --exec 5", "--exec", "--executions"},
+      {"replay scenarios/alloc-023-sequential.json --sched v1:flowA", "--sched", "--schedule"},
+      {"sweep scenarios/alloc-023-sequential.json --time 5", "--time", "--time-budget"},
+      {"trace order t.json --bud 5", "--bud", "--budget"},
+      {"corpus list scenarios --dry", "--dry", "--dry-run"},
+  };
+  for (const Case& c : cases) {
+    const Captured r = allocsim(c.args);
+    INFO(c.args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("'" + c.flag + "'"));
+    CHECK_THAT(r.text, Catch::Contains("(did you mean " + c.suggests + "?)"));
+  }
+}

@@ -43,8 +43,12 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 std::vector<std::string> mutant_names();
 std::vector<std::string> invariant_names();
 
+/// How every command parses its flags: Boost's default style without allow_guessing, so an abbreviation
+/// (`--exec` for `--executions`) is an unknown flag, never silently taken for the one flag it starts.
+inline constexpr int kOptionStyle = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
 /// A boost::program_options error as the UsageError the user sees; an unknown flag gets did_you_mean() over
-/// the long names of `visible` ("--executons" suggests --executions).
+/// the long names of `visible` ("--executons" suggests --executions; so does the abbreviation "--exec").
 UsageError usage_error(const po::error& e, const po::options_description& visible);
 
 /// The one option-parsing block of every command: `visible` (shown by --help) plus `hidden`, whose option

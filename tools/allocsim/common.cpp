@@ -75,7 +75,14 @@ UsageError usage_error(const po::error& e, const po::options_description& visibl
   std::vector<std::string> names;
   for (const auto& option : visible.options())
     if (!option->long_name().empty()) names.push_back(option->long_name());
-  return UsageError(fmt::format("{}{}", e.what(), did_you_mean(word, names, "--")));
+  // Abbreviations are not accepted (kOptionStyle): one that starts exactly one flag suggests that flag (before
+  // a merely close name: "--sched" means --schedule, not --seed).
+  std::vector<std::string> longer;
+  for (const std::string& n : names)
+    if (!word.empty() && n.starts_with(word)) longer.push_back(n);
+  const std::string hint =
+      longer.size() == 1 ? fmt::format(" (did you mean --{}?)", longer[0]) : did_you_mean(word, names, "--");
+  return UsageError(fmt::format("{}{}", e.what(), hint));
 }
 
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
@@ -86,7 +93,7 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
   pos.add(positional, max);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw usage_error(e, visible);

@@ -410,7 +410,7 @@ int cmd_trace(int argc, char** argv) {
   pos.add("action", 1).add("trace", 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw usage_error(e, d);
