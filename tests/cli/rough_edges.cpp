@@ -284,3 +284,22 @@ TEST_CASE("an abbreviated flag is an unknown flag, never taken for the one it st
     CHECK_THAT(r.text, Catch::Contains("(did you mean " + c.suggests + "?)"));
   }
 }
+
+TEST_CASE("replay --schedule prints its command line quoted, so it pastes back", "[cli][wording]") {
+  const std::string sc = "tests/golden/scenarios/alloc-033-crash-at-owner-update-after.json";
+  const std::string schedule = "v1:flowB,ctl,flowA*4,flowB,flowA*2,#2,ctl";  // '*' and '#' need quoting
+  const Captured r = allocsim("replay " + sc + " --schedule '" + schedule + "'");
+  INFO(r.text);
+  CHECK(r.code == 1);
+  const std::string command = "allocsim replay " + sc + " --schedule '" + schedule + "'";
+  REQUIRE(r.text.rfind(command + ": ", 0) == 0);
+  // Pasted into a shell, the printed command replays the same execution (the same header).
+  const Captured again = sh(std::string(ALLOCSIM_BINARY) + command.substr(std::string("allocsim").size()));
+  CHECK(again.text.substr(0, again.text.find('\n')) == r.text.substr(0, r.text.find('\n')));
+  // A schedule that diverges prints its header the same way.
+  const Captured d = allocsim("replay scenarios/mutants/stale-last-out.json --schedule 'v1:flowA*2'");
+  INFO(d.text);
+  CHECK(d.code == 4);
+  CHECK(d.text.rfind("allocsim replay scenarios/mutants/stale-last-out.json --schedule 'v1:flowA*2': diverged", 0) ==
+        0);
+}

@@ -196,7 +196,7 @@ int replay_trace_file(const Common& c) {
   campaign::Trace now = campaign::make_trace(t.scenario, rr.result, rr.state_before);
   now.shrink = t.shrink;
   now.explanation = t.explanation;
-  std::cout << fmt::format("allocsim replay {}: {}, {}, fingerprint {}\n", c.scenario,
+  std::cout << fmt::format("allocsim replay {}: {}, {}, fingerprint {}\n", shell_quote(c.scenario),
                            support::count_of(now.steps.size(), "step"),
                            support::count_of(now.preemptions, "preemption"), now.fingerprint);
   std::cout << explain_trace(now);
@@ -241,8 +241,9 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
-    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n", c.scenario,
-                             c.trace.schedule, step, support::count_of(step, "step"));
+    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n",
+                             shell_quote(c.scenario), shell_quote(c.trace.schedule), step,
+                             support::count_of(step, "step"));
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     if (!sc.order.empty())
       std::cout << fmt::format(
@@ -252,8 +253,9 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
-  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", c.scenario,
-                           c.trace.schedule, support::count_of(r.steps.size(), "step"),
+  // Quoted as the run's replay lines are (campaign::shell_quote): the command part pastes back into a shell.
+  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", shell_quote(c.scenario),
+                           shell_quote(c.trace.schedule), support::count_of(r.steps.size(), "step"),
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
