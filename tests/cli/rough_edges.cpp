@@ -303,3 +303,32 @@ TEST_CASE("replay --schedule prints its command line quoted, so it pastes back",
   CHECK(d.text.rfind("allocsim replay scenarios/mutants/stale-last-out.json --schedule 'v1:flowA*2': diverged", 0) ==
         0);
 }
+
+TEST_CASE("trace --help lists every trace subcommand, and an extra argument is named with the usage", "[cli][errors]") {
+  const Captured help = allocsim("trace --help");
+  INFO(help.text);
+  CHECK(help.code == 0);
+  CHECK_THAT(help.text, Catch::Contains("allocsim trace explain TRACE.json [--write]"));
+  CHECK_THAT(help.text, Catch::Contains("allocsim trace order TRACE.json [--full] [--budget N]"));
+  CHECK_THAT(allocsim("trace order --help").text, Catch::Contains("--budget"));
+  CHECK_THAT(allocsim("trace explain --help").text, Catch::Contains("--write"));
+  struct Case {
+    std::string args, extra, usage;
+  } cases[] = {
+      {"trace order a.json b.json", "b.json", "allocsim trace order TRACE.json [--full] [--budget N]"},
+      {"trace explain a.json b.json", "b.json", "allocsim trace explain TRACE.json [--write]"},
+      {"shrink a.json --shrink-runs 5 b.json", "b.json", "allocsim shrink TRACE.json [-o MIN.json] [options]"},
+      {"run scenarios/alloc-023-sequential.json -n 5 extra", "extra", "allocsim run SCENARIO [options]"},
+      {"replay scenarios/alloc-023-sequential.json --seed 1 extra", "extra", "allocsim replay SCENARIO [options]"},
+      {"corpus list scenarios extra", "extra", "allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]"},
+  };
+  for (const Case& c : cases) {
+    const Captured r = allocsim(c.args);
+    INFO(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: unexpected argument \"" + c.extra + "\" (usage: " + c.usage + ")\n");
+  }
+  const Captured swarm = allocsim("swarm extra");
+  CHECK(swarm.code == 2);
+  CHECK_THAT(swarm.text, Catch::StartsWith("allocsim: unexpected argument \"extra\" (usage: allocsim swarm "));
+}

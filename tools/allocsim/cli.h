@@ -53,9 +53,15 @@ UsageError usage_error(const po::error& e, const po::options_description& visibl
 
 /// The one option-parsing block of every command: `visible` (shown by --help) plus `hidden`, whose option
 /// `positional` takes the positional arguments (at most `max`; -1: any number). Throws UsageError for an
-/// unknown, malformed or repeated flag.
+/// unknown, malformed or repeated flag, and for a positional argument past `max` (naming it, and the
+/// command's `usage` line when given: "allocsim shrink TRACE.json [-o MIN.json] [options]").
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
-                                const po::options_description& hidden, const char* positional, int max);
+                                const po::options_description& hidden, const char* positional, int max,
+                                std::string_view usage = {});
+/// The same with the positional arguments described by `pos` (several names: `trace ACTION TRACE.json`).
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const po::positional_options_description& pos,
+                                std::string_view usage = {});
 
 /// --check-invariants: "incremental" | "full" sets the process-wide check mode (backend/harness/dirty.h).
 /// Throws UsageError naming the flag for anything else.

@@ -272,7 +272,8 @@ int cmd_swarm(int argc, char** argv) {
   std::vector<std::string> positional;  // none accepted
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&positional));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", 0);
+  const po::variables_map vm =
+      parse_options(argc, argv, d, hidden, "positional", 0, "allocsim swarm [options] --out DIR (see --help)");
   if (vm.count("help")) {
     std::cout << "usage: allocsim swarm [--seed S] [--scenarios N | --budget-executions E] [--mutant M]... "
                  "[--jobs K] [--shard K/N] [--checkpoint F] [--resume F] --out DIR\n"

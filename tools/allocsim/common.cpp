@@ -85,20 +85,47 @@ UsageError usage_error(const po::error& e, const po::options_description& visibl
   return UsageError(fmt::format("{}{}", e.what(), hint));
 }
 
+namespace {
+
+/// The first positional argument of argv past the `pos.max_total_count()` that `pos` takes ("" if none).
+std::string extra_positional(int argc, char** argv, const po::options_description& all,
+                             const po::positional_options_description& pos) {
+  // Parsed again without `pos`: the positional arguments are the options with a position, in order.
+  const po::parsed_options parsed =
+      po::command_line_parser(argc, argv).options(all).style(kOptionStyle).allow_unregistered().run();
+  unsigned seen = 0;
+  for (const po::option& o : parsed.options)
+    if (o.position_key != -1 && seen++ == pos.max_total_count()) return o.value.empty() ? "" : o.value[0];
+  return "";
+}
+
+}  // namespace
+
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
-                                const po::options_description& hidden, const char* positional, int max) {
+                                const po::options_description& hidden, const po::positional_options_description& pos,
+                                std::string_view usage) {
   po::options_description all;
   all.add(visible).add(hidden);
-  po::positional_options_description pos;
-  pos.add(positional, max);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error&) {
+    // Boost's own message names neither the argument nor what the command takes.
+    throw UsageError(fmt::format("unexpected argument \"{}\"{}", extra_positional(argc, argv, all, pos),
+                                 usage.empty() ? "" : fmt::format(" (usage: {})", usage)));
   } catch (const po::error& e) {
     throw usage_error(e, visible);
   }
   return vm;
+}
+
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const char* positional, int max,
+                                std::string_view usage) {
+  po::positional_options_description pos;
+  pos.add(positional, max);
+  return parse_options(argc, argv, visible, hidden, pos, usage);
 }
 
 std::vector<std::string> mutant_names() {
@@ -376,10 +403,11 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   po::options_description d = common_options(c, run);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&c.scenario));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1);
+  const std::string usage = fmt::format("allocsim {} SCENARIO [options]", cmd);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1, usage);
   note_given(vm, c.explore);
   if (vm.count("help")) {
-    std::cout << fmt::format("usage: allocsim {} SCENARIO [options]\n\n", cmd) << d;
+    std::cout << "usage: " << usage << "\n\n" << d;
     if (run)
       std::cout << "\nexamples:\n"
                    "  allocsim run scenarios/alloc-004-simultaneous-claim.json --executions 10000\n"

@@ -283,9 +283,10 @@ int cmd_shrink(int argc, char** argv) {
                   "incremental | full: how invariants are checked after a step (same results either way)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
+  const char* usage = "allocsim shrink TRACE.json [-o MIN.json] [options]";
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, usage);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim shrink TRACE.json [-o MIN.json] [options]\n\n" << d;
+    std::cout << "usage: " << usage << "\n\n" << d;
     return kExitOk;
   }
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
@@ -341,6 +342,13 @@ int cmd_shrink(int argc, char** argv) {
   return kExitFailed;
 }
 
+namespace {
+
+const char* const kTraceExplainUsage = "allocsim trace explain TRACE.json [--write]";
+const char* const kTraceOrderUsage = "allocsim trace order TRACE.json [--full] [--budget N]";
+
+}  // namespace
+
 int cmd_trace_explain(int argc, char** argv) {
   std::string input;
   bool write = false;
@@ -351,9 +359,10 @@ int cmd_trace_explain(int argc, char** argv) {
                   "and \"order\" keys)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, kTraceExplainUsage);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim trace explain TRACE.json [--write]\n\n"
+    std::cout << "usage: " << kTraceExplainUsage
+              << "\n\n"
                  "Which steps the violation depends on, which pair of steps races (checked by running it the\n"
                  "other way round) and the order block that pins it.\n\n"
               << d;
@@ -407,22 +416,25 @@ int cmd_trace(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("action", po::value(&action))("trace", po::value(&input));
   po::positional_options_description pos;
-  po::options_description all;
-  all.add(d).add(hidden);
   pos.add("action", 1).add("trace", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw usage_error(e, d);
-  }
-  if (vm.count("help")) {
-    std::cout << "usage: allocsim trace order TRACE.json [--full] [--budget N]\n\n"
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, pos, kTraceOrderUsage);
+  if (vm.count("help") && action == "order") {
+    std::cout << "usage: " << kTraceOrderUsage
+              << "\n\n"
                  "prints the `order` block that forces the trace's violation (README: Pinning an interleaving)\n\n"
               << d;
     return kExitOk;
   }
+  if (vm.count("help")) {  // `allocsim trace --help`: every subcommand (`trace explain` is dispatched by main)
+    std::cout << "usage: " << kTraceExplainUsage
+              << "\n         why it broke: the racing pair, the causal slice, an order block\n"
+                 "       "
+              << kTraceOrderUsage
+              << "\n         print the `order` block that forces the trace's violation\n\n"
+                 "Run `allocsim trace explain --help` or `allocsim trace order --help` for its options.\n";
+    return kExitOk;
+  }
+  if (action.empty()) throw UsageError("trace: missing action (expected: explain, order; see allocsim trace --help)");
   if (action != "order")
     throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,
                                  did_you_mean(action, {"explain", "order"})));
