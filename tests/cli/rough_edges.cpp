@@ -332,3 +332,26 @@ TEST_CASE("trace --help lists every trace subcommand, and an extra argument is n
   CHECK(swarm.code == 2);
   CHECK_THAT(swarm.text, Catch::StartsWith("allocsim: unexpected argument \"extra\" (usage: allocsim swarm "));
 }
+
+TEST_CASE("replay --schedule: malformed input exits 2 saying where and what, not 4", "[cli][errors]") {
+  const std::string sc = "replay scenarios/mutants/stale-last-out.json --schedule ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"v1:", "--schedule: \"v1:\" lists no choice (every execution takes at least one step)"},
+      {"''", "--schedule: empty"},
+      {"flowA", "--schedule: expected a schedule string starting with \"v1:\", got \"flowA\""},
+      {"v2:flowA", "--schedule: unknown schedule version \"v2:\""},
+      {"'v1:flowA*x'", "--schedule: schedule item \"flowA*x\": expected a repeat count as a decimal number"},
+      {"v1:flowA,,flowB", "--schedule: empty schedule item"},
+      {"v1:flowA,", "--schedule: trailing comma"},
+      {"v1:nobody", "--schedule: schedule item \"nobody\": no actor named \"nobody\""},
+      {"v1:@9", "--schedule: schedule item \"@9\": actor index 9 is out of range"},
+  };
+  for (const auto& [schedule, message] : cases) {
+    const Captured r = allocsim(sc + schedule);
+    INFO(schedule << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::StartsWith("allocsim: " + message));
+  }
+  // A well-formed schedule the scenario cannot follow is a divergence: exit 4, as before.
+  CHECK(allocsim(sc + "v1:flowA").code == 4);
+}
