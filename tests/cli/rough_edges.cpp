@@ -355,3 +355,39 @@ TEST_CASE("replay --schedule: malformed input exits 2 saying where and what, not
   // A well-formed schedule the scenario cannot follow is a divergence: exit 4, as before.
   CHECK(allocsim(sc + "v1:flowA").code == 4);
 }
+
+TEST_CASE("every allocsim line in a shell code block of the docs is one runnable command", "[cli][docs]") {
+  // `allocsim list barriers|invariants|...` pasted into a shell is a pipeline. Synopses (`[...]`, `a | b`) live
+  // in plain ``` blocks; a ```sh block holds commands, so an allocsim line there has no `|` outside quotes and
+  // comments.
+  for (const char* doc : {"README.md", "backend/CONTRACT.md", "docs/DESIGN.md", "docs/EXPLANATIONS.md", "docs/SWARM.md",
+                          "scenarios/FINDINGS.md", "scenarios/README.md", "tests/golden/README.md",
+                          "tools/bench/README.md", "tools/differential/README.md"}) {
+    INFO(doc);
+    REQUIRE_FALSE(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + doc).empty());
+    std::istringstream in(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + doc));
+    bool shell = false;
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      if (line.rfind("```", 0) == 0) {
+        shell = !shell && (line == "```sh" || line == "```bash" || line == "```console");
+        continue;
+      }
+      if (!shell || line.find("allocsim ") == std::string::npos) continue;
+      char quote = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quote) {
+          quote = ch == quote ? 0 : quote;
+        } else if (ch == '\'' || ch == '"') {
+          quote = ch;
+        } else if (ch == '#' && (i == 0 || line[i - 1] == ' ')) {
+          break;  // a comment
+        } else if (ch == '|') {
+          FAIL(doc << ":" << n << ": a pipe in a command line: " << line);
+        }
+      }
+    }
+  }
+}
