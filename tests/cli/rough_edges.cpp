@@ -391,3 +391,46 @@ TEST_CASE("every allocsim line in a shell code block of the docs is one runnable
     }
   }
 }
+
+namespace {
+
+/// The line of `text` that starts with `prefix` ("" when none does).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a run prints an execution seed only for a strategy whose executions replay by seed", "[cli][wording]") {
+  const std::string run =
+      "run scenarios/mutants/stale-last-out.json --stop-on-first --no-shrink --no-trace --no-corpus";
+  // random: the execution seed, and the replay line that uses it.
+  const Captured random = allocsim(run + " --strategy random");
+  INFO(random.text);
+  CHECK(random.code == 0);
+  CHECK_THAT(random.text, Catch::Contains("(strategy random, seed 0)"));
+  CHECK_THAT(line_starting(random.text, "first violating execution: #804 "),
+             Catch::StartsWith(
+                 "first violating execution: #804 (execution seed 13095918622469000722, 22 steps as found"));
+  CHECK(line_starting(random.text, "replay: ") ==
+        "replay: allocsim replay scenarios/mutants/stale-last-out.json --seed 13095918622469000722");
+  // pct (seeded, but `replay --seed` runs random) and dpor (no seed at all): no execution seed, nothing that
+  // replays by seed; the schedule replays the execution.
+  for (const char* strategy : {"pct", "dpor"}) {
+    const Captured r = allocsim(run + " --strategy " + strategy);
+    INFO(r.text);
+    CHECK(r.code == 0);
+    CHECK_THAT(line_starting(r.text, "first violating execution: #"), Catch::Contains(" steps as found"));
+    CHECK_THAT(r.text, !Catch::Contains("execution seed"));
+    CHECK_THAT(r.text, !Catch::Contains("--seed"));
+    CHECK_THAT(line_starting(r.text, "replay by schedule: "),
+               Catch::StartsWith(
+                   "replay by schedule: allocsim replay scenarios/mutants/stale-last-out.json --schedule "));
+  }
+  // dpor takes no seed, so its header names none; pct's run seed does reproduce the run.
+  CHECK_THAT(allocsim(run + " --strategy pct").text, Catch::Contains("(strategy pct, seed 0)"));
+  CHECK_THAT(allocsim(run + " --strategy dpor").text, Catch::Contains("(strategy dpor)\n"));
+}

@@ -78,12 +78,15 @@ void print_order_lines(const harness::Scenario& sc, const harness::ScenarioRepor
 void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                           const harness::ScenarioReport& rep) {
   const auto& d = *rep.divergence;
+  // An execution seed identifies the execution only where `replay --seed` reproduces it (the registry's
+  // replays_by_seed); elsewhere it would be a number that replays something else.
+  const bool by_seed = cfg.spec().caps.replays_by_seed;
   std::cout << fmt::format(
-      "allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
+      "allocsim run {}: {}\nNONDETERMINISM: execution #{}{} ran differently "
       "the second time, from its recorded schedule ({} of {} differed)\n  {}\n",
-      c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, count_of(rep.summary.executions, "execution"),
-      d.where.to_string());
-  if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+      c.scenario, sc.name, d.index, by_seed ? fmt::format(" (execution seed {})", d.seed) : "",
+      rep.divergent_executions, count_of(rep.summary.executions, "execution"), d.where.to_string());
+  if (by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
 /// The run's summary: counts, violations, the strategy's lines, outcomes and barriers reached.
@@ -191,7 +194,9 @@ int cmd_run(int argc, char** argv) {
     const auto& f = *rep.summary.first;
     // The replay lines below reproduce the execution as found; a user who replays them and sees more steps than
     // the minimal trace printed further down should know why (the shrunk trace has its own replay line).
-    std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {}, {} as found{})\n", f.index, f.seed,
+    // The execution seed only where `replay --seed` reproduces the execution (pct's and dfs's seeds do not).
+    std::cout << fmt::format("\nfirst violating execution: #{} ({}{} as found{})\n", f.index,
+                             caps.replays_by_seed ? fmt::format("execution seed {}, ", f.seed) : "",
                              count_of(f.result.steps.size(), "step"),
                              c.trace.no_shrink ? "" : "; the replay lines give it unshrunk");
     // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
