@@ -434,3 +434,35 @@ TEST_CASE("a run prints an execution seed only for a strategy whose executions r
   CHECK_THAT(allocsim(run + " --strategy pct").text, Catch::Contains("(strategy pct, seed 0)"));
   CHECK_THAT(allocsim(run + " --strategy dpor").text, Catch::Contains("(strategy dpor)\n"));
 }
+
+TEST_CASE("a run prints the unshrunk execution's fingerprint, which its replay lines reproduce", "[cli][wording]") {
+  const std::regex fingerprint("fingerprint ([0-9a-f]{16})");
+  // The fingerprint in `text`'s line starting with `prefix`.
+  const auto fingerprint_in = [&](const std::string& text, const std::string& prefix) {
+    const std::string line = line_starting(text, prefix);
+    std::smatch m;
+    return std::regex_search(line, m, fingerprint) ? m[1].str() : "(none in \"" + line + "\")";
+  };
+  // What the replay line `line` ("LABEL: allocsim replay ...") prints as its fingerprint, run as pasted.
+  const auto replayed = [&](const std::string& line) {
+    const size_t at = line.find("allocsim replay ");
+    REQUIRE(at != std::string::npos);
+    const Captured r = sh(std::string(ALLOCSIM_BINARY) + line.substr(at + std::string("allocsim").size()));
+    return fingerprint_in(r.text, "allocsim replay ");
+  };
+  for (const char* strategy : {"random", "pct", "dpor"}) {
+    INFO(strategy);
+    // Shrunk (the default): the replay lines give the execution as found, not the minimal trace.
+    const Captured r = allocsim(
+        "run scenarios/mutants/stale-last-out.json --stop-on-first --no-trace --no-corpus "
+        "--strategy " +
+        std::string(strategy));
+    INFO(r.text);
+    REQUIRE(r.code == 0);
+    const std::string found = fingerprint_in(r.text, "first violating execution: #");
+    CHECK_THAT(line_starting(r.text, "first violating execution: #"),
+               Catch::Contains(" steps as found, fingerprint " + found + "; the replay lines give it unshrunk)"));
+    CHECK(replayed(line_starting(r.text, "replay by schedule: ")) == found);
+    if (std::string(strategy) == "random") CHECK(replayed(line_starting(r.text, "replay: ")) == found);
+  }
+}

@@ -194,10 +194,11 @@ int cmd_run(int argc, char** argv) {
     const auto& f = *rep.summary.first;
     // The replay lines below reproduce the execution as found; a user who replays them and sees more steps than
     // the minimal trace printed further down should know why (the shrunk trace has its own replay line).
-    // The execution seed only where `replay --seed` reproduces the execution (pct's and dfs's seeds do not).
-    std::cout << fmt::format("\nfirst violating execution: #{} ({}{} as found{})\n", f.index,
+    // The execution seed only where `replay --seed` reproduces the execution (pct's and dfs's seeds do not);
+    // the fingerprint is the one its replay lines print (the minimal trace below has its own).
+    std::cout << fmt::format("\nfirst violating execution: #{} ({}{} as found, fingerprint {:016x}{})\n", f.index,
                              caps.replays_by_seed ? fmt::format("execution seed {}, ", f.seed) : "",
-                             count_of(f.result.steps.size(), "step"),
+                             count_of(f.result.steps.size(), "step"), f.result.fingerprint(),
                              c.trace.no_shrink ? "" : "; the replay lines give it unshrunk");
     // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
     if (c.trace.no_shrink) std::cout << violation_report(f.result, actor_names(sc));
