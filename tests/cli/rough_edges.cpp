@@ -205,3 +205,264 @@ TEST_CASE("replay --seed --perfetto writes the trace, as replay --schedule does"
   CHECK_THAT(json, Catch::Contains("\"traceEvents\""));
   CHECK_THAT(json, Catch::Contains("delete.before"));  // the execution's racing barrier, as its table shows
 }
+
+TEST_CASE("an output flag naming a directory is refused up front, and nothing is written", "[cli][errors]") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  const std::string sc = "scenarios/alloc-023-sequential.json";
+  // Every flag that names an output file, each given the directory (with and without a trailing slash).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + sc + " -n 1 --trace-out " + d + "/", "--trace-out " + d + "/"},
+      {"run " + sc + " -n 1 --trace-out " + d, "--trace-out " + d},
+      {"run " + sc + " -n 1 --perfetto " + d, "--perfetto " + d},
+      {"run " + sc + " -n 1 --fingerprints " + d + "/", "--fingerprints " + d + "/"},
+      {"run " + sc + " -n 1 --record " + d, "--record " + d},
+      {"run " + sc + " -n 1 --report-html " + d, "--report-html " + d},
+      {"replay " + sc + " --seed 0 --perfetto " + d + "/", "--perfetto " + d + "/"},
+      {"shrink " + (dir / "missing.trace.json") + " -o " + d, "-o " + d},
+      {"sweep " + sc + " --report-json " + d, "--report-json " + d},
+      {"sweep " + sc + " --junit " + d + "/", "--junit " + d + "/"},
+      {"sweep " + sc + " --report-html " + d, "--report-html " + d},
+      {"sweep " + sc + " --checkpoint " + d, "--checkpoint " + d},
+      {"merge " + (dir / "missing.json") + " --report-json " + d, "--report-json " + d},
+      {"swarm --scenarios 1 --out " + (dir / "out") + " --junit " + d, "--junit " + d},
+      {"swarm --scenarios 1 --out " + (dir / "out") + " --checkpoint " + d + "/", "--checkpoint " + d + "/"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + flag + ": is a directory; give a file name\n");
+  }
+  CHECK(std::filesystem::is_empty(dir.path));  // no trace, no corpus entry, no swarm --out folder
+}
+
+TEST_CASE("a --depth or --seed given to a strategy that does not take it is refused", "[cli][errors]") {
+  const std::string sc = "scenarios/alloc-023-sequential.json";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"run " + sc + " --depth 2", "--depth applies to --strategy pct only (--strategy random takes no depth)"},
+      {"run " + sc + " --strategy dfs --depth 2",
+       "--depth applies to --strategy pct only (--strategy dfs takes no depth)"},
+      {"sweep " + sc + " --depth 2", "--depth applies to --strategy pct only (--strategy dfs takes no depth)"},
+      {"run " + sc + " --strategy dfs --seed 3",
+       "--seed applies to --strategy random and pct only (--strategy dfs takes no seed)"},
+      {"run " + sc + " --strategy dpor --seed 0",
+       "--seed applies to --strategy random and pct only (--strategy dpor takes no seed)"},
+      {"sweep " + sc + " --seed 3", "--seed applies to --strategy random and pct only (--strategy dfs takes no seed)"},
+  };
+  for (const auto& [args, message] : refused) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + message + "\n");
+  }
+  // Where they apply they are taken, as before.
+  for (const std::string& args :
+       {"run " + sc + " -n 2 --strategy pct --depth 2 --seed 3", "run " + sc + " -n 2 --seed 3",
+        "run " + sc + " -n 2 --strategy dfs", "sweep " + sc + " --strategy pct -n 2 --depth 2 --seed 1"}) {
+    const Captured r = allocsim(args + " --no-corpus");
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 0);
+  }
+}
+
+TEST_CASE("an abbreviated flag is an unknown flag, never taken for the one it starts", "[cli][errors]") {
+  struct Case {
+    std::string args, flag, suggests;
+  } cases[] = {
+      {"run scenarios/alloc-023-sequential.json --exec 5", "--exec", "--executions"},
+      {"replay scenarios/alloc-023-sequential.json --sched v1:flowA", "--sched", "--schedule"},
+      {"sweep scenarios/alloc-023-sequential.json --time 5", "--time", "--time-budget"},
+      {"trace order t.json --bud 5", "--bud", "--budget"},
+      {"corpus list scenarios --dry", "--dry", "--dry-run"},
+  };
+  for (const Case& c : cases) {
+    const Captured r = allocsim(c.args);
+    INFO(c.args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("'" + c.flag + "'"));
+    CHECK_THAT(r.text, Catch::Contains("(did you mean " + c.suggests + "?)"));
+  }
+}
+
+TEST_CASE("replay --schedule prints its command line quoted, so it pastes back", "[cli][wording]") {
+  const std::string sc = "tests/golden/scenarios/alloc-033-crash-at-owner-update-after.json";
+  const std::string schedule = "v1:flowB,ctl,flowA*4,flowB,flowA*2,#2,ctl";  // '*' and '#' need quoting
+  const Captured r = allocsim("replay " + sc + " --schedule '" + schedule + "'");
+  INFO(r.text);
+  CHECK(r.code == 1);
+  const std::string command = "allocsim replay " + sc + " --schedule '" + schedule + "'";
+  REQUIRE(r.text.rfind(command + ": ", 0) == 0);
+  // Pasted into a shell, the printed command replays the same execution (the same header).
+  const Captured again = sh(std::string(ALLOCSIM_BINARY) + command.substr(std::string("allocsim").size()));
+  CHECK(again.text.substr(0, again.text.find('\n')) == r.text.substr(0, r.text.find('\n')));
+  // A schedule that diverges prints its header the same way.
+  const Captured d = allocsim("replay scenarios/mutants/stale-last-out.json --schedule 'v1:flowA*2'");
+  INFO(d.text);
+  CHECK(d.code == 4);
+  CHECK(d.text.rfind("allocsim replay scenarios/mutants/stale-last-out.json --schedule 'v1:flowA*2': diverged", 0) ==
+        0);
+}
+
+TEST_CASE("trace --help lists every trace subcommand, and an extra argument is named with the usage", "[cli][errors]") {
+  const Captured help = allocsim("trace --help");
+  INFO(help.text);
+  CHECK(help.code == 0);
+  CHECK_THAT(help.text, Catch::Contains("allocsim trace explain TRACE.json [--write]"));
+  CHECK_THAT(help.text, Catch::Contains("allocsim trace order TRACE.json [--full] [--budget N]"));
+  CHECK_THAT(allocsim("trace order --help").text, Catch::Contains("--budget"));
+  CHECK_THAT(allocsim("trace explain --help").text, Catch::Contains("--write"));
+  struct Case {
+    std::string args, extra, usage;
+  } cases[] = {
+      {"trace order a.json b.json", "b.json", "allocsim trace order TRACE.json [--full] [--budget N]"},
+      {"trace explain a.json b.json", "b.json", "allocsim trace explain TRACE.json [--write]"},
+      {"shrink a.json --shrink-runs 5 b.json", "b.json", "allocsim shrink TRACE.json [-o MIN.json] [options]"},
+      {"run scenarios/alloc-023-sequential.json -n 5 extra", "extra", "allocsim run SCENARIO [options]"},
+      {"replay scenarios/alloc-023-sequential.json --seed 1 extra", "extra", "allocsim replay SCENARIO [options]"},
+      {"corpus list scenarios extra", "extra", "allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]"},
+  };
+  for (const Case& c : cases) {
+    const Captured r = allocsim(c.args);
+    INFO(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: unexpected argument \"" + c.extra + "\" (usage: " + c.usage + ")\n");
+  }
+  const Captured swarm = allocsim("swarm extra");
+  CHECK(swarm.code == 2);
+  CHECK_THAT(swarm.text, Catch::StartsWith("allocsim: unexpected argument \"extra\" (usage: allocsim swarm "));
+}
+
+TEST_CASE("replay --schedule: malformed input exits 2 saying where and what, not 4", "[cli][errors]") {
+  const std::string sc = "replay scenarios/mutants/stale-last-out.json --schedule ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"v1:", "--schedule: \"v1:\" lists no choice (every execution takes at least one step)"},
+      {"''", "--schedule: empty"},
+      {"flowA", "--schedule: expected a schedule string starting with \"v1:\", got \"flowA\""},
+      {"v2:flowA", "--schedule: unknown schedule version \"v2:\""},
+      {"'v1:flowA*x'", "--schedule: schedule item \"flowA*x\": expected a repeat count as a decimal number"},
+      {"v1:flowA,,flowB", "--schedule: empty schedule item"},
+      {"v1:flowA,", "--schedule: trailing comma"},
+      {"v1:nobody", "--schedule: schedule item \"nobody\": no actor named \"nobody\""},
+      {"v1:@9", "--schedule: schedule item \"@9\": actor index 9 is out of range"},
+  };
+  for (const auto& [schedule, message] : cases) {
+    const Captured r = allocsim(sc + schedule);
+    INFO(schedule << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::StartsWith("allocsim: " + message));
+  }
+  // A well-formed schedule the scenario cannot follow is a divergence: exit 4, as before.
+  CHECK(allocsim(sc + "v1:flowA").code == 4);
+}
+
+TEST_CASE("every allocsim line in a shell code block of the docs is one runnable command", "[cli][docs]") {
+  // `allocsim list barriers|invariants|...` pasted into a shell is a pipeline. Synopses (`[...]`, `a | b`) live
+  // in plain ``` blocks; a ```sh block holds commands, so an allocsim line there has no `|` outside quotes and
+  // comments.
+  for (const char* doc : {"README.md", "backend/CONTRACT.md", "docs/DESIGN.md", "docs/EXPLANATIONS.md", "docs/SWARM.md",
+                          "scenarios/FINDINGS.md", "scenarios/README.md", "tests/golden/README.md",
+                          "tools/bench/README.md", "tools/differential/README.md"}) {
+    INFO(doc);
+    REQUIRE_FALSE(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + doc).empty());
+    std::istringstream in(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + doc));
+    bool shell = false;
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      if (line.rfind("```", 0) == 0) {
+        shell = !shell && (line == "```sh" || line == "```bash" || line == "```console");
+        continue;
+      }
+      if (!shell || line.find("allocsim ") == std::string::npos) continue;
+      char quote = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quote) {
+          quote = ch == quote ? 0 : quote;
+        } else if (ch == '\'' || ch == '"') {
+          quote = ch;
+        } else if (ch == '#' && (i == 0 || line[i - 1] == ' ')) {
+          break;  // a comment
+        } else if (ch == '|') {
+          FAIL(doc << ":" << n << ": a pipe in a command line: " << line);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+/// The line of `text` that starts with `prefix` ("" when none does).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a run prints an execution seed only for a strategy whose executions replay by seed", "[cli][wording]") {
+  const std::string run =
+      "run scenarios/mutants/stale-last-out.json --stop-on-first --no-shrink --no-trace --no-corpus";
+  // random: the execution seed, and the replay line that uses it.
+  const Captured random = allocsim(run + " --strategy random");
+  INFO(random.text);
+  CHECK(random.code == 0);
+  CHECK_THAT(random.text, Catch::Contains("(strategy random, seed 0)"));
+  CHECK_THAT(line_starting(random.text, "first violating execution: #804 "),
+             Catch::StartsWith(
+                 "first violating execution: #804 (execution seed 13095918622469000722, 22 steps as found"));
+  CHECK(line_starting(random.text, "replay: ") ==
+        "replay: allocsim replay scenarios/mutants/stale-last-out.json --seed 13095918622469000722");
+  // pct (seeded, but `replay --seed` runs random) and dpor (no seed at all): no execution seed, nothing that
+  // replays by seed; the schedule replays the execution.
+  for (const char* strategy : {"pct", "dpor"}) {
+    const Captured r = allocsim(run + " --strategy " + strategy);
+    INFO(r.text);
+    CHECK(r.code == 0);
+    CHECK_THAT(line_starting(r.text, "first violating execution: #"), Catch::Contains(" steps as found"));
+    CHECK_THAT(r.text, !Catch::Contains("execution seed"));
+    CHECK_THAT(r.text, !Catch::Contains("--seed"));
+    CHECK_THAT(line_starting(r.text, "replay by schedule: "),
+               Catch::StartsWith(
+                   "replay by schedule: allocsim replay scenarios/mutants/stale-last-out.json --schedule "));
+  }
+  // dpor takes no seed, so its header names none; pct's run seed does reproduce the run.
+  CHECK_THAT(allocsim(run + " --strategy pct").text, Catch::Contains("(strategy pct, seed 0)"));
+  CHECK_THAT(allocsim(run + " --strategy dpor").text, Catch::Contains("(strategy dpor)\n"));
+}
+
+TEST_CASE("a run prints the unshrunk execution's fingerprint, which its replay lines reproduce", "[cli][wording]") {
+  const std::regex fingerprint("fingerprint ([0-9a-f]{16})");
+  // The fingerprint in `text`'s line starting with `prefix`.
+  const auto fingerprint_in = [&](const std::string& text, const std::string& prefix) {
+    const std::string line = line_starting(text, prefix);
+    std::smatch m;
+    return std::regex_search(line, m, fingerprint) ? m[1].str() : "(none in \"" + line + "\")";
+  };
+  // What the replay line `line` ("LABEL: allocsim replay ...") prints as its fingerprint, run as pasted.
+  const auto replayed = [&](const std::string& line) {
+    const size_t at = line.find("allocsim replay ");
+    REQUIRE(at != std::string::npos);
+    const Captured r = sh(std::string(ALLOCSIM_BINARY) + line.substr(at + std::string("allocsim").size()));
+    return fingerprint_in(r.text, "allocsim replay ");
+  };
+  for (const char* strategy : {"random", "pct", "dpor"}) {
+    INFO(strategy);
+    // Shrunk (the default): the replay lines give the execution as found, not the minimal trace.
+    const Captured r = allocsim(
+        "run scenarios/mutants/stale-last-out.json --stop-on-first --no-trace --no-corpus "
+        "--strategy " +
+        std::string(strategy));
+    INFO(r.text);
+    REQUIRE(r.code == 0);
+    const std::string found = fingerprint_in(r.text, "first violating execution: #");
+    CHECK_THAT(line_starting(r.text, "first violating execution: #"),
+               Catch::Contains(" steps as found, fingerprint " + found + "; the replay lines give it unshrunk)"));
+    CHECK(replayed(line_starting(r.text, "replay by schedule: ")) == found);
+    if (std::string(strategy) == "random") CHECK(replayed(line_starting(r.text, "replay: ")) == found);
+  }
+}

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,7 +28,8 @@ struct UsageError : std::runtime_error {
 };
 
 /// Fails early (UsageError naming `flag` and the path) when `path` is set and its directory does not exist
-/// or is not writable, so no command works for minutes and then cannot write its output, and no command
+/// or is not writable, or `path` is itself a directory (`DIR` or `DIR/`), so no command works for minutes and
+/// then cannot write its output, and no command
 /// writes one output and then fails on the next.
 void check_output_dir(const char* flag, const std::string& path);
 
@@ -41,15 +43,25 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 std::vector<std::string> mutant_names();
 std::vector<std::string> invariant_names();
 
+/// How every command parses its flags: Boost's default style without allow_guessing, so an abbreviation
+/// (`--exec` for `--executions`) is an unknown flag, never silently taken for the one flag it starts.
+inline constexpr int kOptionStyle = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
 /// A boost::program_options error as the UsageError the user sees; an unknown flag gets did_you_mean() over
-/// the long names of `visible` ("--executons" suggests --executions).
+/// the long names of `visible` ("--executons" suggests --executions; so does the abbreviation "--exec").
 UsageError usage_error(const po::error& e, const po::options_description& visible);
 
 /// The one option-parsing block of every command: `visible` (shown by --help) plus `hidden`, whose option
 /// `positional` takes the positional arguments (at most `max`; -1: any number). Throws UsageError for an
-/// unknown, malformed or repeated flag.
+/// unknown, malformed or repeated flag, and for a positional argument past `max` (naming it, and the
+/// command's `usage` line when given: "allocsim shrink TRACE.json [-o MIN.json] [options]").
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
-                                const po::options_description& hidden, const char* positional, int max);
+                                const po::options_description& hidden, const char* positional, int max,
+                                std::string_view usage = {});
+/// The same with the positional arguments described by `pos` (several names: `trace ACTION TRACE.json`).
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const po::positional_options_description& pos,
+                                std::string_view usage = {});
 
 /// --check-invariants: "incremental" | "full" sets the process-wide check mode (backend/harness/dirty.h).
 /// Throws UsageError naming the flag for anything else.
@@ -78,12 +90,16 @@ struct ExploreFlags {
   std::map<std::string, std::string> text;               // valued flags: as given, else the default ("" none)
   std::map<std::string, bool> on;                        // switches
   std::map<std::string, std::vector<std::string>> list;  // repeatable flags, in the order given
+  std::set<std::string> given;  // the flags on the command line (note_given): a default is not given
   /// --mutant's values (empty for a command without it).
   const std::vector<std::string>& mutants() const;
 };
 
 /// Declares the exploration flags `which` takes (names, help, defaults: the table in common.cpp), bound to `f`.
 void explore_options(po::options_description& d, ExploreFlags& f, Command which);
+/// Records in `f.given` which exploration flags `vm` holds from the command line rather than by default
+/// (--depth and --seed are refused, not ignored, when given to a strategy that does not take them).
+void note_given(const po::variables_map& vm, ExploreFlags& f);
 /// The exploration flags' values into `c` (fields `which` does not take keep theirs), with their range checks
 /// and c.validate(). Throws UsageError naming the flag.
 void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c);

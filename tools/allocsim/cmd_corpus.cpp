@@ -176,8 +176,9 @@ int cmd_corpus(int argc, char** argv) {
   d.add_options()("dry-run", po::bool_switch(&dry_run), "prune: print what would be removed, remove nothing");
   po::options_description hidden;
   hidden.add_options()("args", po::value(&args)->composing());
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "args", 2);
-  const char* usage = "usage: allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]\n";
+  const char* synopsis = "allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]";
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "args", 2, synopsis);
+  const std::string usage = fmt::format("usage: {}\n", synopsis);
   if (vm.count("help")) {
     std::cout << usage
               << "\nPATH: a corpus folder, a folder with .allocsim/corpus in it, or a scenario file (its entries).\n\n"

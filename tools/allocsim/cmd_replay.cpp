@@ -21,9 +21,9 @@ int cmd_replay(int argc, char** argv) {
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
-  std::cout << fmt::format("allocsim replay {} --seed {}: {}, {}, fingerprint {:016x}\n", c.scenario, cfg.seed,
-                           support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
-                           r.fingerprint());
+  std::cout << fmt::format("allocsim replay {} --seed {}: {}, {}, fingerprint {:016x}\n", shell_quote(c.scenario),
+                           cfg.seed, support::count_of(r.steps.size(), "step"),
+                           support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
     std::cout << violation_report(r, actor_names(sc));

@@ -78,12 +78,15 @@ void print_order_lines(const harness::Scenario& sc, const harness::ScenarioRepor
 void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                           const harness::ScenarioReport& rep) {
   const auto& d = *rep.divergence;
+  // An execution seed identifies the execution only where `replay --seed` reproduces it (the registry's
+  // replays_by_seed); elsewhere it would be a number that replays something else.
+  const bool by_seed = cfg.spec().caps.replays_by_seed;
   std::cout << fmt::format(
-      "allocsim run {}: {}\nNONDETERMINISM: execution #{} (execution seed {}) ran differently "
+      "allocsim run {}: {}\nNONDETERMINISM: execution #{}{} ran differently "
       "the second time, from its recorded schedule ({} of {} differed)\n  {}\n",
-      c.scenario, sc.name, d.index, d.seed, rep.divergent_executions, count_of(rep.summary.executions, "execution"),
-      d.where.to_string());
-  if (cfg.spec().caps.replays_by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
+      c.scenario, sc.name, d.index, by_seed ? fmt::format(" (execution seed {})", d.seed) : "",
+      rep.divergent_executions, count_of(rep.summary.executions, "execution"), d.where.to_string());
+  if (by_seed) std::cout << "replay: " << replay_command(c, d.seed, cfg) << "\n";
 }
 
 /// The run's summary: counts, violations, the strategy's lines, outcomes and barriers reached.
@@ -92,8 +95,9 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
   for (const auto& m : c.explore.mutants()) mut += " +" + m;
-  std::cout << fmt::format("allocsim run {}: {} (strategy {}, seed {}{})\n", c.scenario, sc.name, cfg.strategy,
-                           cfg.seed, mut);
+  // An exhaustive strategy takes no seed (--seed is refused): none is printed for it.
+  std::cout << fmt::format("allocsim run {}: {} (strategy {}{}{})\n", c.scenario, sc.name, cfg.strategy,
+                           caps.seeded ? fmt::format(", seed {}", cfg.seed) : "", mut);
   std::cout << fmt::format("  {}, {}, {} violating\n", count_of(rep.summary.executions, "execution"),
                            count_of(rep.summary.steps, "step"), rep.summary.violating_executions);
   if (cfg.check_determinism)
@@ -190,8 +194,11 @@ int cmd_run(int argc, char** argv) {
     const auto& f = *rep.summary.first;
     // The replay lines below reproduce the execution as found; a user who replays them and sees more steps than
     // the minimal trace printed further down should know why (the shrunk trace has its own replay line).
-    std::cout << fmt::format("\nfirst violating execution: #{} (execution seed {}, {} as found{})\n", f.index, f.seed,
-                             count_of(f.result.steps.size(), "step"),
+    // The execution seed only where `replay --seed` reproduces the execution (pct's and dfs's seeds do not);
+    // the fingerprint is the one its replay lines print (the minimal trace below has its own).
+    std::cout << fmt::format("\nfirst violating execution: #{} ({}{} as found, fingerprint {:016x}{})\n", f.index,
+                             caps.replays_by_seed ? fmt::format("execution seed {}, ", f.seed) : "",
+                             count_of(f.result.steps.size(), "step"), f.result.fingerprint(),
                              c.trace.no_shrink ? "" : "; the replay lines give it unshrunk");
     // Shrinking prints the minimal trace instead; the raw execution stays one replay line away.
     if (c.trace.no_shrink) std::cout << violation_report(f.result, actor_names(sc));

@@ -110,19 +110,20 @@ harness::SwarmOptions to_options(const SwarmFlags& f) {
   return o;
 }
 
-/// --out (created), --report-json, --junit: usage errors before any work.
+/// --report-json, --junit, --checkpoint, --out (created): usage errors before any work.
 void check_outputs(SwarmFlags& f) {
   if (!f.junit_alias.empty()) {
     if (!f.junit.empty()) throw UsageError("--junit and --report-junit: give one of them");
     f.junit = f.junit_alias;
   }
   if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
+  check_output_dir("--report-json", f.report_json);  // before --out is created: a refused command writes nothing
+  check_output_dir("--junit", f.junit);
+  check_output_dir("--checkpoint", f.checkpoint);
   std::error_code ec;
   std::filesystem::create_directories(f.out, ec);
   if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
   check_output_dir("--out", (std::filesystem::path(f.out) / "summary.json").string());
-  check_output_dir("--report-json", f.report_json);
-  check_output_dir("--junit", f.junit);
 }
 
 /// Writes --out, --report-json and --junit.
@@ -271,7 +272,8 @@ int cmd_swarm(int argc, char** argv) {
   std::vector<std::string> positional;  // none accepted
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&positional));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", 0);
+  const po::variables_map vm =
+      parse_options(argc, argv, d, hidden, "positional", 0, "allocsim swarm [options] --out DIR (see --help)");
   if (vm.count("help")) {
     std::cout << "usage: allocsim swarm [--seed S] [--scenarios N | --budget-executions E] [--mutant M]... "
                  "[--jobs K] [--shard K/N] [--checkpoint F] [--resume F] --out DIR\n"
@@ -285,7 +287,6 @@ int cmd_swarm(int argc, char** argv) {
   }
   const harness::SwarmOptions o = to_options(f);
   check_outputs(f);
-  check_output_dir("--checkpoint", f.checkpoint);
   const harness::SwarmReport r = run_with_checkpoints(f, o);
   write_outputs(f, o, r);
   print_summary(o, r, f.out);

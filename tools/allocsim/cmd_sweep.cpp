@@ -123,6 +123,7 @@ int cmd_sweep(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("input", po::value(&f.inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
+  note_given(vm, f.explore);
   if (vm.count("help")) {
     std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n"
               << d
@@ -136,6 +137,7 @@ int cmd_sweep(int argc, char** argv) {
   if (f.inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
   campaign::SweepConfig cfg = to_sweep_config(f);
   check_outputs(f.out);
+  check_output_dir("--checkpoint", cfg.checkpoint_path);
   const bool tty = isatty(STDERR_FILENO);
   cfg.estimate_trees = tty;
   campaign::SweepProgress progress;

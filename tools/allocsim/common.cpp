@@ -75,23 +75,57 @@ UsageError usage_error(const po::error& e, const po::options_description& visibl
   std::vector<std::string> names;
   for (const auto& option : visible.options())
     if (!option->long_name().empty()) names.push_back(option->long_name());
-  return UsageError(fmt::format("{}{}", e.what(), did_you_mean(word, names, "--")));
+  // Abbreviations are not accepted (kOptionStyle): one that starts exactly one flag suggests that flag (before
+  // a merely close name: "--sched" means --schedule, not --seed).
+  std::vector<std::string> longer;
+  for (const std::string& n : names)
+    if (!word.empty() && n.starts_with(word)) longer.push_back(n);
+  const std::string hint =
+      longer.size() == 1 ? fmt::format(" (did you mean --{}?)", longer[0]) : did_you_mean(word, names, "--");
+  return UsageError(fmt::format("{}{}", e.what(), hint));
 }
 
+namespace {
+
+/// The first positional argument of argv past the `pos.max_total_count()` that `pos` takes ("" if none).
+std::string extra_positional(int argc, char** argv, const po::options_description& all,
+                             const po::positional_options_description& pos) {
+  // Parsed again without `pos`: the positional arguments are the options with a position, in order.
+  const po::parsed_options parsed =
+      po::command_line_parser(argc, argv).options(all).style(kOptionStyle).allow_unregistered().run();
+  unsigned seen = 0;
+  for (const po::option& o : parsed.options)
+    if (o.position_key != -1 && seen++ == pos.max_total_count()) return o.value.empty() ? "" : o.value[0];
+  return "";
+}
+
+}  // namespace
+
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
-                                const po::options_description& hidden, const char* positional, int max) {
+                                const po::options_description& hidden, const po::positional_options_description& pos,
+                                std::string_view usage) {
   po::options_description all;
   all.add(visible).add(hidden);
-  po::positional_options_description pos;
-  pos.add(positional, max);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error&) {
+    // Boost's own message names neither the argument nor what the command takes.
+    throw UsageError(fmt::format("unexpected argument \"{}\"{}", extra_positional(argc, argv, all, pos),
+                                 usage.empty() ? "" : fmt::format(" (usage: {})", usage)));
   } catch (const po::error& e) {
     throw usage_error(e, visible);
   }
   return vm;
+}
+
+po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
+                                const po::options_description& hidden, const char* positional, int max,
+                                std::string_view usage) {
+  po::positional_options_description pos;
+  pos.add(positional, max);
+  return parse_options(argc, argv, visible, hidden, pos, usage);
 }
 
 std::vector<std::string> mutant_names() {
@@ -139,10 +173,14 @@ const std::vector<ExploreFlag>& explore_table() {
       {"seed",
        Kind::value,
        1,
-       {"run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
-        "the execution seed to replay (as printed by run)", "random/pct: run seed (as allocsim run)"},
+       {"random, pct: run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
+        "the execution seed to replay (as printed by run)", "random, pct: run seed (as allocsim run)"},
        {"0", "0", "0"},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         // An exhaustive strategy draws nothing: a seed given to it would be ignored, so it is refused.
+         if (f.given.count(k) && !c.spec().caps.seeded)
+           throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no seed)", k,
+                                        sim::strategy_names_with(&sim::StrategyCaps::seeded), c.strategy));
          c.seed = parse_u64("--" + k, f.text.at(k), 0, UINT64_MAX);
        }},
       {"executions,n",
@@ -202,6 +240,9 @@ const std::vector<ExploreFlag>& explore_table() {
         "pct: bug depth d"},
        {"3", nullptr, "3"},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (registry)
+           throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no depth)", k,
+                                        sim::strategy_names_with(&sim::StrategyCaps::takes_depth), c.strategy));
          c.pct_depth = uint32_t(parse_u64("--" + k, f.text.at(k), 1, 1000));
        }},
       {"stop-on-first",
@@ -313,6 +354,13 @@ void explore_options(po::options_description& d, ExploreFlags& f, Command which)
   }
 }
 
+void note_given(const po::variables_map& vm, ExploreFlags& f) {
+  for (const ExploreFlag& row : explore_table()) {
+    const std::string key = key_of(row);
+    if (vm.count(key) && !vm[key].defaulted()) f.given.insert(key);
+  }
+}
+
 void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c) {
   const auto w = size_t(which);
   for (int phase : {0, 1}) {
@@ -345,6 +393,9 @@ void check_output_dir(const char* flag, const std::string& path) {
   const std::string d = dir.empty() ? "." : dir.string();
   if (!std::filesystem::is_directory(d) || ::access(d.c_str(), W_OK) != 0)
     throw UsageError(fmt::format("{} {}: directory {} does not exist or is not writable", flag, path, d));
+  // A directory (DIR or DIR/) would be found only at the end, when the file cannot be renamed onto it.
+  if (std::filesystem::is_directory(path))
+    throw UsageError(fmt::format("{} {}: is a directory; give a file name", flag, path));
 }
 
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
@@ -352,9 +403,11 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   po::options_description d = common_options(c, run);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&c.scenario));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1);
+  const std::string usage = fmt::format("allocsim {} SCENARIO [options]", cmd);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1, usage);
+  note_given(vm, c.explore);
   if (vm.count("help")) {
-    std::cout << fmt::format("usage: allocsim {} SCENARIO [options]\n\n", cmd) << d;
+    std::cout << "usage: " << usage << "\n\n" << d;
     if (run)
       std::cout << "\nexamples:\n"
                    "  allocsim run scenarios/alloc-004-simultaneous-claim.json --executions 10000\n"

@@ -40,6 +40,12 @@ po::options_description trace_options(TraceFlags& f, bool run) {
   } else {
     d.add_options()("schedule", po::value(&f.schedule)->notifier([](const std::string& v) {
       if (v.empty()) throw UsageError("--schedule: empty; expected \"v1:\" then comma-separated runs");
+      // Every execution takes at least one step, so an empty schedule is malformed input (exit 2), not a
+      // schedule that diverged (exit 4).
+      if (v == "v1:")
+        throw UsageError(
+            "--schedule: \"v1:\" lists no choice (every execution takes at least one step); expected \"v1:\" "
+            "then comma-separated runs, e.g. v1:flowA*6,flowB");
     }),
                     "replay this schedule instead of a seed: \"v1:\" then comma-separated runs, e.g. "
                     "v1:flowA*6,flowB,flowA*2,#1 (actor*count; @index for an actor by position; #N a fault draw)");
@@ -196,7 +202,7 @@ int replay_trace_file(const Common& c) {
   campaign::Trace now = campaign::make_trace(t.scenario, rr.result, rr.state_before);
   now.shrink = t.shrink;
   now.explanation = t.explanation;
-  std::cout << fmt::format("allocsim replay {}: {}, {}, fingerprint {}\n", c.scenario,
+  std::cout << fmt::format("allocsim replay {}: {}, {}, fingerprint {}\n", shell_quote(c.scenario),
                            support::count_of(now.steps.size(), "step"),
                            support::count_of(now.preemptions, "preemption"), now.fingerprint);
   std::cout << explain_trace(now);
@@ -241,8 +247,9 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
-    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n", c.scenario,
-                             c.trace.schedule, step, support::count_of(step, "step"));
+    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n",
+                             shell_quote(c.scenario), shell_quote(c.trace.schedule), step,
+                             support::count_of(step, "step"));
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     if (!sc.order.empty())
       std::cout << fmt::format(
@@ -252,8 +259,9 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
-  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", c.scenario,
-                           c.trace.schedule, support::count_of(r.steps.size(), "step"),
+  // Quoted as the run's replay lines are (campaign::shell_quote): the command part pastes back into a shell.
+  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", shell_quote(c.scenario),
+                           shell_quote(c.trace.schedule), support::count_of(r.steps.size(), "step"),
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
@@ -281,9 +289,10 @@ int cmd_shrink(int argc, char** argv) {
                   "incremental | full: how invariants are checked after a step (same results either way)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
+  const char* usage = "allocsim shrink TRACE.json [-o MIN.json] [options]";
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, usage);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim shrink TRACE.json [-o MIN.json] [options]\n\n" << d;
+    std::cout << "usage: " << usage << "\n\n" << d;
     return kExitOk;
   }
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
@@ -339,6 +348,13 @@ int cmd_shrink(int argc, char** argv) {
   return kExitFailed;
 }
 
+namespace {
+
+const char* const kTraceExplainUsage = "allocsim trace explain TRACE.json [--write]";
+const char* const kTraceOrderUsage = "allocsim trace order TRACE.json [--full] [--budget N]";
+
+}  // namespace
+
 int cmd_trace_explain(int argc, char** argv) {
   std::string input;
   bool write = false;
@@ -349,9 +365,10 @@ int cmd_trace_explain(int argc, char** argv) {
                   "and \"order\" keys)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, kTraceExplainUsage);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim trace explain TRACE.json [--write]\n\n"
+    std::cout << "usage: " << kTraceExplainUsage
+              << "\n\n"
                  "Which steps the violation depends on, which pair of steps races (checked by running it the\n"
                  "other way round) and the order block that pins it.\n\n"
               << d;
@@ -405,22 +422,25 @@ int cmd_trace(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("action", po::value(&action))("trace", po::value(&input));
   po::positional_options_description pos;
-  po::options_description all;
-  all.add(d).add(hidden);
   pos.add("action", 1).add("trace", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw usage_error(e, d);
-  }
-  if (vm.count("help")) {
-    std::cout << "usage: allocsim trace order TRACE.json [--full] [--budget N]\n\n"
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, pos, kTraceOrderUsage);
+  if (vm.count("help") && action == "order") {
+    std::cout << "usage: " << kTraceOrderUsage
+              << "\n\n"
                  "prints the `order` block that forces the trace's violation (README: Pinning an interleaving)\n\n"
               << d;
     return kExitOk;
   }
+  if (vm.count("help")) {  // `allocsim trace --help`: every subcommand (`trace explain` is dispatched by main)
+    std::cout << "usage: " << kTraceExplainUsage
+              << "\n         why it broke: the racing pair, the causal slice, an order block\n"
+                 "       "
+              << kTraceOrderUsage
+              << "\n         print the `order` block that forces the trace's violation\n\n"
+                 "Run `allocsim trace explain --help` or `allocsim trace order --help` for its options.\n";
+    return kExitOk;
+  }
+  if (action.empty()) throw UsageError("trace: missing action (expected: explain, order; see allocsim trace --help)");
   if (action != "order")
     throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,
                                  did_you_mean(action, {"explain", "order"})));

@@ -71,6 +71,7 @@ int cmd_shrink(int argc, char** argv);
 int cmd_trace_explain(int argc, char** argv);
 /// `allocsim trace order TRACE.json [--full] [--budget N]`: the trace's violation as an `order` block
 /// (campaign::minimal_order, sim/campaign/order_min.h) on stdout; exit 1 when no order forces it.
+/// `allocsim trace --help` (no action) lists every trace subcommand.
 int cmd_trace(int argc, char** argv);
 
 }  // namespace allocsim::cli
