@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <boost/container/small_vector.hpp>
 
 #include "backend/errors.h"
 #include "backend/mig_geometry.h"
@@ -480,8 +482,9 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
                                      std::optional<OwnershipConflict>& conflict, ClaimObservation& out) {
   const auto lost = [&conflict](OwnershipConflict e) { conflict.emplace(std::move(e)); };
   const std::string owner = operation_id.substr(0, operation_id.find(':'));
-  // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set.
-  std::vector<std::string> nodes;
+  // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set, with
+  // inline room for the usual handful of nodes (no heap use per reserve; issue 16).
+  boost::container::small_vector<std::string, 4> nodes;
   for (const auto& [workload, devices] : plan.assignments)
     for (const auto& d : devices)
       if (is_truthy(d.node)) nodes.push_back(*d.node);
@@ -506,7 +509,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
                                   "Re-plan against the current inventory."));
   const std::string claim_id = c.next_id("claim");
   const std::string generation = c.next_id("gen");
-  std::vector<std::string> stamped;
+  boost::container::small_vector<std::string, 4> stamped;
   for (const std::string& node_name : nodes) {
     // Read and write are two API calls; the barriers between them sit outside the lock so a second
     // claimant can read the same version meanwhile (ALLOC-004). The write re-checks the version.
@@ -523,7 +526,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     if (seen_owner && *seen_owner != owner) {
       {
         LockGuard lock(c);
-        rollback(c, stamped, generation, operation_id);
+        rollback(c, {stamped.data(), stamped.size()}, generation, operation_id);
       }
       return lost(OwnershipConflict(fmt::format("node {} is owned by {}", node_name, py::repr(*seen_owner)),
                                     "Re-plan against the remaining pool.", node_name));
@@ -534,7 +537,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
       c.touch(Obj::Node, node_name, false);
       // client-side-claim mutant: the write names no resourceVersion, so a lost race goes unnoticed.
       if (!opt_.mutants.has(Mutant::ClientSideClaim) && node_at(node_name).resource_version != seen_version) {
-        rollback(c, stamped, generation, operation_id);
+        rollback(c, {stamped.data(), stamped.size()}, generation, operation_id);
         return lost(
             OwnershipConflict(fmt::format("node {} changed (resourceVersion {} -> {}) between the read and the write",
                                           node_name, seen_version, node_at(node_name).resource_version),
@@ -559,7 +562,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   fresh.owner = owner;
   fresh.plan = plan;
   fresh.generation = generation;
-  fresh.nodes = nodes;
+  fresh.nodes.assign(nodes.begin(), nodes.end());
   fresh.op_id = operation_id;
   c.touch(Obj::Claim, "", true);
   c.touch(Obj::Claim, claim_id, true);
@@ -616,7 +619,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   observe_claim_into(c, claim_at(claim_id), out);
 }
 
-void MemoryBackend::rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,
+void MemoryBackend::rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                              const std::string& operation_id) {
   for (const std::string& node_name : stamped) {
     c.touch(Obj::Node, node_name, false);

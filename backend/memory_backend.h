@@ -63,6 +63,7 @@
 
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -291,7 +292,7 @@ class MemoryBackend {
   void mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
-  void rollback(Caller& c, const std::vector<std::string>& stamped, const std::string& generation,
+  void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                 const std::string& operation_id);
   void apply_geometry(Caller& c, const std::string& node, int64_t version);
   ClaimObservation observe_claim(Caller& c, const Claim& claim) const;

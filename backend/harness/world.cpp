@@ -302,7 +302,8 @@ void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
 std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId actor) {
   if (read_faults.enabled) read_faults.after_step(backend_.state());
   auto v = check_invariants(*this, actor, false);
-  actors_[actor].told = Told{};
+  ActorState& a = actors_[actor];
+  reset_told(a.told, a.observation_scratch);  // what it was told answered this step only
   return v;
 }
 
