@@ -113,7 +113,7 @@ void rerun_changed(EntryReplay& e, const std::string& path, const Trace& t, cons
   if (!e.violating()) return;
   tally_along(e, current, extra, r->schedule, t.max_steps);
   e.replay = fmt::format("allocsim replay {} --schedule {}", shell_quote(current.path()),
-                         sim::format_schedule(r->schedule, current.actor_names()));
+                         shell_quote(sim::format_schedule(r->schedule, current.actor_names())));
   for (const std::string& m : extra) e.replay += " --mutant " + m;
   if (t.max_steps != current.max_steps(std::nullopt)) e.replay += fmt::format(" --max-steps {}", t.max_steps);
 }

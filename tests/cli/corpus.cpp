@@ -126,7 +126,7 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
                                              sc + " --schedule "));  // the entry's order block, under DPOR
   // The replay line replays the re-found execution on the scenario as it is now, not the entry's old one.
   std::smatch line;
-  REQUIRE(std::regex_search(refound_head, line, std::regex("replay: allocsim (replay \\S+ --schedule \\S+)\n")));
+  REQUIRE(std::regex_search(refound_head, line, std::regex("replay: allocsim (replay \\S+ --schedule '[^']+')\n")));
   const auto again = run(line[1].str());
   INFO(again.text);
   CHECK(again.code == 1);
