@@ -466,3 +466,21 @@ TEST_CASE("a run prints the unshrunk execution's fingerprint, which its replay l
     if (std::string(strategy) == "random") CHECK(replayed(line_starting(r.text, "replay: ")) == found);
   }
 }
+
+TEST_CASE("list --help names every list, and a missing or extra argument is named with the usage", "[cli][errors]") {
+  const std::string usage = "allocsim list barriers|invariants|mutants|ops|strategies";
+  const Captured help = allocsim("list --help");
+  INFO(help.text);
+  CHECK(help.code == 0);
+  CHECK(help.text.rfind("usage: " + usage + "\n", 0) == 0);
+  for (const char* kind : {"barriers", "invariants", "mutants", "ops", "strategies"}) {
+    CHECK_THAT(help.text, Catch::Contains(std::string("\n  ") + kind + " "));
+    CHECK(allocsim(std::string("list ") + kind).code == 0);
+  }
+  const Captured extra = allocsim("list barriers extra");
+  CHECK(extra.code == 2);
+  CHECK(extra.text == "allocsim: unexpected argument \"extra\" (usage: " + usage + ")\n");
+  const Captured none = allocsim("list");
+  CHECK(none.code == 2);
+  CHECK(none.text == "allocsim: list: which list? (usage: " + usage + ")\n");
+}

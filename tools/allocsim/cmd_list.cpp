@@ -1,9 +1,12 @@
 // allocsim list barriers|invariants|mutants|ops|strategies.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/ops.h"
@@ -24,37 +27,77 @@ size_t width(const Rows& rows, Name name) {
   return w;
 }
 
+void list_barriers() {
+  const auto& rows = harness::barrier_catalog();
+  const size_t w = width(rows, [](const auto& b) { return b.name; });
+  for (const auto& b : rows) std::cout << fmt::format("{:<{}}  {}\n", b.name, w, b.description);
+}
+
+void list_invariants() {
+  const auto& rows = harness::invariant_catalog();
+  const size_t w = width(rows, [](const auto& i) { return i.name; });
+  for (const auto& i : rows) std::cout << fmt::format("{:<{}}  {}\n", i.name, w, i.description);
+}
+
+void list_mutants() {
+  const auto& rows = backend::mutant_catalog();
+  const size_t w = width(rows, [](const auto& m) { return m.name; });
+  const size_t wc = width(rows, [](const auto& m) { return m.alloc_case; });
+  for (const auto& m : rows)
+    std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", m.name, w, m.alloc_case, wc, m.description);
+}
+
+void list_ops() {
+  for (const auto& op : harness::op_specs())
+    std::cout << op.name << (op.note ? fmt::format("  ({})", op.note) : "") << "\n";
+}
+
+void list_strategies() {
+  const auto& rows = sim::strategies();
+  const size_t w = width(rows, [](const auto& s) { return s.name; });
+  for (const auto& s : rows) std::cout << fmt::format("{:<{}}  {}\n", s.name, w, s.description);
+}
+
+/// The lists `allocsim list` prints: a row each, in the order --help shows them.
+struct ListKind {
+  const char* name;
+  const char* description;
+  void (*print)();
+};
+constexpr ListKind kLists[] = {
+    {"barriers", "the backend's barrier names, where a scheduler may preempt and a fault may fire", list_barriers},
+    {"invariants", "the invariants checked after every step (or at quiescence)", list_invariants},
+    {"mutants", "the backend's mutants, with the ALLOC case each breaks", list_mutants},
+    {"ops", "the script ops a scenario's actors run", list_ops},
+    {"strategies", "the exploration strategies --strategy names", list_strategies},
+};
+
+std::string list_usage() {
+  std::string names;
+  for (const ListKind& k : kLists) names += (names.empty() ? "" : "|") + std::string(k.name);
+  return "allocsim list " + names;
+}
+
 }  // namespace
 
 int cmd_list(int argc, char** argv) {
-  if (argc != 2) throw UsageError("usage: allocsim list barriers|invariants|mutants|ops|strategies");
-  const std::string what = argv[1];
-  if (what == "barriers") {
-    const auto& rows = harness::barrier_catalog();
-    const size_t w = width(rows, [](const auto& b) { return b.name; });
-    for (const auto& b : rows) std::cout << fmt::format("{:<{}}  {}\n", b.name, w, b.description);
-  } else if (what == "invariants") {
-    const auto& rows = harness::invariant_catalog();
-    const size_t w = width(rows, [](const auto& i) { return i.name; });
-    for (const auto& i : rows) std::cout << fmt::format("{:<{}}  {}\n", i.name, w, i.description);
-  } else if (what == "mutants") {
-    const auto& rows = backend::mutant_catalog();
-    const size_t w = width(rows, [](const auto& m) { return m.name; });
-    const size_t wc = width(rows, [](const auto& m) { return m.alloc_case; });
-    for (const auto& m : rows)
-      std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", m.name, w, m.alloc_case, wc, m.description);
-  } else if (what == "ops") {
-    for (const auto& op : harness::op_specs())
-      std::cout << op.name << (op.note ? fmt::format("  ({})", op.note) : "") << "\n";
-  } else if (what == "strategies") {
-    const auto& rows = sim::strategies();
-    const size_t w = width(rows, [](const auto& s) { return s.name; });
-    for (const auto& s : rows) std::cout << fmt::format("{:<{}}  {}\n", s.name, w, s.description);
-  } else {
-    throw UsageError(fmt::format("list: unknown list \"{}\"{} (barriers, invariants, mutants, ops, strategies)", what,
-                                 did_you_mean(what, {"barriers", "invariants", "mutants", "ops", "strategies"})));
+  std::vector<std::string> names;
+  for (const ListKind& k : kLists) names.emplace_back(k.name);
+  if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+    std::cout << "usage: " << list_usage() << "\n\n";
+    for (const ListKind& k : kLists) std::cout << fmt::format("  {:<12}{}\n", k.name, k.description);
+    return kExitOk;
   }
-  return kExitOk;
+  if (argc < 2) throw UsageError(fmt::format("list: which list? (usage: {})", list_usage()));
+  if (argc > 2) throw UsageError(fmt::format("unexpected argument \"{}\" (usage: {})", argv[2], list_usage()));
+  const std::string what = argv[1];
+  for (const ListKind& k : kLists)
+    if (what == k.name) {
+      k.print();
+      return kExitOk;
+    }
+  throw UsageError(fmt::format("list: unknown list \"{}\"{} ({})", what, did_you_mean(what, names),
+                               fmt::format("{}", fmt::join(names, ", "))));
 }
 
 }  // namespace allocsim::cli

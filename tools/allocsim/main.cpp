@@ -37,7 +37,7 @@ usage:
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
-Run `allocsim COMMAND --help` (run, replay, shrink, trace, sweep, merge, corpus, swarm) for its options.
+Run `allocsim COMMAND --help` (run, replay, shrink, trace, sweep, merge, corpus, swarm, list) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
             shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
