@@ -135,10 +135,7 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
     st_.inventory.reset();
     return "unknown";
   }
-  if (st_.inventory)
-    std::swap(*st_.inventory, obs.value);  // the old inventory's storage becomes the next read's scratch
-  else
-    st_.inventory.emplace(std::move(obs.value));
+  install(st_.inventory, obs.value);  // the old inventory's storage becomes the next read's scratch
   st_.inventory_with_failed_pods = failed_pods;
   return st_.inventory->completeness == backend::kCompletenessPartial ? "partial" : "complete";
 }
@@ -181,10 +178,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   st_.held.emplace_back(obs.claim_id, obs.desired_generation);
   ++st_.claims_held;
   ++st_.claims_made;
-  if (st_.told.observation)
-    std::swap(*st_.told.observation, obs);
-  else
-    st_.told.observation.emplace(std::move(obs));
+  install(st_.told.observation, obs);
   return "claimed";
 }
 

@@ -105,15 +105,12 @@ uint64_t actor_plan_id(std::string_view actor) {
 
 namespace {
 
-/// `t` as a fresh Told, its observation's storage kept in `spare` (ScriptRunner::reserve swaps it back in).
+/// `t` as a fresh Told, its observation's storage kept in `spare` (ScriptRunner::reserve installs it back).
 void reset_told(Told& t, backend::ClaimObservation& spare) {
   static_assert(sizeof(Told) == 456, "Told changed: reset the new field in reset_told");
   t.plan_feasible.reset();
   t.plan_from_failed_pods = false;
-  if (t.observation) {
-    std::swap(spare, *t.observation);
-    t.observation.reset();
-  }
+  stash(t.observation, spare);
   t.recovered_flow.reset();
   t.envelope.reset();
 }
@@ -130,15 +127,9 @@ void reset_actor(ActorState& a, const ActorSpec& spec) {
   a.recovers = 0;
   a.op_index = 0;
   a.crashed = nullptr;
-  if (a.inventory) {
-    std::swap(a.inventory_scratch.value, *a.inventory);  // ScriptRunner::inventory swaps it back in
-    a.inventory.reset();
-  }
+  stash(a.inventory, a.inventory_scratch.value);  // ScriptRunner::inventory installs it back
   a.inventory_with_failed_pods = false;
-  if (a.plan) {
-    std::swap(a.plan_scratch, *a.plan);  // ScriptRunner::plan takes it back
-    a.plan.reset();
-  }
+  stash(a.plan, a.plan_scratch);  // ScriptRunner::plan takes it back
   a.plan_with_failed_pods = false;
   a.claim_id.reset();
   a.claim_generation.clear();

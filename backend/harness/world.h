@@ -113,6 +113,23 @@ struct InjectedError : std::runtime_error {
   explicit InjectedError(const std::string& barrier) : std::runtime_error("injected error at " + barrier) {}
 };
 
+/// Storage kept across an optional's emptying (issue 16): an ActorState field such as `plan` has a scratch
+/// twin holding buffers while it is empty. stash() empties `slot` into `spare`; install() makes the freshly
+/// filled `fresh` the slot's value and leaves the old value's buffers in `fresh` for the next fill.
+template <class T>
+void stash(std::optional<T>& slot, T& spare) {
+  if (!slot) return;
+  std::swap(spare, *slot);
+  slot.reset();
+}
+template <class T>
+void install(std::optional<T>& slot, T& fresh) {
+  if (slot)
+    std::swap(*slot, fresh);
+  else
+    slot.emplace(std::move(fresh));
+}
+
 /// Per-actor harness state.
 struct ActorState {
   std::string name;
