@@ -326,10 +326,12 @@ struct Engine::Impl {
     std::vector<StepRecord> steps = std::move(res.steps);
     std::vector<Choice> schedule = std::move(res.schedule);
     std::vector<Crash> crashes = std::move(res.crashes);
+    std::vector<ActorId> unfinished = std::move(res.unfinished);
     res = ExecutionResult{};  // every other field as new
     res.steps = std::move(steps);
     schedule.clear(), res.schedule = std::move(schedule);
     crashes.clear(), res.crashes = std::move(crashes);
+    unfinished.clear(), res.unfinished = std::move(unfinished);
     nsteps = 0;
     if (slots.size() != n) slots.resize(n);
     for (Slot& s : slots) s.reset();
@@ -458,6 +460,10 @@ const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
       break;
     }
     const ActorId pick = strategy.choose(cands, current);
+    if (pick == kAbandon) {
+      r.abandoned = true;
+      break;
+    }
     // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
     const bool valid =
         m.order ? std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == pick; })
@@ -486,6 +492,9 @@ const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
     if (auto v = world.check_step(m.nsteps - 1, pick)) r.violation = v, r.violation_actor = pick;
   }
   r.single_schedule = m.order && m.one_option && !m.branching_draw;
+  if (!r.quiescent)
+    for (ActorId a = 0; a < n; ++a)
+      if (m.slots[a].state != SlotState::Done) r.unfinished.push_back(a);
   m.unwind_all();
   m.trim_steps();
   m.world = nullptr;

@@ -17,6 +17,9 @@
 // write of OrderTracker::footprint_object (with record_footprints), so DPOR sees them as dependent. Without
 // an order none of this runs: the loop is the one it was.
 //
+// Abandoned: a strategy that chooses kAbandon (sim/strategy.h) ends the execution before that step; the actors
+// are unwound as after a violation, and the result says ExecutionResult::abandoned.
+//
 // Preemption: a choice that switches away from the actor that just ran while it is still runnable.
 #pragma once
 
@@ -74,6 +77,12 @@ struct ExecutionResult {
   std::vector<Choice> schedule;
   std::optional<Violation> violation;
   std::optional<ActorId> violation_actor;  // the actor whose step broke it, if any
+  /// Cut short (a violation, steps-bounded or order-blocked, not quiescent): the actors that had not finished,
+  /// ascending, whether runnable or blocked. Each had more steps that the execution never ran; DPOR treats
+  /// those as unseen steps (sim/strategies/dpor.h). Empty for an execution that ran to its end.
+  std::vector<ActorId> unfinished;
+  /// The strategy ended it by choosing kAbandon (sim/strategy.h): a redundant prefix, not an execution.
+  bool abandoned = false;
   uint32_t preemptions = 0;
   bool quiescent = false;  // ended with every actor finished (crashed actors count as finished)
   /// Ended order-blocked (see above): the first unmet constraint (index into the world's order) holding back

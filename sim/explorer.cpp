@@ -8,7 +8,7 @@ namespace allocsim::sim {
 ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy& strategy,
                        const ExploreOptions& options, const ExecutionObserver& observe) {
   ExploreSummary sum;
-  for (uint64_t k = 0; k < options.executions; ++k) {
+  while (sum.executions < options.executions) {
     if (options.pause && options.pause()) {
       sum.paused = true;
       break;
@@ -17,11 +17,18 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
       sum.interrupted = true;
       break;
     }
-    const uint64_t i = options.first_index + k;
+    const uint64_t i = options.first_index + sum.executions;
     const uint64_t seed = execution_seed(options.seed, i);
     strategy.begin_execution(seed);
     std::unique_ptr<World> world = make_world();
     const ExecutionResult& r = engine.execute(*world, strategy);  // the engine's storage, reused next time
+    if (r.abandoned) {
+      // A redundant prefix: it takes no index and reaches no observer, so numbering, fingerprints, tallies
+      // and reports are those of the executions alone.
+      ++sum.abandoned;
+      if (!strategy.end_execution(r)) break;
+      continue;
+    }
     ++sum.executions;
     sum.steps += r.steps.size();
     if (observe) observe(i, seed, *world, r);

@@ -43,7 +43,10 @@ struct Finding {
 };
 
 struct ExploreSummary {
-  uint64_t executions = 0;
+  uint64_t executions = 0;  // run to their end; abandoned ones are not among them
+  /// Executions the strategy abandoned (ExecutionResult::abandoned; DPOR: sleep-set blocked): redundant
+  /// prefixes, each equivalent to an explored execution. Not counted in `executions` nor in `steps`.
+  uint64_t abandoned = 0;
   uint64_t steps = 0;
   uint64_t violating_executions = 0;
   std::map<std::string, uint64_t> violations_by_invariant;  // ordered: deterministic reports

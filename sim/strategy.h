@@ -23,13 +23,19 @@ struct Candidate {
 struct ExecutionResult;
 struct StepRecord;
 
+/// What choose() returns to end the execution there, unfinished, when the strategy knows every continuation
+/// is equivalent to an execution it has already explored (DPOR: every runnable actor is in the sleep set).
+/// The engine unwinds the actors and marks the result ExecutionResult::abandoned; the explorer neither
+/// counts nor observes it (sim/explorer.h).
+inline constexpr ActorId kAbandon = kNoActor - 1;
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
   /// Starts an execution. `seed` is the execution seed (docs/DESIGN.md §3); systematic strategies ignore it.
   virtual void begin_execution(uint64_t seed) = 0;
   /// Picks who runs next. `runnable` is non-empty and in ascending actor order; `current` is the actor
-  /// that ran the last step (kNoActor before the first). Returns one of runnable[i].actor.
+  /// that ran the last step (kNoActor before the first). Returns one of runnable[i].actor, or kAbandon.
   virtual ActorId choose(std::span<const Candidate> runnable, ActorId current) = 0;
   /// A number in [0, bound) for a choice inside a step (faults). REQUIRES: bound > 0.
   virtual uint64_t draw(uint64_t bound) = 0;

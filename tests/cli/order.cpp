@@ -83,7 +83,7 @@ TEST_CASE("order: trace order prints the constraints that force a trace's violat
         "]\n"
         "allocsim trace order " +
             (dir / "t.trace.json") +
-            ": 2 of the full pin's 2 constraints force shared-map-never-deleted (3 DPOR checks, 195 executions)\n");
+            ": 2 of the full pin's 2 constraints force shared-map-never-deleted (3 DPOR checks, 179 executions)\n");
   const Captured bad = allocsim("trace sideways " + (dir / "t.trace.json"));
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("trace: unknown action \"sideways\" (expected: explain, order)"));

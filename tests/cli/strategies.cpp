@@ -30,6 +30,17 @@ TEST_CASE("run --strategy dfs: exhaustive counts, pinned, and deterministic", "[
   CHECK(allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs").text == dpor.text);
 }
 
+TEST_CASE("run --strategy dpor: sleep-set-blocked prefixes are abandoned and counted apart", "[cli][dpor]") {
+  // 28 traces; 4 prefixes end with every runnable actor asleep. They used to run out to 32 executions.
+  Out o = allocsim("run scenarios/mutants/release-spins-on-busy-nodes.json --strategy dpor --no-corpus --no-trace");
+  CHECK_THAT(o.text, Catch::Contains("exhaustive: all 28 executions explored (reduction dpor)"));
+  CHECK_THAT(o.text, Catch::Contains("distinct Mazurkiewicz traces: 28 (1.00 executions per trace; 4 prefixes "
+                                     "sleep-set blocked, abandoned unfinished)"));
+  // No blocked prefix, no clause.
+  Out clean = allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --strategy dpor --no-corpus");
+  CHECK_THAT(clean.text, Catch::Contains("distinct Mazurkiewicz traces: 19 (1.00 executions per trace)\n"));
+}
+
 TEST_CASE("run --strategy dfs: the executions limit and the preemption bound", "[cli][dfs]") {
   Out cut = allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs --reduction none -n 10");
   CHECK_THAT(cut.text, Catch::Contains("10 executions"));

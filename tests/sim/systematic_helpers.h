@@ -48,6 +48,7 @@ inline std::string text(const std::vector<Choice>& s) {
 /// What a run to exhaustion saw.
 struct Explored {
   uint64_t executions = 0;
+  uint64_t abandoned = 0;                            // ExecutionResult::abandoned, not among `executions`
   std::vector<std::vector<std::string>> logs;        // per execution, in order
   std::set<std::vector<std::string>> distinct_logs;  // distinct interleavings of effects
   std::vector<std::vector<Choice>> schedules;
@@ -67,6 +68,14 @@ inline Explored explore_all(Strategy& strategy, const std::function<std::unique_
     strategy.begin_execution(i);
     auto w = make();
     ExecutionResult r = engine.run(*w, strategy);
+    if (r.abandoned) {  // a redundant prefix (DPOR, sleep-set blocked): counted apart, as the explorer does
+      ++out.abandoned;
+      if (!strategy.end_execution(r)) {
+        out.stopped_by_strategy = true;
+        break;
+      }
+      continue;
+    }
     ++out.executions;
     out.logs.push_back(w->log);
     out.distinct_logs.insert(w->log);

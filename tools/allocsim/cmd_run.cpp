@@ -47,9 +47,13 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
     std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
                              cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
     if (rep.distinct_traces)
-      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace)\n",
+      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace{})\n",
                                *rep.distinct_traces,
-                               double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)));
+                               double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)),
+                               rep.summary.abandoned
+                                   ? fmt::format("; {} sleep-set blocked, abandoned unfinished",
+                                                 count_of(rep.summary.abandoned, "prefix", "prefixes"))
+                                   : "");
   }
   if (rep.pct) {
     const auto& p = *rep.pct;
