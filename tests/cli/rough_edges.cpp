@@ -435,6 +435,24 @@ TEST_CASE("a run prints an execution seed only for a strategy whose executions r
   CHECK_THAT(allocsim(run + " --strategy dpor").text, Catch::Contains("(strategy dpor)\n"));
 }
 
+TEST_CASE("replay's header is the whole replay line: mutants, --max-steps and --order included", "[cli][wording]") {
+  // Before, the header dropped them: pasted, it replayed the faithful port with the scenario's step limit.
+  const std::string sc = "scenarios/alloc-004-one-plan-two-claimants.json";
+  const std::string flags =
+      " --mutant client-side-claim --max-steps 40 --order '[[\"flowB:inventory\", "
+      "\"flowA:inventory\"]]'";
+  for (const std::string target : {"--seed 7", "--schedule 'v1:flowB*3,flowA*9'"}) {
+    INFO(target);
+    const Captured r = allocsim("replay " + sc + " " + target + flags);
+    INFO(r.text);
+    const std::string header = r.text.substr(0, r.text.find('\n'));
+    const std::string command = header.substr(0, header.find(": "));
+    CHECK(command == "allocsim replay " + sc + " " + target + flags);
+    const Captured again = sh(std::string(ALLOCSIM_BINARY) + command.substr(std::string("allocsim").size()));
+    CHECK(again.text == r.text);
+  }
+}
+
 TEST_CASE("a run prints the unshrunk execution's fingerprint, which its replay lines reproduce", "[cli][wording]") {
   const std::regex fingerprint("fingerprint ([0-9a-f]{16})");
   // The fingerprint in `text`'s line starting with `prefix`.

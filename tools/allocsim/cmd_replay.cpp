@@ -21,9 +21,11 @@ int cmd_replay(int argc, char** argv) {
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
-  std::cout << fmt::format("allocsim replay {} --seed {}: {}, {}, fingerprint {:016x}\n", shell_quote(c.scenario),
-                           cfg.seed, support::count_of(r.steps.size(), "step"),
-                           support::count_of(r.preemptions, "preemption"), r.fingerprint());
+  // The header is the replay line itself (mutants, --max-steps and --order included), so it pastes back.
+  std::cout << fmt::format("{}: {}, {}, fingerprint {:016x}\n",
+                           cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = cfg.seed, .schedule = {}}),
+                           support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
+                           r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
     std::cout << violation_report(r, actor_names(sc));

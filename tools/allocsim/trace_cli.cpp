@@ -240,6 +240,10 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
   }
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
   const campaign::StrictReplay sr = campaign::replay_strict(*full, schedule, max_steps);
+  // The header is the replay line the run printed (campaign::ExploreConfig::replay_line: quoted, with mutants,
+  // --max-steps and --order), so the command part pastes back into a shell and replays this execution.
+  const std::string line =
+      cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = std::nullopt, .schedule = c.trace.schedule});
   const sim::ExecutionResult& r = sr.result;
   if (sr.divergence) {
     // Only the prefix that followed the schedule is this schedule's execution: the header counts it, the
@@ -247,9 +251,7 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     const uint64_t step = std::min<uint64_t>(sr.divergence->step, r.steps.size());
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
-    std::cout << fmt::format("allocsim replay {} --schedule {}: diverged at step {} ({} replayed)\n",
-                             shell_quote(c.scenario), shell_quote(c.trace.schedule), step,
-                             support::count_of(step, "step"));
+    std::cout << fmt::format("{}: diverged at step {} ({} replayed)\n", line, step, support::count_of(step, "step"));
     std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
     if (!sc.order.empty())
       std::cout << fmt::format(
@@ -259,9 +261,7 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     std::cout << "replayed prefix:\n" << trace_table(prefix, full->actor_names());
     return kExitDiverged;
   }
-  // Quoted as the run's replay lines are (campaign::shell_quote): the command part pastes back into a shell.
-  std::cout << fmt::format("allocsim replay {} --schedule {}: {}, {}, fingerprint {:016x}\n", shell_quote(c.scenario),
-                           shell_quote(c.trace.schedule), support::count_of(r.steps.size(), "step"),
+  std::cout << fmt::format("{}: {}, {}, fingerprint {:016x}\n", line, support::count_of(r.steps.size(), "step"),
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   if (r.violation) {
