@@ -163,13 +163,18 @@ struct Engine::Impl {
 
   void touch(uint64_t object, bool write) {
     if (!record_footprints || unwinding || nsteps == 0) return;
-    auto& fp = last_step().footprint;
-    for (Access& a : fp)
-      if (a.object == object) {
-        a.write |= write;
-        return;
-      }
-    fp.push_back({object, write});
+    add_access(last_step().footprint, object, write);
+  }
+
+  /// Keeps `fp` canonical (StepRecord::footprint), so DPOR and trace fingerprints read it as it is.
+  void add_access(std::vector<Access>& fp, uint64_t object, bool write) {
+    const auto at =
+        std::lower_bound(fp.begin(), fp.end(), object, [](const Access& a, uint64_t o) { return a.object < o; });
+    if (at != fp.end() && at->object == object) {
+      at->write |= write;
+      return;
+    }
+    fp.insert(at, {object, write});
     footprint_hint = std::max(footprint_hint, fp.size());
   }
 
@@ -398,7 +403,7 @@ struct Engine::Impl {
   void order_took(ActorId pick, std::string_view what, StepRecord& step) {
     order->take(pick, what, labelled);
     if (record_footprints)
-      for (size_t c : labelled) step.footprint.push_back({OrderTracker::footprint_object(c), true});
+      for (size_t c : labelled) add_access(step.footprint, OrderTracker::footprint_object(c), true);
   }
 
   void unwind_all() {

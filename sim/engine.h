@@ -48,7 +48,9 @@ struct StepRecord {
   std::string_view what;  // static storage (see ActorContext::point)
   std::string detail;
   bool preemption;
-  std::vector<Access> footprint;  // filled only with EngineOptions::record_footprints
+  /// Filled only with EngineOptions::record_footprints; canonical (sorted by object, one Access per object,
+  /// a write wins), as sim/trace_equivalence.h's Footprint.
+  std::vector<Access> footprint;
   /// For a step of kind LockWait (the retry of an actor that blocked): the footprint id of the SimMutex it
   /// waited for; 0 otherwise. DPOR needs it to tell a reversible race from one whose second step the first
   /// enabled (a release and the waiter's retry).

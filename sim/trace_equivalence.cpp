@@ -3,7 +3,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/assert.h"
 
 namespace allocsim::sim {
 
@@ -41,58 +42,82 @@ bool dependent(const Footprint& a, const Footprint& b) {
   return false;
 }
 
-uint64_t trace_fingerprint(const ExecutionResult& r) {
-  const size_t n = r.steps.size();
-  // Draws belong to the step in progress (those before the first step to the prologue).
-  std::vector<std::vector<uint64_t>> draws(n);
-  std::vector<uint64_t> prologue_draws;
-  size_t step = 0;
-  bool started = false;
-  for (const Choice& c : r.schedule) {
-    if (c.kind == Choice::Actor) {
-      if (started) ++step;
-      started = true;
-    } else {
-      (started ? draws[step] : prologue_draws).push_back(c.value);
-    }
+FootprintMask mask_of(const Footprint& f) {
+  FootprintMask m;
+  for (const Access& a : f) {
+    const uint64_t bit = uint64_t{1} << (a.object % 64);
+    m.touches |= bit;
+    if (a.write) m.writes |= bit;
   }
-  std::vector<Footprint> fp(n);
-  for (size_t i = 0; i < n; ++i) fp[i] = normalized(r.steps[i].footprint);
+  return m;
+}
+
+uint64_t trace_fingerprint(const ExecutionResult& r) {
+  // Storage reused by every call on this thread (a sweep's workers each have theirs): counting traces
+  // allocates nothing per execution once warm.
+  struct Scratch {
+    std::vector<size_t> draws_from;  // per step: its first draw's index in the schedule; then one past the end
+    std::vector<FootprintMask> mask;
+    std::vector<uint32_t> level, index, per_actor;
+    std::vector<size_t> order;
+    std::vector<uint64_t> words;  // what is hashed, in order
+  };
+  thread_local Scratch s;
+  const size_t n = r.steps.size();
+  // Draws belong to the step in progress (those before the first step to the prologue): step k's draws are
+  // schedule[draws_from[k] .. draws_from[k + 1] - 1), the actor choice of step k + 1 excluded.
+  s.draws_from.clear();
+  size_t prologue_end = r.schedule.size();
+  for (size_t c = 0; c < r.schedule.size(); ++c)
+    if (r.schedule[c].kind == Choice::Actor) {
+      if (s.draws_from.empty()) prologue_end = c;
+      s.draws_from.push_back(c + 1);
+    }
+  ALLOCSIM_ASSERT(s.draws_from.size() == n, "trace_fingerprint: {} actor choices for {} steps", s.draws_from.size(), n);
+  s.draws_from.push_back(r.schedule.size() + 1);
+  const auto draws_of = [&](size_t k, auto&& each) {
+    for (size_t c = s.draws_from[k]; c + 1 < s.draws_from[k + 1] && c < r.schedule.size(); ++c) each(r.schedule[c]);
+  };
+  s.mask.resize(n);
+  for (size_t i = 0; i < n; ++i) s.mask[i] = mask_of(r.steps[i].footprint);
   // Foata levels: 1 + the deepest level among earlier steps this one depends on (or follows in its actor).
-  std::vector<uint32_t> level(n, 0), index(n, 0);
-  std::vector<uint32_t> per_actor;
+  s.level.assign(n, 0);
+  s.index.assign(n, 0);
+  s.per_actor.clear();
   for (size_t j = 0; j < n; ++j) {
     const ActorId a = r.steps[j].actor;
-    if (per_actor.size() <= a) per_actor.resize(a + 1, 0);
-    index[j] = per_actor[a]++;
+    if (s.per_actor.size() <= a) s.per_actor.resize(a + 1, 0);
+    s.index[j] = s.per_actor[a]++;
     uint32_t lv = 0;
     for (size_t i = 0; i < j; ++i)
-      if (r.steps[i].actor == a || dependent(fp[i], fp[j])) lv = std::max(lv, level[i]);
-    level[j] = lv + 1;
+      if (s.level[i] > lv && (r.steps[i].actor == a || (may_depend(s.mask[i], s.mask[j]) &&
+                                                        dependent(r.steps[i].footprint, r.steps[j].footprint))))
+        lv = s.level[i];
+    s.level[j] = lv + 1;
   }
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
+  s.order.resize(n);
+  for (size_t i = 0; i < n; ++i) s.order[i] = i;
   // Within a level no two steps share an actor, so (level, actor) is a total order.
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return level[x] != level[y] ? level[x] < level[y] : r.steps[x].actor < r.steps[y].actor;
+  std::sort(s.order.begin(), s.order.end(), [&](size_t x, size_t y) {
+    return s.level[x] != s.level[y] ? s.level[x] < s.level[y] : r.steps[x].actor < r.steps[y].actor;
   });
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  const auto add64 = [&](uint64_t v) { XXH3_64bits_update(st, &v, sizeof v); };
-  add64(prologue_draws.size());
-  for (uint64_t d : prologue_draws) add64(d);
-  for (size_t k : order) {
-    add64(level[k]);
-    add64(r.steps[k].actor);
-    add64(index[k]);
-    add64(draws[k].size());
-    for (uint64_t d : draws[k]) add64(d);
-    add64(fp[k].size());
-    for (const Access& a : fp[k]) add64(a.object), add64(a.write);
+  // One XXH3 over the words is the streaming hash of the same bytes, word by word.
+  std::vector<uint64_t>& w = s.words;
+  w.clear();
+  w.push_back(prologue_end);
+  for (size_t c = 0; c < prologue_end; ++c) w.push_back(r.schedule[c].value);
+  for (size_t k : s.order) {
+    w.push_back(s.level[k]);
+    w.push_back(r.steps[k].actor);
+    w.push_back(s.index[k]);
+    const size_t count_at = w.size();
+    w.push_back(0);
+    draws_of(k, [&](const Choice& c) { w.push_back(c.value), ++w[count_at]; });
+    const Footprint& fp = r.steps[k].footprint;
+    w.push_back(fp.size());
+    for (const Access& a : fp) w.push_back(a.object), w.push_back(a.write);
   }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return h;
+  return XXH3_64bits(w.data(), w.size() * sizeof(uint64_t));
 }
 
 }  // namespace allocsim::sim

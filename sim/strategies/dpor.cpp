@@ -153,7 +153,7 @@ uint64_t DporStrategy::draw(uint64_t bound) {
 }
 
 void DporStrategy::step_done(const StepRecord& step) {
-  last_step_fp_ = normalized(step.footprint);
+  last_step_fp_ = step.footprint;  // canonical as recorded (StepRecord::footprint); copied into kept capacity
   if (last_actor_node_ == SIZE_MAX || blocked_) return;
   Node& n = stack_[last_actor_node_];
   add_entry(n.explored,
@@ -174,7 +174,10 @@ bool DporStrategy::end_execution(const ExecutionResult& result) {
 
 void DporStrategy::analyse(const ExecutionResult& r) {
   // Steps and the nodes that chose them; analysis stops where the execution went sleep-set blocked.
-  std::vector<size_t> node_of_step;
+  // Its storage is the strategy's, reused: after warm-up an analysis allocates nothing but source-set entries.
+  std::vector<size_t>& node_of_step = a_.node_of_step;
+  std::vector<ActorId>& actor = a_.actor;
+  node_of_step.clear();
   for (size_t k = 0; k < stack_.size(); ++k)
     if (stack_[k].choice.kind == Choice::Actor) {
       if (stack_[k].redundant) break;
@@ -182,9 +185,11 @@ void DporStrategy::analyse(const ExecutionResult& r) {
     }
   const size_t n = node_of_step.size();
   ALLOCSIM_ASSERT(n <= r.steps.size(), "dpor: {} actor nodes for {} steps", n, r.steps.size());
-  std::vector<ActorId> actor(n);
-  std::vector<Footprint> fp(n);
-  for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, fp[s] = normalized(r.steps[s].footprint);
+  actor.resize(n);
+  a_.mask.resize(n);
+  // The engine records footprints canonical (StepRecord::footprint): read in place.
+  const auto fp = [&](size_t s) -> const Footprint& { return r.steps[s].footprint; };
+  for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, a_.mask[s] = mask_of(fp(s));
   // Cut short: the halt (a violation, steps-bounded, order-blocked) disables every actor, so it is dependent on
   // every step: each unfinished actor gets one more, unseen step that conflicts with everything, and so does the
   // actor whose step the violation follows (the halt belongs to it, as its next event), so the races the halt
@@ -194,7 +199,8 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   // violation's, has no step left to race with; before, it got one too, and its phantom races led only to
   // sleep-set-blocked executions (1.29 executions per trace on finding-alloc-022-same-gpu-granted-twice,
   // 1.00 without, the same 63 traces).
-  std::vector<ActorId> unseen;
+  std::vector<ActorId>& unseen = a_.unseen;
+  unseen.clear();
   if ((r.violation || r.order_blocked) && !r.quiescent && n == r.steps.size()) {
     unseen = r.unfinished;
     if (r.violation_actor) {
@@ -206,18 +212,22 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   }
   const size_t total = n + unseen.size();
   actor.insert(actor.end(), unseen.begin(), unseen.end());
-  // hb[j][i]: step i happens before step j (program order and dependency, transitively).
-  std::vector<std::vector<bool>> hb(total, std::vector<bool>(total, false));
-  const auto dep = [&](size_t i, size_t j) { return j >= n || dependent(fp[i], fp[j]); };
+  // hb.test(j, i): step i happens before step j (program order and dependency, transitively). deps.test(j, i):
+  // steps i < j of different actors are dependent (each pair's footprints compared once).
+  BitRows& hb = a_.hb;
+  BitRows& deps = a_.deps;
+  hb.reset(total);
+  deps.reset(total);
   for (size_t j = 0; j < n; ++j)
-    for (size_t i = 0; i < j; ++i)
-      if (actor[i] == actor[j] || dep(i, j)) {
-        hb[j][i] = true;
-        for (size_t k = 0; k < i; ++k)
-          if (hb[i][k]) hb[j][k] = true;
-      }
+    for (size_t i = 0; i < j; ++i) {
+      const bool same = actor[i] == actor[j];
+      const bool d = !same && may_depend(a_.mask[i], a_.mask[j]) && dependent(fp(i), fp(j));
+      if (d) deps.set(j, i);
+      if (same || d) hb.set(j, i), hb.or_row(j, i);
+    }
   for (size_t j = n; j < total; ++j)
-    for (size_t i = 0; i < n; ++i) hb[j][i] = true;  // the unseen steps are each placed at the end
+    for (size_t i = 0; i < n; ++i) hb.set(j, i);  // the unseen steps are each placed at the end
+  const auto dep = [&](size_t i, size_t j) { return j >= n || deps.test(j, i); };
   // Whether j can run in v = notdep(i).j from the node before i. Only a lock retry (a LockWait step) can fail
   // to: it needs its lock free. The lock's steps in v are a prefix of its steps after i (they are totally
   // ordered by hb, so once one follows i all later ones do), so the last of them in v leaves the lock as it
@@ -229,8 +239,8 @@ void DporStrategy::analyse(const ExecutionResult& r) {
     if (j >= n || r.steps[j].waited_lock == 0) return true;
     const uint64_t lock = r.steps[j].waited_lock;
     for (size_t k = j; k-- > i + 1;) {
-      if (hb[k][i]) continue;
-      for (const Access& a : fp[k])
+      if (hb.test(k, i)) continue;
+      for (const Access& a : fp(k))
         if (a.object == lock) return contains(stack_[node_of_step[k + 1]].enabled, actor[j]);
     }
     return contains(stack_[node_of_step[i]].enabled, actor[j]);
@@ -240,9 +250,9 @@ void DporStrategy::analyse(const ExecutionResult& r) {
     for (size_t i = 0; i < last; ++i) {
       if (actor[i] == actor[j] || !dep(i, j)) continue;
       bool direct = true;  // i ⋖ j: no k with i -> k -> j
-      for (size_t k = i + 1; k < last && direct; ++k) direct = !(hb[k][i] && hb[j][k]);
+      for (size_t k = i + 1; k < last && direct; ++k) direct = !(hb.test(k, i) && hb.test(j, k));
       if (!direct) continue;
-      if (reversible(i, j) && add_race(node_of_step, actor, hb, i, j, actor[j])) continue;
+      if (reversible(i, j) && add_race(i, j, actor[j])) continue;
       // Not reversible at i (i released what j waited for): as Flanagan & Godefroid do for a transition that
       // is not co-enabled with its race partner, take the latest earlier dependent step before which j's actor
       // could run, which reverses the order of the two acquires.
@@ -250,31 +260,36 @@ void DporStrategy::analyse(const ExecutionResult& r) {
         if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j]) ||
             !reversible(e, j))
           continue;
-        if (add_race(node_of_step, actor, hb, e, j, actor[j])) break;
+        if (add_race(e, j, actor[j])) break;
       }
     }
   }
 }
 
-bool DporStrategy::add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
-                            const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor) {
+bool DporStrategy::add_race(size_t i, size_t j, ActorId j_actor) {
+  const std::vector<size_t>& node_of_step = a_.node_of_step;
+  const std::vector<ActorId>& actor = a_.actor;
+  const BitRows& hb = a_.hb;
   const size_t ni = node_of_step[i];
   if (ni < fixed_) return true;  // inside the prefix: another shard's business
   Node& at = stack_[ni];
   // v = notdep(i, E).j, where E is the execution before j; its initials: first events of their actor that
   // nothing earlier in v happens before.
   const size_t end = std::min(j, node_of_step.size());
-  std::vector<size_t> v;
+  std::vector<size_t>& v = a_.v;
+  v.clear();
   for (size_t k = i + 1; k < end; ++k)
-    if (!hb[k][i]) v.push_back(k);
+    if (!hb.test(k, i)) v.push_back(k);
   v.push_back(j);
-  std::vector<ActorId> seen, initials;
+  std::vector<ActorId>& seen = a_.seen;
+  std::vector<ActorId>& initials = a_.initials;
+  seen.clear(), initials.clear();
   for (size_t x = 0; x < v.size(); ++x) {
     const ActorId a = v[x] == j ? j_actor : actor[v[x]];
     if (contains(seen, a)) continue;
     seen.push_back(a);
     bool minimal = true;
-    for (size_t y = 0; y < x && minimal; ++y) minimal = !hb[v[x]][v[y]];
+    for (size_t y = 0; y < x && minimal; ++y) minimal = !hb.test(v[x], v[y]);
     if (minimal && contains(at.enabled, a)) insert_sorted(initials, a);  // a blocked initial cannot go first
   }
   if (initials.empty()) return false;  // not reversible here: every initial is blocked

@@ -128,8 +128,8 @@ class DporStrategy final : public Strategy {
   bool draws_asleep(size_t actor_node, const Combo& draws) const;
   Combo draws_before(size_t draw_node) const;
   void analyse(const ExecutionResult& result);
-  bool add_race(const std::vector<size_t>& node_of_step, const std::vector<ActorId>& actor,
-                const std::vector<std::vector<bool>>& hb, size_t i, size_t j, ActorId j_actor);
+  /// Adds an initial of notdep(i).j to the source set at step i's node; false when every initial is blocked.
+  bool add_race(size_t i, size_t j, ActorId j_actor);
   bool advance();
 
   DporOptions opt_;
@@ -142,6 +142,15 @@ class DporStrategy final : public Strategy {
   bool blocked_ = false;  // this execution went sleep-set blocked
   bool done_ = false;
   uint64_t sleep_blocked_ = 0;
+  /// analyse()'s working storage, kept between executions so that race analysis does not allocate per
+  /// execution (before, its happens-before matrix of vector<bool> rows and copied footprints were about a third
+  /// of a DPOR sweep's instructions). Not part of the search state: save() and restore() ignore it.
+  struct Analysis {
+    std::vector<size_t> node_of_step, v;
+    std::vector<ActorId> actor, unseen, seen, initials;
+    std::vector<FootprintMask> mask;
+    BitRows hb, deps;
+  } a_;
 };
 
 }  // namespace allocsim::sim
