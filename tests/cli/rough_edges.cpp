@@ -502,3 +502,15 @@ TEST_CASE("list --help names every list, and a missing or extra argument is name
   CHECK(none.code == 2);
   CHECK(none.text == "allocsim: list: which list? (usage: " + usage + ")\n");
 }
+
+TEST_CASE("allocsim --version and help take no stray argument, and help COMMAND is COMMAND --help", "[cli][errors]") {
+  const Captured extra = allocsim("--version extra");
+  CHECK(extra.code == 2);
+  CHECK_THAT(extra.text, Catch::Contains("unexpected argument \"extra\" after --version (usage: allocsim --version)"));
+  const Captured help_run = allocsim("help run");
+  CHECK(help_run.code == 0);
+  CHECK(help_run.text == allocsim("run --help").text);
+  const Captured typo = allocsim("help rnu");
+  CHECK(typo.code == 2);
+  CHECK_THAT(typo.text, Catch::Contains("unexpected argument \"rnu\" after help (did you mean run?)"));
+}

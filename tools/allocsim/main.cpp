@@ -4,6 +4,7 @@
 // violates an invariant, 0 when not. All: 2 usage or input error, 3 internal error, 4 replay diverged.
 // Interrupted by SIGINT or SIGTERM (sim/interrupt.h): the command stops at its next execution boundary,
 // reports what ran, writes its pending files and exits 128 + the signal (130, 143).
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -37,7 +38,8 @@ usage:
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
-Run `allocsim COMMAND --help` (run, replay, shrink, trace, sweep, merge, corpus, swarm, list) for its options.
+Run `allocsim COMMAND --help` or `allocsim help COMMAND` (run, replay, shrink, trace, sweep, merge, corpus, swarm,
+list) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
             shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
@@ -57,14 +59,27 @@ int finished(int rc) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int dispatch(int argc, char** argv) {
   try {
     if (argc < 2) {
       std::cerr << kTopHelp;
       return kExitUsage;
     }
     const std::string cmd = argv[1];
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    const bool help = cmd == "--help" || cmd == "-h" || cmd == "help";
+    if (help && argc == 3 && std::find(kCommands.begin(), kCommands.end(), argv[2]) != kCommands.end()) {
+      // `allocsim help run` is `allocsim run --help`.
+      static char help_flag[] = "--help";
+      char* again[] = {argv[0], argv[2], help_flag, nullptr};
+      return dispatch(3, again);
+    }
+    // Otherwise neither takes an argument: one given is named, so a mistyped line is not silently a success.
+    if ((help || cmd == "--version") && argc > 2)
+      throw UsageError(fmt::format("unexpected argument \"{}\" after {}{} (usage: allocsim {}{})", argv[2], cmd,
+                                   help ? did_you_mean(argv[2], kCommands) : "", cmd, help ? " [COMMAND]" : ""));
+    if (help) {
       std::cout << kTopHelp;
       return kExitOk;
     }
@@ -102,3 +117,7 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return dispatch(argc, argv); }
