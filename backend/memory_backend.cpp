@@ -141,6 +141,7 @@ MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions opti
     else
       s_.nodes.push_back(std::move(n));
   }
+  advertised_ = capabilities();
 }
 
 AllocationCapabilities MemoryBackend::capabilities() const {

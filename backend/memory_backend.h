@@ -198,6 +198,10 @@ class MemoryBackend {
   /// enforcement for managed-mig/dra, cooperative sharing only for local, elastic unless managed-mig.
   /// version_matrix is not modelled (the caller supplies its own).
   AllocationCapabilities capabilities() const;
+  /// capabilities() as computed when the backend was built (its options never change after): for the
+  /// capabilities-match-authority check at every quiescence, which would otherwise build the adapter name,
+  /// longer than a short string's buffer, once per execution.
+  const AllocationCapabilities& advertised() const { return advertised_; }
 
   /// Make `kind` ("nodes" | "pods" | "config") reads fail with `reason`; nullopt restores them.
   void fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason = "timeout");
@@ -311,6 +315,7 @@ class MemoryBackend {
 
   BackendState s_;
   BackendOptions opt_;
+  AllocationCapabilities advertised_;  // capabilities(), once (advertised())
   Scratch<PlanScratch> plan_scratch_;
   static constexpr size_t kSpareClaims = 64;
   Scratch<std::vector<Claim>> spare_claims_;  // removed claims, for their buffers (new_claim)

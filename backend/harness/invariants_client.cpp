@@ -209,7 +209,7 @@ std::string render_caps(const backend::AllocationCapabilities& c) {
 
 std::optional<Violation> check_capabilities_match_authority(const CheckContext& c) {
   const std::string& authority = c.world.compiled().scenario->authority;
-  const backend::AllocationCapabilities got = c.world.backend().capabilities();
+  const backend::AllocationCapabilities& got = c.world.backend().advertised();
   const auto fields = [](const backend::AllocationCapabilities& x) {
     return std::tie(x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing, x.memory_enforcement,
                     x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);

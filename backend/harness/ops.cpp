@@ -97,7 +97,10 @@ const char* run_reserve_from(ScriptRunner& run, const Op& op) {
     if (a.name == *op.plan_from) from = &a;
   if (!from || !from->plan) return "skipped";
   if (!std::holds_alternative<FeasiblePlan>(*from->plan)) return "infeasible";
-  const FeasiblePlan plan = std::get<FeasiblePlan>(*from->plan);  // a copy: the owner may re-plan
+  // A copy: the owner may re-plan while this reserve waits at a barrier. Copy-assigned into this actor's scratch,
+  // whose strings and lists keep their capacity across executions.
+  FeasiblePlan& plan = run.state().borrowed_plan_scratch;
+  plan = std::get<FeasiblePlan>(*from->plan);
   return run.reserve(plan);
 }
 
