@@ -512,5 +512,6 @@ TEST_CASE("allocsim --version and help take no stray argument, and help COMMAND 
   CHECK(help_run.text == allocsim("run --help").text);
   const Captured typo = allocsim("help rnu");
   CHECK(typo.code == 2);
-  CHECK_THAT(typo.text, Catch::Contains("unexpected argument \"rnu\" after help (did you mean run?)"));
+  CHECK_THAT(typo.text, Catch::Contains("unknown command \"rnu\" (did you mean run?)"));
+  CHECK(allocsim("help help").text == allocsim("--help").text);
 }

@@ -98,7 +98,7 @@ void print_summary(const Common& c, const harness::RunConfig& cfg, const harness
                    const harness::ScenarioReport& rep) {
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
-  for (const auto& m : c.explore.mutants()) mut += " +" + m;
+  for (const auto& m : c.explore.mutants()) mut += ", mutant " + m;  // its own clause: not part of the seed
   // An exhaustive strategy takes no seed (--seed is refused): none is printed for it.
   std::cout << fmt::format("allocsim run {}: {} (strategy {}{}{})\n", c.scenario, sc.name, cfg.strategy,
                            caps.seeded ? fmt::format(", seed {}", cfg.seed) : "", mut);

@@ -30,10 +30,10 @@ usage:
   allocsim shrink TRACE.json [-o MIN]    shrink a trace to a 1-minimal one with the fewest preemptions
   allocsim trace explain TRACE.json      why it broke: the racing pair, the causal slice, an order block
   allocsim trace order TRACE.json        print the `order` block that forces the trace's violation
-  allocsim sweep DIR|FILES... [options] check many scenarios exhaustively (dfs+dpor), sharded, resumable
+  allocsim sweep DIR|FILES... [options]  check many scenarios exhaustively (dfs+dpor), sharded, resumable
   allocsim merge REPORT.json...          combine `sweep --shard K/N` reports into the unsharded report
   allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
-  allocsim corpus show ENTRY            print one corpus entry's trace
+  allocsim corpus show ENTRY             print one corpus entry's trace
   allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
@@ -50,6 +50,12 @@ exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or
 /// The commands, as the dispatch below tells them apart (for did-you-mean).
 const std::vector<std::string> kCommands = {"run",  "replay", "shrink", "sweep", "merge",
                                             "list", "corpus", "swarm",  "trace"};
+
+UsageError unknown_command(const std::string& name) {
+  return UsageError(fmt::format(
+      "unknown command \"{}\"{} (run, replay, shrink, sweep, merge, list, corpus, swarm, trace; see allocsim --help)",
+      name, did_you_mean(name, kCommands)));
+}
 
 /// A command's exit code, or 128 + the signal when SIGINT/SIGTERM interrupted it (the shell's convention).
 int finished(int rc) {
@@ -69,6 +75,13 @@ int dispatch(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     const bool help = cmd == "--help" || cmd == "-h" || cmd == "help";
+    if (help && argc == 3 && std::string_view(argv[2]) != "help" &&
+        std::find(kCommands.begin(), kCommands.end(), argv[2]) == kCommands.end())
+      throw unknown_command(argv[2]);
+    if (help && argc == 3 && std::string_view(argv[2]) == "help") {
+      std::cout << kTopHelp;
+      return kExitOk;
+    }
     if (help && argc == 3 && std::find(kCommands.begin(), kCommands.end(), argv[2]) != kCommands.end()) {
       // `allocsim help run` is `allocsim run --help`.
       static char help_flag[] = "--help";
@@ -77,8 +90,8 @@ int dispatch(int argc, char** argv) {
     }
     // Otherwise neither takes an argument: one given is named, so a mistyped line is not silently a success.
     if ((help || cmd == "--version") && argc > 2)
-      throw UsageError(fmt::format("unexpected argument \"{}\" after {}{} (usage: allocsim {}{})", argv[2], cmd,
-                                   help ? did_you_mean(argv[2], kCommands) : "", cmd, help ? " [COMMAND]" : ""));
+      throw UsageError(fmt::format("unexpected argument \"{}\" after {} (usage: allocsim {}{})", argv[2], cmd, cmd,
+                                   help ? " [COMMAND]" : ""));
     if (help) {
       std::cout << kTopHelp;
       return kExitOk;
@@ -99,10 +112,7 @@ int dispatch(int argc, char** argv) {
     if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
       return finished(cmd_trace_explain(argc - 2, argv + 2));
     if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
-    throw UsageError(
-        fmt::format("unknown command \"{}\"{} (run, replay, shrink, sweep, merge, list, corpus, swarm, "
-                    "trace; see allocsim --help)",
-                    cmd, did_you_mean(cmd, kCommands)));
+    throw unknown_command(cmd);
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
