@@ -515,3 +515,14 @@ TEST_CASE("allocsim --version and help take no stray argument, and help COMMAND 
   CHECK_THAT(typo.text, Catch::Contains("unknown command \"rnu\" (did you mean run?)"));
   CHECK(allocsim("help help").text == allocsim("--help").text);
 }
+
+TEST_CASE("the sweep summary counts undecided scenarios only in a shard, where there can be some", "[cli][wording]") {
+  const std::string files =
+      "sweep scenarios/alloc-004-one-plan-two-claimants.json scenarios/alloc-005-last-out.json "
+      "--no-corpus";
+  const Captured whole = allocsim(files);
+  CHECK_THAT(whole.text, Catch::Contains("2 scenarios: 2 met, 0 not met, 0 input errors;"));
+  TempDir dir;
+  const Captured shard = allocsim(files + " --shard 1/2 --report-json " + (dir / "s.json"));
+  CHECK_THAT(shard.text, Catch::Contains("2 scenarios: 1 met, 0 not met, 1 undecided (shard), 0 input errors;"));
+}

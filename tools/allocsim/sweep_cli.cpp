@@ -48,9 +48,12 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
   nlohmann::json report = campaign::sweep_report_json(res, outs);
   if (!shards.is_null()) report["shards"] = shards;
   const auto& t = report["totals"];
-  std::cout << fmt::format("{}: {} met, {} not met, {} undecided (shard), {}; {}\n",
+  // Undecided scenarios exist only in a shard (the other shards decide them): the count is shown only then.
+  const uint64_t undecided = t["undecided"].get<uint64_t>();
+  std::cout << fmt::format("{}: {} met, {} not met, {}{}; {}\n",
                            support::count_of(t["scenarios"].get<uint64_t>(), "scenario"), t["met"].get<uint64_t>(),
-                           t["unmet"].get<uint64_t>(), t["undecided"].get<uint64_t>(),
+                           t["unmet"].get<uint64_t>(),
+                           undecided ? fmt::format("{} undecided (shard), ", undecided) : std::string(),
                            support::count_of(t["input_errors"].get<uint64_t>(), "input error"),
                            support::count_of(t["executions"].get<uint64_t>(), "execution"));
   // Rendered before any file is written, so a failure leaves no report half-written.
