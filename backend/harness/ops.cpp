@@ -4,7 +4,6 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include <stdexcept>
 #include <string_view>
 
 #include "backend/harness/scenario_reader.h"
@@ -476,28 +475,5 @@ const std::vector<OpSpec>& table() {
 }  // namespace
 
 const std::vector<OpSpec>& core_op_rows() { return table(); }
-
-const OpSpec& op_spec(OpKind k) {
-  const auto& ops = op_specs();
-  const auto i = static_cast<std::size_t>(k);
-  if (i >= ops.size() || ops[i].kind != k) throw std::logic_error("op table out of OpKind order");
-  return ops[i];
-}
-
-const std::vector<const char*>& op_names() {
-  static const std::vector<const char*> k = [] {
-    std::vector<const char*> out;
-    for (const OpSpec& op : op_specs()) out.push_back(op.name);
-    return out;
-  }();
-  return k;
-}
-
-const char* op_name(OpKind k) {
-  const auto i = static_cast<std::size_t>(k);
-  return i < op_specs().size() ? op_specs()[i].name : "unknown";
-}
-
-const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcomes; }
 
 }  // namespace allocsim::harness
