@@ -75,10 +75,11 @@ class ProbeStrategy final : public Strategy {
   }
 
   void step_done(const StepRecord& step) override {
-    if (in_probe_) merge_into(probe_fp_, normalized(step.footprint));
+    // Footprints are recorded canonical (StepRecord::footprint): used as they are.
+    if (in_probe_) merge_into(probe_fp_, step.footprint);
     if (scripted_ != SIZE_MAX) {
       if (scripted_fp_.size() <= scripted_) scripted_fp_.resize(scripted_ + 1);
-      scripted_fp_[scripted_] = normalized(step.footprint);
+      scripted_fp_[scripted_] = step.footprint;
     }
   }
 

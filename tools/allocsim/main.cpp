@@ -75,21 +75,17 @@ int dispatch(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     const bool help = cmd == "--help" || cmd == "-h" || cmd == "help";
-    if (help && argc == 3 && std::string_view(argv[2]) != "help" &&
-        std::find(kCommands.begin(), kCommands.end(), argv[2]) == kCommands.end())
-      throw unknown_command(argv[2]);
-    if (help && argc == 3 && std::string_view(argv[2]) == "help") {
-      std::cout << kTopHelp;
-      return kExitOk;
-    }
-    if (help && argc == 3 && std::find(kCommands.begin(), kCommands.end(), argv[2]) != kCommands.end()) {
-      // `allocsim help run` is `allocsim run --help`.
+    if (help && argc == 3 && std::string_view(argv[2]) != "help") {
+      // `allocsim help run` is `allocsim run --help` (and `help help` the help below).
+      if (std::find(kCommands.begin(), kCommands.end(), argv[2]) == kCommands.end()) throw unknown_command(argv[2]);
       static char help_flag[] = "--help";
       char* again[] = {argv[0], argv[2], help_flag, nullptr};
       return dispatch(3, again);
     }
-    // Otherwise neither takes an argument: one given is named, so a mistyped line is not silently a success.
-    if ((help || cmd == "--version") && argc > 2)
+    // Otherwise neither takes an argument (`help help` aside): one given is named, so a mistyped line is not
+    // silently a success.
+    const bool help_help = help && argc == 3;
+    if ((help || cmd == "--version") && argc > 2 && !help_help)
       throw UsageError(fmt::format("unexpected argument \"{}\" after {} (usage: allocsim {}{})", argv[2], cmd, cmd,
                                    help ? " [COMMAND]" : ""));
     if (help) {
