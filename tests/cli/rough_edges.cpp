@@ -435,24 +435,6 @@ TEST_CASE("a run prints an execution seed only for a strategy whose executions r
   CHECK_THAT(allocsim(run + " --strategy dpor").text, Catch::Contains("(strategy dpor)\n"));
 }
 
-TEST_CASE("replay's header is the whole replay line: mutants, --max-steps and --order included", "[cli][wording]") {
-  // Before, the header dropped them: pasted, it replayed the faithful port with the scenario's step limit.
-  const std::string sc = "scenarios/alloc-004-one-plan-two-claimants.json";
-  const std::string flags =
-      " --mutant client-side-claim --max-steps 40 --order '[[\"flowB:inventory\", "
-      "\"flowA:inventory\"]]'";
-  for (const std::string target : {"--seed 7", "--schedule 'v1:flowB*3,flowA*9'"}) {
-    INFO(target);
-    const Captured r = allocsim("replay " + sc + " " + target + flags);
-    INFO(r.text);
-    const std::string header = r.text.substr(0, r.text.find('\n'));
-    const std::string command = header.substr(0, header.find(": "));
-    CHECK(command == "allocsim replay " + sc + " " + target + flags);
-    const Captured again = sh(std::string(ALLOCSIM_BINARY) + command.substr(std::string("allocsim").size()));
-    CHECK(again.text == r.text);
-  }
-}
-
 TEST_CASE("a run prints the unshrunk execution's fingerprint, which its replay lines reproduce", "[cli][wording]") {
   const std::regex fingerprint("fingerprint ([0-9a-f]{16})");
   // The fingerprint in `text`'s line starting with `prefix`.
@@ -501,28 +483,4 @@ TEST_CASE("list --help names every list, and a missing or extra argument is name
   const Captured none = allocsim("list");
   CHECK(none.code == 2);
   CHECK(none.text == "allocsim: list: which list? (usage: " + usage + ")\n");
-}
-
-TEST_CASE("allocsim --version and help take no stray argument, and help COMMAND is COMMAND --help", "[cli][errors]") {
-  const Captured extra = allocsim("--version extra");
-  CHECK(extra.code == 2);
-  CHECK_THAT(extra.text, Catch::Contains("unexpected argument \"extra\" after --version (usage: allocsim --version)"));
-  const Captured help_run = allocsim("help run");
-  CHECK(help_run.code == 0);
-  CHECK(help_run.text == allocsim("run --help").text);
-  const Captured typo = allocsim("help rnu");
-  CHECK(typo.code == 2);
-  CHECK_THAT(typo.text, Catch::Contains("unknown command \"rnu\" (did you mean run?)"));
-  CHECK(allocsim("help help").text == allocsim("--help").text);
-}
-
-TEST_CASE("the sweep summary counts undecided scenarios only in a shard, where there can be some", "[cli][wording]") {
-  const std::string files =
-      "sweep scenarios/alloc-004-one-plan-two-claimants.json scenarios/alloc-005-last-out.json "
-      "--no-corpus";
-  const Captured whole = allocsim(files);
-  CHECK_THAT(whole.text, Catch::Contains("2 scenarios: 2 met, 0 not met, 0 input errors;"));
-  TempDir dir;
-  const Captured shard = allocsim(files + " --shard 1/2 --report-json " + (dir / "s.json"));
-  CHECK_THAT(shard.text, Catch::Contains("2 scenarios: 1 met, 0 not met, 1 undecided (shard), 0 input errors;"));
 }
