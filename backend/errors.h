@@ -2,6 +2,7 @@
 // concurrent writer; the loser mutated nothing; re-plan. Thrown by MemoryBackend::reserve and ::reconcile.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +27,28 @@ class OwnershipConflict : public std::runtime_error {
 
  private:
   std::string message_, remedy_, node_;
+};
+
+/// A compare-and-swap that `MemoryBackend::try_reserve_into` lost, kept as the raw values the seed's
+/// `reserve` (lines 262-347) words its OwnershipConflict from. The words are built only by `error()`: the
+/// simulator loses a CAS in about half of the executions of a two-claimant scenario and never reads them, and
+/// building them was all of that scenario's heap use per execution (issue 16). Reused across calls, its strings
+/// keep their capacity.
+struct ReserveLoss {
+  enum class Kind : uint8_t {
+    kNone,            ///< the CAS was not lost
+    kStalePlan,       ///< the inventory generation moved since the plan (ALLOC-023): `expected`, `current`
+    kOwned,           ///< `node` is owned by `owner` (the owner read)
+    kVersionChanged,  ///< `node`'s resourceVersion moved from `read_version` to `write_version` (the CAS write)
+  };
+  Kind kind = Kind::kNone;
+  std::string node, owner, expected, current;
+  int64_t read_version = 0, write_version = 0;
+
+  explicit operator bool() const { return kind != Kind::kNone; }
+  /// The OwnershipConflict that `reserve` throws for this loss: message, remedy and node as the seed words them.
+  /// REQUIRES: kind != kNone.
+  OwnershipConflict error() const;
 };
 
 }  // namespace allocsim::backend

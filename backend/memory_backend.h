@@ -231,11 +231,12 @@ class MemoryBackend {
   ClaimObservation try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                                const std::optional<std::string>& expected_generation,
                                std::optional<OwnershipConflict>& conflict);
-  /// try_reserve() into `out`'s storage: on success `out` equals what try_reserve() returns; after a lost CAS
-  /// (`conflict` set) `out` is as it was.
+  /// try_reserve() into `out`'s storage, with the lost CAS as raw values: on success `loss` is empty and `out`
+  /// equals what try_reserve() returns; after a lost CAS `loss.error()` is what reserve() throws and `out` is
+  /// as it was. Allocates nothing when `loss` and `out` are warm (the simulator's hot path).
   void try_reserve_into(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
-                        const std::optional<std::string>& expected_generation,
-                        std::optional<OwnershipConflict>& conflict, ClaimObservation& out);
+                        const std::optional<std::string>& expected_generation, ReserveLoss& loss,
+                        ClaimObservation& out);
 
   /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
   void fail_geometry(Caller& c, const std::string& node);

@@ -14,7 +14,6 @@ namespace allocsim::harness {
 
 using backend::ClaimObservation;
 using backend::FeasiblePlan;
-using backend::OwnershipConflict;
 using sim::PointKind;
 
 namespace {
@@ -166,12 +165,11 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   }
   if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
   st_.op_epoch.clear();
-  // try_reserve: reserve() minus the throw of its OwnershipConflict (unwinding dominated the profile).
-  std::optional<OwnershipConflict> conflict;
-  // Into the actor's scratch observation, then swapped into what it was told (as inventory() does).
+  // reserve() without the throw of its OwnershipConflict (unwinding dominated the profile) and without its words
+  // (the actor only learns that it lost), into the actor's scratch observation and loss.
   ClaimObservation& obs = st_.observation_scratch;
-  b_.try_reserve_into(caller_, plan, op_id, plan.snapshot_generation, conflict, obs);
-  if (conflict) return "conflict";
+  b_.try_reserve_into(caller_, plan, op_id, plan.snapshot_generation, st_.loss_scratch, obs);
+  if (st_.loss_scratch) return "conflict";
   if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
   st_.claim_id = obs.claim_id;
   st_.claim_generation = obs.desired_generation;

@@ -160,6 +160,7 @@ struct ActorState {
   std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
   backend::PlanOutcome plan_scratch;              // plan_into's storage while `plan` is empty (ScriptRunner::plan)
   backend::ClaimObservation observation_scratch;  // try_reserve_into's answer (ScriptRunner::reserve)
+  backend::ReserveLoss loss_scratch;              // try_reserve_into's lost CAS (ScriptRunner::reserve)
   backend::FeasiblePlan borrowed_plan_scratch;    // a plan_from reserve's copy of another actor's plan (ops.cpp)
   std::string detail_scratch;                     // the detail of the barrier being fired (ActorCaller::detail_buffer)
 };
