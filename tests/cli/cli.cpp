@@ -82,7 +82,9 @@ TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "
     const char* says;
   } cases[] = {
       {"", "usage"},
-      {"frobnicate", "unknown command \"frobnicate\" (run, replay, shrink, sweep, merge, list"},
+      {"frobnicate", "unknown command \"frobnicate\"; the commands are run, replay, shrink, sweep, merge, list"},
+      {"--nope", "unknown option \"--nope\"; before a command only --help and --version are accepted"},
+      {"--verison", "unknown option \"--verison\" (did you mean --version?)"},
       {"run", "missing SCENARIO"},
       {"run scenarios/nope.json", "scenarios/nope.json"},
       {"run scenarios/alloc-005-last-out.json --executions 0", "--executions: expected 1 to"},

@@ -278,3 +278,17 @@ TEST_CASE("corpus: the converge-bound scenario's minimal trace is stored and rep
   CHECK(replayed.code == 1);
   CHECK_THAT(replayed.text, Catch::Contains("violation: geometry-converges"));
 }
+
+TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora are kept", "[cli][corpus]") {
+  TempDir dir;
+  copy_scenario(dir, "mutants/stale-last-out.json");
+  const auto bare = run("corpus list " + dir.path.string());
+  CHECK(bare.code == 0);
+  CHECK(bare.text == "corpus " + dir.path.string() + ": 0 entries\n  " + dir.path.string() +
+                         " has no .allocsim/corpus folder: a run stores its failures beside the scenario file, in "
+                         "SCENARIO_DIR/.allocsim/corpus (subfolders are not searched)\n");
+  // With the folder there (empty), the count alone.
+  fs::create_directories(dir.path / ".allocsim" / "corpus");
+  const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
+  CHECK(run("corpus list " + dir.path.string()).text == "corpus " + corpus + ": 0 entries\n");
+}

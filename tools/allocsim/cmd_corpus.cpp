@@ -26,16 +26,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A corpus folder and, for a scenario file, the key prefix of its entries ("" = all).
+/// A corpus folder and, for a scenario file, the key prefix of its entries ("" = all). `guessed`: PATH was a
+/// folder with no .allocsim/corpus in it, read as a corpus folder itself.
 struct Target {
   std::string dir, stem;
+  bool guessed = false;
 };
 
 Target resolve(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     const fs::path inner = fs::path(path) / ".allocsim" / "corpus";
-    return {fs::is_directory(inner, ec) ? inner.string() : path, ""};
+    if (fs::is_directory(inner, ec)) return {inner.string(), ""};
+    return {path, "", true};
   }
   if (fs::is_regular_file(path, ec)) return {campaign::corpus_dir(path, ""), fs::path(path).stem().string()};
   throw UsageError(fmt::format("{}: no such corpus folder, scenario folder or scenario file", path));
@@ -91,6 +94,11 @@ std::vector<std::string> entries_of(const Target& target) {
 int list(const Target& target) {
   const auto entries = entries_of(target);
   std::cout << fmt::format("corpus {}: {}\n", target.dir, support::count_of(entries.size(), "entry", "entries"));
+  if (entries.empty() && target.guessed)
+    std::cout << fmt::format(
+        "  {} has no .allocsim/corpus folder: a run stores its failures beside the scenario "
+        "file, in SCENARIO_DIR/.allocsim/corpus (subfolders are not searched)\n",
+        target.dir);
   for (const auto& path : entries) {
     std::cout << fs::path(path).filename().string() << "\n";
     try {

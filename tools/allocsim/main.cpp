@@ -47,14 +47,50 @@ exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or
             printed and pending files are written).
 )";
 
-/// The commands, as the dispatch below tells them apart (for did-you-mean).
-const std::vector<std::string> kCommands = {"run",  "replay", "shrink", "sweep", "merge",
-                                            "list", "corpus", "swarm",  "trace"};
+/// The commands: what the user types, what runs it, and whether a SIGINT/SIGTERM stops it at an execution
+/// boundary (its exit code is then 128 + the signal). Adding a command is a row here and a line in kTopHelp.
+struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);  // argv[0] is the command's name
+  bool interruptible;
+};
 
+int trace_command(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "explain") return cmd_trace_explain(argc - 1, argv + 1);
+  return cmd_trace(argc, argv);
+}
+
+constexpr Command kCommands[] = {
+    {"run", cmd_run, true},        {"replay", cmd_replay, true}, {"shrink", cmd_shrink, true},
+    {"sweep", cmd_sweep, true},    {"merge", cmd_merge, false},  {"list", cmd_list, false},
+    {"corpus", cmd_corpus, false}, {"swarm", cmd_swarm, true},   {"trace", trace_command, true},
+};
+
+const Command* find_command(std::string_view name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+/// "run, replay, ..., trace": the commands in kCommands order.
+std::string command_list() {
+  std::string out;
+  for (const Command& c : kCommands) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+/// The error for a first argument that is no command: a word gets the closest command, a flag is named as a
+/// flag (only --help and --version come before a command).
 UsageError unknown_command(const std::string& name) {
-  return UsageError(fmt::format(
-      "unknown command \"{}\"{} (run, replay, shrink, sweep, merge, list, corpus, swarm, trace; see allocsim --help)",
-      name, did_you_mean(name, kCommands)));
+  if (name.starts_with('-'))
+    return UsageError(
+        fmt::format("unknown option \"{}\"{}; before a command only --help and --version are "
+                    "accepted (see allocsim --help)",
+                    name, did_you_mean(name, {"--help", "--version"})));
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  return UsageError(fmt::format("unknown command \"{}\"{}; the commands are {} (see allocsim --help)", name,
+                                did_you_mean(name, names), command_list()));
 }
 
 /// A command's exit code, or 128 + the signal when SIGINT/SIGTERM interrupted it (the shell's convention).
@@ -77,7 +113,7 @@ int dispatch(int argc, char** argv) {
     const bool help = cmd == "--help" || cmd == "-h" || cmd == "help";
     if (help && argc == 3 && std::string_view(argv[2]) != "help") {
       // `allocsim help run` is `allocsim run --help` (and `help help` the help below).
-      if (std::find(kCommands.begin(), kCommands.end(), argv[2]) == kCommands.end()) throw unknown_command(argv[2]);
+      if (!find_command(argv[2])) throw unknown_command(argv[2]);
       static char help_flag[] = "--help";
       char* again[] = {argv[0], argv[2], help_flag, nullptr};
       return dispatch(3, again);
@@ -96,19 +132,11 @@ int dispatch(int argc, char** argv) {
       std::cout << "allocsim " << ALLOCSIM_VERSION << "\n";
       return kExitOk;
     }
+    const Command* command = find_command(cmd);
+    if (!command) throw unknown_command(cmd);
+    if (!command->interruptible) return command->run(argc - 1, argv + 1);
     allocsim::sim::install_interrupt_handlers();
-    if (cmd == "run") return finished(cmd_run(argc - 1, argv + 1));
-    if (cmd == "replay") return finished(cmd_replay(argc - 1, argv + 1));
-    if (cmd == "list") return cmd_list(argc - 1, argv + 1);
-    if (cmd == "sweep") return finished(cmd_sweep(argc - 1, argv + 1));
-    if (cmd == "merge") return cmd_merge(argc - 1, argv + 1);
-    if (cmd == "shrink") return finished(cmd_shrink(argc - 1, argv + 1));
-    if (cmd == "corpus") return cmd_corpus(argc - 1, argv + 1);
-    if (cmd == "swarm") return finished(cmd_swarm(argc - 1, argv + 1));
-    if (cmd == "trace" && argc > 2 && std::string_view(argv[2]) == "explain")
-      return finished(cmd_trace_explain(argc - 2, argv + 2));
-    if (cmd == "trace") return cmd_trace(argc - 1, argv + 1);
-    throw unknown_command(cmd);
+    return finished(command->run(argc - 1, argv + 1));
   } catch (const UsageError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

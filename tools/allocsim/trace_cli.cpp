@@ -252,7 +252,7 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
     sim::ExecutionResult prefix;
     prefix.steps.assign(r.steps.begin(), r.steps.begin() + static_cast<std::ptrdiff_t>(step));
     std::cout << fmt::format("{}: diverged at step {} ({} replayed)\n", line, step, support::count_of(step, "step"));
-    std::cout << fmt::format("replay diverged at step {}: {}\n", step, sr.divergence->actual);
+    std::cout << fmt::format("  why: {}\n", sr.divergence->actual);
     if (!sc.order.empty())
       std::cout << fmt::format(
           "  the scenario has an `order` ({}): an actor it holds back is not runnable, so a schedule "
