@@ -432,28 +432,40 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
 
 Claim MemoryBackend::new_claim() {
   Claim fresh;  // every field as the seed's `_Claim(...)` starts it
-  std::vector<Claim>& spare = spare_claims_.get();
-  if (spare.empty()) return fresh;
-  // Only the buffers of fields try_reserve_into assigns in full right after: their old contents never show.
-  Claim& old = spare.back();
+  Claim old = spare_claims_.take();
+  // Only the buffers of fields try_reserve_into assigns in full right after, and of those it starts empty
+  // (cleared here): their old contents never show.
   fresh.claim_id.swap(old.claim_id);
   fresh.owner.swap(old.owner);
   fresh.plan = std::move(old.plan);
   fresh.generation.swap(old.generation);
   fresh.nodes.swap(old.nodes);
   fresh.op_id.swap(old.op_id);
-  spare.pop_back();
+  fresh.entry_name.swap(old.entry_name);
+  fresh.entry_name.clear();
+  fresh.label_versions.swap(old.label_versions);
+  fresh.label_versions.clear();
   return fresh;
 }
 
-void MemoryBackend::recycle_claim(Claim&& gone) {
-  std::vector<Claim>& spare = spare_claims_.get();
-  if (spare.size() < kSpareClaims) spare.push_back(std::move(gone));
+void MemoryBackend::recycle_state() {
+  for (Claim& cl : s_.claims) spare_claims_.give(std::move(cl));
+  s_.claims.clear();
+  for (Mutation& m : s_.audit) spare_mutations_.give(std::move(m));
+  s_.audit.clear();
+  for (auto& entry : s_.shared_config) spare_entries_.give(std::move(entry));
+  s_.shared_config.clear();
+  if (s_.pointer_restore) spare_texts_.give(std::move(*s_.pointer_restore));
+  s_.pointer_restore.reset();
 }
 
-void MemoryBackend::recycle_claims() {
-  for (Claim& cl : s_.claims) recycle_claim(std::move(cl));
-  s_.claims.clear();
+void MemoryBackend::erase_entry(const std::string& entry) {
+  for (auto it = s_.shared_config.begin(); it != s_.shared_config.end(); ++it)
+    if (it->first == entry) {
+      spare_entries_.give(std::move(*it));
+      s_.shared_config.erase(it);
+      return;
+    }
 }
 
 // -- reservation (CAS) (lines 262-347) --------------------------------------------------------------------
@@ -578,19 +590,31 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     s_.claims.push_back(std::move(fresh));
   c.barrier("claim.create.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
-    const std::string entry = fmt::format("{}{}-{}", kEntryPrefix, owner, generation);
-    claim_at(claim_id).entry_name = entry;
+    // `entry` is the claim's own entry_name (new_claim left it empty, with a spare's buffer): nothing below
+    // yields, so no other actor adds a claim and moves it before the block ends.
+    const std::string& entry = claim_at(claim_id).entry_name;
+    fmt::format_to(std::back_inserter(claim_at(claim_id).entry_name), "{}{}-{}", kEntryPrefix, owner, generation);
     c.touch(Obj::SharedMap, kMapName, true);
-    OrderedMap<std::string, int> members;
+    auto published = spare_entries_.take();  // (entry, members) in a spare's buffers, assigned in full
+    published.first.assign(entry);
+    OrderedMap<std::string, int>& members = published.second;
+    members.clear();
     for (const auto& [node_name, layout] : plan.geometry) put_in(members, node_name, 1);
-    put_in(s_.shared_config, entry, std::move(members));
+    if (auto* same = find_in(s_.shared_config, entry))
+      *same = std::move(members);  // `self._config[entry] = ...` keeps a republished entry's position
+    else
+      s_.shared_config.push_back(std::move(published));
     s_.shared_config_version += 1;
     s_.shared_tombstone = false;
     s_.shared_map_deleted = false;  // only ever true under the map-deleted-on-last-out mutant
-    record(c, operation_id, "publish-entry", entry, py::dict(plan.geometry));
+    std::string& detail = text_scratch_.get();
+    detail.clear();
+    py::dict_into(detail, plan.geometry);
+    record(c, operation_id, "publish-entry", entry, detail);
     c.touch(Obj::Pointer, kPolicyName, true);
     if (s_.pointer != kActivePointer) {
-      s_.pointer_restore = s_.pointer;
+      s_.pointer_restore.emplace(spare_texts_.take());  // a spare's buffer, assigned in full next (issue 16)
+      *s_.pointer_restore = s_.pointer;
       s_.pointer = kActivePointer;
       s_.pointer_version += 1;
       record(c, operation_id, "point-policy", kPolicyName, kActivePointer);
@@ -666,7 +690,9 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
   if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
     return;  // success reported for this write; the layout is left as it was
   c.touch(Obj::SharedMap, kMapName, false);
-  OrderedMap<std::string, int> layout;
+  // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (issue 16).
+  OrderedMap<std::string, int>& layout = layout_scratch_.get();
+  layout.clear();
   if (find_in(s_.shared_config, node.mig_config) != nullptr) {
     c.touch(Obj::Claim, "", false);
     for (const auto& claim : s_.claims) {
@@ -686,7 +712,7 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
       }
     }
   }
-  node.mig_layout = std::move(layout);
+  node.mig_layout.swap(layout);
 }
 
 void MemoryBackend::apply_pending_geometry(Caller& c) {
@@ -822,8 +848,11 @@ ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id
 
 ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id, const std::string& operation_id,
                                           const std::string& expected_generation, bool keep_workloads) {
-  // A copy: the seed keeps its Python reference to the claim after another release may have popped it.
-  Claim claim;
+  // A copy: the seed keeps its Python reference to the claim after another release may have popped it. Copied
+  // into a spare claim's buffers, which go back to the spare list however the release returns (issue 16: the
+  // copy of the claim's plan was most of a release's heap use).
+  auto copy = spare_claims_.borrow();
+  Claim& claim = copy.value;
   {
     LockGuard lock(c);
     c.touch(Obj::Claim, claim_id, false);
@@ -899,13 +928,14 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     // The last-owner read and the write are two API calls: the barrier between them sits outside the
     // lock, so another flow can publish in the gap; the decision is made on the map as it is at the
     // write, never on the earlier read (ALLOC-005), unless the stale-last-out mutant is on.
-    OrderedMap<std::string, OrderedMap<std::string, int>> seen;
+    auto seen_copy = spare_seen_.borrow();  // in spare storage, as the claim's copy above; assigned in full
+    SharedConfig& seen = seen_copy.value;
     {
       LockGuard lock(c);
       c.touch(Obj::SharedMap, kMapName, false);
       seen = s_.shared_config;
     }
-    std::vector<std::string> seen_names;
+    boost::container::small_vector<std::string_view, 8> seen_names;  // into `seen`, alive until the barrier
     for (const auto& [entry, members] : seen) seen_names.push_back(entry);
     std::sort(seen_names.begin(), seen_names.end());
     c.barrier("delete.before", FMT_COMPILE("entry={} op_id={} seen={}"), claim.entry_name, operation_id,
@@ -913,7 +943,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     {
       LockGuard lock(c);
       c.touch(Obj::SharedMap, kMapName, true);
-      erase_in(s_.shared_config, claim.entry_name);
+      erase_entry(claim.entry_name);
       s_.shared_config_version += 1;
       record(c, operation_id, "strip-entry", claim.entry_name, "");
       bool last_out = s_.shared_config.empty();
@@ -926,6 +956,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         c.touch(Obj::Pointer, kPolicyName, true);
         if (s_.pointer_restore) {
           s_.pointer = *s_.pointer_restore;
+          spare_texts_.give(std::move(*s_.pointer_restore));
           s_.pointer_restore.reset();
           s_.pointer_version += 1;
           record(c, operation_id, "restore-policy", kPolicyName, s_.pointer);
@@ -948,7 +979,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     // Tolerant removal: a concurrent release of the same claim may have removed it already.
     for (size_t i = 0; i < s_.claims.size();)
       if (s_.claims[i].claim_id == claim_id) {
-        recycle_claim(std::move(s_.claims[i]));
+        spare_claims_.give(std::move(s_.claims[i]));
         s_.claims.erase(s_.claims.begin() + static_cast<std::ptrdiff_t>(i));
       } else {
         ++i;
@@ -997,11 +1028,11 @@ void MemoryBackend::advance_clock(Caller& c, double seconds) {
 
 std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& kinds) const {
   std::vector<Mutation> out;
-  mutations_into(kinds, out);
+  out.resize(mutations_into(kinds, out));
   return out;
 }
 
-void MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
+size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
   size_t n = 0;
   for (const auto& m : s_.audit)
     if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) {
@@ -1011,13 +1042,18 @@ void MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::v
         out.push_back(m);
       ++n;
     }
-  out.resize(n);
+  return n;
 }
 
-void MemoryBackend::record(Caller& c, const std::string& op_id, std::string kind, std::string target,
-                           std::string detail) {
+void MemoryBackend::record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
+                           std::string_view detail) {
   c.touch(Obj::Audit, "", true);
-  s_.audit.push_back({op_id, std::move(kind), std::move(target), std::move(detail)});
+  Mutation m = spare_mutations_.take();  // every field assigned: a spare's old contents never show
+  m.op_id.assign(op_id);
+  m.kind.assign(kind);
+  m.target.assign(target);
+  m.detail.assign(detail);
+  s_.audit.push_back(std::move(m));
 }
 
 }  // namespace allocsim::backend

@@ -75,6 +75,7 @@
 #include "backend/gfd.h"
 #include "backend/mutants.h"
 #include "backend/packing.h"
+#include "backend/spares.h"
 
 namespace allocsim::backend {
 
@@ -281,9 +282,10 @@ class MemoryBackend {
   /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).
   void advance_clock(Caller& c, double seconds);
 
-  /// Ends every claim at once, keeping their storage for later claims (a world reset, before the state is
-  /// copied from its prototype; issue 16). Same as clearing state().claims, to every reader.
-  void recycle_claims();
+  /// Ends every claim, audit entry and shared-map entry and the pointer's restore record at once, keeping their
+  /// storage for later ones (a world reset, before the state is copied from its prototype; issue 16). Same as
+  /// clearing state().claims, .audit, .shared_config and .pointer_restore, to every reader.
+  void recycle_state();
 
   /// Everything the backend holds, for invariants and tests (read-only).
   const BackendState& state() const { return s_; }
@@ -292,9 +294,10 @@ class MemoryBackend {
 
   /// Audit entries, optionally only those of the given kinds.
   std::vector<Mutation> mutations(const std::vector<std::string>& kinds = {}) const;
-  /// mutations() into `out`, reusing its elements' storage: what the audit-explains-state invariant calls at
+  /// mutations() into the first n elements of `out`, reusing its elements' storage; returns n. Elements past n
+  /// are kept for their buffers (contents unspecified): what the audit-explains-state invariant calls at
   /// quiescence, so that it allocates nothing once `out` has grown. mutations() is this into a new vector.
-  void mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
+  size_t mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
   void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
@@ -304,9 +307,11 @@ class MemoryBackend {
   void observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const;
   /// A claim as `Claim{}` starts, holding a spare claim's buffers for the fields try_reserve_into assigns.
   Claim new_claim();
-  /// Keeps a removed claim's storage for new_claim() (at most kSpareClaims of them).
-  void recycle_claim(Claim&& gone);
-  void record(Caller& c, const std::string& op_id, std::string kind, std::string target, std::string detail);
+  /// The seed's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
+  void record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
+              std::string_view detail);
+  /// The seed's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
+  void erase_entry(const std::string& entry);
   NodeFixture& node_at(const std::string& name);  // the seed's self._nodes[name]: std::out_of_range if absent
   Claim& claim_at(const std::string& id);         // the seed's self._claims[id]: std::out_of_range if absent
   template <class T>
@@ -318,8 +323,17 @@ class MemoryBackend {
   BackendOptions opt_;
   AllocationCapabilities advertised_;  // capabilities(), once (advertised())
   Scratch<PlanScratch> plan_scratch_;
-  static constexpr size_t kSpareClaims = 64;
-  Scratch<std::vector<Claim>> spare_claims_;  // removed claims, for their buffers (new_claim)
+  // Removed values kept for their buffers (backend/spares.h; issue 16): claims (new_claim, and release's copy of
+  // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
+  // release in flight, since a release yields between the read and the write), the pointer's restore record.
+  using SharedConfig = decltype(BackendState::shared_config);
+  Spares<Claim> spare_claims_;
+  Spares<Mutation> spare_mutations_;
+  Spares<SharedConfig::value_type> spare_entries_;
+  Spares<SharedConfig> spare_seen_;
+  Spares<std::string, 4> spare_texts_;                    // the pointer's restore record
+  Scratch<std::string> text_scratch_;                     // an audit detail being built (record() never yields)
+  Scratch<OrderedMap<std::string, int>> layout_scratch_;  // apply_geometry's layout (it never yields)
 };
 
 }  // namespace allocsim::backend

@@ -5,6 +5,7 @@
 // Header-only: small, and shared by mig_geometry.cpp and memory_backend.cpp.
 #pragma once
 
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +16,12 @@
 
 namespace allocsim::backend::py {
 
-/// `repr(s)` for a str: single quotes unless `s` holds a ' and no ", escapes as CPython does for ASCII
-/// controls; non-ASCII bytes pass through (CPython keeps printable non-ASCII characters as they are).
-inline std::string repr(std::string_view s) {
+/// `repr(s)` for a str appended to `out`: single quotes unless `s` holds a ' and no ", escapes as CPython does for
+/// ASCII controls; non-ASCII bytes pass through (CPython keeps printable non-ASCII characters as they are).
+inline void repr_into(std::string& out, std::string_view s) {
   const bool dq = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
   const char q = dq ? '"' : '\'';
-  std::string out(1, q);
+  out += q;
   for (unsigned char ch : s) {
     if (ch == '\\' || ch == static_cast<unsigned char>(q)) {
       out += '\\';
@@ -32,15 +33,21 @@ inline std::string repr(std::string_view s) {
     } else if (ch == '\t') {
       out += "\\t";
     } else if (ch < 0x20 || ch == 0x7f) {
-      out += fmt::format("\\x{:02x}", ch);
+      fmt::format_to(std::back_inserter(out), "\\x{:02x}", ch);
     } else {
       out += static_cast<char>(ch);
     }
   }
   out += q;
+}
+/// `repr(v)` for an int appended to `out`.
+inline void repr_into(std::string& out, long long v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+
+inline std::string repr(std::string_view s) {
+  std::string out;
+  repr_into(out, s);
   return out;
 }
-
 inline std::string repr(int v) { return std::to_string(v); }
 inline std::string repr(long v) { return std::to_string(v); }
 inline std::string repr(long long v) { return std::to_string(v); }
@@ -52,16 +59,25 @@ inline std::string list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-/// `str(dict)` for a str-keyed dict in insertion order, e.g. "{'n1': 2}"; "{}" when empty.
+/// `str(dict)` for a str-keyed dict in insertion order appended to `out`, e.g. "{'n1': 2}"; "{}" when empty.
 template <class V>
-std::string dict(const OrderedMap<std::string, V>& m) {
-  std::string out = "{";
+void dict_into(std::string& out, const OrderedMap<std::string, V>& m) {
+  out += '{';
   bool first = true;
   for (const auto& [k, v] : m) {
-    out += (first ? "" : ", ") + repr(k) + ": " + repr(v);
+    if (!first) out += ", ";
+    repr_into(out, k);
+    out += ": ";
+    repr_into(out, v);
     first = false;
   }
-  return out + "}";
+  out += '}';
+}
+template <class V>
+std::string dict(const OrderedMap<std::string, V>& m) {
+  std::string out;
+  dict_into(out, m);
+  return out;
 }
 
 }  // namespace allocsim::backend::py

@@ -161,7 +161,7 @@ void reset_backend(WorldStorage& s, const CompiledScenario& c) {
   }
   // Everything but the nodes whole (any field BackendState gains is reset too), the nodes kept in place.
   std::vector<backend::NodeFixture> nodes = std::move(st.nodes);
-  s.backend.recycle_claims();  // their buffers serve the next execution's claims
+  s.backend.recycle_state();  // the buffers of claims, audit and map entries serve the next execution's
   st = c.prototype_rest;
   st.nodes = std::move(nodes);
   // A node no step wrote still equals the prototype's, and so does its shadow (check_invariants copies a node's

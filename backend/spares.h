@@ -1,0 +1,58 @@
+// Spares<T>: values the backend removed, kept for their heap buffers (issue 16: an execution that allocates
+// nothing once warm). Storage only: which spare a caller gets never shows in any state, answer or text, because
+// every caller assigns in full each field it later reads.
+//
+// Contract:
+// - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{};
+// - give() keeps a value for a later take(), at most kMax of them (the rest are destroyed);
+// - borrow() is take() with a give() when the Borrowed leaves its scope, however it leaves (a backend call may
+//   unwind from a barrier: an actor crash);
+// - a copy of the owner starts with none: a copied backend shares no storage with its source (as Scratch).
+// Not thread-safe: a backend and its spares belong to one execution at a time.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace allocsim::backend {
+
+template <class T, size_t kMax = 64>
+class Spares {
+ public:
+  Spares() = default;
+  Spares(const Spares&) {}
+  Spares& operator=(const Spares&) { return *this; }
+  ~Spares() = default;
+
+  T take() {
+    if (kept_.empty()) return T{};
+    T value = std::move(kept_.back());
+    kept_.pop_back();
+    return value;
+  }
+  void give(T&& value) {
+    if (kept_.size() < kMax) kept_.push_back(std::move(value));
+  }
+
+  /// A taken value, given back when this leaves scope. Neither copied nor moved.
+  class Borrowed {
+   public:
+    explicit Borrowed(Spares& owner) : owner_(owner), value(owner.take()) {}
+    Borrowed(const Borrowed&) = delete;
+    Borrowed& operator=(const Borrowed&) = delete;
+    ~Borrowed() { owner_.give(std::move(value)); }
+
+   private:
+    Spares& owner_;
+
+   public:
+    T value;
+  };
+  Borrowed borrow() { return Borrowed(*this); }
+
+ private:
+  std::vector<T> kept_;
+};
+
+}  // namespace allocsim::backend
