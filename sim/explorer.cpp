@@ -9,7 +9,7 @@ ExploreSummary explore(Engine& engine, const WorldFactory& make_world, Strategy&
                        const ExploreOptions& options, const ExecutionObserver& observe) {
   ExploreSummary sum;
   while (sum.executions < options.executions) {
-    if (options.pause && options.pause()) {
+    if (options.pause && options.pause(sum)) {
       sum.paused = true;
       break;
     }

@@ -27,9 +27,9 @@ struct ExploreOptions {
   /// The index of the first execution: a sweep unit's execution range starts here, a resumed unit goes on
   /// from here. Executions are numbered first_index, first_index + 1, ...
   uint64_t first_index = 0;
-  /// Asked before every execution (after the `executions` bound); true stops the exploration there
-  /// (ExploreSummary::paused). Time budgets and checkpoints hook in here. May be empty.
-  std::function<bool()> pause = {};
+  /// Asked before every execution (after the `executions` bound) with the summary so far; true stops the
+  /// exploration there (ExploreSummary::paused). Time budgets and checkpoints hook in here. May be empty.
+  std::function<bool(const struct ExploreSummary& so_far)> pause = {};
   /// false: a recorded SIGINT/SIGTERM does not stop it. For one execution whose caller needs its result
   /// (a strict replay, a shrinker's candidate run): the caller decides what a signal means.
   bool interruptible = true;

@@ -248,10 +248,12 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   opt.executions = !tree            ? unit.end - std::min(next, unit.end)
                    : cfg.executions ? cfg.executions - std::min(cfg.executions, r.executions)
                                     : UINT64_MAX;
-  opt.pause = [&] {
+  const uint64_t abandoned_before = r.abandoned;  // a resumed unit's, from its checkpoint
+  opt.pause = [&](const sim::ExploreSummary& so_far) {
     if (hooks.out_of_time && hooks.out_of_time()) return true;
     if (hooks.checkpoint_due && hooks.checkpoint_due()) {
       flush_traces();
+      r.abandoned = abandoned_before + so_far.abandoned;
       hooks.save_partial(state(), r);
     }
     return false;
@@ -271,6 +273,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
                      ++next;
                    });
   flush_traces();
+  r.abandoned = abandoned_before + sum.abandoned;
   if (sum.paused || sum.interrupted) {
     r.complete = false;
     if (hooks.save_partial) hooks.save_partial(state(), r);

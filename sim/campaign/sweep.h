@@ -117,6 +117,8 @@ struct UnitResult {
   /// Executions that ended order-blocked (the scenario's `order`, sim/engine.h), and the first one's block.
   uint64_t order_blocked = 0;
   std::string first_order_block;
+  /// dpor: prefixes abandoned as sleep-set blocked (sim::ExploreSummary::abandoned); not among `executions`.
+  uint64_t abandoned = 0;
 };
 
 /// Adds `b` (a later unit) to `a`: sums, unions, and `a.first` kept unless it is empty.

@@ -15,6 +15,7 @@ void combine(UnitResult& a, const UnitResult& b) {
   a.steps += b.steps;
   a.violating += b.violating;
   a.order_blocked += b.order_blocked;
+  a.abandoned += b.abandoned;
   if (a.first_order_block.empty()) a.first_order_block = b.first_order_block;
   for (const auto& [k, n] : b.by_invariant) a.by_invariant[k] += n;
   if (!a.first && b.first) a.first = b.first;
@@ -59,6 +60,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["complete"] = r.complete;
   if (!r.counters.empty()) j["counters"] = r.counters;  // only when a scenario has expectations that count
   if (r.order_blocked) j["order_blocked"] = {{"executions", r.order_blocked}, {"first", r.first_order_block}};
+  if (r.abandoned) j["abandoned"] = r.abandoned;  // only dpor abandons
   return j;
 }
 
@@ -72,6 +74,7 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
       r.order_blocked = j.at("order_blocked").at("executions").get<uint64_t>();
       r.first_order_block = j.at("order_blocked").at("first").get<std::string>();
     }
+    if (j.contains("abandoned")) r.abandoned = j.at("abandoned").get<uint64_t>();
     r.by_invariant = j.at("by_invariant").get<std::map<std::string, uint64_t>>();
     if (!j.at("first").is_null()) {
       const auto& f = j.at("first");

@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -262,4 +264,42 @@ TEST_CASE("sweep: DPOR runs a small tree as one unit, one execution per trace", 
   }
   CHECK(units == std::map<std::string, int>{{"scenarios/alloc-007-fully-held-never-idle.json", 1},
                                             {"scenarios/alloc-009-shares-only-pool.json", 1}});
+}
+
+// The prefixes DPOR abandons (sleep-set blocked: sim::ExploreSummary::abandoned) are no executions; the sweep
+// counts them per scenario in its text and JSON reports (summed over the units), and a sharded sweep's merged
+// report counts the same as the unsharded one.
+TEST_CASE("sweep: DPOR's abandoned prefixes are counted in both reports, and across shards", "[cli][sweep]") {
+  TempDir dir;
+  const std::string files =
+      "scenarios/alloc-007-fully-held-never-idle.json scenarios/incident-operator-rewrites-shared-map.json";
+  const std::string whole = dir / "whole.json";
+  const Out out = allocsim("sweep " + files + " --strategy dpor --no-corpus --report-json " + whole);
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(out.text, m,
+                            std::regex("incident-operator-rewrites-shared-map.json: 964 executions, 964 distinct "
+                                       "traces \\((\\d+) prefixes sleep-set blocked, abandoned\\), exhausted")));
+  const uint64_t abandoned = std::stoull(m[1]);
+  CHECK(abandoned > 0);
+  // None abandoned, none said.
+  CHECK_THAT(out.text, Catch::Contains("alloc-007-fully-held-never-idle.json: 30 executions, 30 distinct traces, "
+                                       "exhausted"));
+  const nlohmann::json report = nlohmann::json::parse(slurp(whole));
+  CHECK_FALSE(report.at("scenarios").at(0).contains("abandoned_prefixes"));
+  const nlohmann::json& split = report.at("scenarios").at(1);
+  CHECK(split.at("work_units").get<uint64_t>() > 1);
+  CHECK(split.at("abandoned_prefixes") == abandoned);
+  std::string parts;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const std::string part = dir / (std::string("part") + shard[0] + ".json");
+    REQUIRE(
+        allocsim("sweep " + files + " --strategy dpor --no-corpus --shard " + shard + " --report-json " + part).code ==
+        0);
+    parts += " " + part;
+  }
+  const std::string merged = dir / "merged.json";
+  REQUIRE(allocsim("merge" + parts + " --report-json " + merged).code == 0);
+  CHECK(nlohmann::json::parse(slurp(merged)).at("scenarios").at(1).at("abandoned_prefixes") == abandoned);
 }

@@ -89,6 +89,29 @@ TEST_CASE("sweep: unit results round-trip through JSON and combine in order", "[
   CHECK_THROWS_AS(unit_from_json(nlohmann::json::object(), "x.json"), SweepInputError);
 }
 
+TEST_CASE("sweep: DPOR's abandoned prefixes survive the unit JSON round trip and sum over the units", "[sweep]") {
+  SweepConfig c;
+  c.jobs = 1;
+  c.strategy = "dpor";
+  const auto res = sweep({path("scenarios/alloc-023-stale-inventory-retry.json")}, c);
+  REQUIRE(res.units[0].size() > 1);
+  UnitResult all;
+  uint64_t units_abandoning = 0;
+  for (const auto& [u, r] : res.units[0]) {
+    units_abandoning += r.abandoned > 0;
+    const UnitResult back = unit_from_json(unit_to_json(r), "test");
+    CHECK(back.abandoned == r.abandoned);
+    combine(all, back);
+  }
+  CHECK(units_abandoning > 1);
+  const auto outs = outcomes(res);
+  const UnitResult& total = outs[0].result;
+  CHECK(all.abandoned == total.abandoned);
+  // Every execution is one trace; the abandoned prefixes are apart from both.
+  CHECK(total.executions == total.traces.size());
+  CHECK(total.abandoned > total.executions / 10);
+}
+
 TEST_CASE("sweep: the system's counters reach the judge, as in a single run", "[sweep][expect]") {
   // incident-stale-owner-stamp expects `stamp-owner: sometimes` (expect.audit) and pins ops by occurrence:
   // judged only on the counters the units carry (a sweep that dropped them found the audit "never occurred").

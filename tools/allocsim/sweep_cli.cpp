@@ -29,7 +29,10 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
     std::string line = fmt::format("{} {}: {}", verdict, o.plan->path, support::count_of(r.executions, "execution"));
     if (res.config.spec().caps.exhaustive)
-      line += fmt::format(", {}, {}", support::count_of(r.traces.size(), "distinct trace"),
+      line += fmt::format(", {}{}, {}", support::count_of(r.traces.size(), "distinct trace"),
+                          r.abandoned ? fmt::format(" ({} sleep-set blocked, abandoned)",
+                                                    support::count_of(r.abandoned, "prefix", "prefixes"))
+                                      : "",
                           r.exhausted && r.complete && o.units_in_report == o.plan->units.size() ? "exhausted"
                                                                                                  : "NOT exhausted");
     line += fmt::format(", {} violating", r.violating);
