@@ -51,5 +51,11 @@ TEST_CASE("trace explain prints an explanation and --write stores it", "[cli][ex
   const std::string text = slurp(trace);
   CHECK(text.find("\"explanation\": {\n    \"kind\": \"sequential\",") != std::string::npos);
   CHECK(allocsim("replay " + trace).code == 1);  // still the same trace
-  CHECK(allocsim("trace explain").code == 2);    // no file: a usage error
+  // Again: the stored explanation is the same, so nothing is written and the output says so.
+  const auto again = allocsim("trace explain " + trace + " --write");
+  CHECK(again.code == 0);
+  CHECK(again.text.find("explanation unchanged: " + trace + " (already stored)\n") != std::string::npos);
+  CHECK(again.text.find("explanation written") == std::string::npos);
+  CHECK(slurp(trace) == text);
+  CHECK(allocsim("trace explain").code == 2);  // no file: a usage error
 }

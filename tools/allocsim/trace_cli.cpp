@@ -11,6 +11,7 @@
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
+#include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
@@ -388,8 +389,19 @@ int cmd_trace_explain(int argc, char** argv) {
   }
   std::cout << fmt::format("allocsim trace explain {}:\n", input) << explain_trace(t);
   if (write) {
+    const std::string text = campaign::trace_to_text(t);
+    std::string before;
     try {
-      campaign::write_file_atomically(input, campaign::trace_to_text(t));
+      before = support::read_text(input);
+    } catch (const std::exception&) {
+      before.clear();  // unreadable now: written below, which names the problem if there is one
+    }
+    if (text == before) {
+      std::cout << fmt::format("explanation unchanged: {} (already stored)\n", input);
+      return kExitOk;
+    }
+    try {
+      campaign::write_file_atomically(input, text);
     } catch (const campaign::OutputError& e) {
       std::cerr << "allocsim: " << e.what() << "\n";
       return kExitUsage;
