@@ -432,19 +432,20 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
 
 Claim MemoryBackend::new_claim() {
   Claim fresh;  // every field as the seed's `_Claim(...)` starts it
-  Claim old = spare_claims_.take();
   // Only the buffers of fields try_reserve_into assigns in full right after, and of those it starts empty
   // (cleared here): their old contents never show.
-  fresh.claim_id.swap(old.claim_id);
-  fresh.owner.swap(old.owner);
-  fresh.plan = std::move(old.plan);
-  fresh.generation.swap(old.generation);
-  fresh.nodes.swap(old.nodes);
-  fresh.op_id.swap(old.op_id);
-  fresh.entry_name.swap(old.entry_name);
-  fresh.entry_name.clear();
-  fresh.label_versions.swap(old.label_versions);
-  fresh.label_versions.clear();
+  spare_claims_.take_parts([&fresh](Claim& old) {
+    fresh.claim_id.swap(old.claim_id);
+    fresh.owner.swap(old.owner);
+    fresh.plan = std::move(old.plan);
+    fresh.generation.swap(old.generation);
+    fresh.nodes.swap(old.nodes);
+    fresh.op_id.swap(old.op_id);
+    fresh.entry_name.swap(old.entry_name);
+    fresh.entry_name.clear();
+    fresh.label_versions.swap(old.label_versions);
+    fresh.label_versions.clear();
+  });
   return fresh;
 }
 

@@ -3,7 +3,8 @@
 // every caller assigns in full each field it later reads.
 //
 // Contract:
-// - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{};
+// - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{}; take_parts()
+//   lends the last kept value to a function that swaps out the buffers it wants, then drops it;
 // - give() keeps a value for a later take(), at most kMax of them (the rest are destroyed);
 // - borrow() is take() with a give() when the Borrowed leaves its scope, however it leaves (a backend call may
 //   unwind from a barrier: an actor crash);
@@ -30,6 +31,16 @@ class Spares {
     T value = std::move(kept_.back());
     kept_.pop_back();
     return value;
+  }
+  /// Calls `use(kept)` with the last kept value, for the caller to swap out the buffers it wants, then drops that
+  /// value; false, calling nothing, when none is kept. For a big T of which the caller wants a few buffers: no
+  /// whole T is moved.
+  template <class F>
+  bool take_parts(F&& use) {
+    if (kept_.empty()) return false;
+    use(kept_.back());
+    kept_.pop_back();
+    return true;
   }
   void give(T&& value) {
     if (kept_.size() < kMax) kept_.push_back(std::move(value));
