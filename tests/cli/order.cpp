@@ -57,7 +57,14 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   CHECK_THAT(actor.text, Catch::Contains(": /0/0: label \"flowC:x\": unknown actor \"flowC\" (actors: flowA, flowB)"));
   const Captured json = allocsim("run " + kPinned + " --order '[[\"flowA:x\"'");
   CHECK(json.code == 2);
-  CHECK_THAT(json.text, Catch::Contains("--order: not valid JSON: [[\"flowA:x\""));
+  CHECK_THAT(json.text, Catch::Contains("--order: not valid JSON (ends early): [[\"flowA:x\"\n"));
+  const Captured bare = allocsim("run " + kPinned + " --order '[[\"flowA:x\", flowB]]'");
+  CHECK(bare.code == 2);
+  CHECK_THAT(bare.text, Catch::Contains("--order: not valid JSON (at character 15): [[\"flowA:x\", flowB]]\n"));
+  const Captured file = allocsim("run " + kPinned + " --order order.json");
+  CHECK(file.code == 2);
+  CHECK_THAT(file.text, Catch::Contains("--order: not valid JSON (at character 1): order.json (the constraints "
+                                        "themselves, [[\"A:point#1\", \"B:point#1\"]], not a file)"));
 }
 
 TEST_CASE("order: a replay line carries the order flag", "[cli][order]") {

@@ -293,8 +293,21 @@ const std::vector<ExploreFlag>& explore_table() {
        {},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.order = f.list.at(k);
-         for (const std::string& text : c.order)
-           if (!nlohmann::json::accept(text)) throw UsageError(fmt::format("--order: not valid JSON: {}", text));
+         for (const std::string& text : c.order) {
+           try {
+             const nlohmann::json parsed = nlohmann::json::parse(text);  // read again, with the scenario
+             static_cast<void>(parsed);
+           } catch (const nlohmann::json::parse_error& e) {
+             // Where the text stops being JSON (nlohmann's byte is 1-based, one past the bad character).
+             const std::string where =
+                 e.byte > text.size() ? "ends early" : fmt::format("at character {}", std::max<size_t>(e.byte, 1));
+             throw UsageError(
+                 fmt::format("--order: not valid JSON ({}): {}{}", where, text,
+                             text.starts_with('[')
+                                 ? ""
+                                 : " (the constraints themselves, [[\"A:point#1\", \"B:point#1\"]], not a file)"));
+           }
+         }
        }},
       // Not part of ExploreConfig: it changes no result (tests/scenarios/incremental_invariants.cpp), only the
       // cost of a step, so reports, checkpoints and replay lines do not carry it.
