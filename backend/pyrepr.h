@@ -40,7 +40,10 @@ inline void repr_into(std::string& out, std::string_view s) {
   }
   out += q;
 }
-/// `repr(v)` for an int appended to `out`.
+/// `repr(v)` for an int appended to `out` (no overload for floating point, bool or char: their Python forms
+/// differ, and none of the seed's texts has one).
+inline void repr_into(std::string& out, int v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+inline void repr_into(std::string& out, long v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 inline void repr_into(std::string& out, long long v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 
 inline std::string repr(std::string_view s) {

@@ -117,7 +117,8 @@ struct UnitResult {
   /// Executions that ended order-blocked (the scenario's `order`, sim/engine.h), and the first one's block.
   uint64_t order_blocked = 0;
   std::string first_order_block;
-  /// dpor: prefixes abandoned as sleep-set blocked (sim::ExploreSummary::abandoned); not among `executions`.
+  /// The dpor reduction (of dfs or dpor): prefixes abandoned as sleep-set blocked (sim::ExploreSummary::abandoned);
+  /// not among `executions`. A unit from a checkpoint or shard report of an earlier version counts 0.
   uint64_t abandoned = 0;
 };
 

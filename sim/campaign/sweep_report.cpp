@@ -43,7 +43,7 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   j["violating_executions"] = r.violating;
   j["violations"] = r.by_invariant;
   if (r.order_blocked) j["order_blocked_executions"] = r.order_blocked;  // only under a scenario's `order`
-  if (r.abandoned) j["abandoned_prefixes"] = r.abandoned;                // only dpor: sleep-set blocked, not executions
+  if (r.abandoned) j["abandoned_prefixes"] = r.abandoned;                // the dpor reduction: sleep-set blocked
   if (tree) {
     j["distinct_traces"] = r.traces.size();
     j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<size_t>(1, r.traces.size())));

@@ -60,7 +60,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["complete"] = r.complete;
   if (!r.counters.empty()) j["counters"] = r.counters;  // only when a scenario has expectations that count
   if (r.order_blocked) j["order_blocked"] = {{"executions", r.order_blocked}, {"first", r.first_order_block}};
-  if (r.abandoned) j["abandoned"] = r.abandoned;  // only dpor abandons
+  if (r.abandoned) j["abandoned"] = r.abandoned;  // only the dpor reduction abandons
   return j;
 }
 

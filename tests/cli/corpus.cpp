@@ -291,4 +291,5 @@ TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora 
   fs::create_directories(dir.path / ".allocsim" / "corpus");
   const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
   CHECK(run("corpus list " + dir.path.string()).text == "corpus " + corpus + ": 0 entries\n");
+  CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 0 entries\n");  // the corpus folder itself
 }

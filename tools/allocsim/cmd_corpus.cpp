@@ -38,7 +38,11 @@ Target resolve(const std::string& path) {
   if (fs::is_directory(path, ec)) {
     const fs::path inner = fs::path(path) / ".allocsim" / "corpus";
     if (fs::is_directory(inner, ec)) return {inner.string(), ""};
-    return {path, "", true};
+    // A corpus folder given itself (.../.allocsim/corpus) is no guess.
+    const fs::path p = fs::path(path).lexically_normal();
+    const fs::path last = p.filename().empty() ? p.parent_path() : p;
+    const bool corpus_itself = last.filename() == "corpus" && last.parent_path().filename() == ".allocsim";
+    return {path, "", !corpus_itself};
   }
   if (fs::is_regular_file(path, ec)) return {campaign::corpus_dir(path, ""), fs::path(path).stem().string()};
   throw UsageError(fmt::format("{}: no such corpus folder, scenario folder or scenario file", path));

@@ -298,12 +298,14 @@ const std::vector<ExploreFlag>& explore_table() {
              const nlohmann::json parsed = nlohmann::json::parse(text);  // read again, with the scenario
              static_cast<void>(parsed);
            } catch (const nlohmann::json::parse_error& e) {
-             // Where the text stops being JSON (nlohmann's byte is 1-based, one past the bad character).
+             // Where the text stops being JSON: nlohmann's byte is the 1-based position of the bad character, past
+             // the end when the text ends early.
              const std::string where =
                  e.byte > text.size() ? "ends early" : fmt::format("at character {}", std::max<size_t>(e.byte, 1));
              throw UsageError(
                  fmt::format("--order: not valid JSON ({}): {}{}", where, text,
-                             text.starts_with('[')
+                             text.find_first_not_of(" \t\r\n") != std::string::npos &&
+                                     text[text.find_first_not_of(" \t\r\n")] == '['
                                  ? ""
                                  : " (the constraints themselves, [[\"A:point#1\", \"B:point#1\"]], not a file)"));
            }
