@@ -71,6 +71,42 @@ V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = null
   return slot.second;
 }
 
+// The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
+// scratch through `by_name` (sorted), so that a plan over N nodes costs O(N log N) rather than O(N^2).
+uint32_t index_of(const PlanScratch& s, std::string_view name) {
+  const auto it = std::lower_bound(s.by_name.begin(), s.by_name.end(), name,
+                                   [](const auto& e, std::string_view n) { return e.first < n; });
+  return it != s.by_name.end() && it->first == name ? it->second : PlanScratch::kNoNode;
+}
+
+// `name`'s index in `s.nodes`, appended (in first-seen order) if new. `last` is the previous device's index:
+// a snapshot lists a node's devices one after another, so most devices need no search.
+uint32_t add_node(PlanScratch& s, std::string_view name, uint32_t last) {
+  if (last < s.nodes.size() && s.nodes[last] == name) return last;
+  const auto it = std::lower_bound(s.by_name.begin(), s.by_name.end(), name,
+                                   [](const auto& e, std::string_view n) { return e.first < n; });
+  if (it != s.by_name.end() && it->first == name) return it->second;
+  const auto k = static_cast<uint32_t>(s.nodes.size());
+  s.by_name.emplace(it, name, k);
+  s.nodes.push_back(name);
+  s.node_devices.push_back(0);
+  return k;
+}
+
+// For each of `s.nodes`, the value of the first entry of `m` under its name, as find_in(m, name) returns it;
+// nullptr where none. The maps list nodes in device order, so the entry after a match is usually the next.
+template <class V>
+void index_by_name(const OrderedMap<std::string, V>& m, const PlanScratch& s, std::vector<const V*>& out) {
+  out.assign(s.nodes.size(), nullptr);
+  uint32_t next = 0;
+  for (const auto& [key, value] : m) {
+    const uint32_t k = next < s.nodes.size() && s.nodes[next] == key ? next : index_of(s, key);
+    if (k == PlanScratch::kNoNode) continue;
+    if (out[k] == nullptr) out[k] = &value;
+    next = k + 1;
+  }
+}
+
 // Python's `seq[:n]` for a list of length `size`.
 size_t slice_end(size_t size, int n) {
   if (n >= 0) return std::min(size, static_cast<size_t>(n));
@@ -219,7 +255,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
       d.ordinal = i;
       if (!d.uuid) d.uuid.emplace();
       d.uuid->clear();
-      fmt::format_to(std::back_inserter(*d.uuid), "GPU-{}-{}", n.name, i);
+      fmt::format_to(std::back_inserter(*d.uuid), FMT_COMPILE("GPU-{}-{}"), n.name, i);
       d.mig_uuid.reset();
       d.product = n.product;
       d.memory_bytes = static_cast<int64_t>(n.memory_gib * static_cast<double>(kGiB));
@@ -278,23 +314,26 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key.
   s.nodes.clear();
   s.device_node.clear();
+  s.node_devices.clear();
+  s.by_name.clear();
+  uint32_t last = PlanScratch::kNoNode;
   for (const auto& device : snapshot.devices) {
     uint32_t k = PlanScratch::kNoNode;
     if (device.node) {
-      const auto it = std::find(s.nodes.begin(), s.nodes.end(), std::string_view(*device.node));
-      k = static_cast<uint32_t>(it - s.nodes.begin());
-      if (it == s.nodes.end()) s.nodes.emplace_back(*device.node);
+      k = add_node(s, *device.node, last);
+      ++s.node_devices[k];
+      last = k;
     }
     s.device_node.push_back(k);
   }
-  const auto devices_on = [&](uint32_t k) {
-    return static_cast<int>(std::count(s.device_node.begin(), s.device_node.end(), k));
-  };
+  index_by_name(snapshot.owners, s, s.node_owner);
+  index_by_name(snapshot.sharing, s, s.node_sharing);
+  index_by_name(snapshot.occupancy, s, s.node_occupied);
   size_t n_free = 0;
   size_t n_excluded = 0;
   for (uint32_t k = 0; k < s.nodes.size(); ++k) {
     const std::string_view node = s.nodes[k];
-    const std::string* owner = find_in(snapshot.owners, node);
+    const std::string* owner = s.node_owner[k];
     if (owner && !owner->empty() && !requests.empty() && *owner != requests[0].flow_id) {
       std::string& why = next_slot(s.excluded, n_excluded);
       why.clear();
@@ -303,7 +342,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     }
     // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
     // sharers reach MIG through geometry instead (seed comment, lines 210-213).
-    const std::string* sharing = find_in(snapshot.sharing, node);
+    const std::string* sharing = s.node_sharing[k];
     if (sharing &&
         (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown || *sharing == kClassMig)) {
       std::string& why = next_slot(s.excluded, n_excluded);
@@ -312,8 +351,11 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
                      FMT_COMPILE("{}: {} \u2014 its units are shares or slices, not whole devices"), node, *sharing);
       continue;
     }
-    const int* occupied = find_in(snapshot.occupancy, node);
-    reuse_put(s.free, n_free, node) = devices_on(k) - (occupied ? *occupied : 0);
+    const int* occupied = s.node_occupied[k];
+    // `free[node] = ...` with `node` not yet among free's keys (the nodes are distinct): no search.
+    auto& slot = next_slot(s.free, n_free);
+    slot.first = node;
+    slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
   s.free.resize(n_free);
   s.excluded.resize(n_excluded);
@@ -343,7 +385,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
           // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
           *std::find_if(s.exclusive.begin(), s.exclusive.end(),
                         [&id = workload_id](const auto* r) { return r->workload_id == id; });
-      const auto k = static_cast<uint32_t>(std::find(s.nodes.begin(), s.nodes.end(), node) - s.nodes.begin());
+      const uint32_t k = index_of(s, node);
       s.taken.clear();
       for (size_t i = 0; i < snapshot.devices.size(); ++i) {
         if (s.device_node[i] != k) continue;

@@ -157,8 +157,14 @@ struct PlanScratch {
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views of the snapshot
   std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
-  OrderedMap<std::string, int> free;    // the seed's `free`
-  std::vector<std::string> excluded;    // the seed's `excluded`; entries past this call's count are spare
+  std::vector<std::pair<std::string_view, uint32_t>> by_name;  // `nodes` sorted by name, with their indices
+  // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
+  // occupancy (nullptr: none). What the seed looks up in dicts, found once per plan instead of per node.
+  std::vector<int> node_devices;
+  std::vector<const std::string*> node_owner, node_sharing;
+  std::vector<const int*> node_occupied;
+  OrderedMap<std::string, int> free;  // the seed's `free`
+  std::vector<std::string> excluded;  // the seed's `excluded`; entries past this call's count are spare
   std::vector<const WorkloadRequest*> exclusive, sharers;
   std::vector<std::pair<std::string_view, int>> wanted;
   PackScratch pack;

@@ -273,3 +273,32 @@ TEST_CASE("plan_into over earlier plans' storage equals plan(): larger, smaller,
   CHECK(feasible(b.plan(fresh_caller, sequence[0], snap)).notes.size() == 1);
   CHECK(infeasible(b.plan(fresh_caller, sequence[3], snap)).reasons.size() == 1);
 }
+
+// plan_into finds a node's entries by name through a sorted index (memory_backend.cpp index_by_name), with a
+// fast path for a snapshot in node order; a hand-made snapshot out of that order takes the other paths, and
+// must read as the seed's dicts do: a node's devices wherever they are listed, the first map entry per name.
+TEST_CASE("plan: a snapshot out of node order reads as dicts (devices interleaved, first entry per name)", "[plan]") {
+  MemoryBackend b({gpu_node("n1", 2), gpu_node("n2", 1), gpu_node("n3", 1)}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  InventorySnapshot s = snapshot(b, c);
+  REQUIRE(s.devices.size() == 4);
+  std::swap(s.devices[1], s.devices[2]);                           // n1#0, n2#0, n1#1, n3#0: n1's two devices apart
+  s.owners = {{"n3", "flowB"}, {"n3", "flowA"}, {"n9", "flowB"}};  // the first n3 entry counts; n9 has no devices
+  s.sharing = {{"n2", "mps"}, {"n1", "physical"}, {"n2", "physical"}, {"n3", "physical"}};
+  s.occupancy = {{"n3", 0}, {"n2", 0}, {"n1", 1}, {"n1", 0}};
+  SECTION("the node with one free device of two cannot take two") {
+    const Infeasible no = infeasible(b.plan(c, {req("w", 2)}, s));
+    CHECK(no.reasons == std::vector<std::string>{
+                            "no per-host packing places every whole-device request on one node (free per node: "
+                            "{'n1': 1}; excluded: ['n2: mps \u2014 its units are shares or slices, not whole devices', "
+                            "'n3: owned by flowB'])"});
+  }
+  SECTION("one device: n1's, its first listed one") {
+    const FeasiblePlan plan = feasible(b.plan(c, {req("w", 1)}, s));
+    REQUIRE(plan.assignments.size() == 1);
+    REQUIRE(plan.assignments[0].second.size() == 1);
+    CHECK(plan.assignments[0].second[0].uuid == "GPU-n1-0");
+    CHECK(plan.notes == std::vector<std::string>{"n2: mps \u2014 its units are shares or slices, not whole devices",
+                                                 "n3: owned by flowB"});
+  }
+}
