@@ -56,6 +56,10 @@ bool lower_equals(std::string_view s, std::string_view lower_word) {
 }  // namespace
 
 std::string classify_gfd_labels(const Labels& labels, std::optional<long> advertised_units) {
+  return std::string(gfd_class(labels, advertised_units));
+}
+
+std::string_view gfd_class(const Labels& labels, std::optional<long> advertised_units) {
   const std::string* product_label = label(labels, kProduct);
   const std::string_view product = product_label ? std::string_view(*product_label) : std::string_view();
   const std::string* replicas_label = label(labels, kReplicas);

@@ -118,6 +118,18 @@ size_t slice_end(size_t size, int n) {
 
 // -- state lookups ------------------------------------------------------------------------------
 
+std::string_view MemoryBackend::labels_class(size_t node, const Labels& labels) {
+  std::vector<LabelClass>& memo = label_classes_.get();
+  if (memo.size() <= node) memo.resize(node + 1);
+  LabelClass& m = memo[node];
+  if (!m.known || m.labels != labels) {
+    m.labels = labels;
+    m.result = gfd_class(labels);
+    m.known = true;
+  }
+  return m.result;
+}
+
 std::string NodeFixture::classification() const {
   if (!mig_layout.empty()) return kClassMig;
   return classify_gfd_labels(labels);
@@ -275,9 +287,11 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   snap.sharing.clear();
   snap.owners.clear();
   int64_t generation = 0;
-  for (const auto& n : s_.nodes) {
+  for (size_t i = 0; i < s_.nodes.size(); ++i) {
+    const NodeFixture& n = s_.nodes[i];
     if (!scoped(n)) continue;
-    snap.sharing.emplace_back(n.name, n.classification());
+    // n.classification(), with the labels' part memoised (labels_class)
+    snap.sharing.emplace_back(n.name, n.mig_layout.empty() ? labels_class(i, n.labels) : kClassMig);
     if (is_truthy(n.owner)) snap.owners.emplace_back(n.name, *n.owner);
     generation += n.resource_version;
   }

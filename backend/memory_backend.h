@@ -329,6 +329,16 @@ class MemoryBackend {
   BackendOptions opt_;
   AllocationCapabilities advertised_;  // capabilities(), once (advertised())
   Scratch<PlanScratch> plan_scratch_;
+  /// Per node index: the labels a GFD classification was last computed from, and its result. A node's labels
+  /// never change in the seed, so inventory classifies each node once per backend object; the memo is checked
+  /// against the labels at every use (a test, or a read fault's stale view, may hand in other ones).
+  struct LabelClass {
+    Labels labels;
+    std::string_view result;  // a kClass* constant
+    bool known = false;
+  };
+  Scratch<std::vector<LabelClass>> label_classes_;
+  std::string_view labels_class(size_t node, const Labels& labels);
   // Removed values kept for their buffers (backend/spares.h; issue 16): claims (new_claim, and release's copy of
   // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
   // release in flight, since a release yields between the read and the write), the pointer's restore record.

@@ -9,25 +9,62 @@ namespace {
 
 // The seed's `place` recursion over `order`, hosts in `hosts` order. `allowed(workload, host)` is the
 // `eligible` narrowing (always true without one). Assignment keys are put and popped as the seed's dict.
+// A host's units left are `remaining[slot]`, its slot found once (sorted_hosts) instead of at every try.
 template <class Key, class Host, class Allowed>
-bool place_all(const std::vector<std::pair<Key, int>>& order, const std::vector<Host>& hosts,
-               OrderedMap<Host, int>& remaining, OrderedMap<Key, Host>& assignment, const Allowed& allowed) {
+bool place_all(const std::vector<std::pair<Key, int>>& order, const std::vector<std::pair<Host, uint32_t>>& hosts,
+               std::vector<int>& remaining, OrderedMap<Key, Host>& assignment, const Allowed& allowed) {
   auto place = [&](auto&& self, size_t i) -> bool {
     if (i == order.size()) return true;
     const auto& [workload, count] = order[i];
-    for (const Host& host : hosts) {
+    for (const auto& [host, slot] : hosts) {
       if (!allowed(workload, host)) continue;
-      int& left = *find_in(remaining, host);
+      int& left = remaining[slot];
       if (left < count) continue;
       left -= count;
       put_in(assignment, workload, host);
       if (self(self, i + 1)) return true;
-      *find_in(remaining, host) += count;
+      remaining[slot] += count;
       erase_in(assignment, workload);
     }
     return false;
   };
   return place(place, 0);
+}
+
+// `free`'s hosts in name order (the seed's `sorted(remaining)`; it re-sorts at every level, but the keys never
+// change, so once is the same order), each with the slot of its units in `remaining`: its first entry's, as
+// the seed's dict (and find_in) would have it should a name repeat. With a `memo`, hosts named as in the
+// last call, in the same order, take the last call's order without sorting again (a plan packs over the same
+// nodes call after call).
+template <class Host, class Free>
+void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& hosts, std::vector<int>& remaining,
+                  PackScratch::SortMemo* memo) {
+  hosts.clear();
+  remaining.clear();
+  for (const auto& [host, units] : free) {
+    hosts.emplace_back(host, static_cast<uint32_t>(remaining.size()));
+    remaining.push_back(units);
+  }
+  if (memo != nullptr && memo->names.size() == free.size() &&
+      std::equal(free.begin(), free.end(), memo->names.begin(),
+                 [](const auto& entry, const std::string& name) { return entry.first == name; })) {
+    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = {free[memo->order[i].first].first, memo->order[i].second};
+    return;
+  }
+  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) {
+    const int c = std::string_view(a.first).compare(b.first);  // one comparison of the names, not pair's two
+    return c != 0 ? c < 0 : a.second < b.second;
+  });
+  if (memo != nullptr) {
+    memo->names.resize(free.size());
+    for (size_t i = 0; i < free.size(); ++i) memo->names[i] = free[i].first;
+    memo->order.resize(hosts.size());
+    for (size_t i = 0; i < hosts.size(); ++i) memo->order[i].first = hosts[i].second;
+  }
+  for (size_t i = 1; i < hosts.size(); ++i)
+    if (hosts[i].first == hosts[i - 1].first) hosts[i].second = hosts[i - 1].second;
+  if (memo != nullptr)
+    for (size_t i = 0; i < hosts.size(); ++i) memo->order[i].second = hosts[i].second;
 }
 
 // Python's sorted(key=-count) is stable: equal counts keep request order. An insertion sort, not
@@ -43,13 +80,11 @@ void widest_first(std::vector<std::pair<Key, int>>& order) {
 std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
     const std::vector<std::pair<std::string, int>>& requests, const OrderedMap<std::string, int>& free,
     const OrderedMap<std::string, std::set<std::string>>* eligible) {
-  OrderedMap<std::string, int> remaining = free;
   std::vector<std::pair<std::string, int>> order = requests;
   widest_first(order);
-  // The seed re-sorts `remaining` at every level; its keys never change, so once is the same order.
-  std::vector<std::string> hosts;
-  for (const auto& [host, units] : remaining) hosts.push_back(host);
-  std::sort(hosts.begin(), hosts.end());
+  std::vector<std::pair<std::string, uint32_t>> hosts;
+  std::vector<int> remaining;
+  sorted_hosts(free, hosts, remaining, nullptr);
   // `if eligible` in the seed: an empty mapping narrows nothing.
   const bool narrowing = eligible != nullptr && !eligible->empty();
   OrderedMap<std::string, std::string> assignment;
@@ -64,13 +99,7 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
 bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
                              const OrderedMap<std::string, int>& free, PackScratch& scratch,
                              OrderedMap<std::string_view, std::string_view>& out) {
-  scratch.remaining.clear();
-  scratch.hosts.clear();
-  for (const auto& [host, units] : free) {
-    scratch.remaining.emplace_back(host, units);
-    scratch.hosts.emplace_back(host);
-  }
-  std::sort(scratch.hosts.begin(), scratch.hosts.end());
+  sorted_hosts(free, scratch.hosts, scratch.remaining, &scratch.sorted);
   scratch.order.assign(requests.begin(), requests.end());
   widest_first(scratch.order);
   out.clear();

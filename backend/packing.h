@@ -1,9 +1,11 @@
 // Exhaustive per-host packing of whole-device requests (seed `pack_whole_devices`).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,11 +23,17 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
     const OrderedMap<std::string, std::set<std::string>>* eligible = nullptr);
 
 /// The working storage of pack_whole_devices_into, kept by its caller across calls: once its vectors have
-/// grown to a scenario's size, a packing allocates nothing (issue 16). Holds no state between calls.
+/// grown to a scenario's size, a packing allocates nothing (issue 16). What it keeps between calls is the last
+/// host order (`sorted`), reused only for hosts named exactly as then, in the same order.
 struct PackScratch {
-  OrderedMap<std::string_view, int> remaining;  // host -> units left; views of `free`'s keys
+  struct SortMemo {
+    std::vector<std::string> names;                    // the last call's `free` keys, in its order
+    std::vector<std::pair<uint32_t, uint32_t>> order;  // per sorted position: the entry, and its units' slot
+  };
+  SortMemo sorted;
+  std::vector<int> remaining;  // units left, per entry of `free`
   std::vector<std::pair<std::string_view, int>> order;
-  std::vector<std::string_view> hosts;
+  std::vector<std::pair<std::string_view, uint32_t>> hosts;  // free's hosts by name, each with its `remaining` slot
 };
 
 /// pack_whole_devices() without its allocations: true and the assignment in `out` (its storage reused, views of

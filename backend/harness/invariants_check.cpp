@@ -107,6 +107,12 @@ std::optional<Violation> check_incremental(BackendWorld& world, sim::ActorId act
   // The quiescent-only rows judge every node, with the memo's node sets (quiescent-clean: owned_nodes).
   const CheckContext whole{world, actor, quiescent, nullptr, &m};
   const uint32_t kinds = m.dirty.kinds() | kReadsStep | (quiescent ? uint32_t{kReadsQuiescence} : 0u);
+  if (!quiescent) {  // the loop below without its quiescent-only rows, over compile()'s dense copy of them
+    for (const CompiledScenario::StepRow& row : world.compiled().step_rows)
+      if ((row.reads_kinds & kinds) != 0)
+        if (auto v = row.check(row.per_node ? some : every)) return v;
+    return std::nullopt;
+  }
   for (size_t i : world.compiled().invariants) {
     const InvariantSpec& spec = catalog[i];
     if (spec.check == nullptr) continue;

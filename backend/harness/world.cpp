@@ -53,6 +53,9 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
     bool on = sc.invariants.empty();
     for (const std::string& name : sc.invariants) on |= name == cat[i].name;
     if (on) c->invariants.push_back(i);
+    if (on && cat[i].check != nullptr && !cat[i].quiescent_only)
+      c->step_rows.push_back(
+          {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
   }
   c->life_ids.resize(sc.actors.size());
   for (const ActorSpec& a : sc.actors)

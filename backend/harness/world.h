@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/harness/catalog.h"
 #include "backend/harness/dirty.h"
 #include "backend/harness/read_faults.h"
 #include "backend/harness/scenario.h"
@@ -53,8 +54,17 @@ struct CompiledScenario {
   /// it restores one by one, those the previous execution wrote.
   backend::BackendState prototype_rest;
   std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending
-  NodeIndex node_index;            // of the prototype's nodes (dirty.h: incremental invariants)
-  StartMemo start_memo;            // the start state's verdict (dirty.h; invariants.h start_memo())
+  /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
+  /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
+  /// rather than the catalog's rows.
+  struct StepRow {
+    InvariantSpec::Check check;
+    uint32_t reads_kinds;
+    bool per_node;
+  };
+  std::vector<StepRow> step_rows;
+  NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
+  StartMemo start_memo;  // the start state's verdict (dirty.h; invariants.h start_memo())
   bool checks(std::string_view invariant) const;
   /// The storage of worlds that have ended, reset in place by the next world (its containers keep their
   /// capacity, so an execution after the first few allocates little); one per world alive at once.

@@ -32,6 +32,38 @@ TEST_CASE("packing: widest request first (stable), hosts in name order, backtrac
   CHECK(q == OrderedMap<std::string, std::string>{{"w", "b"}, {"v", "a"}, {"u", "a"}});
   CHECK(pack_whole_devices({}, {}) == OrderedMap<std::string, std::string>{});
   CHECK_FALSE(pack_whole_devices({{"a", 1}}, {}).has_value());
+  // A repeated host (no dict has one; an OrderedMap can) reads its first entry's units, as find_in does: the 9
+  // of the second entry are never seen, so two requests of 2 do not fit on "h".
+  CHECK_FALSE(pack_whole_devices({{"a", 2}, {"b", 2}}, {{"h", 2}, {"h", 9}}).has_value());
+  CHECK(pack_whole_devices({{"a", 2}, {"b", 2}}, {{"h", 9}, {"h", 2}}) ==
+        OrderedMap<std::string, std::string>{{"a", "h"}, {"b", "h"}});
+}
+
+// pack_whole_devices_into keeps the last host order in its scratch (PackScratch::sorted); each call below must
+// give what pack_whole_devices gives on its own, whatever the scratch saw before.
+TEST_CASE("packing into kept scratch: the same answers as a fresh packing, call after call", "[packing]") {
+  using Free = OrderedMap<std::string, int>;
+  const std::vector<std::pair<std::string, int>> wants = {{"a", 2}, {"b", 1}};
+  const std::vector<Free> frees = {
+      {{"z", 2}, {"m", 1}, {"a", 0}},  // sorted: a, m, z
+      {{"z", 2}, {"m", 1}, {"a", 0}},  // the same names, order reused
+      {{"z", 0}, {"m", 1}, {"a", 2}},  // the same names, other units
+      {{"a", 2}, {"m", 2}, {"z", 2}},  // the same names in another order: sorted again (a -> a, b -> m)
+      {{"h", 2}, {"h", 9}},            // a repeated name: its first entry's units
+      {{"h", 9}, {"h", 2}},           {{"q", 3}},
+  };
+  std::vector<std::pair<std::string_view, int>> requests(wants.begin(), wants.end());
+  PackScratch scratch;
+  OrderedMap<std::string_view, std::string_view> out;
+  for (size_t i = 0; i < frees.size(); ++i) {
+    INFO("free #" << i);
+    const auto fresh = pack_whole_devices(wants, frees[i]);
+    REQUIRE(pack_whole_devices_into(requests, frees[i], scratch, out) == fresh.has_value());
+    if (!fresh) continue;
+    OrderedMap<std::string, std::string> got;
+    for (const auto& [w, h] : out) got.emplace_back(w, h);
+    CHECK(got == *fresh);
+  }
 }
 
 TEST_CASE("packing: eligible narrows a workload's hosts, absent workloads take any", "[packing]") {

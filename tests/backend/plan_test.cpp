@@ -302,3 +302,15 @@ TEST_CASE("plan: a snapshot out of node order reads as dicts (devices interleave
                                                  "n3: owned by flowB"});
   }
 }
+
+// inventory memoises each node's label classification (MemoryBackend::labels_class) and checks the memo
+// against the labels at every use: labels changed under it are classified again.
+TEST_CASE("inventory: a node whose labels changed since the last inventory is classified by the new ones", "[plan]") {
+  MemoryBackend b({gpu_node("n1", 1), gpu_node("n2", 1)}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "physical"}});
+  put_in(b.mutable_state().nodes[1].labels, std::string("nvidia.com/gpu.sharing-strategy"), std::string("mps"));
+  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "mps"}});
+  b.mutable_state().nodes[1].labels.clear();
+  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "unknown"}});
+}
