@@ -6,6 +6,8 @@
 #include <charconv>
 #include <optional>
 
+#include "sim/support/words.h"
+
 namespace allocsim::sim {
 
 OrderError::OrderError(std::string pointer, const std::string& message)
@@ -70,7 +72,7 @@ OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std
     const std::string at = fmt::format("/{}", i);
     if (!pair.is_array() || pair.size() != 2)
       throw OrderError(at, fmt::format("expected a pair [X, Y] of labels, got {}",
-                                       pair.is_array() ? fmt::format("{} elements", pair.size()) : pair.type_name()));
+                                       pair.is_array() ? support::count_of(pair.size(), "element") : pair.type_name()));
     StepLabel side[2];
     for (size_t k = 0; k < 2; ++k) {
       const std::string p = fmt::format("{}/{}", at, k);

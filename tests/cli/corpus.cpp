@@ -293,3 +293,17 @@ TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora 
   CHECK(run("corpus list " + dir.path.string()).text == "corpus " + corpus + ": 0 entries\n");
   CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 0 entries\n");  // the corpus folder itself
 }
+
+TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder does not exist", "[cli][corpus]") {
+  TempDir dir;
+  copy_scenario(dir, "mutants/stale-last-out.json");
+  const std::string file = (dir.path / "stale-last-out.json").string();
+  const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
+  const auto none = run("corpus list " + file);
+  CHECK(none.code == 0);
+  CHECK(none.text == "corpus " + corpus +
+                         ": 0 entries\n  (the folder does not exist yet: a run creates it when it stores its first "
+                         "failure)\n");
+  fs::create_directories(dir.path / ".allocsim" / "corpus");
+  CHECK(run("corpus list " + file).text == "corpus " + corpus + ": 0 entries\n");
+}

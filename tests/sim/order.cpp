@@ -60,7 +60,8 @@ TEST_CASE("order: labels parse to actor ids, the occurrence defaulting to 1", "[
 
 TEST_CASE("order: malformed blocks name the pointer and what is wrong", "[order]") {
   CHECK(order_error(R"({"a": 1})") == R"(expected an array of ["ACTOR:POINT#N", "ACTOR:POINT#N"] pairs, got object)");
-  CHECK(order_error(R"([["a:p"]])") == "/0: expected a pair [X, Y] of labels, got 1 elements");
+  CHECK(order_error(R"([["a:p"]])") == "/0: expected a pair [X, Y] of labels, got 1 element");
+  CHECK(order_error(R"([["a:p", "b:q", "c:r"]])") == "/0: expected a pair [X, Y] of labels, got 3 elements");
   CHECK(order_error(R"([["a:p", 3]])") == "/0/1: expected a label string, got number");
   CHECK(order_error(R"([["a:p", "bp"]])") ==
         R"(/0/1: label "bp": no ':' between actor and point (expected ACTOR:POINT or ACTOR:POINT#N, N >= 1))");

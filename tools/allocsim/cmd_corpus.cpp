@@ -98,6 +98,9 @@ std::vector<std::string> entries_of(const Target& target) {
 int list(const Target& target) {
   const auto entries = entries_of(target);
   std::cout << fmt::format("corpus {}: {}\n", target.dir, support::count_of(entries.size(), "entry", "entries"));
+  std::error_code ec;
+  if (entries.empty() && !target.guessed && !fs::is_directory(target.dir, ec))  // a scenario file's corpus
+    std::cout << "  (the folder does not exist yet: a run creates it when it stores its first failure)\n";
   if (entries.empty() && target.guessed)
     std::cout << fmt::format(
         "  {} has no .allocsim/corpus folder: a run stores its failures beside the scenario "

@@ -294,6 +294,9 @@ const std::vector<ExploreFlag>& explore_table() {
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.order = f.list.at(k);
          for (const std::string& text : c.order) {
+           if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+             throw UsageError(
+                 "--order: empty; it takes the constraints themselves, as JSON: [[\"A:point#1\", \"B:point#1\"]]");
            try {
              const nlohmann::json parsed = nlohmann::json::parse(text);  // read again, with the scenario
              static_cast<void>(parsed);
