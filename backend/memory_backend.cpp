@@ -9,6 +9,7 @@
 #include "backend/memory_backend.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <span>
 #include <stdexcept>
@@ -73,21 +74,33 @@ V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = null
 
 // The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
 // scratch through `by_name` (sorted), so that a plan over N nodes costs O(N log N) rather than O(N^2).
+uint64_t name_head(std::string_view name) {
+  uint64_t head = 0;
+  for (size_t i = 0; i < 8; ++i) head = (head << 8) | (i < name.size() ? static_cast<unsigned char>(name[i]) : 0u);
+  return head;
+}
+
+// The first entry of `by_name` not before (head, name): the order is by head, then by the whole name.
+std::vector<PlanScratch::Named>::const_iterator find_slot(const PlanScratch& s, uint64_t head, std::string_view name) {
+  return std::lower_bound(s.by_name.begin(), s.by_name.end(), name, [head](const PlanScratch::Named& e, auto n) {
+    return e.head != head ? e.head < head : e.name < n;
+  });
+}
+
 uint32_t index_of(const PlanScratch& s, std::string_view name) {
-  const auto it = std::lower_bound(s.by_name.begin(), s.by_name.end(), name,
-                                   [](const auto& e, std::string_view n) { return e.first < n; });
-  return it != s.by_name.end() && it->first == name ? it->second : PlanScratch::kNoNode;
+  const auto it = find_slot(s, name_head(name), name);
+  return it != s.by_name.end() && it->name == name ? it->index : PlanScratch::kNoNode;
 }
 
 // `name`'s index in `s.nodes`, appended (in first-seen order) if new. `last` is the previous device's index:
 // a snapshot lists a node's devices one after another, so most devices need no search.
 uint32_t add_node(PlanScratch& s, std::string_view name, uint32_t last) {
   if (last < s.nodes.size() && s.nodes[last] == name) return last;
-  const auto it = std::lower_bound(s.by_name.begin(), s.by_name.end(), name,
-                                   [](const auto& e, std::string_view n) { return e.first < n; });
-  if (it != s.by_name.end() && it->first == name) return it->second;
+  const uint64_t head = name_head(name);
+  const auto it = find_slot(s, head, name);
+  if (it != s.by_name.end() && it->name == name) return it->index;
   const auto k = static_cast<uint32_t>(s.nodes.size());
-  s.by_name.emplace(it, name, k);
+  s.by_name.insert(it, PlanScratch::Named{head, name, k});
   s.nodes.push_back(name);
   s.node_devices.push_back(0);
   return k;
@@ -266,8 +279,13 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
       d.node = n.name;
       d.ordinal = i;
       if (!d.uuid) d.uuid.emplace();
-      d.uuid->clear();
-      fmt::format_to(std::back_inserter(*d.uuid), FMT_COMPILE("GPU-{}-{}"), n.name, i);
+      // "GPU-<node>-<i>", appended piecewise: this runs per device at every inventory.
+      std::string& uuid = *d.uuid;
+      uuid.assign("GPU-");
+      uuid.append(n.name);
+      uuid.push_back('-');
+      char digits[16];
+      uuid.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
       d.mig_uuid.reset();
       d.product = n.product;
       d.memory_bytes = static_cast<int64_t>(n.memory_gib * static_cast<double>(kGiB));

@@ -157,7 +157,14 @@ struct PlanScratch {
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views of the snapshot
   std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
-  std::vector<std::pair<std::string_view, uint32_t>> by_name;  // `nodes` sorted by name, with their indices
+  /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
+  /// number: most comparisons end there, without a memcmp call.
+  struct Named {
+    uint64_t head;
+    std::string_view name;
+    uint32_t index;
+  };
+  std::vector<Named> by_name;
   // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
   // occupancy (nullptr: none). What the seed looks up in dicts, found once per plan instead of per node.
   std::vector<int> node_devices;
