@@ -152,13 +152,16 @@ struct BackendState {
 };
 
 /// plan_into()'s working storage (issue 16: a warm plan allocates nothing). Never state: plan_into() clears
-/// what it reads before it reads it, and a copied backend starts with none (Scratch, below).
+/// what it reads before it reads it, and a copied backend starts with none (Scratch, below). One exception
+/// carries over between calls, and never changes an answer: the packing's last host order (PackScratch::sorted),
+/// reused only for hosts named exactly as then.
 struct PlanScratch {
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views of the snapshot
   std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
   /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
-  /// number: most comparisons end there, without a memcmp call.
+  /// number: where names differ within their first 8 bytes (n1, n2, ...) a comparison ends there without a
+  /// memcmp call; names with a longer common prefix (gpu-node-01, ...) compare in full, as before.
   struct Named {
     uint64_t head;
     std::string_view name;
@@ -338,7 +341,8 @@ class MemoryBackend {
   Scratch<PlanScratch> plan_scratch_;
   /// Per node index: the labels a GFD classification was last computed from, and its result. A node's labels
   /// never change in the seed, so inventory classifies each node once per backend object; the memo is checked
-  /// against the labels at every use (a test, or a read fault's stale view, may hand in other ones).
+  /// against the labels at every use (a test, or a read fault's stale view, may hand in other ones), and
+  /// labels that differ are copied in again (which may allocate).
   struct LabelClass {
     Labels labels;
     std::string_view result;  // a kClass* constant

@@ -49,14 +49,13 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
   c->prototype_rest = c->prototype.state();
   c->prototype_rest.nodes.clear();
   const auto& cat = invariant_catalog();
+  std::vector<size_t> chosen;
   for (size_t i = 0; i < cat.size(); ++i) {
     bool on = sc.invariants.empty();
     for (const std::string& name : sc.invariants) on |= name == cat[i].name;
-    if (on) c->invariants.push_back(i);
-    if (on && cat[i].check != nullptr && !cat[i].quiescent_only)
-      c->step_rows.push_back(
-          {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
+    if (on) chosen.push_back(i);
   }
+  c->set_invariants(std::move(chosen));
   c->life_ids.resize(sc.actors.size());
   for (const ActorSpec& a : sc.actors)
     for (const Op& op : a.script) {
@@ -73,6 +72,16 @@ std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<
 CompiledScenario::CompiledScenario(const Scenario* sc, backend::MemoryBackend proto)
     : scenario(sc), prototype(std::move(proto)) {}
 CompiledScenario::~CompiledScenario() = default;
+
+void CompiledScenario::set_invariants(std::vector<size_t> rows) {
+  const auto& cat = invariant_catalog();
+  invariants = std::move(rows);
+  step_rows.clear();
+  for (const size_t i : invariants)
+    if (cat[i].check != nullptr && !cat[i].quiescent_only)
+      step_rows.push_back(
+          {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
+}
 
 uint64_t object_id(backend::Obj what, std::string_view name) {
   // XXH3-64 of the kind byte followed by the name, in one shot from a stack buffer: the same value as
@@ -299,6 +308,12 @@ std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId ac
   ActorState& a = actors_[actor];
   reset_told(a.told, a.observation_scratch);  // what it was told answered this step only
   return v;
+}
+
+void BackendWorld::end_step_unchecked(sim::ActorId actor) {
+  if (read_faults.enabled) read_faults.after_step(backend_.state());
+  ActorState& a = actors_[actor];
+  reset_told(a.told, a.observation_scratch);
 }
 
 std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }

@@ -53,16 +53,18 @@ struct CompiledScenario {
   /// The prototype's state without its nodes: what a world reset copies whole (reset_world_storage); the nodes
   /// it restores one by one, those the previous execution wrote.
   backend::BackendState prototype_rest;
-  std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending
+  std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending; set through set_invariants()
   /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
   /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
-  /// rather than the catalog's rows.
+  /// rather than the catalog's rows. set_invariants() keeps the two in step.
   struct StepRow {
     InvariantSpec::Check check;
     uint32_t reads_kinds;
     bool per_node;
   };
   std::vector<StepRow> step_rows;
+  /// Sets `invariants` (indices into invariant_catalog(), ascending) and `step_rows` from them.
+  void set_invariants(std::vector<size_t> rows);
   NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
   StartMemo start_memo;  // the start state's verdict (dirty.h; invariants.h start_memo())
   bool checks(std::string_view invariant) const;
@@ -248,6 +250,9 @@ class BackendWorld final : public sim::World {
   std::string_view actor_name(sim::ActorId id) const override { return actors_[id].name; }
   void run_actor(sim::ActorId id, sim::ActorContext& ctx) override;
   std::optional<sim::Violation> check_step(uint64_t step, sim::ActorId actor) override;
+  /// check_step() without the invariant checks: what a step needs done whatever is checked (the read faults'
+  /// views, what the actor was told). For a bench that measures the checks' share of a step.
+  void end_step_unchecked(sim::ActorId actor);
   std::optional<sim::Violation> check_quiescent() override;
   const sim::OrderSpec* order() const override { return c_.scenario->order.empty() ? nullptr : &c_.scenario->order; }
 

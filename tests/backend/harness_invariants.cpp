@@ -345,7 +345,7 @@ TEST_CASE("check_invariants runs only the enabled invariants, in catalog order",
   auto v = check_invariants(f.world, 0, false);
   REQUIRE(v);
   CHECK(v->invariant == "single-ownership");
-  f.compiled->invariants = {3};  // only shared-map-never-deleted
+  f.compiled->set_invariants({3});  // only shared-map-never-deleted
   v = check_invariants(f.world, 0, false);
   REQUIRE(v);
   CHECK(v->invariant == "shared-map-never-deleted");

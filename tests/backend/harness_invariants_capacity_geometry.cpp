@@ -258,7 +258,7 @@ TEST_CASE("geometry-converges: a write applied late, or not applied once the bou
 TEST_CASE("geometry writes are recorded only while one of their two invariants is enabled", "[invariants]") {
   Fixture f;
   f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1"}, true);
-  f.compiled->invariants = {0};  // single-ownership only
+  f.compiled->set_invariants({0});  // single-ownership only
   f.label_write("c1");
   f.end_step();
   CHECK(f.world.geometry_writes.empty());

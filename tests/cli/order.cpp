@@ -65,10 +65,12 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   CHECK(file.code == 2);
   CHECK_THAT(file.text, Catch::Contains("--order: not valid JSON (at character 1): order.json (the constraints "
                                         "themselves, [[\"A:point#1\", \"B:point#1\"]], not a file)"));
-  const Captured empty = allocsim("run " + kPinned + " --order ' '");
-  CHECK(empty.code == 2);
-  CHECK_THAT(empty.text, Catch::Contains("allocsim: --order: empty; it takes the constraints themselves, as JSON: "
-                                         "[[\"A:point#1\", \"B:point#1\"]]\n"));
+  for (const char* blank : {"''", "' '"}) {
+    const Captured empty = allocsim("run " + kPinned + " --order " + blank);
+    CHECK(empty.code == 2);
+    CHECK_THAT(empty.text, Catch::Contains("allocsim: --order: empty; it takes the constraints themselves, as JSON: "
+                                           "[[\"A:point#1\", \"B:point#1\"]]\n"));
+  }
 }
 
 TEST_CASE("order: a replay line carries the order flag", "[cli][order]") {
