@@ -178,7 +178,8 @@ TEST_CASE("corpus: show prints the entry's trace, prune removes entries whose sc
   REQUIRE(to != std::string::npos);
   CHECK(show.text == "corpus entry " + entry + "\nscenario " + sc + " (current)\n" +
                          first.text.substr(from, to - from) + "replay: allocsim replay " + entry + "\n");
-  CHECK(run("corpus list " + sc).text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
+  CHECK(run("corpus list " + sc).text == "corpus " + corpus + ": 1 entry for stale-last-out\n" + kEntry +
+                                             "\n    scenario " + sc +
                                              " (current), shared-map-never-deleted, 20 steps\n");
   // A current entry is kept.
   CHECK(run("corpus prune " + corpus).text == "corpus " + corpus + ": 0 of 1 entry removed, 1 kept\n");
@@ -301,9 +302,11 @@ TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder do
   const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
   const auto none = run("corpus list " + file);
   CHECK(none.code == 0);
-  CHECK(none.text == "corpus " + corpus +
-                         ": 0 entries\n  (the folder does not exist yet: a run creates it when it stores its first "
-                         "failure)\n");
+  CHECK(
+      none.text ==
+      "corpus " + corpus +
+          ": 0 entries for stale-last-out\n  (the folder does not exist yet: a run creates it when it stores its first "
+          "failure)\n");
   fs::create_directories(dir.path / ".allocsim" / "corpus");
-  CHECK(run("corpus list " + file).text == "corpus " + corpus + ": 0 entries\n");
+  CHECK(run("corpus list " + file).text == "corpus " + corpus + ": 0 entries for stale-last-out\n");
 }

@@ -97,7 +97,9 @@ std::vector<std::string> entries_of(const Target& target) {
 
 int list(const Target& target) {
   const auto entries = entries_of(target);
-  std::cout << fmt::format("corpus {}: {}\n", target.dir, support::count_of(entries.size(), "entry", "entries"));
+  // A scenario file's entries are the folder's entries under its name: the count says whose it is.
+  std::cout << fmt::format("corpus {}: {}{}\n", target.dir, support::count_of(entries.size(), "entry", "entries"),
+                           target.stem.empty() ? "" : " for " + target.stem);
   std::error_code ec;
   if (entries.empty() && !target.guessed && !fs::is_directory(target.dir, ec))  // a scenario file's corpus
     std::cout << "  (the folder does not exist yet: a run creates it when it stores its first failure)\n";
