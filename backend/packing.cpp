@@ -48,23 +48,21 @@ void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& host
   if (memo != nullptr && memo->names.size() == free.size() &&
       std::equal(free.begin(), free.end(), memo->names.begin(),
                  [](const auto& entry, const std::string& name) { return entry.first == name; })) {
-    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = {free[memo->order[i].first].first, memo->order[i].second};
-    return;
-  }
-  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) {
-    const int c = std::string_view(a.first).compare(b.first);  // one comparison of the names, not pair's two
-    return c != 0 ? c < 0 : a.second < b.second;
-  });
-  if (memo != nullptr) {
-    memo->names.resize(free.size());
-    for (size_t i = 0; i < free.size(); ++i) memo->names[i] = free[i].first;
-    memo->order.resize(hosts.size());
-    for (size_t i = 0; i < hosts.size(); ++i) memo->order[i].first = hosts[i].second;
+    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = {free[memo->order[i]].first, memo->order[i]};
+  } else {
+    std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) {
+      const int c = std::string_view(a.first).compare(b.first);  // one comparison of the names, not pair's two
+      return c != 0 ? c < 0 : a.second < b.second;
+    });
+    if (memo != nullptr) {
+      memo->names.resize(free.size());
+      for (size_t i = 0; i < free.size(); ++i) memo->names[i] = free[i].first;
+      memo->order.resize(hosts.size());
+      for (size_t i = 0; i < hosts.size(); ++i) memo->order[i] = hosts[i].second;
+    }
   }
   for (size_t i = 1; i < hosts.size(); ++i)
     if (hosts[i].first == hosts[i - 1].first) hosts[i].second = hosts[i - 1].second;
-  if (memo != nullptr)
-    for (size_t i = 0; i < hosts.size(); ++i) memo->order[i].second = hosts[i].second;
 }
 
 // Python's sorted(key=-count) is stable: equal counts keep request order. An insertion sort, not

@@ -27,8 +27,8 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
 /// host order (`sorted`), reused only for hosts named exactly as then, in the same order.
 struct PackScratch {
   struct SortMemo {
-    std::vector<std::string> names;                    // the last call's `free` keys, in its order
-    std::vector<std::pair<uint32_t, uint32_t>> order;  // per sorted position: the entry, and its units' slot
+    std::vector<std::string> names;  // the last call's `free` keys, in its order
+    std::vector<uint32_t> order;     // the entries of `free` in name order
   };
   SortMemo sorted;
   std::vector<int> remaining;  // units left, per entry of `free`
