@@ -175,7 +175,7 @@ struct Engine::Impl {
     Slot& s = slots[id];
     s.state = SlotState::Blocked;
     s.kind = PointKind::LockWait;
-    s.what = "lock.wait";
+    s.what = kLockWaitPoint;
     s.detail.clear();
     if (m.holder() != kNoActor)
       fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <optional>
 
+#include "sim/assert.h"
+#include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 
 namespace allocsim::sim {
@@ -31,7 +33,8 @@ std::string known_actors(const std::vector<std::string>& actors) {
 
 }  // namespace
 
-StepLabel parse_label(std::string_view text, const std::vector<std::string>& actors, const std::string& pointer) {
+StepLabel parse_label(std::string_view text, const std::vector<std::string>& actors, const std::string& pointer,
+                      const PointVocabulary* points) {
   const auto bad = [&](const std::string& why) {
     return OrderError(pointer, fmt::format("label {}: {} (expected ACTOR:POINT or ACTOR:POINT#N, N >= 1)",
                                            json_quoted(text), why));
@@ -59,10 +62,20 @@ StepLabel parse_label(std::string_view text, const std::vector<std::string>& act
     throw OrderError(pointer, fmt::format("label {}: unknown actor {} (actors: {})", json_quoted(text),
                                           json_quoted(l.actor_name), known_actors(actors)));
   l.actor = static_cast<ActorId>(it - actors.begin());
+  if (points) {
+    ALLOCSIM_ASSERT(points->per_actor.size() == actors.size(), "{} point lists for {} actors", points->per_actor.size(),
+                    actors.size());
+    const std::vector<const char*>& known = points->per_actor[l.actor];
+    if (!support::contains(known, l.point))
+      throw OrderError(pointer,
+                       fmt::format("label {}: actor {} never resumes from point {}{}", json_quoted(text),
+                                   json_quoted(l.actor_name), json_quoted(l.point), support::hint(l.point, known)));
+  }
   return l;
 }
 
-OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std::string>& actors) {
+OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std::string>& actors,
+                      const PointVocabulary* points) {
   if (!block.is_array())
     throw OrderError("", fmt::format("expected an array of [\"ACTOR:POINT#N\", \"ACTOR:POINT#N\"] pairs, got {}",
                                      block.type_name()));
@@ -78,7 +91,7 @@ OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std
       const std::string p = fmt::format("{}/{}", at, k);
       if (!pair[k].is_string())
         throw OrderError(p, fmt::format("expected a label string, got {}", pair[k].type_name()));
-      side[k] = parse_label(pair[k].get<std::string>(), actors, p);
+      side[k] = parse_label(pair[k].get<std::string>(), actors, p, points);
     }
     if (side[0] == side[1])
       throw OrderError(at, fmt::format("a step cannot come before itself ({} twice)", side[0].text()));

@@ -13,7 +13,9 @@
 //   actor list) at parse time.
 // Errors: OrderError, carrying a JSON pointer relative to the block ("/0/1"; "" = the block itself) and a
 // message; callers prefix it with the file and the key's pointer (`/order/0/1`) or the flag (`--order`).
-// Rejected: a malformed label, an unknown actor, N < 1, X == Y, and a cycle among the constraints (with
+// Rejected: a malformed label, an unknown actor, a point the actor never resumes from (when the caller gives
+// a PointVocabulary: a typo would otherwise name a step that never happens, so its constraint would hold
+// a step back for ever or be met without a word), N < 1, X == Y, and a cycle among the constraints (with
 // each actor's own occurrences of a point in order: `a:p#2` always comes after `a:p#1`), which no
 // execution can satisfy; the message names the constraints on the cycle.
 // Generic: no backend word; nothing here depends on addresses, time or hash order.
@@ -67,12 +69,23 @@ struct OrderSpec {
   bool empty() const { return constraints.empty(); }
 };
 
-/// Parses one label against `actors` (names by id). Throws OrderError with `pointer`.
-StepLabel parse_label(std::string_view text, const std::vector<std::string>& actors, const std::string& pointer);
+/// The points each actor can resume from, by actor id (the world's own words: static strings, in the order
+/// its messages list them). A label whose point is not in its actor's list is refused. Built by the world's
+/// side (backend/harness/ops.h point_vocabulary); sim/ only looks names up.
+struct PointVocabulary {
+  std::vector<std::vector<const char*>> per_actor;
+};
 
-/// Parses an order block (an array of [X, Y] string pairs) and checks it (see the file comment). Throws
-/// OrderError with a pointer relative to `block`.
-OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std::string>& actors);
+/// Parses one label against `actors` (names by id) and, when `points` is given, the actor's points.
+/// REQUIRES: `points`, when given, has one entry per actor. Throws OrderError with `pointer`.
+StepLabel parse_label(std::string_view text, const std::vector<std::string>& actors, const std::string& pointer,
+                      const PointVocabulary* points = nullptr);
+
+/// Parses an order block (an array of [X, Y] string pairs) and checks it (see the file comment); `points`
+/// as for parse_label (nullptr: any point name is accepted, as for a block taken from a recorded trace).
+/// Throws OrderError with a pointer relative to `block`.
+OrderSpec parse_order(const nlohmann::ordered_json& block, const std::vector<std::string>& actors,
+                      const PointVocabulary* points = nullptr);
 
 /// Appends `extra`'s constraints to `base` and checks the result for cycles again (a cycle across the two
 /// is reported with the pointers of `extra`, offset by nothing: callers say which source is which). Throws

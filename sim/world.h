@@ -32,6 +32,9 @@ enum class PointKind : uint8_t {
 
 const char* to_string(PointKind k);
 
+/// The point (a step's `what`) of every LockWait step: the engine's own word, which order labels name.
+inline constexpr const char* kLockWaitPoint = "lock.wait";
+
 /// An invariant that failed, as the world reports it. `invariant` is from the public vocabulary
 /// (`allocsim list invariants`); `state` renders the fields that broke it.
 struct Violation {

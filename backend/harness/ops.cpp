@@ -359,7 +359,9 @@ const std::vector<OpSpec>& table() {
        resolve_reserve,
        json_reserve,
        detail_reserve,
-       run_reserve},
+       run_reserve,
+       nullptr,
+       {"inventory", "plan", "reserve"}},
       {OpKind::Observe,
        "observe",
        {"op"},
@@ -377,7 +379,9 @@ const std::vector<OpSpec>& table() {
        nullptr,
        json_await,
        detail_await,
-       run_await},
+       run_await,
+       nullptr,
+       {"observe"}},
       {OpKind::MarkReady,
        "mark_ready",
        {"op"},
@@ -467,7 +471,9 @@ const std::vector<OpSpec>& table() {
        resolve_recover,
        json_recover,
        no_detail,
-       run_recover},
+       run_recover,
+       nullptr,
+       {"recover", "release"}},
   });
   return k;
 }

@@ -42,13 +42,23 @@ struct OpSpec {
   const char* (*execute)(ScriptRunner& run, const Op& op);
   /// What `allocsim list ops` prints after the name ("a foreign write: ..."), or nullptr.
   const char* note = nullptr;
+  /// Every Call scheduling point `execute` may fire (ScriptRunner::call's `what`), the points an order label
+  /// may name for the op; left empty in a row when that is the op's name alone (op_specs() fills it in).
+  /// tests/backend/point_vocabulary.cpp checks it against the calls every scenario makes.
+  std::vector<const char*> calls = {};
 };
 
 /// `rows` followed by the foreign-write rows (ops_foreign.cpp; issue 13 item 2), for the table in ops.cpp.
 std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows);
 
-/// Every op, in OpKind order: the rows of every file below, concatenated (ops_registry.cpp).
+/// Every op, in OpKind order: the rows of every file below, concatenated, each row's `calls` filled in
+/// (ops_registry.cpp).
 const std::vector<OpSpec>& op_specs();
+
+/// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its
+/// script's ops (first appearance), then every barrier of the catalog (whether a call fires a given barrier
+/// depends on the state, so none is ruled out), then "lock.wait".
+sim::PointVocabulary point_vocabulary(const Scenario& s);
 /// The rows of ops.cpp (inventory .. recover) followed by the foreign writes (set_labels .. set_pointer).
 const std::vector<OpSpec>& core_op_rows();
 /// The rows of ops_faults.cpp (stale_reads .. geometry_no_effect; issue 13 items 3 and 4).

@@ -4,12 +4,17 @@
 
 #include <stdexcept>
 
+#include "backend/harness/catalog.h"
+#include "sim/support/json_reader.h"
+
 namespace allocsim::harness {
 
 const std::vector<OpSpec>& op_specs() {
   static const std::vector<OpSpec> k = [] {
     std::vector<OpSpec> rows = core_op_rows();
     for (OpSpec& row : fault_op_rows()) rows.push_back(std::move(row));
+    for (OpSpec& row : rows)
+      if (row.calls.empty()) row.calls = {row.name};
     return rows;
   }();
   return k;
@@ -37,5 +42,19 @@ const char* op_name(OpKind k) {
 }
 
 const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcomes; }
+
+sim::PointVocabulary point_vocabulary(const Scenario& s) {
+  sim::PointVocabulary out;
+  for (const ActorSpec& a : s.actors) {
+    std::vector<const char*> points;
+    for (const Op& op : a.script)
+      for (const char* call : op_spec(op.kind).calls)
+        if (!support::contains(points, call)) points.push_back(call);
+    for (const Named& b : barrier_catalog()) points.push_back(b.name);
+    points.push_back(sim::kLockWaitPoint);
+    out.per_actor.push_back(std::move(points));
+  }
+  return out;
+}
 
 }  // namespace allocsim::harness

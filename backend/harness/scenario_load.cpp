@@ -110,12 +110,14 @@ class Checker : public ScenarioReader {
  private:
   // -- sections --
 
-  /// `order` (sim/order.h): labels name actors of /actors; errors get the key's pointer in front.
+  /// `order` (sim/order.h): labels name actors of /actors and points they reach (point_vocabulary); errors
+  /// get the key's pointer in front.
   sim::OrderSpec order_section(const Json& v, const Scenario& s) const {
     try {
       std::vector<std::string> names;
       for (const ActorSpec& a : s.actors) names.push_back(a.name);
-      return sim::parse_order(v, names);
+      const sim::PointVocabulary points = point_vocabulary(s);
+      return sim::parse_order(v, names, &points);
     } catch (const sim::OrderError& e) {
       fail("/order" + e.pointer(), e.message());
     }

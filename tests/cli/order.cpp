@@ -55,6 +55,12 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   const Captured actor = allocsim("run " + kPinned + " --order '[[\"flowC:x\", \"flowA:release\"]]'");
   CHECK(actor.code == 2);
   CHECK_THAT(actor.text, Catch::Contains(": /0/0: label \"flowC:x\": unknown actor \"flowC\" (actors: flowA, flowB)"));
+  // A point the actor never resumes from (a typo would silently drop the pin).
+  const Captured point = allocsim("run " + kPinned + " --order '[[\"flowA:relase\", \"flowB:inventory\"]]'");
+  CHECK(point.code == 2);
+  CHECK_THAT(point.text, Catch::Contains(": /0/0: label \"flowA:relase\": actor \"flowA\" never resumes from point "
+                                         "\"relase\" (did you mean \"release\"?)\n"));
+  CHECK(point.text.find("execution") == std::string::npos);
   const Captured json = allocsim("run " + kPinned + " --order '[[\"flowA:x\"'");
   CHECK(json.code == 2);
   CHECK_THAT(json.text, Catch::Contains("--order: not valid JSON (ends early): [[\"flowA:x\"\n"));

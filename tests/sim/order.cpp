@@ -75,6 +75,29 @@ TEST_CASE("order: malformed blocks name the pointer and what is wrong", "[order]
   CHECK(order_error(R"([["a:p", "a:p#1"]])") == "/0: a step cannot come before itself (a:p#1 twice)");
 }
 
+TEST_CASE("order: with a point vocabulary, a point the actor never resumes from is refused", "[order]") {
+  const PointVocabulary points{{{"reserve", "delete.before", "lock.wait"}, {"release", "lock.wait"}}};
+  const auto error = [&](const std::string& json) -> std::string {
+    try {
+      parse_order(nlohmann::ordered_json::parse(json), kAB, &points);
+    } catch (const OrderError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const OrderSpec ok =
+      parse_order(nlohmann::ordered_json::parse(R"([["a:delete.before#2", "b:lock.wait"]])"), kAB, &points);
+  CHECK(ok.constraints.size() == 1);
+  CHECK(error(R"([["a:reserve", "b:relase"]])") ==
+        R"(/0/1: label "b:relase": actor "b" never resumes from point "relase" (did you mean "release"?))");
+  // Another actor's point is not this one's.
+  CHECK(error(R"([["a:release", "b:release"]])") ==
+        R"(/0/0: label "a:release": actor "a" never resumes from point "release" (expected one of )"
+        R"("reserve", "delete.before", "lock.wait"))");
+  // Without a vocabulary (a block recorded from a trace) any point parses.
+  CHECK(order_of(R"([["a:anything", "b:else"]])").constraints.size() == 1);
+}
+
 TEST_CASE("order: a cycle is refused at parse time, naming its constraints", "[order]") {
   CHECK(order_error(R"([["a:p", "b:q"], ["b:r", "a:s"], ["b:q", "a:p"]])") ==
         R"(no execution can satisfy these constraints: they form a cycle: ["a:p#1", "b:q#1"], ["b:q#1", "a:p#1"])");

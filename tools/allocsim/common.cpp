@@ -18,6 +18,7 @@
 
 #include "backend/harness/catalog.h"
 #include "backend/harness/dirty.h"
+#include "backend/harness/ops.h"
 #include "backend/mutants.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_file.h"
@@ -472,9 +473,10 @@ harness::RunConfig to_config(const Common& c, bool run) {
 
 void add_order_flags(harness::Scenario& sc, const harness::RunConfig& cfg) {
   const std::vector<std::string> names = actor_names(sc);
+  const sim::PointVocabulary points = harness::point_vocabulary(sc);
   for (const std::string& text : cfg.order) {
     try {
-      sim::append_order(sc.order, sim::parse_order(nlohmann::ordered_json::parse(text), names));
+      sim::append_order(sc.order, sim::parse_order(nlohmann::ordered_json::parse(text), names, &points));
     } catch (const sim::OrderError& e) {
       throw UsageError(fmt::format("--order {}: {}", text, e.what()));
     }
