@@ -62,6 +62,7 @@ struct Engine::Impl {
     uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
     void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
     void touch(uint64_t object, bool write) override { impl->touch(object, write); }
+    bool records_footprints() const override { return impl->record_footprints; }
     void note(std::string_view text) override { impl->note(text); }
   };
 

@@ -75,6 +75,10 @@ class ActorContext {
   virtual void wait_for(const SimMutex& m) = 0;
   /// Footprint of the current step: the step reads (write=false) or writes object `object`.
   virtual void touch(uint64_t object, bool write) = 0;
+  /// Whether touch() records anything at all in this execution (the engine records footprints for DPOR and
+  /// the trace tools only, EngineOptions::record_footprints): when it does not, a caller may skip computing
+  /// object ids. Constant for the context's life. The default says yes, which is always safe.
+  virtual bool records_footprints() const { return true; }
   /// Appends `text` to the detail of the step being taken (for instance "fault=raise" when a draw made a
   /// fault fire), so that traces show what happened inside the step. Ignored in the prologue (there is no
   /// step yet). The default does nothing; the engine implements it.

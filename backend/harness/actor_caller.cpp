@@ -42,6 +42,8 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   // treating appends as conflicting writes would make every pair of mutating steps dependent.
   if (what == backend::Obj::Audit) return;
   if (write) w_.memo.dirty.write(what, name, w_.c_.node_index);  // dirty.h: what the next check re-runs
+  if (write && (what == backend::Obj::Node || what == backend::Obj::Claim)) ++w_.read_faults.writes;  // read_faults.h
+  if (!footprints_) return;  // nothing records the footprint: skip hashing the id
   ctx_.touch(object_id(what, name), write);
   // The visibility condition (docs/DESIGN.md §2): invariants are checked after every step, and several read more
   // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;
@@ -50,7 +52,6 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   // so a write to any of them also writes one shared object, making such writes dependent. Conservative
   // (soundness over reduction); reads, and writes of the clock, read-failure flags and failing-geometry
   // set (which no invariant reads), stay independent.
-  if (write && (what == backend::Obj::Node || what == backend::Obj::Claim)) ++w_.read_faults.writes;  // read_faults.h
   if (write && (what == backend::Obj::Node || what == backend::Obj::Claim || what == backend::Obj::SharedMap ||
                 what == backend::Obj::Pointer))
     ctx_.touch(invariant_visible_id(), true);
