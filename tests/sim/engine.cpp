@@ -294,3 +294,23 @@ TEST_CASE("replay reports the first choice that no longer fits", "[engine][repla
   CHECK(*short_schedule.divergence() == "choice 1: the schedule ended but the program goes on");
   CHECK(short_schedule.divergence_runnable().empty());
 }
+
+TEST_CASE("the context says whether footprints are recorded, and touches land only when they are", "[engine]") {
+  for (const bool record : {false, true}) {
+    INFO("record_footprints " << record);
+    std::vector<bool> told;
+    TestWorld w;
+    w.actors = {{"a", [&](TestWorld&, ActorContext& ctx) {
+                   told.push_back(ctx.records_footprints());
+                   ctx.point(PointKind::Call, "call", "");
+                   ctx.touch(42, true);
+                 }}};
+    Engine engine(EngineOptions{.record_footprints = record});
+    RandomStrategy strategy;
+    strategy.begin_execution(1);
+    const ExecutionResult r = engine.run(w, strategy);
+    CHECK(told == std::vector<bool>{record});
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.steps[0].footprint.size() == (record ? 1u : 0u));
+  }
+}
