@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <optional>
 
@@ -58,9 +59,21 @@ StepLabel parse_label(std::string_view text, const std::vector<std::string>& act
   if (point.empty()) throw bad("empty point");
   l.point = std::string(point);
   const auto it = std::find(actors.begin(), actors.end(), l.actor_name);
-  if (it == actors.end())
-    throw OrderError(pointer, fmt::format("label {}: unknown actor {} (actors: {})", json_quoted(text),
-                                          json_quoted(l.actor_name), known_actors(actors)));
+  if (it == actors.end()) {
+    // Only a difference of case earns a suggestion: actor names differ by one letter by design (flowA, flowB),
+    // so the nearest name by edit distance would be a guess.
+    const auto same_letters = [&](const std::string& a) {
+      return a.size() == l.actor_name.size() &&
+             std::equal(a.begin(), a.end(), l.actor_name.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+             });
+    };
+    const auto near = std::find_if(actors.begin(), actors.end(), same_letters);
+    throw OrderError(pointer,
+                     fmt::format("label {}: unknown actor {} ({})", json_quoted(text), json_quoted(l.actor_name),
+                                 near != actors.end() ? "did you mean " + json_quoted(*near) + "?"
+                                                      : "actors: " + known_actors(actors)));
+  }
   l.actor = static_cast<ActorId>(it - actors.begin());
   if (points) {
     ALLOCSIM_ASSERT(points->per_actor.size() == actors.size(), "{} point lists for {} actors", points->per_actor.size(),

@@ -38,6 +38,9 @@ TEST_CASE("allocsim --version and help take no stray argument, and help COMMAND 
   CHECK(typo.code == 2);
   CHECK_THAT(typo.text, Catch::Contains("unknown command \"rnu\" (did you mean run?)"));
   CHECK(allocsim("help help").text == allocsim("--help").text);
+  // Every form a subcommand's own usage names, swarm's merge included, is on the top-level page.
+  CHECK_THAT(allocsim("--help").text, Catch::Contains("\n  allocsim swarm merge DIR... --out DIR  "));
+  CHECK_THAT(allocsim("swarm --help").text, Catch::Contains("\n       allocsim swarm merge SHARD-DIR... --out DIR\n"));
 }
 
 TEST_CASE("the sweep summary counts undecided scenarios only in a shard, where there can be some", "[cli][wording]") {

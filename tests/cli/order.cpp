@@ -43,6 +43,21 @@ TEST_CASE("order: an order no execution satisfies exits 1 naming the constraint"
                              "flowA:inventory#1: flowB ended first)\n"));
 }
 
+TEST_CASE("order: a single schedule that ends order-blocked is not reported as the schedule the order leaves",
+          "[cli][order]") {
+  // The file's pin plus an X that never comes (flowB restores once): the one schedule blocks flowA's release.
+  const Captured out =
+      allocsim("run " + kPinned + " --no-trace --order '[[\"flowB:restore.before#3\", \"flowA:release\"]]'");
+  CHECK(out.code == 1);
+  CHECK_THAT(out.text, Catch::Contains("  1 execution, 8 steps, 0 violating\n"
+                                       "  order: 3 constraints; 1 execution order-blocked\n"
+                                       "  order: every choice had one eligible actor, and that one schedule ends "
+                                       "order-blocked: stopped after it\n"));
+  CHECK(out.text.find("leaves one schedule") == std::string::npos);
+  CHECK_THAT(out.text, Catch::Contains("no execution satisfies `order`: constraint [\"flowB:restore.before#3\", "
+                                       "\"flowA:release#1\"] was never met"));
+}
+
 TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 naming the flag", "[cli][order]") {
   // The reverse of the file's second constraint: a cycle of two across the file and the flag.
   const Captured cyc =

@@ -90,6 +90,9 @@ TEST_CASE("order: with a point vocabulary, a point the actor never resumes from 
   CHECK(ok.constraints.size() == 1);
   CHECK(error(R"([["a:reserve", "b:relase"]])") ==
         R"(/0/1: label "b:relase": actor "b" never resumes from point "relase" (did you mean "release"?))");
+  // A near miss of an actor's name gets a suggestion instead of the list.
+  CHECK(error(R"([["A:reserve", "b:release"]])") ==
+        R"(/0/0: label "A:reserve": unknown actor "A" (did you mean "a"?))");
   // Another actor's point is not this one's.
   CHECK(error(R"([["a:release", "b:release"]])") ==
         R"(/0/0: label "a:release": actor "a" never resumes from point "release" (expected one of )"

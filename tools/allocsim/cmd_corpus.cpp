@@ -44,7 +44,14 @@ Target resolve(const std::string& path) {
     const bool corpus_itself = last.filename() == "corpus" && last.parent_path().filename() == ".allocsim";
     return {path, "", !corpus_itself};
   }
-  if (fs::is_regular_file(path, ec)) return {campaign::corpus_dir(path, ""), fs::path(path).stem().string()};
+  if (fs::is_regular_file(path, ec)) {
+    // Entries are keyed by the scenario's file stem: any other file would list "0 entries" for a name no
+    // run ever stores (README.md, a trace file).
+    if (fs::path(path).extension() != ".json")
+      throw UsageError(
+          fmt::format("{}: not a scenario file (one ends in .json), scenario folder or corpus folder", path));
+    return {campaign::corpus_dir(path, ""), fs::path(path).stem().string()};
+  }
   throw UsageError(fmt::format("{}: no such corpus folder, scenario folder or scenario file", path));
 }
 

@@ -74,7 +74,13 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
 void print_order_lines(const harness::Scenario& sc, const harness::ScenarioReport& rep) {
   std::cout << fmt::format("  order: {}; {} order-blocked\n", count_of(sc.order.constraints.size(), "constraint"),
                            count_of(rep.summary.order_blocked_executions, "execution"));
-  if (rep.summary.single_schedule)
+  if (!rep.summary.single_schedule) return;
+  // The one schedule may itself end order-blocked (a constraint whose X never comes): then no schedule
+  // satisfies the order, which the run's last line explains; "leaves one schedule" would read as a pass.
+  if (rep.summary.order_blocked_executions == rep.summary.executions)
+    std::cout << "  order: every choice had one eligible actor, and that one schedule ends order-blocked: stopped "
+                 "after it\n";
+  else
     std::cout << "  order: every choice had one eligible actor, so the order leaves one schedule: stopped after it\n";
 }
 

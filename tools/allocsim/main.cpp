@@ -35,15 +35,16 @@ usage:
   allocsim corpus list|prune PATH        the regression corpus (.allocsim/corpus beside the scenarios)
   allocsim corpus show ENTRY             print one corpus entry's trace
   allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
+  allocsim swarm merge DIR... --out DIR  combine the folders of `swarm --shard K/N` into the unsharded one
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version
 
 Run `allocsim COMMAND --help` or `allocsim help COMMAND` (run, replay, shrink, trace, sweep, merge, corpus, swarm,
 list) for its options.
 
-exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge) or violation (replay,
-            shrink: the minimal trace still violates); 2 usage or input error; 3 internal error;
-            4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run, sweep: the summary so far is
+exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge), a finding (swarm) or a
+            violation (replay, shrink: the minimal trace still violates); 2 usage or input error; 3 internal
+            error; 4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run, sweep: the summary so far is
             printed and pending files are written).
 )";
 
