@@ -42,14 +42,50 @@ bool dependent(const Footprint& a, const Footprint& b) {
   return false;
 }
 
-FootprintMask mask_of(const Footprint& f) {
-  FootprintMask m;
-  for (const Access& a : f) {
-    const uint64_t bit = uint64_t{1} << (a.object % 64);
-    m.touches |= bit;
-    if (a.write) m.writes |= bit;
+void StepObjects::build(const ExecutionResult& r, size_t n) {
+  ALLOCSIM_ASSERT(n <= r.steps.size(), "StepObjects: {} steps of {}", n, r.steps.size());
+  r_ = &r;
+  for (uint32_t slot : used_) slots_[slot] = Slot{};
+  used_.clear();
+  access_bits_.clear();
+  words_ = 0;
+  exact_ = false;
+  // Pass 1: a bit per distinct object, in order of first appearance.
+  for (size_t k = 0; k < n; ++k)
+    for (const Access& a : r.steps[k].footprint) {
+      size_t slot = a.object % kSlots;
+      while (slots_[slot].bit != 0 && slots_[slot].object != a.object) slot = (slot + 1) % kSlots;
+      if (slots_[slot].bit == 0) {
+        // At most kMaxObjects of kSlots = 2 * kMaxObjects slots are ever taken: the probe always ends.
+        if (used_.size() == kMaxObjects) return;  // too many: dependent_wide() compares the footprints
+        used_.push_back(static_cast<uint32_t>(slot));
+        slots_[slot] = {a.object, static_cast<uint32_t>(used_.size())};
+      }
+      access_bits_.push_back(slots_[slot].bit - 1);
+    }
+  // Pass 2: the sets.
+  exact_ = true;
+  words_ = std::max<size_t>(1, (used_.size() + 63) / 64);
+  bits_.assign(n * 2 * words_, 0);
+  size_t at = 0;
+  for (size_t k = 0; k < n; ++k) {
+    uint64_t* writes = &bits_[k * 2 * words_];
+    uint64_t* touches = writes + words_;
+    for (const Access& a : r.steps[k].footprint) {
+      const uint32_t bit = access_bits_[at++];
+      touches[bit / 64] |= uint64_t{1} << (bit % 64);
+      if (a.write) writes[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
   }
-  return m;
+}
+
+bool StepObjects::dependent_wide(size_t i, size_t j) const {
+  if (!exact_) return sim::dependent(r_->steps[i].footprint, r_->steps[j].footprint);
+  const uint64_t* a = &bits_[i * 2 * words_];
+  const uint64_t* b = &bits_[j * 2 * words_];
+  uint64_t meet = 0;
+  for (size_t w = 0; w < words_; ++w) meet |= (a[w] & b[words_ + w]) | (b[w] & a[words_ + w]);
+  return meet != 0;
 }
 
 uint64_t trace_fingerprint(const ExecutionResult& r) {
@@ -57,7 +93,7 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
   // allocates nothing per execution once warm.
   struct Scratch {
     std::vector<size_t> draws_from;  // per step: its first draw's index in the schedule; then one past the end
-    std::vector<FootprintMask> mask;
+    StepObjects objects;
     std::vector<uint32_t> level, index, per_actor;
     std::vector<size_t> order;
     std::vector<uint64_t> words;  // what is hashed, in order
@@ -78,8 +114,7 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
   const auto draws_of = [&](size_t k, auto&& each) {
     for (size_t c = s.draws_from[k]; c + 1 < s.draws_from[k + 1] && c < r.schedule.size(); ++c) each(r.schedule[c]);
   };
-  s.mask.resize(n);
-  for (size_t i = 0; i < n; ++i) s.mask[i] = mask_of(r.steps[i].footprint);
+  s.objects.build(r, n);
   // Foata levels: 1 + the deepest level among earlier steps this one depends on (or follows in its actor).
   s.level.assign(n, 0);
   s.index.assign(n, 0);
@@ -90,8 +125,7 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
     s.index[j] = s.per_actor[a]++;
     uint32_t lv = 0;
     for (size_t i = 0; i < j; ++i)
-      if (s.level[i] > lv && (r.steps[i].actor == a || (may_depend(s.mask[i], s.mask[j]) &&
-                                                        dependent(r.steps[i].footprint, r.steps[j].footprint))))
+      if (s.level[i] > lv && (r.steps[i].actor == a || s.objects.dependent(i, j)))
         lv = s.level[i];
     s.level[j] = lv + 1;
   }

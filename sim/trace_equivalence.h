@@ -27,16 +27,46 @@ void merge_into(Footprint& into, const Footprint& more);
 /// Whether some object is written by one footprint and read or written by the other. Both canonical.
 bool dependent(const Footprint& a, const Footprint& b);
 
-/// A footprint summarised in 64 bits for a quick independence test: bit (object % 64) of every object it
-/// writes, and of every object it touches. Footprint ids are hashes (backend/harness/actor_caller.h), so the
-/// bits spread. Summaries that do not meet prove independence; when they meet, ask dependent().
-struct FootprintMask {
-  uint64_t writes = 0, touches = 0;
+/// The footprints of one execution's steps as exact object sets: every distinct object gets one bit (in order
+/// of first appearance), so that whether two steps are dependent is a few word operations, with the same
+/// answer as dependent() on their footprints. An execution with more than kMaxObjects distinct objects is
+/// not interned (exact() is false) and the test falls back to dependent(). The storage is kept across
+/// build()s: no allocation per execution once warm.
+class StepObjects {
+ public:
+  static constexpr size_t kMaxObjects = 1024;  // distinct objects interned; more: the footprints are compared
+
+  /// Interns the footprints of steps [0, n) of `r`. REQUIRES: n <= r.steps.size().
+  void build(const ExecutionResult& r, size_t n);
+  bool exact() const { return exact_; }
+  /// dependent(r.steps[i].footprint, r.steps[j].footprint) for the `r` of the last build. REQUIRES: i, j < n.
+  bool dependent(size_t i, size_t j) const {
+    if (words_ == 1) {  // the common case: at most 64 distinct objects
+      const uint64_t* a = &bits_[2 * i];
+      const uint64_t* b = &bits_[2 * j];
+      return ((a[0] & b[1]) | (b[0] & a[1])) != 0;
+    }
+    return dependent_wide(i, j);
+  }
+
+ private:
+  bool dependent_wide(size_t i, size_t j) const;
+
+  /// Open addressing over the object ids (they are hashes: their low bits spread); `bit` 0 = empty slot,
+  /// else the object's bit + 1.
+  static constexpr size_t kSlots = 2 * kMaxObjects;
+  struct Slot {
+    uint64_t object = 0;
+    uint32_t bit = 0;
+  };
+  const ExecutionResult* r_ = nullptr;
+  bool exact_ = false;
+  size_t words_ = 0;            // per set; 0 when not exact
+  std::vector<uint64_t> bits_;  // per step: its write set, then its touch set, `words_` words each
+  std::vector<uint32_t> access_bits_;
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+  std::vector<uint32_t> used_;  // slots to clear before the next build
 };
-FootprintMask mask_of(const Footprint& f);
-inline bool may_depend(FootprintMask a, FootprintMask b) {
-  return ((a.writes & b.touches) | (b.writes & a.touches)) != 0;
-}
 
 /// n rows of n bits in one flat buffer that keeps its capacity across reset()s: a happens-before or
 /// dependency relation over an execution's steps, without an allocation per execution once warm.

@@ -186,10 +186,10 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   const size_t n = node_of_step.size();
   ALLOCSIM_ASSERT(n <= r.steps.size(), "dpor: {} actor nodes for {} steps", n, r.steps.size());
   actor.resize(n);
-  a_.mask.resize(n);
   // The engine records footprints canonical (StepRecord::footprint): read in place.
   const auto fp = [&](size_t s) -> const Footprint& { return r.steps[s].footprint; };
-  for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor, a_.mask[s] = mask_of(fp(s));
+  for (size_t s = 0; s < n; ++s) actor[s] = r.steps[s].actor;
+  a_.objects.build(r, n);
   // Cut short: the halt (a violation, steps-bounded, order-blocked) disables every actor, so it is dependent on
   // every step: each unfinished actor gets one more, unseen step that conflicts with everything, and so does the
   // actor whose step the violation follows (the halt belongs to it, as its next event), so the races the halt
@@ -221,7 +221,7 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   for (size_t j = 0; j < n; ++j)
     for (size_t i = 0; i < j; ++i) {
       const bool same = actor[i] == actor[j];
-      const bool d = !same && may_depend(a_.mask[i], a_.mask[j]) && dependent(fp(i), fp(j));
+      const bool d = !same && a_.objects.dependent(i, j);
       if (d) deps.set(j, i);
       if (same || d) hb.set(j, i), hb.or_row(j, i);
     }

@@ -148,7 +148,7 @@ class DporStrategy final : public Strategy {
   struct Analysis {
     std::vector<size_t> node_of_step, v;
     std::vector<ActorId> actor, unseen, seen, initials;
-    std::vector<FootprintMask> mask;
+    StepObjects objects;
     BitRows hb, deps;
   } a_;
 };
