@@ -1,12 +1,25 @@
 #include "sim/coverage.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace allocsim::sim {
 
 void PairCoverage::observe(const ExecutionResult& r) {
+  const auto by_address = [](const Where& a, const Where& b) {
+    const std::less<const char*> less;  // a total order over unrelated pointers
+    if (a.first != b.first) return less(a.first, b.first);
+    if (a.second != b.second) return less(a.second, b.second);
+    return std::pair(a.first_size, a.second_size) < std::pair(b.first_size, b.second_size);
+  };
   for (size_t i = 1; i < r.steps.size(); ++i)
     if (r.steps[i - 1].actor != r.steps[i].actor) {
-      const Less::View pair{r.steps[i - 1].what, r.steps[i].what};
-      if (seen_.find(pair) == seen_.end()) seen_.emplace(std::string(pair.first), std::string(pair.second));
+      const std::string_view a = r.steps[i - 1].what, b = r.steps[i].what;
+      const Where key{a.data(), a.size(), b.data(), b.size()};
+      const auto at = std::lower_bound(known_.begin(), known_.end(), key, by_address);
+      if (at != known_.end() && *at == key) continue;
+      if (seen_.find(Less::View{a, b}) == seen_.end()) seen_.emplace(std::string(a), std::string(b));
+      known_.insert(at, key);
     }
 }
 

@@ -125,8 +125,7 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
     s.index[j] = s.per_actor[a]++;
     uint32_t lv = 0;
     for (size_t i = 0; i < j; ++i)
-      if (s.level[i] > lv && (r.steps[i].actor == a || s.objects.dependent(i, j)))
-        lv = s.level[i];
+      if (s.level[i] > lv && (r.steps[i].actor == a || s.objects.dependent(i, j))) lv = s.level[i];
     s.level[j] = lv + 1;
   }
   s.order.resize(n);

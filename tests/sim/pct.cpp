@@ -70,3 +70,23 @@ TEST_CASE("coverage: ordered pairs of point names at switches between actors", "
   c.observe(r);
   CHECK(c.pairs() == 2);
 }
+
+TEST_CASE("coverage: a pair is one pair whatever storage its names come from", "[pct]") {
+  // The same names at other addresses (another table's copy), and a name that is a prefix of another at the
+  // same address: counted by content, as the report shows them.
+  static const char kBoth[] = "delete.before";
+  static const char kCopy[] = "delete.before";
+  ExecutionResult r;
+  r.steps.push_back({0, PointKind::Call, "x", "", false, {}});
+  r.steps.push_back({1, PointKind::Barrier, std::string_view(kBoth), "", true, {}});
+  r.steps.push_back({0, PointKind::Call, "x", "", true, {}});
+  r.steps.push_back({1, PointKind::Barrier, std::string_view(kCopy), "", true, {}});
+  r.steps.push_back({0, PointKind::Call, "x", "", true, {}});
+  r.steps.push_back({1, PointKind::Barrier, std::string_view(kBoth, 6), "", true, {}});  // "delete"
+  PairCoverage c;
+  c.observe(r);
+  c.observe(r);
+  CHECK(c.pairs() == 3);  // (x, delete.before), (delete.before, x), (x, delete)
+  CHECK(c.seen().count({"x", "delete.before"}) == 1);
+  CHECK(c.seen().count({"x", "delete"}) == 1);
+}
