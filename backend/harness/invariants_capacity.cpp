@@ -188,14 +188,7 @@ void bound_on(const BackendWorld& world, const NodeFixture& n, std::vector<Backe
 }  // namespace
 
 void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* nodes) {
-  static const size_t index = [] {
-    const auto& cat = invariant_catalog();
-    for (size_t i = 0; i < cat.size(); ++i)
-      if (std::string_view(cat[i].name) == "bound-workload-covered") return i;
-    return cat.size();
-  }();
-  const auto& on = world.compiled().invariants;
-  if (!std::binary_search(on.begin(), on.end(), index)) return;
+  if (!world.compiled().records_bound_workloads) return;
   const auto& s = world.backend().state();
   std::vector<BackendWorld::BoundWorkload> now;
   if (nodes == nullptr) {

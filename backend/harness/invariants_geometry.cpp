@@ -29,20 +29,6 @@ std::string render_write(const GeometryWrite& w) {
                      w.written_at, w.applied_at ? fmt::format("{:g}", *w.applied_at) : "-", then);
 }
 
-/// Whether the scenario enables invariant `name`: its catalog index, found once per name (the table never
-/// changes at run time), looked up in the scenario's ascending list of enabled indices.
-bool enabled(const BackendWorld& world, size_t index) {
-  const auto& on = world.compiled().invariants;
-  return std::binary_search(on.begin(), on.end(), index);
-}
-
-size_t index_of(std::string_view name) {
-  const auto& cat = invariant_catalog();
-  for (size_t i = 0; i < cat.size(); ++i)
-    if (name == cat[i].name) return i;
-  return cat.size();
-}
-
 }  // namespace
 
 std::optional<Violation> check_no_apply_under_later_workload(const CheckContext& c) {
@@ -88,9 +74,7 @@ std::optional<Violation> check_geometry_converges(const CheckContext& c) {
 }
 
 void record_geometry_writes(BackendWorld& world) {
-  static const size_t apply = index_of("no-apply-under-later-workload");
-  static const size_t converge = index_of("geometry-converges");
-  if (!enabled(world, apply) && !enabled(world, converge)) return;
+  if (!world.compiled().records_geometry_writes) return;
   const auto& s = world.backend().state();
   const double now = s.clock.now();
   for (GeometryWrite& w : world.geometry_writes)

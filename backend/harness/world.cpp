@@ -81,6 +81,8 @@ void CompiledScenario::set_invariants(std::vector<size_t> rows) {
     if (cat[i].check != nullptr && !cat[i].quiescent_only)
       step_rows.push_back(
           {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
+  records_geometry_writes = checks("no-apply-under-later-workload") || checks("geometry-converges");
+  records_bound_workloads = checks("bound-workload-covered");
 }
 
 uint64_t object_id(backend::Obj what, std::string_view name) {

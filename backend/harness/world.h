@@ -63,7 +63,12 @@ struct CompiledScenario {
     bool per_node;
   };
   std::vector<StepRow> step_rows;
-  /// Sets `invariants` (indices into invariant_catalog(), ascending) and `step_rows` from them.
+  /// Whether the invariants that read what check_invariants records after every step are checked: geometry
+  /// writes (no-apply-under-later-workload, geometry-converges) and bound workloads (bound-workload-covered).
+  /// Without them the recording is skipped.
+  bool records_geometry_writes = false, records_bound_workloads = false;
+  /// Sets `invariants` (indices into invariant_catalog(), ascending) and, from them, `step_rows` and the two
+  /// flags above.
   void set_invariants(std::vector<size_t> rows);
   NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
   StartMemo start_memo;  // the start state's verdict (dirty.h; invariants.h start_memo())
