@@ -38,7 +38,8 @@ struct InvariantSpec {
   std::vector<const char*> reads;  // substrings of its state block, e.g. "owner="
   // -- incremental checking (dirty.h; issue 16 item 3) --
   /// The kinds of state the check reads (ReadKind bits): after a step that wrote none of them the row is
-  /// skipped (it held before and reads nothing that moved). kReadsStep: it runs after every step.
+  /// skipped (it held before and reads nothing that moved). kReadsStep: it runs after every step; kReadsTold:
+  /// after every step that told the stepping actor something (dirty.h).
   uint32_t reads_kinds;
   /// A per-node property: node n's verdict reads node n, the claims that reference n (cl.nodes, device
   /// nodes, label versions, geometry) or carry the entry n is configured with, and the map; the check

@@ -41,8 +41,10 @@ void set_check_mode(CheckMode mode);
 std::optional<CheckMode> check_mode_by_name(std::string_view name);
 
 /// The kinds of state an invariant reads (InvariantSpec::reads_kinds): a row re-runs after a step that wrote
-/// any of its kinds. kStep: the row reads what the stepping actor was told or per-step harness state
-/// (stale reserves, pending geometry writes), so it runs after every step.
+/// any of its kinds. kReadsStep: the row reads per-step harness state (stale reserves, pending geometry
+/// writes), so it runs after every step. kReadsTold: the row judges only what the stepping actor was told
+/// during the step (Told: a plan result, an observation, a recovery, an answer's envelope) and passes when it
+/// was told nothing, so it runs after the steps that told something (Told::any()).
 enum ReadKind : uint32_t {
   kReadsNodes = 1u << 0,
   kReadsClaims = 1u << 1,
@@ -51,6 +53,7 @@ enum ReadKind : uint32_t {
   kReadsAudit = 1u << 4,    // audit entries appended since the previous check
   kReadsStep = 1u << 5,
   kReadsQuiescence = 1u << 6,  // the row reads more at quiescence (audit-explains-state: mutations())
+  kReadsTold = 1u << 7,
 };
 
 /// Node name -> index in the scenario's node order, by binary search over names sorted once per scenario.

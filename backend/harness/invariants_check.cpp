@@ -95,7 +95,7 @@ std::optional<Violation> check_full(BackendWorld& world, sim::ActorId actor, boo
 }
 
 /// At quiescence nothing was written since the last step's check (it cleared the dirty set), so only the
-/// quiescent-only rows, the kReadsStep rows (which judge no actor there) and what a row reads at quiescence
+/// quiescent-only rows, the kReadsStep rows and what a row reads at quiescence
 /// alone (kReadsQuiescence) can break.
 std::optional<Violation> check_incremental(BackendWorld& world, sim::ActorId actor, bool quiescent) {
   const auto& catalog = invariant_catalog();
@@ -106,7 +106,9 @@ std::optional<Violation> check_incremental(BackendWorld& world, sim::ActorId act
   const CheckContext some{world, actor, quiescent, &m.some, &m};
   // The quiescent-only rows judge every node, with the memo's node sets (quiescent-clean: owned_nodes).
   const CheckContext whole{world, actor, quiescent, nullptr, &m};
-  const uint32_t kinds = m.dirty.kinds() | kReadsStep | (quiescent ? uint32_t{kReadsQuiescence} : 0u);
+  const bool told = actor < world.actors().size() && world.actors()[actor].told.any();
+  const uint32_t kinds =
+      m.dirty.kinds() | kReadsStep | (quiescent ? uint32_t{kReadsQuiescence} : 0u) | (told ? uint32_t{kReadsTold} : 0u);
   if (!quiescent) {  // the loop below without its quiescent-only rows, over compile()'s dense copy of them
     for (const CompiledScenario::StepRow& row : world.compiled().step_rows)
       if ((row.reads_kinds & kinds) != 0)

@@ -122,6 +122,8 @@ struct Told {
     double now;                             // the fake clock when the answer came back
   };
   std::optional<Envelope> envelope;
+  /// Whether the step told anything (the rows marked kReadsTold judge nothing otherwise).
+  bool any() const { return plan_feasible || observation || recovered_flow || envelope; }
 };
 
 /// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
