@@ -103,6 +103,11 @@ const char* run_reserve_from(ScriptRunner& run, const Op& op) {
   return run.reserve(plan);
 }
 
+std::vector<const char*> reserve_calls(const Op& op) {
+  if (op.has_requests) return {"inventory", "plan", "reserve"};  // run_reserve below, retries included
+  return {"reserve"};
+}
+
 const char* run_reserve(ScriptRunner& run, const Op& op) {
   if (op.has_requests) {
     run.call("inventory", "reserve=1");
@@ -361,7 +366,8 @@ const std::vector<OpSpec>& table() {
        detail_reserve,
        run_reserve,
        nullptr,
-       {"inventory", "plan", "reserve"}},
+       {"inventory", "plan", "reserve"},
+       reserve_calls},
       {OpKind::Observe,
        "observe",
        {"op"},

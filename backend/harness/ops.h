@@ -44,8 +44,12 @@ struct OpSpec {
   const char* note = nullptr;
   /// Every Call scheduling point `execute` may fire (ScriptRunner::call's `what`), the points an order label
   /// may name for the op; left empty in a row when that is the op's name alone (op_specs() fills it in).
-  /// tests/backend/point_vocabulary.cpp checks it against the calls every scenario makes.
+  /// tests/scenarios/point_vocabulary.cpp checks it against the calls every scenario makes.
   std::vector<const char*> calls = {};
+  /// The Call points of one op of this kind, when they depend on its fields (a subset of `calls`: a reserve
+  /// with `requests` makes inventory and plan calls, one that reserves an earlier plan does not); nullptr: all
+  /// of `calls`.
+  std::vector<const char*> (*calls_of)(const Op& op) = nullptr;
 };
 
 /// `rows` followed by the foreign-write rows (ops_foreign.cpp; issue 13 item 2), for the table in ops.cpp.
@@ -56,7 +60,7 @@ std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows);
 const std::vector<OpSpec>& op_specs();
 
 /// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its
-/// script's ops (first appearance), then every barrier of the catalog (whether a call fires a given barrier
+/// script's ops (calls_of, else calls; first appearance), then every barrier of the catalog (whether a call fires a given barrier
 /// depends on the state, so none is ruled out), then "lock.wait".
 sim::PointVocabulary point_vocabulary(const Scenario& s);
 /// The rows of ops.cpp (inventory .. recover) followed by the foreign writes (set_labels .. set_pointer).

@@ -47,9 +47,11 @@ sim::PointVocabulary point_vocabulary(const Scenario& s) {
   sim::PointVocabulary out;
   for (const ActorSpec& a : s.actors) {
     std::vector<const char*> points;
-    for (const Op& op : a.script)
-      for (const char* call : op_spec(op.kind).calls)
+    for (const Op& op : a.script) {
+      const OpSpec& spec = op_spec(op.kind);
+      for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls)
         if (!support::contains(points, call)) points.push_back(call);
+    }
     for (const Named& b : barrier_catalog()) points.push_back(b.name);
     points.push_back(sim::kLockWaitPoint);
     out.per_actor.push_back(std::move(points));

@@ -5,8 +5,10 @@
 #include <tuple>
 
 #include "backend/harness/conditional_ops.h"
+#include "backend/harness/ops.h"
 #include "backend/harness/system.h"
 #include "sim/campaign/trace_replay.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
 
@@ -76,6 +78,14 @@ Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
   script.erase(script.begin() + static_cast<std::ptrdiff_t>(op));
   reindex_conditions(out, actor, op);  // `when` indices (conditional_ops.h)
   prune_expect(out);
+  // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
+  // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one
+  // whose X vanished would hold Y back for ever, and without it the candidate is a smaller scenario judged
+  // like any other (it must still violate the same invariant to be kept).
+  const sim::PointVocabulary points = point_vocabulary(out);
+  const auto reachable = [&](const sim::StepLabel& l) { return support::contains(points.per_actor[l.actor], l.point); };
+  std::erase_if(out.order.constraints,
+                [&](const sim::OrderConstraint& c) { return !reachable(c.before) || !reachable(c.after); });
   return out;
 }
 

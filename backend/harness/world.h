@@ -123,7 +123,10 @@ struct Told {
   };
   std::optional<Envelope> envelope;
   /// Whether the step told anything (the rows marked kReadsTold judge nothing otherwise).
-  bool any() const { return plan_feasible || observation || recovered_flow || envelope; }
+  bool any() const {
+    static_assert(sizeof(Told) == 456, "Told changed: a new field must count in any() (and be reset in reset_told)");
+    return plan_feasible || observation || recovered_flow || envelope;
+  }
 };
 
 /// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which

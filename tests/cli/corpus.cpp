@@ -248,12 +248,14 @@ TEST_CASE("corpus: sweep replays each scenario's entries first, in its text and 
 TEST_CASE("corpus: bad paths are input errors naming the path", "[cli][corpus]") {
   TempDir dir;
   spit(dir / "file.txt", "x");
+  spit(dir / "x.trace.json", "{}");
   const std::string sc = copy_scenario(dir, "mutants/stale-last-out.json");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"corpus list " + (dir / "nope"), dir / "nope" + ": no such corpus folder, scenario folder or scenario file"},
       {"corpus list " + (dir / "file.txt"),
-       dir / "file.txt" + ": not a scenario file (one ends in .json), scenario folder or corpus folder"},
+       dir / "file.txt" + ": not a scenario file (*.json but not *.trace.json), scenario folder or corpus folder"},
       {"corpus prune " + (dir / "file.txt"), dir / "file.txt" + ": not a scenario file"},
+      {"corpus list " + (dir / "x.trace.json"), dir / "x.trace.json" + ": not a scenario file"},
       {"corpus show " + (dir / "nope.trace.json"), dir / "nope.trace.json" + ": no such corpus entry"},
       {"corpus show " + (dir / "file.txt"), dir / "file.txt"},
       {"corpus frob " + dir.path.string(), "unknown subcommand \"frob\""},

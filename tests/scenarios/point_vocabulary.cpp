@@ -25,8 +25,10 @@ TEST_CASE("point vocabulary: every step of every scenario resumes from a point i
     const allocsim::sim::PointVocabulary points = point_vocabulary(sc);
     REQUIRE(points.per_actor.size() == sc.actors.size());
     for (const ActorSpec& a : sc.actors)
-      for (const Op& op : a.script)
-        for (const char* call : op_spec(op.kind).calls) calls_listed.insert(call);
+      for (const Op& op : a.script) {
+        const OpSpec& spec = op_spec(op.kind);
+        for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls) calls_listed.insert(call);
+      }
     RunConfig cfg;
     cfg.strategy = "random";
     cfg.executions = 300;
@@ -56,15 +58,23 @@ TEST_CASE("point vocabulary: an actor's list is its ops' calls in script order, 
   a.name = "flowA";
   a.script.resize(2);
   a.script[0].kind = OpKind::Reserve;
+  a.script[0].has_requests = true;  // it plans itself: inventory, plan, reserve
   a.script[1].kind = OpKind::Recover;
   ActorSpec b;
   b.name = "watch";
   b.script.resize(2);
   b.script[0].kind = OpKind::Await;
   b.script[1].kind = OpKind::Observe;
-  sc.actors = {a, b};
+  ActorSpec c;
+  c.name = "borrower";
+  c.script.resize(1);
+  c.script[0].kind = OpKind::Reserve;  // reserves a plan made elsewhere (plan_from): no inventory, no plan
+  c.script[0].plan_from = "flowA";
+  sc.actors = {a, b, c};
   const allocsim::sim::PointVocabulary v = point_vocabulary(sc);
-  REQUIRE(v.per_actor.size() == 2);
+  REQUIRE(v.per_actor.size() == 3);
+  CHECK(std::string(v.per_actor[2][0]) == "reserve");
+  CHECK(v.per_actor[2].size() == 1 + barrier_catalog().size() + 1);
   const std::vector<std::string> first(v.per_actor[0].begin(), v.per_actor[0].begin() + 4);
   CHECK(first == std::vector<std::string>{"inventory", "plan", "reserve", "recover"});
   CHECK(std::string(v.per_actor[0][4]) == "release");

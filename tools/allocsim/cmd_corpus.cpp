@@ -47,9 +47,9 @@ Target resolve(const std::string& path) {
   if (fs::is_regular_file(path, ec)) {
     // Entries are keyed by the scenario's file stem: any other file would list "0 entries" for a name no
     // run ever stores (README.md, a trace file).
-    if (fs::path(path).extension() != ".json")
+    if (fs::path(path).extension() != ".json" || path.ends_with(".trace.json"))
       throw UsageError(
-          fmt::format("{}: not a scenario file (one ends in .json), scenario folder or corpus folder", path));
+          fmt::format("{}: not a scenario file (*.json but not *.trace.json), scenario folder or corpus folder", path));
     return {campaign::corpus_dir(path, ""), fs::path(path).stem().string()};
   }
   throw UsageError(fmt::format("{}: no such corpus folder, scenario folder or scenario file", path));
