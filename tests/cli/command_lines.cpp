@@ -13,8 +13,8 @@ TEST_CASE("replay's header is the whole replay line: mutants, --max-steps and --
   // Before, the header dropped them: pasted, it replayed the faithful port with the scenario's step limit.
   const std::string sc = "scenarios/alloc-004-one-plan-two-claimants.json";
   const std::string flags =
-      " --mutant client-side-claim --max-steps 40 --order '[[\"flowB:inventory\", "
-      "\"flowA:inventory\"]]'";
+      " --mutant client-side-claim --max-steps 40 --order '[[\"flowA:inventory\", "
+      "\"flowB:reserve\"]]'";
   for (const std::string target : {"--seed 7", "--schedule 'v1:flowB*3,flowA*9'"}) {
     INFO(target);
     const Captured r = allocsim("replay " + sc + " " + target + flags);

@@ -94,6 +94,21 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   }
 }
 
+TEST_CASE("order: replaying a trace file refuses --order and --max-steps instead of ignoring them", "[cli][order]") {
+  TempDir dir;
+  const Captured run = allocsim("run " + kPinned + " --no-shrink --trace-out " + (dir / "t.trace.json"));
+  REQUIRE(run.code == 0);
+  const Captured order =
+      allocsim("replay " + (dir / "t.trace.json") + " --order '[[\"flowB:inventory\", \"flowA:inventory\"]]'");
+  CHECK(order.code == 2);
+  CHECK_THAT(order.text, Catch::Contains("--order: a trace file embeds its scenario, its order included; replay it "
+                                         "as it is"));
+  const Captured steps = allocsim("replay " + (dir / "t.trace.json") + " --max-steps 5");
+  CHECK(steps.code == 2);
+  CHECK_THAT(steps.text, Catch::Contains("--max-steps: a trace file embeds its scenario, its step limit included"));
+  CHECK(allocsim("replay " + (dir / "t.trace.json")).code == 1);  // as it is: the violation, exit 1
+}
+
 TEST_CASE("order: a replay line carries the order flag", "[cli][order]") {
   const std::string order = "'[[\"flowA:restore.after\", \"flowB:inventory\"]]'";
   const Captured run =
