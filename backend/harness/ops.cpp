@@ -103,8 +103,13 @@ const char* run_reserve_from(ScriptRunner& run, const Op& op) {
   return run.reserve(plan);
 }
 
+/// Every Call point of a reserve with `requests` (run_reserve below, retries included); one without calls
+/// only "reserve". A function, not a namespace-scope constant: the table may be built during another file's
+/// static initialisation.
+std::vector<const char*> reserve_all_calls() { return {"inventory", "plan", "reserve"}; }
+
 std::vector<const char*> reserve_calls(const Op& op) {
-  if (op.has_requests) return {"inventory", "plan", "reserve"};  // run_reserve below, retries included
+  if (op.has_requests) return reserve_all_calls();
   return {"reserve"};
 }
 
@@ -366,7 +371,7 @@ const std::vector<OpSpec>& table() {
        detail_reserve,
        run_reserve,
        nullptr,
-       {"inventory", "plan", "reserve"},
+       reserve_all_calls(),
        reserve_calls},
       {OpKind::Observe,
        "observe",

@@ -195,10 +195,10 @@ int replay_trace_file(const Common& c) {
   if (!c.explore.mutants().empty())
     throw UsageError("--mutant: a trace file embeds its scenario and mutants; replay it as it is");
   // Refused rather than ignored: the trace's embedded scenario fixes its order and step limit too.
-  for (const char* flag : {"order", "max-steps"})
+  for (const auto& [flag, what] : {std::pair{"order", "order"}, std::pair{"max-steps", "step limit"}})
     if (c.explore.given.count(flag))
-      throw UsageError(fmt::format("--{}: a trace file embeds its scenario, its {} included; replay it as it is", flag,
-                                   std::string_view(flag) == "order" ? "order" : "step limit"));
+      throw UsageError(
+          fmt::format("--{}: a trace file embeds its scenario, its {} included; replay it as it is", flag, what));
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), c.scenario);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
