@@ -36,11 +36,11 @@ DporStrategy::DporStrategy(DporOptions options) : opt_(std::move(options)) {
   fixed_ = stack_.size();
 }
 
-std::vector<SleepEntry> DporStrategy::sleep_on_entry() const {
+void DporStrategy::sleep_on_entry(std::vector<SleepEntry>& sleep) const {
   // Sleep set on entry (POPL 2014, Algorithm 1): whoever slept at the parent, or was fully explored there
   // before its current choice, and is independent of the step just taken there. Per draw combination.
-  std::vector<SleepEntry> sleep;
-  if (!opt_.sleep_sets || last_actor_node_ == SIZE_MAX || blocked_) return sleep;
+  sleep.clear();
+  if (!opt_.sleep_sets || last_actor_node_ == SIZE_MAX || blocked_) return;
   const Node& p = stack_[last_actor_node_];
   const auto keep = [&](const SleepEntry& e) {
     if (e.actor == p.choice.value || dependent(e.footprint, last_step_fp_)) return;
@@ -49,7 +49,28 @@ std::vector<SleepEntry> DporStrategy::sleep_on_entry() const {
   for (const SleepEntry& e : p.sleep) keep(e);
   for (const SleepEntry& e : p.explored)
     if (contains(p.done, e.actor)) keep(e);
-  return sleep;
+}
+
+DporStrategy::Node DporStrategy::fresh_node() {
+  if (spare_.empty()) return Node{};
+  Node n = std::move(spare_.back());
+  spare_.pop_back();
+  // Every field as a new Node has it; the vectors keep their capacity.
+  n.choice = {};
+  n.bound = 0;
+  n.step_node = SIZE_MAX;
+  n.enabled.clear();
+  n.backtrack.clear();
+  n.done.clear();
+  n.sleep.clear();
+  n.explored.clear();
+  n.redundant = false;
+  return n;
+}
+
+void DporStrategy::pop_node() {
+  spare_.push_back(std::move(stack_.back()));
+  stack_.pop_back();
 }
 
 bool DporStrategy::draws_asleep(size_t actor_node, const Combo& draws) const {
@@ -75,7 +96,8 @@ void DporStrategy::begin_execution(uint64_t) {
 }
 
 ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
-  std::vector<ActorId> enabled;
+  std::vector<ActorId>& enabled = enabled_;
+  enabled.clear();
   for (const Candidate& c : runnable) enabled.push_back(c.actor);
   step_draws_.clear();
   if (pos_ < stack_.size()) {
@@ -91,15 +113,17 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
       // A prefix node's sleep set follows from the seeded siblings above it; recomputed on every replay
       // (the prefix is replayed identically, so it comes out the same). If the unit's own choice sleeps,
       // an earlier unit covers everything below: this execution is sleep-set blocked and the unit ends.
-      n.sleep = sleep_on_entry();
+      sleep_on_entry(n.sleep);
       blocked_ = blocked_ || covered(n.sleep, static_cast<ActorId>(n.choice.value), {});
     }
     blocked_ = blocked_ || n.redundant;
     last_actor_node_ = pos_++;
     return static_cast<ActorId>(n.choice.value);
   }
-  Node n{.choice = {Choice::Actor, 0}, .enabled = enabled};
-  n.sleep = sleep_on_entry();
+  Node n = fresh_node();
+  n.choice = {Choice::Actor, 0};
+  n.enabled = enabled;
+  sleep_on_entry(n.sleep);
   std::optional<ActorId> pick;
   for (ActorId a : enabled)
     if (!covered(n.sleep, a, {})) {
@@ -110,13 +134,17 @@ ActorId DporStrategy::choose(std::span<const Candidate> runnable, ActorId) {
     // Every runnable actor sleeps: whatever follows is equivalent to something explored. The execution ends
     // here, abandoned; its steps so far are still analysed (end_execution), as Algorithm 1 does.
     blocked_ = true;
+    spare_.push_back(std::move(n));
     return kAbandon;
   }
-  n.done = {*pick};
+  n.done.push_back(*pick);
   // The first choice of a node is the one race analysis relies on: a trace whose step of that actor is a
   // draw combination asleep here would get no source-set entry from it (see the header). So when some of
   // the first choice's draws sleep, every runnable actor joins the source set.
-  n.backtrack = has_entry(n.sleep, *pick) ? enabled : std::vector<ActorId>{*pick};
+  if (has_entry(n.sleep, *pick))
+    n.backtrack = enabled;
+  else
+    n.backtrack.push_back(*pick);
   n.choice.value = *pick;
   stack_.push_back(std::move(n));
   last_actor_node_ = pos_++;
@@ -135,7 +163,11 @@ uint64_t DporStrategy::draw(uint64_t bound) {
     blocked_ = blocked_ || draws_asleep(last_actor_node_, step_draws_);
     return n.choice.value;
   }
-  Node d{.choice = {Choice::Draw, 0}, .bound = bound, .step_node = last_actor_node_, .redundant = blocked_};
+  Node d = fresh_node();
+  d.choice = {Choice::Draw, 0};
+  d.bound = bound;
+  d.step_node = last_actor_node_;
+  d.redundant = blocked_;
   step_draws_.push_back({0, bound});
   if (!blocked_) {
     // The first value whose event is not asleep; there is one, else the actor (or the previous draw) would
@@ -156,8 +188,11 @@ void DporStrategy::step_done(const StepRecord& step) {
   last_step_fp_ = step.footprint;  // canonical as recorded (StepRecord::footprint); copied into kept capacity
   if (last_actor_node_ == SIZE_MAX || blocked_) return;
   Node& n = stack_[last_actor_node_];
-  add_entry(n.explored,
-            {.actor = static_cast<ActorId>(n.choice.value), .draws = step_draws_, .footprint = last_step_fp_});
+  const auto actor = static_cast<ActorId>(n.choice.value);
+  // Tested before an entry is built: a replayed step finds its event there already, and the copies of its
+  // draws and footprint would be thrown away.
+  if (!has_event(n.explored, actor, false, step_draws_))
+    n.explored.push_back({.actor = actor, .draws = step_draws_, .footprint = last_step_fp_});
 }
 
 bool DporStrategy::end_execution(const ExecutionResult& result) {
@@ -212,22 +247,11 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   }
   const size_t total = n + unseen.size();
   actor.insert(actor.end(), unseen.begin(), unseen.end());
-  // hb.test(j, i): step i happens before step j (program order and dependency, transitively). deps.test(j, i):
-  // steps i < j of different actors are dependent (each pair's footprints compared once).
+  // hb.test(j, i): step i happens before step j (program order and dependency, transitively). Row `total` is
+  // scratch (below). Each race i ⋖ j (dependent steps of different actors, i -> j with no k such that
+  // i -> k -> j) is handled as soon as row j is complete, in the order (j, then i) ascending.
   BitRows& hb = a_.hb;
-  BitRows& deps = a_.deps;
-  hb.reset(total);
-  deps.reset(total);
-  for (size_t j = 0; j < n; ++j)
-    for (size_t i = 0; i < j; ++i) {
-      const bool same = actor[i] == actor[j];
-      const bool d = !same && a_.objects.dependent(i, j);
-      if (d) deps.set(j, i);
-      if (same || d) hb.set(j, i), hb.or_row(j, i);
-    }
-  for (size_t j = n; j < total; ++j)
-    for (size_t i = 0; i < n; ++i) hb.set(j, i);  // the unseen steps are each placed at the end
-  const auto dep = [&](size_t i, size_t j) { return j >= n || deps.test(j, i); };
+  hb.reset(total + 1);
   // Whether j can run in v = notdep(i).j from the node before i. Only a lock retry (a LockWait step) can fail
   // to: it needs its lock free. The lock's steps in v are a prefix of its steps after i (they are totally
   // ordered by hb, so once one follows i all later ones do), so the last of them in v leaves the lock as it
@@ -245,24 +269,48 @@ void DporStrategy::analyse(const ExecutionResult& r) {
     }
     return contains(stack_[node_of_step[i]].enabled, actor[j]);
   };
-  for (size_t j = 0; j < total; ++j) {
-    const size_t last = std::min(j, n);
-    for (size_t i = 0; i < last; ++i) {
-      if (actor[i] == actor[j] || !dep(i, j)) continue;
-      bool direct = true;  // i ⋖ j: no k with i -> k -> j
-      for (size_t k = i + 1; k < last && direct; ++k) direct = !(hb.test(k, i) && hb.test(j, k));
-      if (!direct) continue;
-      if (reversible(i, j) && add_race(i, j, actor[j])) continue;
-      // Not reversible at i (i released what j waited for): as Flanagan & Godefroid do for a transition that
-      // is not co-enabled with its race partner, take the latest earlier dependent step before which j's actor
-      // could run, which reverses the order of the two acquires.
-      for (size_t e = i; e-- > 0;) {
-        if (actor[e] == actor[j] || !dep(e, j) || !contains(stack_[node_of_step[e]].enabled, actor[j]) ||
-            !reversible(e, j))
-          continue;
-        if (add_race(e, j, actor[j])) break;
-      }
+  const auto race = [&](size_t i, size_t j) {
+    if (reversible(i, j) && add_race(i, j, actor[j])) return;
+    // Not reversible at i (i released what j waited for): as Flanagan & Godefroid do for a transition that
+    // is not co-enabled with its race partner, take the latest earlier dependent step before which j's actor
+    // could run, which reverses the order of the two acquires.
+    for (size_t e = i; e-- > 0;) {
+      if (actor[e] == actor[j] || (j < n && !a_.objects.dependent(e, j)) ||
+          !contains(stack_[node_of_step[e]].enabled, actor[j]) || !reversible(e, j))
+        continue;
+      if (add_race(e, j, actor[j])) break;
     }
+  };
+  // Row j is built from i = j - 1 down. When i is reached every bit above i is final, so a bit already set at
+  // i means a later k with i -> k -> j put it there: i is not a direct predecessor, and row i lies inside row
+  // j already, so its footprint need not even be compared. A clear bit and a step of j's actor or a dependent
+  // one: i is direct, and a race when the actors differ. (Before, every pair was compared, every predecessor's
+  // row OR-ed in, and each race searched for a k in between: two thirds of the analysis.)
+  std::vector<size_t>& direct = a_.direct;
+  for (size_t j = 0; j < n; ++j) {
+    direct.clear();
+    for (size_t i = j; i-- > 0;) {
+      if (hb.test(j, i)) continue;
+      const bool same = actor[i] == actor[j];
+      if (!same && !a_.objects.dependent(i, j)) continue;
+      hb.set(j, i), hb.or_row(j, i);
+      if (!same) direct.push_back(i);
+    }
+    for (size_t x = direct.size(); x-- > 0;) race(direct[x], j);
+  }
+  if (total == n) return;
+  // The unseen steps are each placed at the end, after every seen step and dependent on all of them. Their
+  // direct predecessors are the same for each: the seen steps no later seen step happens after (scratch row
+  // `total` collects the rows of the later ones).
+  direct.clear();
+  for (size_t k = n; k-- > 0;) {
+    if (!hb.test(total, k)) direct.push_back(k);
+    hb.or_row(total, k);
+  }
+  for (size_t j = n; j < total; ++j) {
+    for (size_t i = 0; i < n; ++i) hb.set(j, i);
+    for (size_t x = direct.size(); x-- > 0;)
+      if (actor[direct[x]] != actor[j]) race(direct[x], j);
   }
 }
 
@@ -321,7 +369,7 @@ bool DporStrategy::advance() {
         }
       }
     }
-    stack_.pop_back();
+    pop_node();
   }
   return false;
 }

@@ -12,31 +12,48 @@ bool starts_with(const Combo& c, const Combo& prefix) {
 
 }  // namespace
 
-bool covered(const std::vector<SleepEntry>& sleep, ActorId actor, const Combo& prefix) {
-  uint64_t bound = 0;  // of the draw after `prefix`, when some entry goes on past it
+namespace {
+
+/// covered() over `path` (the prefix), which it extends and restores in place: one buffer for the whole
+/// recursion instead of a copy of the prefix per level.
+bool covered_at(const std::vector<SleepEntry>& sleep, ActorId actor, Combo& path) {
+  uint64_t bound = 0;  // of the draw after `path`, when some entry goes on past it
   for (const SleepEntry& e : sleep) {
     if (e.actor != actor) continue;
-    if (e.any || e.draws == prefix) return true;
-    if (e.draws.size() > prefix.size() && starts_with(e.draws, prefix)) bound = e.draws[prefix.size()].bound;
+    if (e.any || e.draws == path) return true;
+    if (e.draws.size() > path.size() && starts_with(e.draws, path)) bound = e.draws[path.size()].bound;
   }
   if (bound == 0) return false;
-  Combo next = prefix;
-  next.push_back({0, bound});
-  for (uint64_t v = 0; v < bound; ++v) {
-    next.back().value = v;
-    if (!covered(sleep, actor, next)) return false;
+  path.push_back({0, bound});
+  bool all = true;
+  for (uint64_t v = 0; v < bound && all; ++v) {
+    path.back().value = v;
+    all = covered_at(sleep, actor, path);
   }
-  return true;
+  path.pop_back();
+  return all;
+}
+
+}  // namespace
+
+bool covered(const std::vector<SleepEntry>& sleep, ActorId actor, const Combo& prefix) {
+  // Kept per thread (a sweep's workers each have theirs): DPOR asks this at every choice.
+  thread_local Combo path;
+  path.assign(prefix.begin(), prefix.end());
+  return covered_at(sleep, actor, path);
 }
 
 bool has_entry(const std::vector<SleepEntry>& sleep, ActorId actor) {
   return std::any_of(sleep.begin(), sleep.end(), [&](const SleepEntry& e) { return e.actor == actor; });
 }
 
-void add_entry(std::vector<SleepEntry>& to, SleepEntry e) {
-  for (const SleepEntry& x : to)
-    if (x.actor == e.actor && x.any == e.any && x.draws == e.draws) return;
-  to.push_back(std::move(e));
+bool has_event(const std::vector<SleepEntry>& entries, ActorId actor, bool any, const Combo& draws) {
+  return std::any_of(entries.begin(), entries.end(),
+                     [&](const SleepEntry& x) { return x.actor == actor && x.any == any && x.draws == draws; });
+}
+
+void add_entry(std::vector<SleepEntry>& to, const SleepEntry& e) {
+  if (!has_event(to, e.actor, e.any, e.draws)) to.push_back(e);
 }
 
 nlohmann::json entries_json(const std::vector<SleepEntry>& entries) {

@@ -44,8 +44,11 @@ bool covered(const std::vector<SleepEntry>& sleep, ActorId actor, const Combo& p
 /// Whether `sleep` holds any entry of `actor` (asleep for some draws, maybe not for all).
 bool has_entry(const std::vector<SleepEntry>& sleep, ActorId actor);
 
-/// Appends `e` unless an equal event (same actor, `any` and draws) is there already.
-void add_entry(std::vector<SleepEntry>& to, SleepEntry e);
+/// Whether `entries` holds the event (actor, any, draws), whatever its footprint.
+bool has_event(const std::vector<SleepEntry>& entries, ActorId actor, bool any, const Combo& draws);
+
+/// Appends a copy of `e` unless an equal event (same actor, `any` and draws) is there already.
+void add_entry(std::vector<SleepEntry>& to, const SleepEntry& e);
 
 /// Entries as JSON (allocsim/dpor-state/v2): {"actor", "footprint": [[id, write]...], "any", "draws":
 /// [[value, bound]...]}. entries_from() reads them back; `v1` reads the older form (no "any" nor "draws": an
