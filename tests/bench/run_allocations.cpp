@@ -3,7 +3,7 @@
 // and on last-out, whose reserves publish map entries, point the policy and write audit entries, and whose
 // releases copy their claim and the shared map (backend/spares.h keeps removed values for their buffers).
 // Counted by the bench's counting operator new (tools/bench/alloc_counter.h, linked into this binary only), from
-// the execution hook: the same point of every execution.
+// the execution hook: the same point of every execution. Last, DPOR over a crash scenario (its own bound).
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -26,9 +26,10 @@ struct Measured {
 };
 
 /// `run` over scenarios/NAME for kWarmup + kMeasured executions, allocations counted over the last kMeasured.
-Measured run_counted(const std::string& name) {
+Measured run_counted(const std::string& name, const std::string& strategy = "random") {
   const harness::Scenario sc = harness::load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/" + name);
   harness::RunConfig cfg;
+  cfg.strategy = strategy;
   cfg.executions = kWarmup + kMeasured;
   bench::AllocCounts start;
   Measured m;
@@ -74,4 +75,16 @@ TEST_CASE("run: ALLOC-005's warm executions allocate less than once in four: ent
   // that allocates in every execution (a reserve, a release, an audit entry) is at least 1 per execution.
   CHECK(m.used.allocations < kMeasured / 4);
   CHECK(m.used.frees < kMeasured / 4);
+}
+
+TEST_CASE("run: DPOR's warm executions of a crash scenario allocate only for new source-set and sleep entries") {
+  // Branch-stack nodes, choices and replayed steps reuse storage (sim/strategies/dpor.h); a new node's
+  // explored entries still copy their step's footprint and draws. 135 allocations per execution before.
+  const Measured m = run_counted("alloc-033-crash-at-delete-after.json", "dpor");
+  REQUIRE(m.report.summary.executions == kWarmup + kMeasured);
+  CHECK(m.report.summary.violating_executions == 0);
+  UNSCOPED_INFO("allocations over " << kMeasured << " executions: " << m.used.allocations);
+  CHECK(m.used.allocations < kMeasured * 20);
+  CHECK(m.used.frees < kMeasured * 20);
+  CHECK(m.used.allocations > 0);
 }
