@@ -7,8 +7,10 @@
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #endif
 #include <algorithm>
+#include <exception>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 #include "sim/assert.h"
@@ -20,11 +22,18 @@ namespace bctx = boost::context;
 
 namespace {
 
+Violation steps_bounded(uint64_t max_steps) {
+  return Violation{"steps-bounded",
+                   fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
+                               "likely an actor that polls or retries without bound, or a livelock between actors",
+                               max_steps),
+                   ""};
+}
+
 enum class SlotState : uint8_t { AtPoint, Blocked, Done };
 
 struct Slot {
-  bctx::fiber fiber;  // the actor while suspended; empty once it has finished
-  bctx::fiber sink;   // the scheduler, held by the actor while it runs
+  bctx::fiber fiber;  // the actor while suspended (empty while it runs, and once it has finished)
   SlotState state = SlotState::AtPoint;
   PointKind kind = PointKind::Call;
   std::string_view what;
@@ -36,7 +45,6 @@ struct Slot {
   /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (an assertion
   /// thrown out of run) are unwound here, as destroying the slot would.
   void reset() {
-    if (sink) sink = bctx::fiber();
     if (fiber) fiber = bctx::fiber();
     state = SlotState::AtPoint;
     kind = PointKind::Call;
@@ -150,9 +158,34 @@ struct Engine::Impl {
     detail_hint = std::max(detail_hint, d.size());
   }
 
-  void yield_to_scheduler(ActorId id) {
-    Slot& s = slots[id];
-    s.sink = std::move(s.sink).resume();
+  // -- switching (the mechanism; what runs next is decided by decide() and the strategy) --
+  //
+  // Contexts switch directly: an actor that reaches a point decides, on its own stack, which actor takes the
+  // next step and switches straight to it (or goes on itself, with no switch at all); only the prologue and
+  // the end of an execution go through the context that called execute() (kMain). Before, every step went actor ->
+  // main -> actor: two switches a step instead of at most one.
+  static constexpr ActorId kMain = kNoActor - 2;  // the context that called execute(); not an actor id
+  bctx::fiber main_ctx;                           // that context while an actor runs
+  ActorId from = kMain;                           // the context that made the last switch
+  bool prologue = false;                          // points go back to main (each actor's first point)
+  std::exception_ptr error;                       // thrown while deciding on an actor's stack
+
+  bctx::fiber& fiber_of(ActorId c) { return c == kMain ? main_ctx : slots[c].fiber; }
+
+  /// Switches from context `self` to `to`, and returns once some context switches back to `self`.
+  void switch_to(ActorId self, ActorId to) {
+    from = self;
+    bctx::fiber back = std::move(fiber_of(to)).resume();
+    // Whoever switched here left its continuation (empty when its actor has just finished).
+    fiber_of(from) = std::move(back);
+  }
+
+  /// Where actor `id` goes when it stops at a point or blocks: back to main in the prologue; else it decides
+  /// the next step, and goes on itself when that is its own.
+  void stop(ActorId id) {
+    if (prologue) return switch_to(id, kMain);
+    const ActorId next = decide_guarded(true);
+    if (next != id) switch_to(id, next == kNoActor ? kMain : next);
   }
 
   void point(ActorId id, PointKind kind, std::string_view what, std::string_view detail) {
@@ -168,7 +201,7 @@ struct Engine::Impl {
       s.detail.clear();
     else
       s.detail.assign(detail);
-    yield_to_scheduler(id);
+    stop(id);
   }
 
   void wait_for(ActorId id, const SimMutex& m) {
@@ -181,7 +214,7 @@ struct Engine::Impl {
     if (m.holder() != kNoActor)
       fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));
     s.waiting = &m;
-    yield_to_scheduler(id);
+    stop(id);
     s.waiting = nullptr;
   }
 
@@ -201,8 +234,8 @@ struct Engine::Impl {
   }
 
   void start_fiber(ActorId id) {
-    slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& sink) -> bctx::fiber {
-      slots[id].sink = std::move(sink);
+    slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& starter) -> bctx::fiber {
+      main_ctx = std::move(starter);  // actors are started from main, in the prologue
       try {
         world->run_actor(id, ctxs[id]);
       } catch (const bctx::detail::forced_unwind&) {
@@ -215,11 +248,18 @@ struct Engine::Impl {
         slots[id].exception = "an exception that is not a std::exception";
       }
       slots[id].state = SlotState::Done;
-      return std::move(slots[id].sink);
+      // Its last step is over: decide the next one here, and go there as this fiber ends.
+      const ActorId next = prologue ? kMain : decide_guarded(true);
+      from = id;
+      return std::move(fiber_of(next == kNoActor ? kMain : next));
     });
   }
 
-  void resume(ActorId id) { slots[id].fiber = std::move(slots[id].fiber).resume(); }
+  /// Runs actor `id`'s prologue: up to its first point, or its end.
+  void start(ActorId id) {
+    start_fiber(id);
+    switch_to(kMain, id);
+  }
 
   /// Records a crash of `id` during the last step, once (the slot is Done afterwards, never resumed).
   void record_crash(ActorId id) {
@@ -302,6 +342,9 @@ struct Engine::Impl {
     crashes.clear(), res.crashes = std::move(crashes);
     unfinished.clear(), res.unfinished = std::move(unfinished);
     nsteps = 0;
+    current = kNoActor;
+    from = kMain;
+    error = nullptr;
     if (slots.size() != n) slots.resize(n);
     for (Slot& s : slots) s.reset();
     ctxs.resize(n);
@@ -324,9 +367,7 @@ struct Engine::Impl {
     return blocked;
   }
 
-  /// Records the step `pick` is about to take (preempting or not). The caller then resumes the actor: from
-  /// the scheduler's loop itself, since every return between a context switch and the loop costs a
-  /// mispredicted branch (the return-address predictor was filled on the other stack).
+  /// Records the step `pick` is about to take (preempting or not); decide()'s caller then runs it.
   void record_step(ActorId pick, bool preempt) {
     // Every field of a reused record is set below: a field added to StepRecord must be set here too.
     static_assert(sizeof(StepRecord) == 96, "StepRecord changed: set its new field in record_step");
@@ -375,15 +416,84 @@ struct Engine::Impl {
     for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
     unwinding = false;
   }
-};
 
-static Violation steps_bounded(uint64_t max_steps) {
-  return Violation{"steps-bounded",
-                   fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
-                               "likely an actor that polls or retries without bound, or a livelock between actors",
-                               max_steps),
-                   ""};
-}
+  // -- deciding: between two steps, on the stack of whichever context stopped last --
+  ActorId current = kNoActor;  // the actor that took the last step (kNoActor before the first)
+  uint64_t max_steps = 0;
+
+  /// With `after`: checks the step `current` has just taken (its crash, its exception, the invariants). Then,
+  /// unless that ended the execution: the next step, chosen by the strategy among the eligible actors and
+  /// recorded. Returns the actor to run, or kNoActor when the execution is over (the result says why).
+  ActorId decide(bool after) {
+    ExecutionResult& r = res;
+    if (after) {
+      const ActorId pick = current;
+      if (slots[pick].crashed) record_crash(pick);
+      strategy->step_done(last_step());
+      if (slots[pick].exception) {
+        r.violation = exception_violation(pick), r.violation_actor = pick;
+        return kNoActor;
+      }
+      if (auto v = world->check_step(nsteps - 1, pick)) {
+        r.violation = std::move(v), r.violation_actor = pick;
+        return kNoActor;
+      }
+    }
+    const bool blocked = collect(cands);
+    if (cands.empty()) {
+      if (blocked) {
+        r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", deadlock_state()};
+      } else {
+        r.quiescent = true;
+        r.violation = world->check_quiescent();
+      }
+      return kNoActor;
+    }
+    if (order) {
+      if ((r.order_blocked = filter(*order, cands))) return kNoActor;
+      one_option &= cands.size() == 1;
+    }
+    if (nsteps >= max_steps) {
+      r.violation = steps_bounded(max_steps);
+      return kNoActor;
+    }
+    const ActorId pick = strategy->choose(cands, current);
+    if (pick == kAbandon) {
+      r.abandoned = true;
+      return kNoActor;
+    }
+    // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
+    const auto n = static_cast<ActorId>(slots.size());
+    const bool valid =
+        order ? std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == pick; })
+              : pick < n && runnable(pick);
+    ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
+    // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
+    // use of the (under `random`, unpredictable) pick is branch-free.
+    bool current_runnable = current != kNoActor && runnable(current);
+    // An actor the order holds back is not preempted when another runs: the switch is forced, as when it
+    // blocks (DFS's preemption bound counts only switches a strategy chose).
+    if (order && current_runnable)
+      current_runnable =
+          std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == current; });
+    const bool preempt = current_runnable & (current != pick);
+    r.preemptions += preempt;
+    record_step(pick, preempt);
+    current = pick;
+    return pick;
+  }
+
+  /// decide(), with whatever it throws (a strategy's logic_error, a failed assertion) kept for execute() to
+  /// rethrow once every fiber is unwound: on an actor's stack it must not reach the actor's own handlers.
+  ActorId decide_guarded(bool after) {
+    try {
+      return decide(after);
+    } catch (...) {
+      error = std::current_exception();
+      return kNoActor;
+    }
+  }
+};
 
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
 Engine::~Engine() = default;
@@ -398,67 +508,21 @@ const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
   ExecutionResult& r = m.res;
   const auto n = static_cast<ActorId>(world.actor_count());
   m.begin(world, strategy, n);
+  m.max_steps = opt_.max_steps;
 
   // Prologue: each actor, in id order, runs up to its first scheduling point (no shared effects).
+  m.prologue = true;
   for (ActorId i = 0; i < n && !r.violation; ++i) {
-    m.start_fiber(i);
-    m.resume(i);
+    m.start(i);
     if (auto v = m.exception_violation(i)) r.violation = v, r.violation_actor = i;
   }
+  m.prologue = false;
 
   m.order_begin(world);
-  std::vector<Candidate>& cands = m.cands;
-  ActorId current = kNoActor;
-  while (!r.violation) {
-    const bool blocked = m.collect(cands);
-    if (cands.empty()) {
-      if (blocked) {
-        r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", m.deadlock_state()};
-      } else {
-        r.quiescent = true;
-        r.violation = world.check_quiescent();
-      }
-      break;
-    }
-    if (m.order) {
-      if ((r.order_blocked = m.filter(*m.order, cands))) break;
-      m.one_option &= cands.size() == 1;
-    }
-    if (m.nsteps >= opt_.max_steps) {
-      r.violation = steps_bounded(opt_.max_steps);
-      break;
-    }
-    const ActorId pick = strategy.choose(cands, current);
-    if (pick == kAbandon) {
-      r.abandoned = true;
-      break;
-    }
-    // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
-    const bool valid =
-        m.order ? std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == pick; })
-                : pick < n && m.runnable(pick);
-    ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
-    // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
-    // use of the (under `random`, unpredictable) pick is branch-free.
-    bool current_runnable = current != kNoActor && m.runnable(current);
-    // An actor the order holds back is not preempted when another runs: the switch is forced, as when it
-    // blocks (DFS's preemption bound counts only switches a strategy chose).
-    if (m.order && current_runnable)
-      current_runnable =
-          std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == current; });
-    const bool preempt = current_runnable & (current != pick);
-    r.preemptions += preempt;
-    m.record_step(pick, preempt);
-    m.resume(pick);
-    if (m.slots[pick].crashed) m.record_crash(pick);
-    current = pick;
-    strategy.step_done(m.last_step());
-    if (m.slots[pick].exception) {
-      auto v = m.exception_violation(pick);
-      r.violation = v, r.violation_actor = pick;
-      break;
-    }
-    if (auto v = world.check_step(m.nsteps - 1, pick)) r.violation = v, r.violation_actor = pick;
+  if (!r.violation) {
+    // The first step; from then on each context decides the next one, and the last switches back here.
+    const ActorId first = m.decide_guarded(false);
+    if (first != kNoActor) m.switch_to(Impl::kMain, first);
   }
   r.single_schedule = m.order && m.one_option && !m.branching_draw;
   if (!r.quiescent)
@@ -468,6 +532,7 @@ const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
   m.trim_steps();
   m.world = nullptr;
   m.strategy = nullptr;
+  if (m.error) std::rethrow_exception(std::exchange(m.error, nullptr));
   return r;
 }
 

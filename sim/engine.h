@@ -21,6 +21,13 @@
 // are unwound as after a violation, and the result says ExecutionResult::abandoned.
 //
 // Preemption: a choice that switches away from the actor that just ran while it is still runnable.
+//
+// Switching: between two steps, the engine decides on the stack of the actor that has just stopped (at a point,
+// blocked, or finished): it checks that step, asks the strategy for the next one and switches straight to
+// that actor, or returns into the same actor when it is picked again. Only the prologue and the end of an
+// execution pass through the context that called run()/execute(). Whatever deciding throws (a strategy's
+// error, a failed assertion) is rethrown by run()/execute() once every fiber has been unwound; it never
+// reaches an actor's own handlers.
 #pragma once
 
 #include <cstdint>
