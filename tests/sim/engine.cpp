@@ -314,3 +314,49 @@ TEST_CASE("the context says whether footprints are recorded, and touches land on
     CHECK(r.steps[0].footprint.size() == (record ? 1u : 0u));
   }
 }
+
+TEST_CASE("what deciding throws on an actor's stack leaves execute(), past the actor's handlers, after the unwind",
+          "[engine]") {
+  // Deciding runs on the stack of the actor that stopped (sim/engine.h, Switching). A strategy that throws there
+  // (as DPOR does on a nondeterministic world) must end the execution, not become that actor's exception.
+  struct Counter {
+    int* n;
+    ~Counter() { ++*n; }
+  };
+  struct ThrowsAt : Strategy {
+    size_t at, calls = 0;
+    explicit ThrowsAt(size_t a) : at(a) {}
+    ActorId choose(std::span<const Candidate> r, ActorId) override {
+      if (++calls == at) throw std::logic_error("no fit");
+      return r[0].actor;
+    }
+    void begin_execution(uint64_t) override {}
+    uint64_t draw(uint64_t) override { return 0; }
+    bool end_execution(const ExecutionResult&) override { return true; }
+  };
+  int destroyed = 0, swallowed = 0;
+  TestWorld w;
+  const auto careful = [&](TestWorld&, ActorContext& ctx) {
+    Counter c{&destroyed};
+    try {
+      for (int i = 0; i < 3; ++i) ctx.point(PointKind::Call, "call", "");
+    } catch (const std::exception&) {
+      ++swallowed;
+    }
+  };
+  w.actors = {{"a", careful}, {"b", careful}};
+  Engine engine;
+  for (size_t at : {1, 2, 4}) {  // on the engine's own context (the first choice), then on an actor's stack
+    destroyed = swallowed = 0;
+    ThrowsAt strategy(at);
+    CHECK_THROWS_WITH(engine.run(w, strategy), "no fit");
+    CHECK(swallowed == 0);
+    CHECK(destroyed == 2);  // both actors' stacks unwound before run() threw
+  }
+  // The engine runs the next execution as usual.
+  ThrowsAt never(100);
+  const ExecutionResult r = engine.run(w, never);
+  CHECK(r.quiescent);
+  CHECK(r.steps.size() == 6);
+  CHECK(r.preemptions == 0);  // r[0] first: a runs to its end, then b
+}
