@@ -92,7 +92,8 @@ struct Engine::Impl {
   StackAllocator stacks;
   std::vector<Slot> slots;
   std::vector<Ctx> ctxs;
-  std::vector<Candidate> cands;  // the runnable actors at the current choice (reused)
+  std::vector<Candidate> cands;  // one per actor (begin()); the first `ncands` are the current choice's options
+  size_t ncands = 0;
   World* world = nullptr;
   Strategy* strategy = nullptr;
   bool unwinding = false;
@@ -309,19 +310,20 @@ struct Engine::Impl {
                        oc.after.text(), why);
   }
 
-  /// Removes from `cands` the actors `order` holds back. When none is left, returns the order block (the
+  /// Removes from the options the actors `order` holds back. When none is left, returns the order block (the
   /// constraint holding back the first candidate).
-  std::optional<ExecutionResult::OrderBlock> filter(const OrderTracker& order, std::vector<Candidate>& cands) const {
+  std::optional<ExecutionResult::OrderBlock> filter(const OrderTracker& order) {
     std::optional<size_t> first;
     size_t kept = 0;
-    for (const Candidate& c : cands) {
+    for (size_t i = 0; i < ncands; ++i) {
+      const Candidate c = cands[i];
       const auto held = order.holding_back(c.actor, c.what);
       if (!held)
         cands[kept++] = c;
       else if (!first)
         first = held;
     }
-    cands.resize(kept);
+    ncands = kept;
     if (kept > 0) return std::nullopt;
     return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
   }
@@ -349,26 +351,32 @@ struct Engine::Impl {
     for (Slot& s : slots) s.reset();
     ctxs.resize(n);
     for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
+    cands.resize(n);
+    ncands = 0;
   }
 
-  /// The runnable actors (ascending ids) into `cands`; whether some actor is blocked.
-  bool collect(std::vector<Candidate>& cands) const {
+  /// The runnable actors (ascending ids) as the options (the first `ncands` of `cands`); whether some actor
+  /// is blocked.
+  bool collect() {
     const auto n = static_cast<ActorId>(slots.size());
-    cands.resize(n);  // within the capacity kept from the last choice: no allocation, then trimmed
+    Candidate* out = cands.data();
     size_t k = 0;
     bool blocked = false;
     for (ActorId i = 0; i < n; ++i) {
+      const Slot& s = slots[i];
       if (runnable(i))
-        cands[k++] = {i, slots[i].kind, slots[i].what};
-      else if (slots[i].state == SlotState::Blocked)
+        out[k++] = {i, s.kind, s.what};
+      else if (s.state == SlotState::Blocked)
         blocked = true;
     }
-    cands.resize(k);
+    ncands = k;
     return blocked;
   }
+  std::span<const Candidate> options() const { return {cands.data(), ncands}; }
 
-  /// Records the step `pick` is about to take (preempting or not); decide()'s caller then runs it.
-  void record_step(ActorId pick, bool preempt) {
+  /// Records the step `pick` is about to take (preempting or not); decide()'s caller then runs it. Inlined into
+  /// decide(), its one caller: as a call its entry and exit were a quarter of its cost.
+  [[gnu::always_inline]] void record_step(ActorId pick, bool preempt) {
     // Every field of a reused record is set below: a field added to StepRecord must be set here too.
     static_assert(sizeof(StepRecord) == 96, "StepRecord changed: set its new field in record_step");
     res.schedule.push_back({Choice::Actor, pick});
@@ -439,8 +447,8 @@ struct Engine::Impl {
         return kNoActor;
       }
     }
-    const bool blocked = collect(cands);
-    if (cands.empty()) {
+    const bool blocked = collect();
+    if (ncands == 0) {
       if (blocked) {
         r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", deadlock_state()};
       } else {
@@ -450,23 +458,24 @@ struct Engine::Impl {
       return kNoActor;
     }
     if (order) {
-      if ((r.order_blocked = filter(*order, cands))) return kNoActor;
-      one_option &= cands.size() == 1;
+      if ((r.order_blocked = filter(*order))) return kNoActor;
+      one_option &= ncands == 1;
     }
     if (nsteps >= max_steps) {
       r.violation = steps_bounded(max_steps);
       return kNoActor;
     }
-    const ActorId pick = strategy->choose(cands, current);
+    const std::span<const Candidate> opts = options();
+    const ActorId pick = strategy->choose(opts, current);
     if (pick == kAbandon) {
       r.abandoned = true;
       return kNoActor;
     }
     // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
     const auto n = static_cast<ActorId>(slots.size());
-    const bool valid =
-        order ? std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == pick; })
-              : pick < n && runnable(pick);
+    const bool valid = order
+                           ? std::any_of(opts.begin(), opts.end(), [&](const Candidate& c) { return c.actor == pick; })
+                           : pick < n && runnable(pick);
     ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
     // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
     // use of the (under `random`, unpredictable) pick is branch-free.
@@ -474,8 +483,7 @@ struct Engine::Impl {
     // An actor the order holds back is not preempted when another runs: the switch is forced, as when it
     // blocks (DFS's preemption bound counts only switches a strategy chose).
     if (order && current_runnable)
-      current_runnable =
-          std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.actor == current; });
+      current_runnable = std::any_of(opts.begin(), opts.end(), [&](const Candidate& c) { return c.actor == current; });
     const bool preempt = current_runnable & (current != pick);
     r.preemptions += preempt;
     record_step(pick, preempt);
