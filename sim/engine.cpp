@@ -72,6 +72,7 @@ struct Engine::Impl {
     void touch(uint64_t object, bool write) override { impl->touch(object, write); }
     bool records_footprints() const override { return impl->record_footprints; }
     void note(std::string_view text) override { impl->note(text); }
+    void crashed(const char* where) override { impl->slots[id].crashed = where; }
   };
 
 #ifdef ALLOCSIM_PROTECTED_STACKS

@@ -48,7 +48,9 @@ struct OrderSpec;  // sim/order.h
 
 /// Thrown inside an actor's fiber to end that actor as crashed (a fault, backend/CONTRACT.md §2 `Crash`: the
 /// process dies at a barrier, with no cleanup). Deliberately not a std::exception, so that a world's
-/// `catch (const std::exception&)` cannot swallow it; a world must never catch it either (nor `...`).
+/// `catch (const std::exception&)` cannot swallow it; nor may a world catch it (or `...`), with one exception:
+/// a catch that reports it with ActorContext::crashed() and then returns from run_actor() without running
+/// anything of the actor's own.
 /// The engine treats it as "the actor ended (crashed)", not as an `actor-exception` finding: it records
 /// the crash in ExecutionResult::crashes and marks the step's detail (see Engine). The actor's stack
 /// unwinds on the way out, so RAII in the world runs: in particular a SimMutex held through a guard is
@@ -83,6 +85,11 @@ class ActorContext {
   /// fault fire), so that traces show what happened inside the step. Ignored in the prologue (there is no
   /// step yet). The default does nothing; the engine implements it.
   virtual void note(std::string_view text) { (void)text; }
+  /// The actor has crashed at `where` (an ActorCrash it caught itself): the engine ends it as if the ActorCrash
+  /// had reached the engine. REQUIRES: `where` has static storage duration; the actor returns from
+  /// run_actor() without another point, running only destructors on the way (ActorCrash says why a world
+  /// would: every frame an exception crosses costs about 3k instructions to unwind).
+  virtual void crashed(const char* where) = 0;
 };
 
 /// A re-entrant mutex between actors of one execution. lock() blocks (a LockWait scheduling point) while

@@ -4,7 +4,8 @@
 //
 // Contract: every backend call is preceded by call(); an op's outcome is recorded in ActorState::outcomes
 // (a raise fault ends the op with `error`, a dropped response with `unknown`); a crash (sim::ActorCrash)
-// unwinds through run() and is never caught here.
+// unwinds the backend's frames up to run_op(), which reports it (ActorContext::crashed) and ends the op as
+// `crashed`; run() then returns without another op.
 #pragma once
 
 #include <optional>

@@ -2,6 +2,8 @@
 // actor's stack (so a SimMutex held through RAII is released), and is not a finding.
 #include <catch2/catch.hpp>
 
+#include <memory>
+
 #include "sim/engine.h"
 #include "sim/strategies/replay.h"
 #include "tests/sim/test_world.h"
@@ -66,6 +68,48 @@ TEST_CASE("a crash ends the actor, releases what it held through RAII, and the o
   CHECK(unwound == 1);
   CHECK(w.log == std::vector<std::string>{"got the lock"});
   CHECK(w.mutex.holder() == kNoActor);
+}
+
+TEST_CASE("a crash the actor caught and reported with crashed() is the same crash, unwound no further",
+          "[engine][crash]") {
+  // The same world as above, except that the crasher catches its ActorCrash inside run_actor and returns.
+  const auto world = [](bool thrown) {
+    auto w = std::make_unique<TestWorld>();
+    w->actors = {
+        {"crasher",
+         [thrown](TestWorld& w, ActorContext& ctx) {
+           try {
+             Guard g(w.mutex, ctx);
+             ctx.point(PointKind::Barrier, "inside", "k=v");
+             throw ActorCrash{"inside"};
+           } catch (const ActorCrash& c) {
+             if (thrown) throw;
+             ctx.crashed(c.where);
+           }
+         }},
+        {"waiter",
+         [](TestWorld& w, ActorContext& ctx) {
+           ctx.point(PointKind::Call, "call", "");
+           w.mutex.lock(ctx);
+           w.log.push_back("got the lock");
+           w.mutex.unlock();
+         }},
+    };
+    return w;
+  };
+  Engine engine;
+  auto reported_world = world(false), thrown_world = world(true);
+  ReplayStrategy a(picks({1, 0, 1})), b(picks({1, 0, 1}));
+  const ExecutionResult reported = engine.run(*reported_world, a);
+  const ExecutionResult thrown = engine.run(*thrown_world, b);
+  REQUIRE(reported.crashes.size() == 1);
+  CHECK(reported.crashes[0] == Crash{0, 1, "inside"});
+  CHECK(reported.steps[1].detail == "k=v crashed=inside");
+  CHECK(reported.quiescent);
+  CHECK_FALSE(reported.violation);
+  CHECK(reported_world->log == std::vector<std::string>{"got the lock"});
+  CHECK(reported.fingerprint() == thrown.fingerprint());
+  CHECK(reported.crashes == thrown.crashes);
 }
 
 TEST_CASE("note appends to the current step's detail, ignored in the prologue", "[engine][crash]") {
