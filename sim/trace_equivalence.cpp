@@ -116,17 +116,21 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
   };
   s.objects.build(r, n);
   // Foata levels: 1 + the deepest level among earlier steps this one depends on (or follows in its actor).
+  // Scanned from the latest step back, where the deep levels are, so that most earlier steps are passed over on
+  // their level alone; and it stops once no earlier step is deeper than what it found.
   s.level.assign(n, 0);
   s.index.assign(n, 0);
   s.per_actor.clear();
+  uint32_t deepest = 0;  // of the steps before j
   for (size_t j = 0; j < n; ++j) {
     const ActorId a = r.steps[j].actor;
     if (s.per_actor.size() <= a) s.per_actor.resize(a + 1, 0);
     s.index[j] = s.per_actor[a]++;
     uint32_t lv = 0;
-    for (size_t i = 0; i < j; ++i)
+    for (size_t i = j; i-- > 0 && lv < deepest;)
       if (s.level[i] > lv && (r.steps[i].actor == a || s.objects.dependent(i, j))) lv = s.level[i];
     s.level[j] = lv + 1;
+    deepest = std::max(deepest, lv + 1);
   }
   s.order.resize(n);
   for (size_t i = 0; i < n; ++i) s.order[i] = i;
