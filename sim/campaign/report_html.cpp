@@ -343,8 +343,10 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report) {
   const nlohmann::json t = report.value("totals", nlohmann::json::object());
   page.totals =
       fmt::format("{}: {} met, {} not met, {} undecided (shard), {}; {}, {} violating",
-                  support::count_of(t.value("scenarios", uint64_t{0}), "scenario"), t.value("met", uint64_t{0}),
-                  t.value("unmet", uint64_t{0}), t.value("undecided", uint64_t{0}),
+                  // Every file given (the sum of what follows); totals.scenarios counts those that loaded.
+                  support::count_of(t.value("scenarios", uint64_t{0}) + t.value("input_errors", uint64_t{0}),
+                                    "scenario"),
+                  t.value("met", uint64_t{0}), t.value("unmet", uint64_t{0}), t.value("undecided", uint64_t{0}),
                   support::count_of(t.value("input_errors", uint64_t{0}), "input error"),
                   support::count_of(t.value("executions", uint64_t{0}), "execution"),
                   t.value("violating_executions", uint64_t{0}));

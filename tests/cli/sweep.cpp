@@ -202,11 +202,15 @@ TEST_CASE("sweep: JUnit XML is well-formed, one testcase per scenario, escaped",
   Out r = allocsim("sweep " + t.path.string() + " --junit " + (t / "j.xml") + " --report-json " + (t / "r.json"));
   CHECK(r.code == 2);  // a bad scenario file: reported, the rest still judged
   CHECK_THAT(r.text, Catch::Contains("ok   ") && Catch::Contains("ERR "));
+  // The summary counts every file given: 1 met + 0 not met + 1 input error (the JSON's totals.scenarios is the
+  // 1 that loaded).
+  CHECK_THAT(r.text, Catch::Contains("2 scenarios: 1 met, 0 not met, 1 input error;"));
   const auto rep = nlohmann::json::parse(slurp(t / "r.json"));
   REQUIRE(rep["errors"].size() == 1);
   CHECK_THAT(rep["errors"][0]["path"].get<std::string>(), Catch::Contains("bad <&>.json"));
   CHECK(rep["errors"][0]["pointer"].get<std::string>().size() > 0);
   CHECK(rep["totals"]["met"] == 1);
+  CHECK(rep["totals"]["scenarios"] == 1);
   // python3 is part of the dev setup (tools/dev.sh): a missing interpreter fails this test.
   Out py =
       sh("python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "

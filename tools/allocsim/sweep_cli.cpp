@@ -52,10 +52,12 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
   if (!shards.is_null()) report["shards"] = shards;
   const auto& t = report["totals"];
   // Undecided scenarios exist only in a shard (the other shards decide them): the count is shown only then.
+  // The first count is of every file given, so that it is the sum of the ones after it (totals.scenarios
+  // counts only those that loaded).
   const uint64_t undecided = t["undecided"].get<uint64_t>();
-  std::cout << fmt::format("{}: {} met, {} not met, {}{}; {}\n",
-                           support::count_of(t["scenarios"].get<uint64_t>(), "scenario"), t["met"].get<uint64_t>(),
-                           t["unmet"].get<uint64_t>(),
+  const uint64_t files = t["scenarios"].get<uint64_t>() + t["input_errors"].get<uint64_t>();
+  std::cout << fmt::format("{}: {} met, {} not met, {}{}; {}\n", support::count_of(files, "scenario"),
+                           t["met"].get<uint64_t>(), t["unmet"].get<uint64_t>(),
                            undecided ? fmt::format("{} undecided (shard), ", undecided) : std::string(),
                            support::count_of(t["input_errors"].get<uint64_t>(), "input error"),
                            support::count_of(t["executions"].get<uint64_t>(), "execution"));
