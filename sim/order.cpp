@@ -79,10 +79,12 @@ StepLabel parse_label(std::string_view text, const std::vector<std::string>& act
     ALLOCSIM_ASSERT(points->per_actor.size() == actors.size(), "{} point lists for {} actors", points->per_actor.size(),
                     actors.size());
     const std::vector<const char*>& known = points->per_actor[l.actor];
-    if (!support::contains(known, l.point))
-      throw OrderError(pointer,
-                       fmt::format("label {}: actor {} never resumes from point {}{}", json_quoted(text),
-                                   json_quoted(l.actor_name), json_quoted(l.point), support::hint(l.point, known)));
+    if (!support::contains(known, l.point)) {
+      const std::string why = points->explain ? points->explain(l.actor, l.point) : std::string();
+      throw OrderError(pointer, fmt::format("label {}: actor {} never resumes from point {}{}", json_quoted(text),
+                                            json_quoted(l.actor_name), json_quoted(l.point),
+                                            why.empty() ? support::hint(l.point, known) : " (" + why + ")"));
+    }
   }
   return l;
 }

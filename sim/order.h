@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,10 @@ struct OrderSpec {
 /// side (backend/harness/ops.h point_vocabulary); sim/ only looks names up.
 struct PointVocabulary {
   std::vector<std::vector<const char*>> per_actor;
+  /// Optional: why actor `actor` never reaches `point` when the name means something to the world (an op whose
+  /// calls have other names, a call this actor never makes), as the parenthesis closing the error; "" when it
+  /// means nothing, and the nearest known point is suggested instead.
+  std::function<std::string(ActorId actor, std::string_view point)> explain = {};
 };
 
 /// Parses one label against `actors` (names by id) and, when `points` is given, the actor's points.

@@ -2,6 +2,8 @@
 // over them. A file with new ops adds one line here; op_spec() checks that every row sits at its OpKind's index.
 #include "backend/harness/ops.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "backend/harness/catalog.h"
@@ -45,17 +47,39 @@ const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcom
 
 sim::PointVocabulary point_vocabulary(const Scenario& s) {
   sim::PointVocabulary out;
+  // Per actor: its Call points, then its op kinds (for the explanations below).
+  std::vector<std::vector<const char*>> calls, ops;
   for (const ActorSpec& a : s.actors) {
-    std::vector<const char*> points;
+    std::vector<const char*> points, kinds;
     for (const Op& op : a.script) {
       const OpSpec& spec = op_spec(op.kind);
+      if (!support::contains(kinds, spec.name)) kinds.push_back(spec.name);
       for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls)
         if (!support::contains(points, call)) points.push_back(call);
     }
+    calls.push_back(points);
+    ops.push_back(std::move(kinds));
     for (const Named& b : barrier_catalog()) points.push_back(b.name);
     points.push_back(sim::kLockWaitPoint);
     out.per_actor.push_back(std::move(points));
   }
+  // A label that names an op, or a call other actors make, is no typo: say what the actor does instead of
+  // suggesting the nearest point (`flowA:await`: an await op polls with observe calls).
+  out.explain = [calls = std::move(calls), ops = std::move(ops)](sim::ActorId actor,
+                                                                 std::string_view point) -> std::string {
+    const std::string theirs =
+        calls[actor].empty() ? "it makes no call" : "its calls: " + support::quote_all(calls[actor]);
+    for (const OpSpec& spec : op_specs()) {
+      if (point != spec.name) continue;
+      if (support::contains(ops[actor], spec.name))
+        return fmt::format("its {} op resumes from {}, not from a point of its own name; {}", spec.name,
+                           support::quote_all(spec.calls), theirs);
+      return fmt::format("it has no {} op; {}", spec.name, theirs);
+    }
+    for (const OpSpec& spec : op_specs())
+      if (support::contains(spec.calls, point)) return fmt::format("it makes no {} call; {}", point, theirs);
+    return "";
+  };
   return out;
 }
 
