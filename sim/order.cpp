@@ -49,6 +49,9 @@ StepLabel parse_label(std::string_view text, const std::vector<std::string>& act
     const std::string_view num = point.substr(hash + 1);
     uint64_t n = 0;
     const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+    // All digits but past 64 bits: a whole number, out of range like any N above 2^32 - 1.
+    if (ec == std::errc::result_out_of_range && p == num.data() + num.size())
+      throw bad(fmt::format("occurrence #{} is out of range", num));
     if (num.empty() || ec != std::errc() || p != num.data() + num.size())
       throw bad(fmt::format("occurrence {} is not a whole number", json_quoted(num)));
     if (n < 1 || n > UINT32_MAX) throw bad(fmt::format("occurrence #{} is out of range", num));

@@ -70,6 +70,13 @@ TEST_CASE("order: malformed blocks name the pointer and what is wrong", "[order]
   CHECK(order_error(R"([["c:p", "b:q"]])") == R"(/0/0: label "c:p": unknown actor "c" (actors: a, b))");
   CHECK(order_error(R"([["a:p#0", "b:q"]])") ==
         R"(/0/0: label "a:p#0": occurrence #0 is out of range (expected ACTOR:POINT or ACTOR:POINT#N, N >= 1))");
+  // Past 2^32 - 1, and past 2^64 too: a number, out of range.
+  CHECK(order_error(R"([["a:p#4294967296", "b:q"]])") ==
+        R"(/0/0: label "a:p#4294967296": occurrence #4294967296 is out of range (expected ACTOR:POINT or )"
+        R"(ACTOR:POINT#N, N >= 1))");
+  CHECK(order_error(R"([["a:p#99999999999999999999999", "b:q"]])") ==
+        R"(/0/0: label "a:p#99999999999999999999999": occurrence #99999999999999999999999 is out of range )"
+        R"((expected ACTOR:POINT or ACTOR:POINT#N, N >= 1))");
   CHECK(order_error(R"([["a:p#x", "b:q"]])") ==
         R"(/0/0: label "a:p#x": occurrence "x" is not a whole number (expected ACTOR:POINT or ACTOR:POINT#N, N >= 1))");
   CHECK(order_error(R"([["a:#1", "b:q"]])") ==
