@@ -193,19 +193,23 @@ struct Checked {
   bool faithful = false;
 };
 
-/// Runs the reversal of (i, j); nullopt when it was not carried out or does not matter.
+/// Runs the reversal of (i, j); nullopt when it was not carried out (counted in `held`: no execution ran j
+/// before i, as when the scenario's order pins them) or does not matter.
 std::optional<Checked> check_pair(const Context& c, sim::Engine& engine, const Compiled& compiled,
-                                  std::span<const sim::Choice> schedule, uint64_t i, uint64_t j) {
+                                  std::span<const sim::Choice> schedule, uint64_t i, uint64_t j, uint64_t& held) {
   const std::vector<sim::Choice> rev = reversed_schedule(c.g, schedule, i, j);
   sim::LenientReplayStrategy s(rev);
   const sim::ExecutionResult rr = run_one(engine, compiled, s);
-  std::string outcome = reversal_outcome(rr, c.r.violation->invariant);
-  if (outcome.empty()) return std::nullopt;
   const std::vector<std::string> got = step_labels(rr, c.names);
   const auto pos = [&](const std::string& l) { return std::find(got.begin(), got.end(), l) - got.begin(); };
   const auto n = static_cast<std::ptrdiff_t>(got.size());
   const auto pi = pos(c.labels[i]), pj = pos(c.labels[j]);
-  if (pi == n || pj == n || pj > pi) return std::nullopt;  // the other order did not happen
+  if (pi == n || pj == n || pj > pi) {  // the other order did not happen
+    ++held;
+    return std::nullopt;
+  }
+  std::string outcome = reversal_outcome(rr, c.r.violation->invariant);
+  if (outcome.empty()) return std::nullopt;
   const auto points = [](const std::vector<std::string>& labels) {
     std::map<std::string, bool> out;
     for (const std::string& l : labels) out[l.substr(0, l.rfind('#'))] = true;
@@ -218,7 +222,7 @@ std::optional<Checked> check_pair(const Context& c, sim::Engine& engine, const C
 
 /// Steps 4 and 5: the pairs that matter (the faithful ones when there are any), the tightest only.
 std::vector<RacingPair> racing_pairs(const Context& c, std::span<const sim::Choice> schedule, uint64_t max_steps,
-                                     const std::vector<uint64_t>& slice, uint64_t& runs) {
+                                     const std::vector<uint64_t>& slice, uint64_t& runs, uint64_t& held) {
   const std::unique_ptr<Compiled> compiled = c.sc.compile({});
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps});
   std::vector<Checked> matter;
@@ -227,7 +231,7 @@ std::vector<RacingPair> racing_pairs(const Context& c, std::span<const sim::Choi
       const uint64_t i = slice[a], j = slice[b];
       if (c.g.actor[i] == c.g.actor[j] || c.g.conflicts(i, j).empty() || runs >= kMaxExplainRuns) continue;
       ++runs;
-      if (auto k = check_pair(c, engine, *compiled, schedule, i, j)) matter.push_back(std::move(*k));
+      if (auto k = check_pair(c, engine, *compiled, schedule, i, j, held)) matter.push_back(std::move(*k));
     }
   const bool any_faithful = std::any_of(matter.begin(), matter.end(), [](const Checked& k) { return k.faithful; });
   std::erase_if(matter, [&](const Checked& k) { return any_faithful && !k.faithful; });
@@ -244,7 +248,7 @@ std::vector<RacingPair> racing_pairs(const Context& c, std::span<const sim::Choi
   return out;
 }
 
-std::string summary(const Context& c, const std::vector<RacingPair>& pairs, uint64_t runs) {
+std::string summary(const Context& c, const std::vector<RacingPair>& pairs, uint64_t runs, uint64_t held) {
   const std::string& inv = c.r.violation->invariant;
   if (pairs.empty()) {
     std::map<sim::ActorId, bool> actors;
@@ -254,6 +258,17 @@ std::string summary(const Context& c, const std::vector<RacingPair>& pairs, uint
           "No race: {} breaks with no two actors' steps depending on each other{}, so it breaks in "
           "every order.",
           inv, actors.size() == 1 ? " (one actor)" : "");
+    if (held == runs)
+      return fmt::format(
+          "No race found: none of the {} dependent pairs of different actors' steps could be run the other way "
+          "round (no execution reverses them: an order pinning them, or one step enabling the other), so no "
+          "reversal shows what {} needs.",
+          runs, inv);
+    if (held > 0)
+      return fmt::format(
+          "No race: {} breaks in every order tried; of the {} dependent pairs of different actors' steps, the {} "
+          "that could be reversed still break it ({} could not be: no execution runs them the other way round).",
+          inv, runs, runs - held, held);
     return fmt::format(
         "No race: {} breaks in every order; each of the {} dependent pairs of different actors' "
         "steps, reversed, still breaks it.",
@@ -283,10 +298,10 @@ std::optional<Explanation> explain(const Subject& sc, std::span<const sim::Choic
   Context c{sc, r, g, sc.actor_names(), step_labels(r, sc.actor_names()), std::move(details)};
   Explanation e;
   e.slice = causal_slice(g);
-  uint64_t runs = 0;
-  e.pairs = racing_pairs(c, r.schedule, max_steps, e.slice, runs);
+  uint64_t runs = 0, held = 0;
+  e.pairs = racing_pairs(c, r.schedule, max_steps, e.slice, runs, held);
   e.kind = e.pairs.empty() ? "sequential" : "race";
-  e.summary = summary(c, e.pairs, runs);
+  e.summary = summary(c, e.pairs, runs, held);
   for (const RacingPair& p : e.pairs) e.order.emplace_back(c.labels[p.first], c.labels[p.second]);
   return e;
 }
