@@ -33,7 +33,7 @@ Violation steps_bounded(uint64_t max_steps) {
 enum class SlotState : uint8_t { AtPoint, Blocked, Done };
 
 struct Slot {
-  bctx::fiber fiber;  // the actor while suspended (empty while it runs, and once it has finished)
+  bctx::fiber fiber;  // the actor while suspended (empty while it runs; once it has finished, empty or spent)
   SlotState state = SlotState::AtPoint;
   PointKind kind = PointKind::Call;
   std::string_view what;
@@ -42,8 +42,9 @@ struct Slot {
   std::optional<std::string> exception;
   const char* crashed = nullptr;  // where an ActorCrash ended it
 
-  /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (an assertion
-  /// thrown out of run) are unwound here, as destroying the slot would.
+  /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
+  /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
+  /// the slot would.
   void reset() {
     if (fiber) fiber = bctx::fiber();
     state = SlotState::AtPoint;
@@ -178,13 +179,16 @@ struct Engine::Impl {
   void switch_to(ActorId self, ActorId to) {
     from = self;
     bctx::fiber back = std::move(fiber_of(to)).resume();
-    // Whoever switched here left its continuation (empty when its actor has just finished).
+    // Whoever switched here left its continuation (empty, or spent under ucontext, when its actor has just
+    // finished).
     fiber_of(from) = std::move(back);
   }
 
   /// Where actor `id` goes when it stops at a point or blocks: back to main in the prologue; else it decides
   /// the next step, and goes on itself when that is its own.
   void stop(ActorId id) {
+    ALLOCSIM_ASSERT(!slots[id].crashed, "actor {} reached a point after reporting its crash at {}", id,
+                    slots[id].crashed);
     if (prologue) return switch_to(id, kMain);
     const ActorId next = decide_guarded(true);
     if (next != id) switch_to(id, next == kNoActor ? kMain : next);

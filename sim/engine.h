@@ -15,7 +15,7 @@
 // When actors are runnable but none is eligible, the execution ends *order-blocked*
 // (ExecutionResult::order_blocked): neither a violation nor quiescence. Both steps of a constraint record a
 // write of OrderTracker::footprint_object (with record_footprints), so DPOR sees them as dependent. Without
-// an order none of this runs: the loop is the one it was.
+// an order none of this runs.
 //
 // Abandoned: a strategy that chooses kAbandon (sim/strategy.h) ends the execution before that step; the actors
 // are unwound as after a violation, and the result says ExecutionResult::abandoned.
@@ -111,9 +111,11 @@ struct ExecutionResult {
 };
 
 struct EngineOptions {
-  uint64_t max_steps = 10000;       // `steps-bounded` fires when an execution needs more
-  size_t stack_bytes = 256 * 1024;  // per actor fiber
-  bool record_footprints = false;   // keep every step's reads and writes (DPOR needs them)
+  uint64_t max_steps = 10000;  // `steps-bounded` fires when an execution needs more
+  /// Per actor fiber. It holds the actor's own frames and, while that actor is the one deciding (see
+  /// Switching), the strategy's choice and the world's checks on top of its deepest point.
+  size_t stack_bytes = 256 * 1024;
+  bool record_footprints = false;  // keep every step's reads and writes (DPOR needs them)
 };
 
 class Engine {

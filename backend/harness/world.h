@@ -18,9 +18,10 @@
 // - Faults (FaultSpec, scenario.h) are drawn right after the scheduling point they belong to, at the
 //   start of the step: at a barrier, crash (sim::ActorCrash: the actor's stack unwinds, so a backend lock
 //   it held is released by its LockGuard, as a real API server is not left locked by a dead client; the op
-//   records `crashed`, later ops never run, and the actor returns, reported crashed, from the op's frame), raise (InjectedError through the backend call: the op
-//   records `error`, the actor keeps what it knew before the call and goes on) or drop_response (the call
-//   completes; the op records `unknown` and the actor learns nothing from it). At a Call point, an
+//   records `crashed`, later ops never run, and the actor returns, reported crashed, from the op's frame),
+//   raise (InjectedError through the backend call: the op records `error`, the actor keeps what it knew
+//   before the call and goes on) or drop_response (the call completes; the op records `unknown` and the
+//   actor learns nothing from it). At a Call point, an
 //   environment fault (fail_reads kind / fail_geometry node) applied through the backend's test hooks.
 // - `recover` (ALLOC-033) waits for the recovered actor to end through a per-actor "life" SimMutex the
 //   actor holds from its prologue until it finishes or crashes (RAII), so the wait is an ordinary LockWait.

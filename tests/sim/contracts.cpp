@@ -69,6 +69,23 @@ TEST_CASE("ALLOCSIM_ASSERT: the engine refuses a draw outside 0..bound-1", "[ass
   CHECK_THAT(r.violation->message, Catch::Contains("the strategy drew 3 outside [0, 3)"));
 }
 
+TEST_CASE("ALLOCSIM_ASSERT: an actor may not reach a point after reporting its crash", "[assert][engine]") {
+  RecordAsserts guard;
+  TestWorld w;
+  w.actors = {{"a", [](TestWorld&, ActorContext& ctx) {
+                 ctx.point(PointKind::Call, "call", "");
+                 ctx.crashed("call");
+                 ctx.point(PointKind::Call, "after", "");  // ActorContext::crashed's REQUIRES, broken
+               }}};
+  Broken s;
+  Engine engine;
+  // Inside the actor's step, as for a draw: the failure surfaces as that actor's exception.
+  const ExecutionResult r = engine.run(w, s);
+  CHECK(g_fired == "actor 0 reached a point after reporting its crash at call");
+  REQUIRE(r.violation);
+  CHECK(r.violation->invariant == "actor-exception");
+}
+
 TEST_CASE("ALLOCSIM_ASSERT: the PRNG refuses an empty range", "[assert][prng]") {
   RecordAsserts guard;
   Prng p(1);
