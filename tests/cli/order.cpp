@@ -56,6 +56,17 @@ TEST_CASE("order: a single schedule that ends order-blocked is not reported as t
   CHECK(out.text.find("leaves one schedule") == std::string::npos);
   CHECK_THAT(out.text, Catch::Contains("no execution satisfies `order`: constraint [\"flowB:restore.before#3\", "
                                        "\"flowA:release#1\"] was never met"));
+  // A cycle through the actors' own order of points (flowA inventories before it releases): nobody may take a
+  // first step, and the run says so rather than "every choice had one eligible actor" (new-user report).
+  const Captured none = allocsim("run " + kPinned +
+                                 " --no-trace --order '[[\"flowA:release\", \"flowB:inventory\"]]' "
+                                 "--order '[[\"flowB:plan\", \"flowA:inventory\"]]'");
+  CHECK(none.code == 1);
+  CHECK_THAT(none.text, Catch::Contains("  1 execution, 0 steps, 0 violating\n"
+                                        "  order: 4 constraints; 1 execution order-blocked\n"
+                                        "  order: no actor may take a first step, so the order leaves no schedule: "
+                                        "stopped after one execution\n"));
+  CHECK(none.text.find("every choice had one eligible actor") == std::string::npos);
 }
 
 TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 naming the flag", "[cli][order]") {

@@ -77,7 +77,12 @@ void print_order_lines(const harness::Scenario& sc, const harness::ScenarioRepor
   if (!rep.summary.single_schedule) return;
   // The one schedule may itself end order-blocked (a constraint whose X never comes): then no schedule
   // satisfies the order, which the run's last line explains; "leaves one schedule" would read as a pass.
-  if (rep.summary.order_blocked_executions == rep.summary.executions)
+  // No step at all: the very first choice had no eligible actor (a cycle through the actors' own order of
+  // points, which the load-time check cannot see), so "every choice had one" would be vacuous.
+  if (rep.summary.order_blocked_executions == rep.summary.executions && rep.summary.steps == 0)
+    std::cout << "  order: no actor may take a first step, so the order leaves no schedule: stopped after one "
+                 "execution\n";
+  else if (rep.summary.order_blocked_executions == rep.summary.executions)
     std::cout << "  order: every choice had one eligible actor, and that one schedule ends order-blocked: stopped "
                  "after it\n";
   else
