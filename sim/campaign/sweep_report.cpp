@@ -107,7 +107,9 @@ nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<Scen
   for (const auto& p : res.plans)
     if (p.error)
       j["errors"].push_back({{"path", p.path}, {"pointer", p.error->pointer()}, {"message", p.error->message()}});
-  j["totals"] = {{"scenarios", outcomes.size()},
+  // `files` is every file given; `scenarios` those that loaded (the rest are `input_errors`).
+  j["totals"] = {{"files", outcomes.size() + j["errors"].size()},
+                 {"scenarios", outcomes.size()},
                  {"met", met},
                  {"unmet", unmet},
                  {"undecided", undecided},

@@ -12,7 +12,8 @@
 //                 "schedule", "seed" (random), "replay"}, "exhausted" (dfs), "complete", "outcomes",
 //                 "reached", "expectation": {"met": true|false|null, "unmet": [...]}}],
 //  "errors": [{"path", "pointer", "message"}],       // scenario files that did not load
-//  "totals": {"scenarios", "met", "unmet", "undecided", "input_errors", "executions", "violating_executions"},
+//  "totals": {"files", "scenarios", "met", "unmet", "undecided", "input_errors", "executions", "violating_executions"}
+//  (files: every file given; scenarios: those that loaded),
 //  "shards": {...}}                                   // only in shard reports and merged reports
 // A shard report (--shard K/N, N > 1) has "shards": {"shard": "K/N", "units": [{"path", "unit", "result"}]}
 // with its raw unit results, and judges only scenarios all of whose units it ran (others: "met": null).

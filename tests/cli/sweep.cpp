@@ -211,6 +211,7 @@ TEST_CASE("sweep: JUnit XML is well-formed, one testcase per scenario, escaped",
   CHECK(rep["errors"][0]["pointer"].get<std::string>().size() > 0);
   CHECK(rep["totals"]["met"] == 1);
   CHECK(rep["totals"]["scenarios"] == 1);
+  CHECK(rep["totals"]["files"] == 2);
   // python3 is part of the dev setup (tools/dev.sh): a missing interpreter fails this test.
   Out py =
       sh("python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
