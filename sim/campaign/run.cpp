@@ -1,6 +1,7 @@
 #include "sim/campaign/run.h"
 
 #include "sim/coverage.h"
+#include "sim/order.h"
 #include "sim/strategies/pct.h"
 #include "sim/trace_equivalence.h"
 
@@ -67,7 +68,23 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
   sim::Engine recheck_engine(sim::EngineOptions{.max_steps = max_steps});
+  // RunReport::order_inert: per constraint, whether some execution took its Y step; whether all were quiescent.
+  std::vector<bool> y_taken;
+  bool all_quiescent = true;
+  const auto note_order = [&](const sim::World& w, const sim::ExecutionResult& res) {
+    const sim::OrderSpec* o = w.order();
+    if (o == nullptr || o->empty()) return;
+    all_quiescent = all_quiescent && res.quiescent;
+    y_taken.resize(o->constraints.size());
+    for (size_t c = 0; c < o->constraints.size(); ++c) {
+      const sim::StepLabel& y = o->constraints[c].after;
+      uint32_t seen = 0;
+      for (size_t k = 0; k < res.steps.size() && !y_taken[c]; ++k)
+        if (res.steps[k].actor == y.actor && res.steps[k].what == y.point && ++seen == y.n) y_taken[c] = true;
+    }
+  };
   const auto observe = [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
+    note_order(w, res);
     tally->add(w);
     if (caps.exhaustive) traces.add(res);
     coverage.observe(res);
@@ -85,6 +102,9 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
     if (hooks.progress) hooks.progress(index + 1, violating);
   };
   r.summary = sim::explore(engine, make_world, *strategy, opt, observe);
+  if (all_quiescent)
+    for (size_t c = 0; c < y_taken.size(); ++c)
+      if (!y_taken[c]) r.order_inert.push_back(c);
   std::map<std::string, uint64_t> hits;
   tally->drain(r.outcomes, hits, r.counters);
   for (const std::string& b : sc.barriers())

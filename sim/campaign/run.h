@@ -60,6 +60,11 @@ struct RunReport {
   uint64_t divergent_executions = 0;
   uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
   std::vector<std::string> unmet;     // why not, one line each
+  /// The world's order constraints (indices) that did nothing: every execution ran to quiescence and none took
+  /// the constraint's Y step, so its actor never reached that point and the constraint held nothing back (a
+  /// barrier the state never fires, an occurrence #N past the actor's last). Empty when some execution ended
+  /// otherwise: a Y held back until a violation looks the same in the steps.
+  std::vector<size_t> order_inert;
 };
 
 /// Runs `subject` (compiled with config.mutants) and judges it.

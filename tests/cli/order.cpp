@@ -69,6 +69,27 @@ TEST_CASE("order: a single schedule that ends order-blocked is not reported as t
   CHECK(none.text.find("every choice had one eligible actor") == std::string::npos);
 }
 
+TEST_CASE("order: a constraint whose Y no execution reached is reported as having done nothing", "[cli][order]") {
+  // Barriers and occurrence counts are not checked at load (whether an actor gets there depends on the state):
+  // flowB of alloc-005-last-out never releases, so never reaches delete.before, and inventories once.
+  const std::string kLastOut = "scenarios/alloc-005-last-out.json";
+  const Captured barrier =
+      allocsim("run " + kLastOut + " --no-corpus -n 50 --order '[[\"flowA:inventory\", \"flowB:delete.before\"]]'");
+  CHECK(barrier.code == 0);
+  CHECK_THAT(barrier.text, Catch::Contains("  order: 1 constraint; 0 executions order-blocked\n"
+                                           "  order: constraint [\"flowA:inventory#1\", \"flowB:delete.before#1\"] did "
+                                           "nothing: no execution reached flowB:delete.before#1\n"));
+  const Captured count =
+      allocsim("run " + kLastOut + " --no-corpus -n 50 --order '[[\"flowA:inventory\", \"flowB:inventory#2\"]]'");
+  CHECK_THAT(count.text, Catch::Contains("did nothing: no execution reached flowB:inventory#2\n"));
+  // A constraint that holds its Y back is not reported, nor one whose Y happens.
+  const Captured used =
+      allocsim("run " + kLastOut + " --no-corpus -n 50 --order '[[\"flowB:inventory\", \"flowA:inventory\"]]'");
+  CHECK(used.code == 0);
+  CHECK(used.text.find("did nothing") == std::string::npos);
+  CHECK(allocsim("run " + kPinned + " --no-trace").text.find("did nothing") == std::string::npos);
+}
+
 TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 naming the flag", "[cli][order]") {
   // The reverse of the file's second constraint: a cycle of two across the file and the flag.
   const Captured cyc =

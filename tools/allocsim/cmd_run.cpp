@@ -74,6 +74,11 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
 void print_order_lines(const harness::Scenario& sc, const harness::ScenarioReport& rep) {
   std::cout << fmt::format("  order: {}; {} order-blocked\n", count_of(sc.order.constraints.size(), "constraint"),
                            count_of(rep.summary.order_blocked_executions, "execution"));
+  for (const size_t c : rep.order_inert) {
+    const sim::OrderConstraint& oc = sc.order.constraints[c];
+    std::cout << fmt::format("  order: constraint {} did nothing: no execution reached {}\n", oc.text(),
+                             oc.after.text());
+  }
   if (!rep.summary.single_schedule) return;
   // The one schedule may itself end order-blocked (a constraint whose X never comes): then no schedule
   // satisfies the order, which the run's last line explains; "leaves one schedule" would read as a pass.
