@@ -102,25 +102,30 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   const Captured actor = allocsim("run " + kPinned + " --order '[[\"flowC:x\", \"flowA:release\"]]'");
   CHECK(actor.code == 2);
   CHECK_THAT(actor.text, Catch::Contains(": /0/0: label \"flowC:x\": unknown actor \"flowC\" (actors: flowA, flowB)"));
-  // A point the actor never resumes from (a typo would silently drop the pin).
-  const Captured point = allocsim("run " + kPinned + " --order '[[\"flowA:relase\", \"flowB:inventory\"]]'");
-  CHECK(point.code == 2);
-  CHECK_THAT(point.text, Catch::Contains(": /0/0: label \"flowA:relase\": actor \"flowA\" never resumes from point "
-                                         "\"relase\" (did you mean \"release\"?)\n"));
-  CHECK(point.text.find("execution") == std::string::npos);
-  // An op's name, or a call the actor never makes, is explained rather than corrected (backend/harness/ops.h,
-  // point_vocabulary): an await op polls with observe calls; the clock makes no reserve call.
+  // Labels refused against the actor's points (scenario, --order, the message's end): a typo would silently
+  // drop the pin; an op's name, or a call the actor never makes, is explained rather than corrected
+  // (backend/harness/ops.h, point_vocabulary): an await op polls with observe calls; the clock makes no reserve.
   const std::string kRecarve = "scenarios/alloc-003-same-flow-recarve.json";
-  const Captured await = allocsim("run " + kRecarve + " --order '[[\"flowA:await\", \"clock:advance_clock\"]]'");
-  CHECK(await.code == 2);
-  CHECK_THAT(await.text, Catch::Contains(": /0/0: label \"flowA:await\": actor \"flowA\" never resumes from point "
-                                         "\"await\" (its await op resumes from \"observe\", not from a point of its "
-                                         "own name; its calls: \"inventory\", \"plan\", \"reserve\", "
-                                         "\"advance_clock\", \"observe\")\n"));
-  const Captured other = allocsim("run " + kRecarve + " --order '[[\"clock:reserve\", \"flowA:await\"]]'");
-  CHECK(other.code == 2);
-  CHECK_THAT(other.text, Catch::Contains(": /0/0: label \"clock:reserve\": actor \"clock\" never resumes from point "
-                                         "\"reserve\" (it has no reserve op; its calls: \"advance_clock\")\n"));
+  const struct {
+    std::string scenario, order, says;
+  } refused[] = {
+      {kPinned, R"([["flowA:relase", "flowB:inventory"]])",
+       ": /0/0: label \"flowA:relase\": actor \"flowA\" never resumes from point \"relase\" (did you mean "
+       "\"release\"?)\n"},
+      {kRecarve, R"([["flowA:await", "clock:advance_clock"]])",
+       ": /0/0: label \"flowA:await\": actor \"flowA\" never resumes from point \"await\" (its await op resumes "
+       "from \"observe\", not from a point of its own name; its calls: \"inventory\", \"plan\", \"reserve\", "
+       "\"advance_clock\", \"observe\")\n"},
+      {kRecarve, R"([["clock:reserve", "flowA:await"]])",
+       ": /0/0: label \"clock:reserve\": actor \"clock\" never resumes from point \"reserve\" (it has no reserve "
+       "op; its calls: \"advance_clock\")\n"},
+  };
+  for (const auto& r : refused) {
+    const Captured out = allocsim("run " + r.scenario + " --order '" + r.order + "'");
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Contains(r.says));
+    CHECK(out.text.find("execution") == std::string::npos);
+  }
   const Captured json = allocsim("run " + kPinned + " --order '[[\"flowA:x\"'");
   CHECK(json.code == 2);
   CHECK_THAT(json.text, Catch::Contains("--order: not valid JSON (ends early): [[\"flowA:x\"\n"));
