@@ -193,8 +193,9 @@ struct Checked {
   bool faithful = false;
 };
 
-/// Runs the reversal of (i, j); nullopt when it was not carried out (counted in `held`: no execution ran j
-/// before i, as when the scenario's order pins them) or does not matter.
+/// Runs the reversal of (i, j); nullopt when it was not carried out or does not matter. Counted in `held`
+/// when step i ran and j did not run before it (the scenario's order pins them, or j's label changed because
+/// the reversal removed a wait or a poll); a run that ended before i is not counted there.
 std::optional<Checked> check_pair(const Context& c, sim::Engine& engine, const Compiled& compiled,
                                   std::span<const sim::Choice> schedule, uint64_t i, uint64_t j, uint64_t& held) {
   const std::vector<sim::Choice> rev = reversed_schedule(c.g, schedule, i, j);
@@ -204,10 +205,8 @@ std::optional<Checked> check_pair(const Context& c, sim::Engine& engine, const C
   const auto pos = [&](const std::string& l) { return std::find(got.begin(), got.end(), l) - got.begin(); };
   const auto n = static_cast<std::ptrdiff_t>(got.size());
   const auto pi = pos(c.labels[i]), pj = pos(c.labels[j]);
-  if (pi == n || pj == n || pj > pi) {  // the other order did not happen
-    ++held;
-    return std::nullopt;
-  }
+  if (pi < n && (pj == n || pj > pi)) ++held;
+  if (pi == n || pj == n || pj > pi) return std::nullopt;  // the other order did not happen
   std::string outcome = reversal_outcome(rr, c.r.violation->invariant);
   if (outcome.empty()) return std::nullopt;
   const auto points = [](const std::vector<std::string>& labels) {
@@ -260,15 +259,15 @@ std::string summary(const Context& c, const std::vector<RacingPair>& pairs, uint
           inv, actors.size() == 1 ? " (one actor)" : "");
     if (held == runs)
       return fmt::format(
-          "No race found: none of the {} dependent pairs of different actors' steps could be run the other way "
-          "round (no execution reverses them: an order pinning them, or one step enabling the other), so no "
+          "No race found: none of the {} dependent pairs of different actors' steps tried ran the other way round "
+          "when replayed reversed (an order pinning them, or one step enabling the other, prevents it), so no "
           "reversal shows what {} needs.",
           runs, inv);
     if (held > 0)
       return fmt::format(
-          "No race: {} breaks in every order tried; of the {} dependent pairs of different actors' steps, the {} "
-          "that could be reversed still break it ({} could not be: no execution runs them the other way round).",
-          inv, runs, runs - held, held);
+          "No race: {} breaks in every order tried; of the {} dependent pairs of different actors' steps tried, "
+          "{} did not run the other way round when replayed reversed, and the others still break it.",
+          inv, runs, held);
     return fmt::format(
         "No race: {} breaks in every order; each of the {} dependent pairs of different actors' "
         "steps, reversed, still breaks it.",

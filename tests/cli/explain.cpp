@@ -71,8 +71,8 @@ TEST_CASE("a race the scenario's order pins is reported as not reversible, not a
   const auto r = allocsim("trace explain " + trace);
   CHECK(r.code == 0);
   CHECK(r.text.find("why (sequential): No race found: none of the 32 dependent pairs of different actors' steps "
-                    "could be run the other way round (no execution reverses them: an order pinning them, or one "
-                    "step enabling the other), so no reversal shows what shared-map-never-deleted needs.\n") !=
+                    "tried ran the other way round when replayed reversed (an order pinning them, or one step "
+                    "enabling the other, prevents it), so no reversal shows what shared-map-never-deleted needs.\n") !=
         std::string::npos);
   CHECK(r.text.find("breaks in every order") == std::string::npos);
 }

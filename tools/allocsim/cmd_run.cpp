@@ -76,8 +76,9 @@ void print_order_lines(const harness::Scenario& sc, const harness::ScenarioRepor
                            count_of(rep.summary.order_blocked_executions, "execution"));
   for (const size_t c : rep.order_inert) {
     const sim::OrderConstraint& oc = sc.order.constraints[c];
-    std::cout << fmt::format("  order: constraint {} did nothing: no execution reached {}\n", oc.text(),
-                             oc.after.text());
+    // Of the executions run: a sampled run may simply not have met the step (RunReport::order_inert).
+    std::cout << fmt::format("  order: constraint {} did nothing in these {}: none reached {}\n", oc.text(),
+                             count_of(rep.summary.executions, "execution"), oc.after.text());
   }
   if (!rep.summary.single_schedule) return;
   // The one schedule may itself end order-blocked (a constraint whose X never comes): then no schedule
