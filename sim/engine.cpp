@@ -1,512 +1,107 @@
+// Engine (sim/engine.h): the mechanism, fibers and switching (sim/engine_impl.h says how the engine's two
+// sources divide their work).
 #include "sim/engine.h"
 
-#include <boost/context/fiber.hpp>
-#ifdef ALLOCSIM_PROTECTED_STACKS
-#include "sim/protected_stack.h"
-#else
-#include <boost/context/pooled_fixedsize_stack.hpp>
-#endif
-#include <algorithm>
-#include <exception>
+#include <fmt/format.h>
+
 #include <iterator>
 #include <stdexcept>
 #include <utility>
 
-#include <fmt/format.h>
 #include "sim/assert.h"
-#include "sim/order.h"
+#include "sim/engine_impl.h"
 
 namespace allocsim::sim {
 
-namespace bctx = boost::context;
+ActorId Engine::Impl::Ctx::self() const { return id; }
+void Engine::Impl::Ctx::point(PointKind kind, std::string_view what, std::string_view detail) {
+  impl->point(id, kind, what, detail);
+}
+uint64_t Engine::Impl::Ctx::draw(uint64_t bound) { return impl->draw(bound); }
+void Engine::Impl::Ctx::wait_for(const SimMutex& m) { impl->wait_for(id, m); }
+void Engine::Impl::Ctx::touch(uint64_t object, bool write) { impl->touch(object, write); }
+bool Engine::Impl::Ctx::records_footprints() const { return impl->record_footprints; }
+void Engine::Impl::Ctx::note(std::string_view text) { impl->note(text); }
+void Engine::Impl::Ctx::crashed(const char* where) { impl->slots[id].crashed = where; }
 
-namespace {
-
-Violation steps_bounded(uint64_t max_steps) {
-  return Violation{"steps-bounded",
-                   fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
-                               "likely an actor that polls or retries without bound, or a livelock between actors",
-                               max_steps),
-                   ""};
+void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
+  if (unwinding) throw std::logic_error("wait_for during unwinding");
+  Slot& s = slots[id];
+  s.state = SlotState::Blocked;
+  s.kind = PointKind::LockWait;
+  s.what = kLockWaitPoint;
+  s.detail.clear();
+  if (m.holder() != kNoActor) fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));
+  s.waiting = &m;
+  stop(id);
+  s.waiting = nullptr;
 }
 
-enum class SlotState : uint8_t { AtPoint, Blocked, Done };
+uint64_t Engine::Impl::draw(uint64_t bound) {
+  if (bound == 0) throw std::invalid_argument("draw(0)");
+  branching_draw |= bound > 1;
+  const uint64_t v = strategy->draw(bound);
+  ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
+  res.schedule.push_back({Choice::Draw, v});
+  return v;
+}
 
-struct Slot {
-  bctx::fiber fiber;  // the actor while suspended (empty while it runs; once it has finished, empty or spent)
-  SlotState state = SlotState::AtPoint;
-  PointKind kind = PointKind::Call;
-  std::string_view what;
-  std::string detail;  // of the point it waits at; its buffer is kept across steps and executions
-  const SimMutex* waiting = nullptr;
-  std::optional<std::string> exception;
-  const char* crashed = nullptr;  // where an ActorCrash ended it
-
-  /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
-  /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
-  /// the slot would.
-  void reset() {
-    if (fiber) fiber = bctx::fiber();
-    state = SlotState::AtPoint;
-    kind = PointKind::Call;
-    what = {};
-    detail.clear();
-    waiting = nullptr;
-    exception.reset();
-    crashed = nullptr;
-  }
-};
-
-}  // namespace
-
-struct Engine::Impl {
-  // Per-actor context handed to the world: it only forwards to the engine with the actor's id.
-  struct Ctx final : ActorContext {
-    Impl* impl = nullptr;
-    ActorId id = kNoActor;
-    ActorId self() const override { return id; }
-    void point(PointKind kind, std::string_view what, std::string_view detail) override {
-      impl->point(id, kind, what, detail);
-    }
-    uint64_t draw(uint64_t bound) override { return impl->draw(bound); }
-    void wait_for(const SimMutex& m) override { impl->wait_for(id, m); }
-    void touch(uint64_t object, bool write) override { impl->touch(object, write); }
-    bool records_footprints() const override { return impl->record_footprints; }
-    void note(std::string_view text) override { impl->note(text); }
-    void crashed(const char* where) override { impl->slots[id].crashed = where; }
-  };
-
-#ifdef ALLOCSIM_PROTECTED_STACKS
-  // The sanitizer build (CMake ALLOCSIM_SANITIZE): a guard page turns a stack overflow into a fault ASan
-  // reports instead of silent corruption of the heap. The stacks are NOT enlarged for ASan's bigger frames
-  // (the suite runs in 256 KiB): ASan's swapcontext interceptor clears the shadow of the whole target stack
-  // on every switch, and at 1 MiB (128 KiB of shadow, above its clear_shadow_mmap_threshold) it did so with
-  // mmap: two thirds of the suite's time went to the kernel.
-  static constexpr size_t kStackScale = 1;
-  using StackAllocator = PooledProtectedStack;
-#else
-  static constexpr size_t kStackScale = 1;
-  using StackAllocator = bctx::pooled_fixedsize_stack;  // reuses stacks across executions: no mmap per fiber
-#endif
-
-  explicit Impl(const EngineOptions& o) : stacks(o.stack_bytes * kStackScale), record_footprints(o.record_footprints) {}
-
-  StackAllocator stacks;
-  std::vector<Slot> slots;
-  std::vector<Ctx> ctxs;
-  std::vector<Candidate> cands;  // one per actor (begin()); the first `ncands` are the current choice's options
-  size_t ncands = 0;
-  World* world = nullptr;
-  Strategy* strategy = nullptr;
-  bool unwinding = false;
-  bool record_footprints = false;
-  bool branching_draw = false;  // a draw over more than one value happened (ExecutionResult::single_schedule)
-
-  // The result being recorded, kept between executions so that its storage is reused (Engine::execute):
-  // during an execution its first `nsteps` records are this execution's; those after them, and `spare`, are
-  // records of earlier executions whose buffers (detail, footprint) the next steps reuse.
-  ExecutionResult res;
-  size_t nsteps = 0;
-  std::vector<StepRecord> spare;
-  // The longest detail and footprint recorded so far. Buffers pass between slots and records (a swap per
-  // step), so each is brought to these sizes once when it is handed on, instead of growing at random later.
-  size_t detail_hint = 0, footprint_hint = 0;
-
-  StepRecord& last_step() { return res.steps[nsteps - 1]; }
-
-  /// The record of the step about to be taken: an old one, its buffers kept, or a new one.
-  StepRecord& next_step() {
-    std::vector<StepRecord>& steps = res.steps;
-    if (nsteps == steps.size()) {
-      if (spare.empty()) {
-        steps.emplace_back();
-      } else {
-        steps.push_back(std::move(spare.back()));
-        spare.pop_back();
-      }
-    }
-    return steps[nsteps++];
-  }
-
-  /// Ends the recording: the records after the last step go to `spare`, so the result holds this execution's.
-  void trim_steps() {
-    while (res.steps.size() > nsteps) {
-      spare.push_back(std::move(res.steps.back()));
-      res.steps.pop_back();
-    }
-  }
-
-  void touch(uint64_t object, bool write) {
-    if (!record_footprints || unwinding || nsteps == 0) return;
-    add_access(last_step().footprint, object, write);
-  }
-
-  /// Keeps `fp` canonical (StepRecord::footprint), so DPOR and trace fingerprints read it as it is.
-  void add_access(std::vector<Access>& fp, uint64_t object, bool write) {
-    const auto at =
-        std::lower_bound(fp.begin(), fp.end(), object, [](const Access& a, uint64_t o) { return a.object < o; });
-    if (at != fp.end() && at->object == object) {
-      at->write |= write;
-      return;
-    }
-    fp.insert(at, {object, write});
-    footprint_hint = std::max(footprint_hint, fp.size());
-  }
-
-  void note(std::string_view text) {
-    if (unwinding || nsteps == 0) return;  // no step yet (prologue), or the execution is over
-    std::string& d = last_step().detail;
-    if (!d.empty()) d += ' ';
-    d += text;
-    detail_hint = std::max(detail_hint, d.size());
-  }
-
-  // -- switching (the mechanism; what runs next is decided by decide() and the strategy) --
-  //
-  // Contexts switch directly: an actor that reaches a point decides, on its own stack, which actor takes the
-  // next step and switches straight to it (or goes on itself, with no switch at all); only the prologue and
-  // the end of an execution go through the context that called execute() (kMain). Before, every step went actor ->
-  // main -> actor: two switches a step instead of at most one.
-  static constexpr ActorId kMain = kNoActor - 2;  // the context that called execute(); not an actor id
-  bctx::fiber main_ctx;                           // that context while an actor runs
-  ActorId from = kMain;                           // the context that made the last switch
-  bool prologue = false;                          // points go back to main (each actor's first point)
-  std::exception_ptr error;                       // thrown while deciding on an actor's stack
-
-  bctx::fiber& fiber_of(ActorId c) { return c == kMain ? main_ctx : slots[c].fiber; }
-
-  /// Switches from context `self` to `to`, and returns once some context switches back to `self`.
-  void switch_to(ActorId self, ActorId to) {
-    from = self;
-    bctx::fiber back = std::move(fiber_of(to)).resume();
-    // Whoever switched here left its continuation (empty, or spent under ucontext, when its actor has just
-    // finished).
-    fiber_of(from) = std::move(back);
-  }
-
-  /// Where actor `id` goes when it stops at a point or blocks: back to main in the prologue; else it decides
-  /// the next step, and goes on itself when that is its own.
-  void stop(ActorId id) {
-    ALLOCSIM_ASSERT(!slots[id].crashed, "actor {} reached a point after reporting its crash at {}", id,
-                    slots[id].crashed);
-    if (prologue) return switch_to(id, kMain);
-    const ActorId next = decide_guarded(true);
-    if (next != id) switch_to(id, next == kNoActor ? kMain : next);
-  }
-
-  void point(ActorId id, PointKind kind, std::string_view what, std::string_view detail) {
-    // While fibers are being unwound at the end of an execution, nothing may switch.
-    if (unwinding) return;
-    Slot& s = slots[id];
-    s.state = SlotState::AtPoint;
-    s.kind = kind;
-    s.what = what;
-    // Copied into the slot's own buffer (no allocation once it has grown); the empty test skips a call into
-    // the library for the common empty detail.
-    if (detail.empty())
-      s.detail.clear();
-    else
-      s.detail.assign(detail);
-    stop(id);
-  }
-
-  void wait_for(ActorId id, const SimMutex& m) {
-    if (unwinding) throw std::logic_error("wait_for during unwinding");
-    Slot& s = slots[id];
-    s.state = SlotState::Blocked;
-    s.kind = PointKind::LockWait;
-    s.what = kLockWaitPoint;
-    s.detail.clear();
-    if (m.holder() != kNoActor)
-      fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));
-    s.waiting = &m;
-    stop(id);
-    s.waiting = nullptr;
-  }
-
-  uint64_t draw(uint64_t bound) {
-    if (bound == 0) throw std::invalid_argument("draw(0)");
-    branching_draw |= bound > 1;
-    const uint64_t v = strategy->draw(bound);
-    ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
-    res.schedule.push_back({Choice::Draw, v});
-    return v;
-  }
-
-  bool runnable(ActorId id) const {
-    const Slot& s = slots[id];
-    if (s.state == SlotState::AtPoint) return true;
-    return s.state == SlotState::Blocked && s.waiting->holder() == kNoActor;
-  }
-
-  void start_fiber(ActorId id) {
-    slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& starter) -> bctx::fiber {
-      main_ctx = std::move(starter);  // actors are started from main, in the prologue
-      try {
-        world->run_actor(id, ctxs[id]);
-      } catch (const bctx::detail::forced_unwind&) {
-        throw;  // Boost unwinds an abandoned fiber with this; swallowing it would corrupt the switch
-      } catch (const ActorCrash& c) {
-        slots[id].crashed = c.where;  // the actor ended (crashed); its stack has unwound, RAII has run
-      } catch (const std::exception& e) {
-        slots[id].exception = e.what();
-      } catch (...) {
-        slots[id].exception = "an exception that is not a std::exception";
-      }
-      slots[id].state = SlotState::Done;
-      // Its last step is over: decide the next one here, and go there as this fiber ends.
-      const ActorId next = prologue ? kMain : decide_guarded(true);
-      from = id;
-      return std::move(fiber_of(next == kNoActor ? kMain : next));
-    });
-  }
-
-  /// Runs actor `id`'s prologue: up to its first point, or its end.
-  void start(ActorId id) {
-    start_fiber(id);
-    switch_to(kMain, id);
-  }
-
-  /// Records a crash of `id` during the last step, once (the slot is Done afterwards, never resumed).
-  void record_crash(ActorId id) {
-    if (!slots[id].crashed || nsteps == 0) return;
-    const uint64_t step = nsteps - 1;
-    if (!res.crashes.empty() && res.crashes.back().actor == id && res.crashes.back().step == step) return;
-    res.crashes.push_back({id, step, slots[id].crashed});
-    note(fmt::format("crashed={}", slots[id].crashed));
-  }
-
-  std::optional<Violation> exception_violation(ActorId id) {
-    if (!slots[id].exception) return std::nullopt;
-    return Violation{"actor-exception", fmt::format("actor {} threw: {}", world->actor_name(id), *slots[id].exception),
-                     ""};
-  }
-
-  std::string deadlock_state() const {
-    std::string out;
-    for (ActorId i = 0; i < slots.size(); ++i) {
-      if (slots[i].state != SlotState::Blocked) continue;
-      const ActorId h = slots[i].waiting->holder();
-      out += fmt::format("{} waits for the lock held by {}{}\n", world->actor_name(i),
-                         h == kNoActor ? "nobody" : std::string(world->actor_name(h)),
-                         h != kNoActor && slots[h].state == SlotState::Done ? " (finished while holding it)" : "");
-    }
-    return out;
-  }
-
-  /// Why constraint `c`'s X did not happen while its Y was due (the execution is order-blocked).
-  std::string order_block_message(const OrderTracker& order, size_t c) const {
-    const OrderConstraint& oc = order.spec().constraints[c];
-    const ActorId x = oc.before.actor;
-    const Slot& s = slots[x];
-    std::string why;
-    if (s.state == SlotState::Done)
-      why = s.crashed ? fmt::format("{} crashed at {} first", oc.before.actor_name, s.crashed)
-                      : fmt::format("{} ended first", oc.before.actor_name);
-    else if (s.state == SlotState::Blocked && !runnable(x))
-      why = fmt::format("{} was waiting for a lock", oc.before.actor_name);
-    else if (x == oc.after.actor)
-      why = fmt::format("{} reached {} first", oc.before.actor_name, oc.after.point);
-    else if (auto other = order.holding_back(x, s.what))
-      why = fmt::format("{} was itself held back by {}", oc.before.actor_name, order.spec().constraints[*other].text());
-    else
-      why = fmt::format("{} was at {} instead", oc.before.actor_name, s.what);
-    return fmt::format("constraint {} was never met ({} did not happen before {}: {})", oc.text(), oc.before.text(),
-                       oc.after.text(), why);
-  }
-
-  /// Removes from the options the actors `order` holds back. When none is left, returns the order block (the
-  /// constraint holding back the first candidate).
-  std::optional<ExecutionResult::OrderBlock> filter(const OrderTracker& order) {
-    std::optional<size_t> first;
-    size_t kept = 0;
-    for (size_t i = 0; i < ncands; ++i) {
-      const Candidate c = cands[i];
-      const auto held = order.holding_back(c.actor, c.what);
-      if (!held)
-        cands[kept++] = c;
-      else if (!first)
-        first = held;
-    }
-    ncands = kept;
-    if (kept > 0) return std::nullopt;
-    return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
-  }
-
-  /// Fresh slots and contexts for an execution of `w` (n actors) under `st`, and a fresh result. Storage is
-  /// kept (the result's vectors, the step records' and the slots' buffers): an engine that has run a few
-  /// executions of a world runs the next ones without a heap allocation of its own.
-  void begin(World& w, Strategy& st, ActorId n) {
-    world = &w;
-    strategy = &st;
-    std::vector<StepRecord> steps = std::move(res.steps);
-    std::vector<Choice> schedule = std::move(res.schedule);
-    std::vector<Crash> crashes = std::move(res.crashes);
-    std::vector<ActorId> unfinished = std::move(res.unfinished);
-    res = ExecutionResult{};  // every other field as new
-    res.steps = std::move(steps);
-    schedule.clear(), res.schedule = std::move(schedule);
-    crashes.clear(), res.crashes = std::move(crashes);
-    unfinished.clear(), res.unfinished = std::move(unfinished);
-    nsteps = 0;
-    current = kNoActor;
-    from = kMain;
-    error = nullptr;
-    if (slots.size() != n) slots.resize(n);
-    for (Slot& s : slots) s.reset();
-    ctxs.resize(n);
-    for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
-    cands.resize(n);
-    ncands = 0;
-  }
-
-  /// The runnable actors (ascending ids) as the options (the first `ncands` of `cands`); whether some actor
-  /// is blocked.
-  bool collect() {
-    const auto n = static_cast<ActorId>(slots.size());
-    Candidate* out = cands.data();
-    size_t k = 0;
-    bool blocked = false;
-    for (ActorId i = 0; i < n; ++i) {
-      const Slot& s = slots[i];
-      if (runnable(i))
-        out[k++] = {i, s.kind, s.what};
-      else if (s.state == SlotState::Blocked)
-        blocked = true;
-    }
-    ncands = k;
-    return blocked;
-  }
-  std::span<const Candidate> options() const { return {cands.data(), ncands}; }
-
-  /// Records the step `pick` is about to take (preempting or not); decide()'s caller then runs it. Inlined into
-  /// decide(), its one caller: as a call its entry and exit were a quarter of its cost.
-  [[gnu::always_inline]] void record_step(ActorId pick, bool preempt) {
-    // Every field of a reused record is set below: a field added to StepRecord must be set here too.
-    static_assert(sizeof(StepRecord) == 96, "StepRecord changed: set its new field in record_step");
-    res.schedule.push_back({Choice::Actor, pick});
-    Slot& s = slots[pick];
-    StepRecord& st = next_step();
-    st.actor = pick;
-    st.kind = s.kind;
-    st.what = s.what;
-    // The slot's detail becomes the step's; the slot takes the record's old buffer for its next point.
-    if (!s.detail.empty() || !st.detail.empty()) {
-      st.detail.swap(s.detail);
-      detail_hint = std::max(detail_hint, st.detail.size());
-      s.detail.clear();
-      if (s.detail.capacity() < detail_hint) s.detail.reserve(detail_hint);
-    }
-    st.preemption = preempt;
-    st.footprint.clear();
-    if (st.footprint.capacity() < footprint_hint) st.footprint.reserve(footprint_hint);
-    st.waited_lock = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
-    if (order) order_took(pick, s.what, st);
-  }
-
-  // -- the order (sim/order.h), active only when the world has one --
-  std::optional<OrderTracker> order;
-  bool one_option = true;  // every choice so far had one eligible actor
-  std::vector<size_t> labelled;
-
-  void order_begin(const World& w) {
-    order.reset();
-    if (const OrderSpec* o = w.order(); o && !o->empty()) order.emplace(*o);
-    one_option = true;
-    branching_draw = false;
-  }
-
-  /// Records the step `pick` is about to take from `what`; with footprints, both steps of a constraint write
-  /// its object (OrderTracker::footprint_object).
-  void order_took(ActorId pick, std::string_view what, StepRecord& step) {
-    order->take(pick, what, labelled);
-    if (record_footprints)
-      for (size_t c : labelled) add_access(step.footprint, OrderTracker::footprint_object(c), true);
-  }
-
-  void unwind_all() {
-    unwinding = true;
-    for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
-    unwinding = false;
-  }
-
-  // -- deciding: between two steps, on the stack of whichever context stopped last --
-  ActorId current = kNoActor;  // the actor that took the last step (kNoActor before the first)
-  uint64_t max_steps = 0;
-
-  /// With `after`: checks the step `current` has just taken (its crash, its exception, the invariants). Then,
-  /// unless that ended the execution: the next step, chosen by the strategy among the eligible actors and
-  /// recorded. Returns the actor to run, or kNoActor when the execution is over (the result says why).
-  ActorId decide(bool after) {
-    ExecutionResult& r = res;
-    if (after) {
-      const ActorId pick = current;
-      if (slots[pick].crashed) record_crash(pick);
-      strategy->step_done(last_step());
-      if (slots[pick].exception) {
-        r.violation = exception_violation(pick), r.violation_actor = pick;
-        return kNoActor;
-      }
-      if (auto v = world->check_step(nsteps - 1, pick)) {
-        r.violation = std::move(v), r.violation_actor = pick;
-        return kNoActor;
-      }
-    }
-    const bool blocked = collect();
-    if (ncands == 0) {
-      if (blocked) {
-        r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", deadlock_state()};
-      } else {
-        r.quiescent = true;
-        r.violation = world->check_quiescent();
-      }
-      return kNoActor;
-    }
-    if (order) {
-      if ((r.order_blocked = filter(*order))) return kNoActor;
-      one_option &= ncands == 1;
-    }
-    if (nsteps >= max_steps) {
-      r.violation = steps_bounded(max_steps);
-      return kNoActor;
-    }
-    const std::span<const Candidate> opts = options();
-    const ActorId pick = strategy->choose(opts, current);
-    if (pick == kAbandon) {
-      r.abandoned = true;
-      return kNoActor;
-    }
-    // Without an order the candidates are exactly the runnable actors: one lookup instead of a scan.
-    const auto n = static_cast<ActorId>(slots.size());
-    const bool valid = order
-                           ? std::any_of(opts.begin(), opts.end(), [&](const Candidate& c) { return c.actor == pick; })
-                           : pick < n && runnable(pick);
-    ALLOCSIM_ASSERT(valid, "the strategy chose actor {}, which is not runnable", pick);
-    // Whether `current` could have continued does not depend on `pick`: computed first, so that the only
-    // use of the (under `random`, unpredictable) pick is branch-free.
-    bool current_runnable = current != kNoActor && runnable(current);
-    // An actor the order holds back is not preempted when another runs: the switch is forced, as when it
-    // blocks (DFS's preemption bound counts only switches a strategy chose).
-    if (order && current_runnable)
-      current_runnable = std::any_of(opts.begin(), opts.end(), [&](const Candidate& c) { return c.actor == current; });
-    const bool preempt = current_runnable & (current != pick);
-    r.preemptions += preempt;
-    record_step(pick, preempt);
-    current = pick;
-    return pick;
-  }
-
-  /// decide(), with whatever it throws (a strategy's logic_error, a failed assertion) kept for execute() to
-  /// rethrow once every fiber is unwound: on an actor's stack it must not reach the actor's own handlers.
-  ActorId decide_guarded(bool after) {
+void Engine::Impl::start_fiber(ActorId id) {
+  slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& starter) -> bctx::fiber {
+    main_ctx = std::move(starter);  // actors are started from main, in the prologue
     try {
-      return decide(after);
+      world->run_actor(id, ctxs[id]);
+    } catch (const bctx::detail::forced_unwind&) {
+      throw;  // Boost unwinds an abandoned fiber with this; swallowing it would corrupt the switch
+    } catch (const ActorCrash& c) {
+      slots[id].crashed = c.where;  // the actor ended (crashed); its stack has unwound, RAII has run
+    } catch (const std::exception& e) {
+      slots[id].exception = e.what();
     } catch (...) {
-      error = std::current_exception();
-      return kNoActor;
+      slots[id].exception = "an exception that is not a std::exception";
     }
-  }
-};
+    slots[id].state = SlotState::Done;
+    // Its last step is over: decide the next one here, and go there as this fiber ends.
+    const ActorId next = prologue ? kMain : decide_guarded(true);
+    from = id;
+    return std::move(fiber_of(next == kNoActor ? kMain : next));
+  });
+}
+
+void Engine::Impl::start(ActorId id) {
+  start_fiber(id);
+  switch_to(kMain, id);
+}
+
+void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
+  world = &w;
+  strategy = &st;
+  std::vector<StepRecord> steps = std::move(res.steps);
+  std::vector<Choice> schedule = std::move(res.schedule);
+  std::vector<Crash> crashes = std::move(res.crashes);
+  std::vector<ActorId> unfinished = std::move(res.unfinished);
+  res = ExecutionResult{};  // every other field as new
+  res.steps = std::move(steps);
+  schedule.clear(), res.schedule = std::move(schedule);
+  crashes.clear(), res.crashes = std::move(crashes);
+  unfinished.clear(), res.unfinished = std::move(unfinished);
+  nsteps = 0;
+  current = kNoActor;
+  from = kMain;
+  error = nullptr;
+  if (slots.size() != n) slots.resize(n);
+  for (Slot& s : slots) s.reset();
+  ctxs.resize(n);
+  for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
+  cands.resize(n);
+  ncands = 0;
+}
+
+void Engine::Impl::unwind_all() {
+  unwinding = true;
+  for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
+  unwinding = false;
+}
 
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
 Engine::~Engine() = default;
@@ -540,7 +135,7 @@ const ExecutionResult& Engine::execute(World& world, Strategy& strategy) {
   r.single_schedule = m.order && m.one_option && !m.branching_draw;
   if (!r.quiescent)
     for (ActorId a = 0; a < n; ++a)
-      if (m.slots[a].state != SlotState::Done) r.unfinished.push_back(a);
+      if (m.slots[a].state != Engine::Impl::SlotState::Done) r.unfinished.push_back(a);
   m.unwind_all();
   m.trim_steps();
   m.world = nullptr;
