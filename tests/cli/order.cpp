@@ -45,28 +45,33 @@ TEST_CASE("order: an order no execution satisfies exits 1 naming the constraint"
 
 TEST_CASE("order: a single schedule that ends order-blocked is not reported as the schedule the order leaves",
           "[cli][order]") {
-  // The file's pin plus an X that never comes (flowB restores once): the one schedule blocks flowA's release.
-  const Captured out =
-      allocsim("run " + kPinned + " --no-trace --order '[[\"flowB:restore.before#3\", \"flowA:release\"]]'");
-  CHECK(out.code == 1);
-  CHECK_THAT(out.text, Catch::Contains("  1 execution, 8 steps, 0 violating\n"
-                                       "  order: 3 constraints; 1 execution order-blocked\n"
-                                       "  order: every choice had one eligible actor, and that one schedule ends "
-                                       "order-blocked: stopped after it\n"));
-  CHECK(out.text.find("leaves one schedule") == std::string::npos);
-  CHECK_THAT(out.text, Catch::Contains("no execution satisfies `order`: constraint [\"flowB:restore.before#3\", "
-                                       "\"flowA:release#1\"] was never met"));
-  // A cycle through the actors' own order of points (flowA inventories before it releases): nobody may take a
-  // first step, and the run says so rather than "every choice had one eligible actor" (new-user report).
-  const Captured none = allocsim("run " + kPinned +
-                                 " --no-trace --order '[[\"flowA:release\", \"flowB:inventory\"]]' "
-                                 "--order '[[\"flowB:plan\", \"flowA:inventory\"]]'");
-  CHECK(none.code == 1);
-  CHECK_THAT(none.text, Catch::Contains("  1 execution, 0 steps, 0 violating\n"
-                                        "  order: 4 constraints; 1 execution order-blocked\n"
-                                        "  order: no actor may take a first step, so the order leaves no schedule: "
-                                        "stopped after one execution\n"));
-  CHECK(none.text.find("every choice had one eligible actor") == std::string::npos);
+  // Each case: the --order flags, the summary lines, a sentence that must not appear, and the constraint the run
+  // names as never met. First the file's pin plus an X that
+  // never comes (flowB restores once): the one schedule blocks flowA's release. Then a cycle through the actors'
+  // own order of points (flowA inventories before it releases): nobody may take a first step, and the run says
+  // so rather than "every choice had one eligible actor" (new-user report).
+  const struct {
+    std::string orders, says, not_says, never_met;
+  } cases[] = {
+      {R"(--order '[["flowB:restore.before#3", "flowA:release"]]')",
+       "  1 execution, 8 steps, 0 violating\n"
+       "  order: 3 constraints; 1 execution order-blocked\n"
+       "  order: every choice had one eligible actor, and that one schedule ends order-blocked: stopped after it\n",
+       "leaves one schedule", R"(["flowB:restore.before#3", "flowA:release#1"])"},
+      {R"(--order '[["flowA:release", "flowB:inventory"]]' --order '[["flowB:plan", "flowA:inventory"]]')",
+       "  1 execution, 0 steps, 0 violating\n"
+       "  order: 4 constraints; 1 execution order-blocked\n"
+       "  order: no actor may take a first step, so the order leaves no schedule: stopped after one execution\n",
+       "every choice had one eligible actor", R"(["flowB:plan#1", "flowA:inventory#1"])"},
+  };
+  for (const auto& c : cases) {
+    const Captured out = allocsim("run " + kPinned + " --no-trace " + c.orders);
+    CHECK(out.code == 1);
+    CHECK_THAT(out.text, Catch::Contains(c.says));
+    CHECK(out.text.find(c.not_says) == std::string::npos);
+    CHECK_THAT(out.text,
+               Catch::Contains("no execution satisfies `order`: constraint " + c.never_met + " was never met"));
+  }
 }
 
 TEST_CASE("order: a constraint whose Y no execution reached is reported as having done nothing", "[cli][order]") {
