@@ -55,7 +55,8 @@ DporStrategy::Node DporStrategy::fresh_node() {
   if (spare_.empty()) return Node{};
   Node n = std::move(spare_.back());
   spare_.pop_back();
-  // Every field as a new Node has it; the vectors keep their capacity.
+  // Every field as a new Node has it; the vectors keep their capacity. A field added to Node is reset here too.
+  static_assert(sizeof(Node) == 160, "Node changed: reset its new field in fresh_node");
   n.choice = {};
   n.bound = 0;
   n.step_node = SIZE_MAX;
@@ -247,9 +248,8 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   }
   const size_t total = n + unseen.size();
   actor.insert(actor.end(), unseen.begin(), unseen.end());
-  // hb.test(j, i): step i happens before step j (program order and dependency, transitively). Row `total` is
-  // scratch (below). Each race i ⋖ j (dependent steps of different actors, i -> j with no k such that
-  // i -> k -> j) is handled as soon as row j is complete, in the order (j, then i) ascending.
+  // hb.test(j, i): step i happens before step j (program order and dependency, transitively); row `total` is
+  // scratch (below). Races i ⋖ j are handled as soon as row j is complete, in the order (j, then i) ascending.
   BitRows& hb = a_.hb;
   hb.reset(total + 1);
   // Whether j can run in v = notdep(i).j from the node before i. Only a lock retry (a LockWait step) can fail
