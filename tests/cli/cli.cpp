@@ -131,3 +131,20 @@ TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
   CHECK(std::regex_search(h.text, std::regex(R"(--seed arg \(=0\) )")));
   CHECK(std::regex_search(h.text, std::regex(R"(--max-steps arg [\s\S]{0,200}else 10000;)")));
 }
+
+TEST_CASE("run refuses a bad shrink flag before it explores, writing nothing", "[cli]") {
+  // Found by a new user: the values used to be read only at shrink time, after the run and its output files.
+  cli_test::TempDir dir;
+  const std::string fp = dir / "fp.txt", rec = dir / "rec.jsonl";
+  for (const std::string flag : {"--shrink-budget abc", "--shrink-budget -1", "--shrink-runs 0"}) {
+    const Result r = run("run scenarios/mutants/stale-last-out.json --no-corpus --no-trace " + flag +
+                         " --fingerprints " + fp + " --record " + rec);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::StartsWith("allocsim: --shrink-"));
+    CHECK(r.text.find("executions") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(fp));
+    CHECK_FALSE(std::filesystem::exists(rec));
+  }
+  // Without a violation too (before, such a run exited 0).
+  CHECK(run("run scenarios/alloc-004-one-plan-two-claimants.json -n 5 --no-corpus --shrink-budget abc").code == 2);
+}

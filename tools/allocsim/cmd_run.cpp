@@ -155,6 +155,7 @@ std::function<void(uint64_t, uint64_t)> progress_line(uint64_t executions) {
 
 int cmd_run(int argc, char** argv) {
   Common c = parse_common("run", argc, argv, true);
+  check_shrink_flags(c.trace);
   harness::RunConfig cfg = to_config(c, true);
   const sim::StrategyCaps caps = cfg.spec().caps;
   harness::RunHooks hooks;

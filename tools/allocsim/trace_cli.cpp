@@ -73,6 +73,12 @@ harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_
   return o;
 }
 
+}  // namespace
+
+void check_shrink_flags(const TraceFlags& f) { (void)shrink_options(f, std::nullopt); }
+
+namespace {
+
 void write_outputs(const campaign::Trace& t, const std::string& trace_path, const std::string& perfetto,
                    const char* replay_label) {
   if (!trace_path.empty()) {

@@ -34,6 +34,10 @@ struct TraceFlags {
 /// The options above, for `run` (run = true) or `replay`.
 boost::program_options::options_description trace_options(TraceFlags& f, bool run);
 
+/// Checks --shrink-budget and --shrink-runs; throws UsageError naming the flag. `run` calls it before it
+/// explores, so that a bad value is refused before anything runs or is written (not at shrink time).
+void check_shrink_flags(const TraceFlags& f);
+
 /// After `run` found `finding`: prints the raw replay line first (unless it was already printed), shrinks
 /// unless --no-shrink, prints the trace (explain_trace), writes the trace file and the Perfetto file. The
 /// shrunk trace goes to --trace-out when given, else into the corpus (corpus_for(); one entry per violation,
