@@ -72,6 +72,12 @@ class Caller {
   virtual std::string next_id(std::string_view kind) = 0;
   /// Records that the current step reads (write=false) or writes object `what` named `name`.
   virtual void touch(Obj what, std::string_view name, bool write) { (void)what, (void)name, (void)write; }
+  /// Whether touch() does anything with a read. False: the caller keeps no footprints (only writes matter to it),
+  /// so a loop that would read-touch every node skips the calls (issue 16: they grew a step with the pool).
+  bool records_reads() const { return records_reads_; }
+
+ protected:
+  bool records_reads_ = true;
 
  private:
   std::string detail_buffer_;

@@ -6,7 +6,10 @@
 // Memory is always in bytes (int64). Times are fake-clock seconds (double, never used in a choice).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -102,10 +105,39 @@ struct DeviceIdentity {
   bool operator==(const DeviceIdentity&) const = default;
 };
 
+/// The seed's `devices` tuple (memory_backend.py line 182): immutable once built, so snapshots that list the same
+/// devices share one list and copying a snapshot copies a reference (issue 16: an inventory of 64 nodes
+/// rebuilt 128 device records per call; now it hands out the backend's list). Reads as a const vector;
+/// to change it, build another. Equality compares the devices, as the seed's tuples do.
+class DeviceTuple {
+ public:
+  DeviceTuple() = default;
+  DeviceTuple(std::initializer_list<DeviceIdentity> devices) : DeviceTuple(std::vector<DeviceIdentity>(devices)) {}
+  explicit DeviceTuple(std::vector<DeviceIdentity> devices)
+      : list_(std::make_shared<const std::vector<DeviceIdentity>>(std::move(devices))) {}
+
+  const std::vector<DeviceIdentity>& items() const { return list_ ? *list_ : no_devices(); }
+  size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  const DeviceIdentity& operator[](size_t i) const { return items()[i]; }
+  auto begin() const { return items().begin(); }
+  auto end() const { return items().end(); }
+  /// Whether both hold the very same list (not merely equal devices): what plan_into's index is keyed on.
+  bool same_list(const DeviceTuple& other) const { return list_ == other.list_; }
+  bool operator==(const DeviceTuple& other) const { return same_list(other) || items() == other.items(); }
+
+ private:
+  static const std::vector<DeviceIdentity>& no_devices() {
+    static const std::vector<DeviceIdentity> none;
+    return none;
+  }
+  std::shared_ptr<const std::vector<DeviceIdentity>> list_;
+};
+
 /// A point-in-time view of the pool (backend/CONTRACT.md §1). `generation` is the decimal sum of the scoped
 /// nodes' resourceVersions (seed `inventory`).
 struct InventorySnapshot {
-  std::vector<DeviceIdentity> devices;
+  DeviceTuple devices;
   OrderedMap<std::string, int> occupancy;        // node -> units in use; empty when partial
   OrderedMap<std::string, std::string> sharing;  // node -> classification
   OrderedMap<std::string, std::string> owners;   // node -> owner (only owned nodes)

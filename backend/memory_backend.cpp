@@ -9,6 +9,7 @@
 #include "backend/memory_backend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <iterator>
 #include <span>
@@ -120,6 +121,15 @@ void index_by_name(const OrderedMap<std::string, V>& m, const PlanScratch& s, st
   }
 }
 
+// Line 210's `sharing in (CLASS_TIME_SLICED, CLASS_MPS, CLASS_UNKNOWN, CLASS_MIG)`, as views: a length that
+// matches none of them decides without comparing characters (this runs for every node at every plan).
+bool is_share_or_slice(std::string_view sharing) {
+  static constexpr std::string_view kSharesOrSlices[] = {kClassTimeSliced, kClassMps, kClassUnknown, kClassMig};
+  for (const std::string_view c : kSharesOrSlices)
+    if (sharing == c) return true;
+  return false;
+}
+
 // Python's `seq[:n]` for a list of length `size`.
 size_t slice_end(size_t size, int n) {
   if (n >= 0) return std::min(size, static_cast<size_t>(n));
@@ -131,21 +141,26 @@ size_t slice_end(size_t size, int n) {
 
 // -- state lookups ------------------------------------------------------------------------------
 
-std::string_view MemoryBackend::labels_class(size_t node, const Labels& labels) {
+uint64_t StampedLabels::fresh_stamp() {
+  // Only ever compared for equality (labels_class): which number a write gets decides nothing else, so a
+  // counter shared by the sweep's threads keeps every run deterministic.
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+std::string_view MemoryBackend::classify_labels(size_t node, const StampedLabels& labels) {
   std::vector<LabelClass>& memo = label_classes_.get();
   if (memo.size() <= node) memo.resize(node + 1);
   LabelClass& m = memo[node];
-  if (!m.known || m.labels != labels) {
-    m.labels = labels;
-    m.result = gfd_class(labels);
-    m.known = true;
-  }
+  m.stamp = labels.stamp();
+  m.result = gfd_class(labels.get());
+  m.known = true;
   return m.result;
 }
 
 std::string NodeFixture::classification() const {
   if (!mig_layout.empty()) return kClassMig;
-  return classify_gfd_labels(labels);
+  return classify_gfd_labels(labels.get());
 }
 
 const NodeFixture* BackendState::node(std::string_view name) const {
@@ -202,6 +217,7 @@ MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions opti
     else
       s_.nodes.push_back(std::move(n));
   }
+  devices_for(std::nullopt);
   advertised_ = capabilities();
 }
 
@@ -241,6 +257,25 @@ Observation<InventorySnapshot> MemoryBackend::inventory(Caller& c,
   return out;
 }
 
+const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<std::string>>& scope) {
+  if (!scope && all_devices_built_) return all_devices_;
+  if (scope && scoped_devices_scope_ == scope) return scoped_devices_;
+  std::vector<DeviceIdentity> devices;
+  for (const auto& n : s_.nodes) {
+    if (scope && std::find(scope->begin(), scope->end(), n.name) == scope->end()) continue;
+    for (int i = 0; i < n.gpu_count; ++i)
+      // {node, ordinal i, uuid "GPU-<node>-<i>", no mig uuid, product, memory bytes, no mig profile}
+      devices.push_back(DeviceIdentity{n.name, i, fmt::format("GPU-{}-{}", n.name, i), std::nullopt, n.product,
+                                       static_cast<int64_t>(n.memory_gib * static_cast<double>(kGiB)), std::nullopt});
+  }
+  if (!scope) {
+    all_devices_built_ = true;
+    return all_devices_ = DeviceTuple(std::move(devices));
+  }
+  scoped_devices_scope_ = scope;
+  return scoped_devices_ = DeviceTuple(std::move(devices));
+}
+
 // The seed's `inventory`, written into the caller's storage: each container is refilled in place (element
 // by element, so strings keep their buffers) instead of being built anew; same fields, same order.
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
@@ -262,36 +297,11 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   const auto scoped = [&scope_nodes](const NodeFixture& n) {
     return !scope_nodes || std::find(scope_nodes->begin(), scope_nodes->end(), n.name) != scope_nodes->end();
   };
-  size_t device_count = 0;
-  for (const auto& n : s_.nodes) {
-    if (!scoped(n)) continue;
-    c.touch(Obj::Node, n.name, false);
-    device_count += static_cast<size_t>(std::max(n.gpu_count, 0));
-  }
+  if (c.records_reads())
+    for (const auto& n : s_.nodes)
+      if (scoped(n)) c.touch(Obj::Node, n.name, false);
   InventorySnapshot& snap = out.value;
-  snap.devices.resize(device_count);
-  size_t k = 0;
-  for (const auto& n : s_.nodes) {
-    if (!scoped(n)) continue;
-    for (int i = 0; i < n.gpu_count; ++i) {
-      // {node, ordinal i, uuid "GPU-<node>-<i>", no mig uuid, product, memory bytes, no mig profile}
-      DeviceIdentity& d = snap.devices[k++];
-      d.node = n.name;
-      d.ordinal = i;
-      if (!d.uuid) d.uuid.emplace();
-      // "GPU-<node>-<i>", appended piecewise: this runs per device at every inventory.
-      std::string& uuid = *d.uuid;
-      uuid.assign("GPU-");
-      uuid.append(n.name);
-      uuid.push_back('-');
-      char digits[16];
-      uuid.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
-      d.mig_uuid.reset();
-      d.product = n.product;
-      d.memory_bytes = static_cast<int64_t>(n.memory_gib * static_cast<double>(kGiB));
-      d.mig_profile.reset();
-    }
-  }
+  snap.devices = devices_for(scope_nodes);
   const bool partial = find_in(s_.failed_reads, "pods") != nullptr;
   const bool idle_mutant = partial && opt_.mutants.has(Mutant::PartialInventoryIsIdle);
   snap.occupancy.clear();
@@ -343,26 +353,35 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
     return;
   }
-  // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key.
-  s.nodes.clear();
-  s.device_node.clear();
-  s.node_devices.clear();
-  s.by_name.clear();
-  uint32_t last = PlanScratch::kNoNode;
-  for (const auto& device : snapshot.devices) {
-    uint32_t k = PlanScratch::kNoNode;
-    if (device.node) {
-      k = add_node(s, *device.node, last);
-      ++s.node_devices[k];
-      last = k;
+  // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It depends on
+  // the devices alone, so it is built once per device list: every inventory of a pool hands out the same one.
+  if (!s.indexed.same_list(snapshot.devices)) {
+    s.indexed = snapshot.devices;
+    s.nodes.clear();
+    s.device_node.clear();
+    s.node_devices.clear();
+    s.by_name.clear();
+    uint32_t last = PlanScratch::kNoNode;
+    for (const auto& device : s.indexed) {
+      uint32_t k = PlanScratch::kNoNode;
+      if (device.node) {
+        k = add_node(s, *device.node, last);
+        ++s.node_devices[k];
+        last = k;
+      }
+      s.device_node.push_back(k);
     }
-    s.device_node.push_back(k);
+    // by_name's order, (head, name), is the names' byte order (a head is a zero-padded big-endian prefix), as the
+    // seed's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
+    s.rank.resize(s.nodes.size());
+    for (size_t pos = 0; pos < s.by_name.size(); ++pos) s.rank[s.by_name[pos].index] = static_cast<uint32_t>(pos);
   }
   index_by_name(snapshot.owners, s, s.node_owner);
   index_by_name(snapshot.sharing, s, s.node_sharing);
   index_by_name(snapshot.occupancy, s, s.node_occupied);
   size_t n_free = 0;
   size_t n_excluded = 0;
+  s.free_rank.clear();
   for (uint32_t k = 0; k < s.nodes.size(); ++k) {
     const std::string_view node = s.nodes[k];
     const std::string* owner = s.node_owner[k];
@@ -375,8 +394,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
     // sharers reach MIG through geometry instead (seed comment, lines 210-213).
     const std::string* sharing = s.node_sharing[k];
-    if (sharing &&
-        (*sharing == kClassTimeSliced || *sharing == kClassMps || *sharing == kClassUnknown || *sharing == kClassMig)) {
+    if (sharing && is_share_or_slice(*sharing)) {
       std::string& why = next_slot(s.excluded, n_excluded);
       why.clear();
       fmt::format_to(std::back_inserter(why),
@@ -385,8 +403,9 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     }
     const int* occupied = s.node_occupied[k];
     // `free[node] = ...` with `node` not yet among free's keys (the nodes are distinct): no search.
+    s.free_rank.push_back(s.rank[k]);
     auto& slot = next_slot(s.free, n_free);
-    slot.first = node;
+    if (slot.first != node) slot.first = node;  // usually the same node as in the last plan: compare, not copy
     slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
   s.free.resize(n_free);
@@ -406,7 +425,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   }
   s.wanted.clear();
   for (const auto* r : s.exclusive) s.wanted.emplace_back(r->workload_id, r->device_count);
-  const bool packed = pack_whole_devices_into(s.wanted, s.free, s.pack, s.packed);
+  const bool packed = pack_whole_devices_into(s.wanted, s.free, s.free_rank, s.pack, s.packed);
   if (!packed) {
     s.reasons.push_back(fmt::format(
         "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
@@ -590,7 +609,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     c.touch(Obj::AllNodes, "", false);
     int64_t sum = 0;
     for (const auto& n : s_.nodes) {
-      c.touch(Obj::Node, n.name, false);
+      if (c.records_reads()) c.touch(Obj::Node, n.name, false);
       sum += n.resource_version;
     }
     current = std::to_string(sum);

@@ -79,13 +79,53 @@
 
 namespace allocsim::backend {
 
+/// A node's labels and a stamp that changes whenever they may have (issue 16). Equal stamps mean equal labels, in
+/// any copy and any backend: every write goes through edit() or an assignment, which take a stamp no other write
+/// has had; stamp 0 is no labels. So inventory's per-node classification memo compares one number, not every
+/// label (at 64 nodes that comparison was a fifth of a run). Copies keep the stamp; a moved-from value is empty.
+class StampedLabels {
+ public:
+  StampedLabels() = default;
+  StampedLabels(Labels labels) : labels_(std::move(labels)), stamp_(labels_.empty() ? 0 : fresh_stamp()) {}
+  StampedLabels(const StampedLabels&) = default;
+  StampedLabels& operator=(const StampedLabels&) = default;
+  StampedLabels(StampedLabels&& other) noexcept : labels_(std::move(other.labels_)), stamp_(other.stamp_) {
+    other.labels_.clear();
+    other.stamp_ = 0;
+  }
+  StampedLabels& operator=(StampedLabels&& other) noexcept {
+    if (this != &other) {
+      labels_ = std::move(other.labels_);
+      stamp_ = other.stamp_;
+      other.labels_.clear();
+      other.stamp_ = 0;
+    }
+    return *this;
+  }
+  ~StampedLabels() = default;
+
+  const Labels& get() const { return labels_; }
+  /// The labels to write, under a new stamp. Write through the reference at once: a read in between (an
+  /// inventory) would record the new stamp with the old labels.
+  Labels& edit() {
+    stamp_ = fresh_stamp();
+    return labels_;
+  }
+  uint64_t stamp() const { return stamp_; }
+
+ private:
+  static uint64_t fresh_stamp();  // never 0, never the same twice in a process (memory_backend.cpp)
+  Labels labels_;
+  uint64_t stamp_ = 0;
+};
+
 /// One GPU node (seed `NodeFixture`). `labels` follow GPU Feature Discovery's vocabulary.
 struct NodeFixture {
   std::string name;
   std::string product;
   int gpu_count = 0;
   double memory_gib = 0;
-  Labels labels;
+  StampedLabels labels;
   std::optional<std::string> owner;
   std::optional<std::string> owner_epoch;
   int64_t resource_version = 1;
@@ -153,11 +193,12 @@ struct BackendState {
 
 /// plan_into()'s working storage (issue 16: a warm plan allocates nothing). Never state: plan_into() clears
 /// what it reads before it reads it, and a copied backend starts with none (Scratch, below). One exception
-/// carries over between calls, and never changes an answer: the packing's last host order (PackScratch::sorted),
-/// reused only for hosts named exactly as then.
+/// carries over between calls, and never changes an answer: the index of a device list, reused for the very same
+/// list (`indexed`, which it keeps alive).
 struct PlanScratch {
   static constexpr uint32_t kNoNode = UINT32_MAX;
-  std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views of the snapshot
+  DeviceTuple indexed;                  // the device list `nodes`, `device_node`, `by_name`, `node_devices` index
+  std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views into `indexed`
   std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
   /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
   /// number: where names differ within their first 8 bytes (n1, n2, ...) a comparison ends there without a
@@ -171,9 +212,11 @@ struct PlanScratch {
   // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
   // occupancy (nullptr: none). What the seed looks up in dicts, found once per plan instead of per node.
   std::vector<int> node_devices;
+  std::vector<uint32_t> rank;  // per index in `nodes`: its position in by_name (name order)
   std::vector<const std::string*> node_owner, node_sharing;
   std::vector<const int*> node_occupied;
   OrderedMap<std::string, int> free;  // the seed's `free`
+  std::vector<uint32_t> free_rank;    // per entry of `free`: its node's rank
   std::vector<std::string> excluded;  // the seed's `excluded`; entries past this call's count are spare
   std::vector<const WorkloadRequest*> exclusive, sharers;
   std::vector<std::pair<std::string_view, int>> wanted;
@@ -305,7 +348,9 @@ class MemoryBackend {
 
   /// Everything the backend holds, for invariants and tests (read-only).
   const BackendState& state() const { return s_; }
-  BackendState& mutable_state() { return s_; }  // for tests that build a breaking state by hand
+  /// For tests and read faults that build a state by hand. REQUIRES: the nodes keep their number and their
+  /// names, gpu_count, product and memory_gib (inventory hands out a device list built from them once).
+  BackendState& mutable_state() { return s_; }
   const BackendOptions& options() const { return opt_; }
 
   /// Audit entries, optionally only those of the given kinds.
@@ -335,21 +380,34 @@ class MemoryBackend {
   template <class T>
   Observation<T> unknown_now(std::string reason, std::string detail) const;
 
+  /// The devices inventory lists, line 182's tuple for `scope`: built from fields no call changes (a node's name,
+  /// gpu_count, product, memory), so once per scope. The whole pool's list is built with the backend; the last
+  /// scoped one is kept with its scope. A copied backend shares them with its source, along with the same nodes.
+  const DeviceTuple& devices_for(const std::optional<std::vector<std::string>>& scope);
+
   BackendState s_;
+  DeviceTuple all_devices_;
+  bool all_devices_built_ = false;
+  std::optional<std::vector<std::string>> scoped_devices_scope_;  // nullopt: no scoped list built yet
+  DeviceTuple scoped_devices_;
   BackendOptions opt_;
   AllocationCapabilities advertised_;  // capabilities(), once (advertised())
   Scratch<PlanScratch> plan_scratch_;
-  /// Per node index: the labels a GFD classification was last computed from, and its result. A node's labels
-  /// never change in the seed, so inventory classifies each node once per backend object; the memo is checked
-  /// against the labels at every use (a test, or a read fault's stale view, may hand in other ones), and
-  /// labels that differ are copied in again (which may allocate).
+  /// Per node index: the stamp of the labels a GFD classification was last computed from, and its result. A
+  /// node's labels never change in the seed, so inventory classifies each node about once per backend object;
+  /// labels written since (a foreign set_labels, a read fault's stale view, a test) carry another stamp.
   struct LabelClass {
-    Labels labels;
+    uint64_t stamp = 0;
     std::string_view result;  // a kClass* constant
     bool known = false;
   };
   Scratch<std::vector<LabelClass>> label_classes_;
-  std::string_view labels_class(size_t node, const Labels& labels);
+  std::string_view labels_class(size_t node, const StampedLabels& labels) {
+    const std::vector<LabelClass>& memo = label_classes_.get();
+    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) return memo[node].result;
+    return classify_labels(node, labels);
+  }
+  std::string_view classify_labels(size_t node, const StampedLabels& labels);  // and remember the answer
   // Removed values kept for their buffers (backend/spares.h; issue 16): claims (new_claim, and release's copy of
   // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
   // release in flight, since a release yields between the read and the write), the pointer's restore record.

@@ -2,6 +2,8 @@
 #include "backend/packing.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstdint>
 #include <string_view>
 
 namespace allocsim::backend {
@@ -33,36 +35,40 @@ bool place_all(const std::vector<std::pair<Key, int>>& order, const std::vector<
 
 // `free`'s hosts in name order (the seed's `sorted(remaining)`; it re-sorts at every level, but the keys never
 // change, so once is the same order), each with the slot of its units in `remaining`: its first entry's, as
-// the seed's dict (and find_in) would have it should a name repeat. With a `memo`, hosts named as in the
-// last call, in the same order, take the last call's order without sorting again (a plan packs over the same
-// nodes call after call).
+// the seed's dict (and find_in) would have it should a name repeat.
 template <class Host, class Free>
-void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& hosts, std::vector<int>& remaining,
-                  PackScratch::SortMemo* memo) {
+void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& hosts, std::vector<int>& remaining) {
   hosts.clear();
   remaining.clear();
   for (const auto& [host, units] : free) {
     hosts.emplace_back(host, static_cast<uint32_t>(remaining.size()));
     remaining.push_back(units);
   }
-  if (memo != nullptr && memo->names.size() == free.size() &&
-      std::equal(free.begin(), free.end(), memo->names.begin(),
-                 [](const auto& entry, const std::string& name) { return entry.first == name; })) {
-    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = {free[memo->order[i]].first, memo->order[i]};
-  } else {
-    std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) {
-      const int c = std::string_view(a.first).compare(b.first);  // one comparison of the names, not pair's two
-      return c != 0 ? c < 0 : a.second < b.second;
-    });
-    if (memo != nullptr) {
-      memo->names.resize(free.size());
-      for (size_t i = 0; i < free.size(); ++i) memo->names[i] = free[i].first;
-      memo->order.resize(hosts.size());
-      for (size_t i = 0; i < hosts.size(); ++i) memo->order[i] = hosts[i].second;
-    }
-  }
+  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) {
+    const int c = std::string_view(a.first).compare(b.first);  // one comparison of the names, not pair's two
+    return c != 0 ? c < 0 : a.second < b.second;
+  });
   for (size_t i = 1; i < hosts.size(); ++i)
     if (hosts[i].first == hosts[i - 1].first) hosts[i].second = hosts[i - 1].second;
+}
+
+// The same order from ranks the caller knows (distinct names): a placement by rank, no name compared.
+void ranked_hosts(const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank, PackScratch& s) {
+  constexpr uint32_t kNone = UINT32_MAX;
+  s.remaining.clear();
+  uint32_t top = 0;
+  for (size_t i = 0; i < free.size(); ++i) {
+    s.remaining.push_back(free[i].second);
+    top = std::max(top, rank[i] + 1);
+  }
+  s.by_rank.assign(top, kNone);
+  for (size_t i = 0; i < free.size(); ++i) {
+    assert(s.by_rank[rank[i]] == kNone && "pack_whole_devices_into: two entries share a rank");
+    s.by_rank[rank[i]] = static_cast<uint32_t>(i);
+  }
+  s.hosts.clear();
+  for (const uint32_t i : s.by_rank)
+    if (i != kNone) s.hosts.emplace_back(free[i].first, i);
 }
 
 // Python's sorted(key=-count) is stable: equal counts keep request order. An insertion sort, not
@@ -82,7 +88,7 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
   widest_first(order);
   std::vector<std::pair<std::string, uint32_t>> hosts;
   std::vector<int> remaining;
-  sorted_hosts(free, hosts, remaining, nullptr);
+  sorted_hosts(free, hosts, remaining);
   // `if eligible` in the seed: an empty mapping narrows nothing.
   const bool narrowing = eligible != nullptr && !eligible->empty();
   OrderedMap<std::string, std::string> assignment;
@@ -95,9 +101,10 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
 }
 
 bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
-                             const OrderedMap<std::string, int>& free, PackScratch& scratch,
-                             OrderedMap<std::string_view, std::string_view>& out) {
-  sorted_hosts(free, scratch.hosts, scratch.remaining, &scratch.sorted);
+                             const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank,
+                             PackScratch& scratch, OrderedMap<std::string_view, std::string_view>& out) {
+  assert(rank.size() == free.size());
+  ranked_hosts(free, rank, scratch);
   scratch.order.assign(requests.begin(), requests.end());
   widest_first(scratch.order);
   out.clear();

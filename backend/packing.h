@@ -23,23 +23,21 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
     const OrderedMap<std::string, std::set<std::string>>* eligible = nullptr);
 
 /// The working storage of pack_whole_devices_into, kept by its caller across calls: once its vectors have
-/// grown to a scenario's size, a packing allocates nothing (issue 16). What it keeps between calls is the last
-/// host order (`sorted`), reused only for hosts named exactly as then, in the same order.
+/// grown to a scenario's size, a packing allocates nothing (issue 16). Nothing in it outlives a call's answer.
 struct PackScratch {
-  struct SortMemo {
-    std::vector<std::string> names;  // the last call's `free` keys, in its order
-    std::vector<uint32_t> order;     // the entries of `free` in name order
-  };
-  SortMemo sorted;
-  std::vector<int> remaining;  // units left, per entry of `free`
+  std::vector<uint32_t> by_rank;  // entry of `free` per rank, kNone where no entry has that rank
+  std::vector<int> remaining;     // units left, per entry of `free`
   std::vector<std::pair<std::string_view, int>> order;
   std::vector<std::pair<std::string_view, uint32_t>> hosts;  // free's hosts by name, each with its `remaining` slot
 };
 
-/// pack_whole_devices() without its allocations: true and the assignment in `out` (its storage reused, views of
-/// `requests`' workloads and `free`'s hosts, valid while those live), or false and `out` empty.
+/// pack_whole_devices() without its allocations and without sorting names: true and the assignment in `out` (its
+/// storage reused, views of `requests`' workloads and `free`'s hosts, valid while those live), or false and `out`
+/// empty. `rank[i]` places free[i] in name order: rank[i] < rank[j] exactly when free[i]'s name sorts before
+/// free[j]'s (plan_into reads it off its node index, built once per device list).
+/// REQUIRES: free's names are distinct (a dict's keys), rank.size() == free.size(), ranks distinct.
 bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
-                             const OrderedMap<std::string, int>& free, PackScratch& scratch,
-                             OrderedMap<std::string_view, std::string_view>& out);
+                             const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank,
+                             PackScratch& scratch, OrderedMap<std::string_view, std::string_view>& out);
 
 }  // namespace allocsim::backend

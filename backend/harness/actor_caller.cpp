@@ -43,7 +43,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   if (what == backend::Obj::Audit) return;
   if (write) w_.memo.dirty.write(what, name, w_.c_.node_index);  // dirty.h: what the next check re-runs
   if (write && (what == backend::Obj::Node || what == backend::Obj::Claim)) ++w_.read_faults.writes;  // read_faults.h
-  if (!footprints_) return;  // nothing records the footprint: skip hashing the id
+  if (!records_reads_) return;  // nothing records the footprint: skip hashing the id
   ctx_.touch(object_id(what, name), write);
   // The visibility condition (docs/DESIGN.md §2): invariants are checked after every step, and several read more
   // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;

@@ -19,8 +19,11 @@ namespace allocsim::harness {
 
 class ActorCaller final : public backend::Caller {
  public:
-  ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st)
-      : w_(w), ctx_(ctx), st_(st), footprints_(ctx.records_footprints()) {}
+  ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {
+    // ActorContext::records_footprints(), read once: without footprints a touch skips hashing the object's id,
+    // and the backend's per-node read loops (inventory, reserve's generation) skip the calls.
+    records_reads_ = ctx.records_footprints();
+  }
 
   backend::BarrierHit barrier(std::string_view name, std::string detail) override;
   /// The actor's reused buffer (ActorState::detail_scratch): compiled-format details allocate nothing once it
@@ -35,10 +38,6 @@ class ActorCaller final : public backend::Caller {
   /// Set when a drop_response fault fired during the current op (the script runner clears it per op).
   bool dropped = false;
 
-  /// ActorContext::records_footprints(), read once: without footprints a touch skips hashing the object's
-  /// id (per node, in inventory and reserve: the largest per-node cost of a step that writes nothing).
-  bool footprints() const { return footprints_; }
-
   /// Whether FaultSpec::max allows one more fault in this execution. Reads the faults-fired counter's
   /// footprint object (faults_fired_id()): call it only where the answer decides whether a fault is drawn.
   bool fault_budget_left();
@@ -52,7 +51,6 @@ class ActorCaller final : public backend::Caller {
   BackendWorld& w_;
   sim::ActorContext& ctx_;
   ActorState& st_;
-  bool footprints_;
 };
 
 /// The footprint id of the world's faults-fired counter (BackendWorld::faults_fired). Every fault-eligible

@@ -82,7 +82,7 @@ std::string requested_by(const Scenario& sc, std::string_view workload) {
 }  // namespace
 
 int node_cards(const NodeFixture& n) {
-  const std::string* label = backend::find_in(n.labels, "nvidia.com/gpu.count");
+  const std::string* label = backend::find_in(n.labels.get(), "nvidia.com/gpu.count");
   if (!label) return n.gpu_count;
   int parsed = 0;
   const char* end = label->data() + label->size();

@@ -94,13 +94,14 @@ const char* run_set_labels(ScriptRunner& run, const Op& op) {
   backend::LockGuard lock(run.caller());
   run.caller().touch(Obj::Node, op.node, true);
   backend::NodeFixture* n = run.backend().mutable_state().node(op.node);
+  backend::Labels& labels = n->labels.edit();
   for (const auto& [key, value] : op.set_labels) {
-    backend::put_in(n->labels, key, value);
+    backend::put_in(labels, key, value);
     // The seed keeps nvidia.com/mig.config as a field of its own (what reserve labels and mig-manager applies);
     // a real write of that label changes exactly that, so the field follows the label.
     if (key == kMigConfigLabel) n->mig_config = value;
   }
-  for (const std::string& key : op.remove_labels) backend::erase_in(n->labels, key);
+  for (const std::string& key : op.remove_labels) backend::erase_in(labels, key);
   n->resource_version += 1;
   run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
@@ -132,7 +133,8 @@ const char* run_set_mig_state(ScriptRunner& run, const Op& op) {
   n->mig_state = op.mig_state;
   if (op.mig_state_generation) n->mig_state_generation = *op.mig_state_generation;
   // GFD's copy of the label, when the node's labels carry one, says the same.
-  if (std::string* label = backend::find_in(n->labels, kMigStateLabel)) *label = op.mig_state;
+  if (backend::find_in(n->labels.get(), kMigStateLabel) != nullptr)
+    *backend::find_in(n->labels.edit(), kMigStateLabel) = op.mig_state;
   n->resource_version += 1;
   run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";

@@ -164,10 +164,10 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   // The seed's generation check compares against every node's version; remember a stale reserve so
   // that stale-plan-writes-nothing can hold it to writing nothing.
   int64_t sum = 0;
-  if (caller_.footprints()) ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // whole-read convention
+  if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // whole-read convention
   for (const auto& n : b_.state().nodes) {
     sum += n.resource_version;
-    if (caller_.footprints()) ctx_.touch(object_id(backend::Obj::Node, n.name), false);
+    if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::Node, n.name), false);
   }
   if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
   st_.op_epoch.clear();

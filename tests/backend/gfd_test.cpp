@@ -87,6 +87,6 @@ TEST_CASE("node classification: carved geometry is mig whatever the labels say",
   n.mig_layout = {{"1g.24gb", 1}};
   CHECK(n.classification() == "mig");
   n.mig_layout.clear();
-  n.labels = {};
+  n.labels = Labels{};
   CHECK(n.classification() == "unknown");
 }

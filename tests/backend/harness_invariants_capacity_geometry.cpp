@@ -92,11 +92,11 @@ TEST_CASE("the four rows of issue 13 come after every earlier row, in this order
 TEST_CASE("node_cards: gpu_count, lowered by a smaller numeric gpu.count label", "[invariants]") {
   Fixture f;
   CHECK(node_cards(f.n1()) == 2);
-  backend::put_in(f.n1().labels, "nvidia.com/gpu.count", std::string("1"));
+  backend::put_in(f.n1().labels.edit(), "nvidia.com/gpu.count", std::string("1"));
   CHECK(node_cards(f.n1()) == 1);
-  backend::put_in(f.n1().labels, "nvidia.com/gpu.count", std::string("8"));  // never above the fixture's cards
+  backend::put_in(f.n1().labels.edit(), "nvidia.com/gpu.count", std::string("8"));  // never above the fixture's cards
   CHECK(node_cards(f.n1()) == 2);
-  backend::put_in(f.n1().labels, "nvidia.com/gpu.count", std::string("1x"));  // not a number: ignored
+  backend::put_in(f.n1().labels.edit(), "nvidia.com/gpu.count", std::string("1x"));  // not a number: ignored
   CHECK(node_cards(f.n1()) == 2);
   CHECK(node_cards(*f.s().node("n2")) == 2);  // no labels at all
 }
@@ -137,7 +137,7 @@ TEST_CASE("capacity-within-cards: granted cards plus uncovered units above the n
     require_fires(check_capacity_within_cards(f.ctx()), "capacity-within-cards", "live claims hold 0");
   }
   SECTION("a card reported gone (gpu.count label 1)") {
-    backend::put_in(f.n1().labels, "nvidia.com/gpu.count", std::string("1"));
+    backend::put_in(f.n1().labels.edit(), "nvidia.com/gpu.count", std::string("1"));
     require_fires(check_capacity_within_cards(f.ctx()), "capacity-within-cards", "node n1 has 1 card, but");
   }
 }

@@ -112,10 +112,10 @@ TEST_CASE("foreign writes: each is one locked write that bumps its object's vers
   const Scenario sc = parse_scenario(text, "foreign.json");
   const backend::BackendState s = final_state(sc);
   const backend::NodeFixture& n1 = *s.node("n1");
-  CHECK(n1.labels == backend::Labels{{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
-                                     {"nvidia.com/gpu.count", "3"},
-                                     {"nvidia.com/mig.config.state", "failed"},
-                                     {"nvidia.com/mig.config", "all-1g.10gb"}});
+  CHECK(n1.labels.get() == backend::Labels{{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
+                                           {"nvidia.com/gpu.count", "3"},
+                                           {"nvidia.com/mig.config.state", "failed"},
+                                           {"nvidia.com/mig.config", "all-1g.10gb"}});
   CHECK(n1.mig_config == "all-1g.10gb");  // the seed's field for that label follows it
   CHECK(n1.mig_state == "failed");
   CHECK(n1.mig_state_generation == 2);

@@ -64,7 +64,7 @@ TEST_CASE("the dirty set's execution part keeps every node written since the wor
   CHECK_FALSE(s.memo.dirty.nodes().any());
   CHECK(listed(s.memo.dirty.execution_nodes()) == std::vector<uint32_t>{1});
   CHECK_FALSE(s.memo.dirty.execution_unresolved());
-  CHECK(s.backend.state().nodes[1].labels != f.proto().nodes[1].labels);
+  CHECK(s.backend.state().nodes[1].labels.get() != f.proto().nodes[1].labels.get());
 }
 
 TEST_CASE("a world reset restores exactly the nodes the execution wrote, and not a node it did not write",

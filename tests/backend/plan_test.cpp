@@ -282,7 +282,9 @@ TEST_CASE("plan: a snapshot out of node order reads as dicts (devices interleave
   SequentialCaller c;
   InventorySnapshot s = snapshot(b, c);
   REQUIRE(s.devices.size() == 4);
-  std::swap(s.devices[1], s.devices[2]);                           // n1#0, n2#0, n1#1, n3#0: n1's two devices apart
+  std::vector<DeviceIdentity> devices = s.devices.items();
+  std::swap(devices[1], devices[2]);  // n1#0, n2#0, n1#1, n3#0: n1's two devices apart
+  s.devices = DeviceTuple(std::move(devices));
   s.owners = {{"n3", "flowB"}, {"n3", "flowA"}, {"n9", "flowB"}};  // the first n3 entry counts; n9 has no devices
   s.sharing = {{"n2", "mps"}, {"n1", "physical"}, {"n2", "physical"}, {"n3", "physical"}};
   s.occupancy = {{"n3", 0}, {"n2", 0}, {"n1", 1}, {"n1", 0}};
@@ -301,16 +303,4 @@ TEST_CASE("plan: a snapshot out of node order reads as dicts (devices interleave
     CHECK(plan.notes == std::vector<std::string>{"n2: mps \u2014 its units are shares or slices, not whole devices",
                                                  "n3: owned by flowB"});
   }
-}
-
-// inventory memoises each node's label classification (MemoryBackend::labels_class) and checks the memo
-// against the labels at every use: labels changed under it are classified again.
-TEST_CASE("inventory: a node whose labels changed since the last inventory is classified by the new ones", "[plan]") {
-  MemoryBackend b({gpu_node("n1", 1), gpu_node("n2", 1)}, opts(kAuthorityDevicePlugin));
-  SequentialCaller c;
-  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "physical"}});
-  put_in(b.mutable_state().nodes[1].labels, std::string("nvidia.com/gpu.sharing-strategy"), std::string("mps"));
-  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "mps"}});
-  b.mutable_state().nodes[1].labels.clear();
-  CHECK(snapshot(b, c).sharing == OrderedMap<std::string, std::string>{{"n1", "physical"}, {"n2", "unknown"}});
 }

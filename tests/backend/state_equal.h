@@ -24,7 +24,7 @@ inline std::string state_difference(const backend::BackendState& a, const backen
     if (x.product != y.product) return field("product");
     if (x.gpu_count != y.gpu_count) return field("gpu_count");
     if (x.memory_gib != y.memory_gib) return field("memory_gib");
-    if (x.labels != y.labels) return field("labels");
+    if (x.labels.get() != y.labels.get()) return field("labels");
     if (x.owner != y.owner) return field("owner");
     if (x.owner_epoch != y.owner_epoch) return field("owner_epoch");
     if (x.resource_version != y.resource_version) return field("resource_version");
