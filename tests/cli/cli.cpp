@@ -65,6 +65,16 @@ TEST_CASE("replay of a seed without a violation exits 0", "[cli]") {
   CHECK_THAT(r.text, Catch::Contains("no violation"));
 }
 
+// Seed 0 by default would replay some execution, not the one the user saw (a new user's report): refused.
+TEST_CASE("replay of a scenario with neither --seed nor --schedule is refused with exit 2", "[cli]") {
+  Result r = run("replay scenarios/alloc-005-last-out.json");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("replay scenarios/alloc-005-last-out.json: which execution? give --seed E or "
+                                     "--schedule S"));
+  CHECK_THAT(r.text, !Catch::Contains("steps,"));  // nothing ran
+  CHECK(run("replay scenarios/alloc-005-last-out.json --seed 0").code == 0);
+}
+
 TEST_CASE("the same seed in two processes gives the same fingerprint", "[cli][determinism]") {
   for (const char* seed : {"0", "1", "18446744073709551615", "0x5eed"}) {
     Result a = run(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);

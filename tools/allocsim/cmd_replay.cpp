@@ -20,6 +20,12 @@ int cmd_replay(int argc, char** argv) {
   harness::Scenario sc = harness::load_scenario(c.scenario);
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
+  // Without either there is nothing to reproduce: seed 0 would be some execution, not the one the user saw.
+  if (!c.explore.given.count("seed"))
+    throw UsageError(
+        fmt::format("replay {}: which execution? give --seed E or --schedule S, as the run's "
+                    "replay line prints them",
+                    c.scenario));
   sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
   // The header is the replay line itself (mutants, --max-steps and --order included), so it pastes back.
   std::cout << fmt::format("{}: {}, {}, fingerprint {:016x}\n",

@@ -115,10 +115,9 @@ Measured measure(const harness::CompiledScenario& compiled, uint64_t executions,
   double seconds = 0, bare_seconds = 0;
   uint64_t steps = 0, bare_steps = 0;
   for (int r = 0; r < repeats; ++r) {
-    const auto [s, t] =
-        pass([&] { return std::make_unique<harness::BackendWorld>(compiled); }, executions, m, r == 0);
-    const auto [bs, bt] = pass([&] { return std::make_unique<UncheckedWorld>(compiled); }, executions, unchecked,
-                               r == 0);
+    const auto [s, t] = pass([&] { return std::make_unique<harness::BackendWorld>(compiled); }, executions, m, r == 0);
+    const auto [bs, bt] =
+        pass([&] { return std::make_unique<UncheckedWorld>(compiled); }, executions, unchecked, r == 0);
     if (r == 0 || t < seconds) seconds = t;
     if (r == 0 || bt < bare_seconds) bare_seconds = bt;
     steps = s, bare_steps = bs;  // the same executions every time (seed 1)
@@ -134,9 +133,10 @@ Measured measure(const harness::CompiledScenario& compiled, uint64_t executions,
 int main(int argc, char** argv) {
   const uint64_t executions = argc > 1 ? std::stoull(argv[1]) : 3000;
   const int repeats = argc > 2 ? std::max(1, std::stoi(argv[2])) : 3;
-  std::printf("(ns per step of this thread's CPU time; %llu random executions per size and mode, the fastest of %d "
-              "passes)\n",
-              static_cast<unsigned long long>(executions), repeats);
+  std::printf(
+      "(ns per step of this thread's CPU time; %llu random executions per size and mode, the fastest of %d "
+      "passes)\n",
+      static_cast<unsigned long long>(executions), repeats);
   std::printf("%6s %10s | %12s %12s | %12s %12s | %10s %10s %10s\n", "nodes", "steps/exec", "step full", "step incr",
               "check full", "check incr", "x1 step", "x1 full", "x1 incr");
   double base_step = 0, base_full = 0, base_incr = 0;
