@@ -10,13 +10,16 @@
 // inventory and plan read every node, so the whole step grows with the nodes whatever the checks do.
 // Both modes must give the same fingerprints; the bench exits 1 if they do not.
 //
-// Usage: allocsim_bench_scaling [EXECUTIONS=3000] [REPEATS=3]   (each pass run REPEATS times, the fastest kept)
+// Usage: allocsim_bench_scaling [EXECUTIONS=3000] [ROUNDS=3]   (each round runs every size and mode once; the
+// fastest pass of each is kept)
 // Time (this thread's CPU time) is measured here and only here; it never feeds a decision in the simulator.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,7 +87,7 @@ class UncheckedWorld final : public sim::World {
 };
 
 struct Measured {
-  double step_ns = 0, check_ns = 0, steps_per_execution = 0;
+  double steps_per_execution = 0;
   uint64_t violating = 0;
   std::vector<uint64_t> fingerprints;
 };
@@ -106,27 +109,30 @@ std::pair<uint64_t, double> pass(Make make, uint64_t executions, Measured& m, bo
   return {sum.steps, seconds};
 }
 
-/// The whole step, and the checks' share of it as the difference to a pass whose worlds skip them. Both
-/// passes are timed whole: this thread's CPU clock is read by a system call, which timed around each check
-/// would cost more than the check. Each pass runs `repeats` times and the fastest counts: on a shared machine a
-/// pass is only ever slowed down, and the slowest of a few can be half again the fastest.
-Measured measure(const harness::CompiledScenario& compiled, uint64_t executions, int repeats) {
-  Measured m, unchecked;
+/// One size and mode across the rounds: the fastest pass of each kind so far, and what the first pass saw.
+struct Cell {
+  Measured checked, unchecked;
   double seconds = 0, bare_seconds = 0;
   uint64_t steps = 0, bare_steps = 0;
-  for (int r = 0; r < repeats; ++r) {
-    const auto [s, t] = pass([&] { return std::make_unique<harness::BackendWorld>(compiled); }, executions, m, r == 0);
+  int passes = 0;
+
+  /// One checked and one unchecked pass (the checks' share is the difference: both passes are timed whole,
+  /// since this thread's CPU clock is read by a system call, which timed around each check would cost more
+  /// than the check).
+  void run(const harness::CompiledScenario& compiled, uint64_t executions) {
+    const bool first = passes++ == 0;
+    const auto [s, t] =
+        pass([&] { return std::make_unique<harness::BackendWorld>(compiled); }, executions, checked, first);
     const auto [bs, bt] =
-        pass([&] { return std::make_unique<UncheckedWorld>(compiled); }, executions, unchecked, r == 0);
-    if (r == 0 || t < seconds) seconds = t;
-    if (r == 0 || bt < bare_seconds) bare_seconds = bt;
+        pass([&] { return std::make_unique<UncheckedWorld>(compiled); }, executions, unchecked, first);
+    if (first || t < seconds) seconds = t;
+    if (first || bt < bare_seconds) bare_seconds = bt;
     steps = s, bare_steps = bs;  // the same executions every time (seed 1)
   }
-  m.step_ns = seconds * 1e9 / double(steps);
-  if (unchecked.fingerprints != m.fingerprints) m.violating += 1;  // not the same executions: say so
-  m.check_ns = m.step_ns - bare_seconds * 1e9 / double(bare_steps);
-  return m;
-}
+  double step_ns() const { return seconds * 1e9 / double(steps); }
+  double check_ns() const { return step_ns() - bare_seconds * 1e9 / double(bare_steps); }
+  bool clean() const { return checked.violating == 0 && unchecked.fingerprints == checked.fingerprints; }
+};
 
 }  // namespace
 
@@ -135,25 +141,36 @@ int main(int argc, char** argv) {
   const int repeats = argc > 2 ? std::max(1, std::stoi(argv[2])) : 3;
   std::printf(
       "(ns per step of this thread's CPU time; %llu random executions per size and mode, the fastest of %d "
-      "passes)\n",
+      "rounds)\n",
       static_cast<unsigned long long>(executions), repeats);
   std::printf("%6s %10s | %12s %12s | %12s %12s | %10s %10s %10s\n", "nodes", "steps/exec", "step full", "step incr",
               "check full", "check incr", "x1 step", "x1 full", "x1 incr");
-  double base_step = 0, base_full = 0, base_incr = 0;
+  // Every round runs every size in both modes, and each cell keeps its fastest pass: this VM's speed drifts
+  // over seconds, so sizes measured one after the other would each meet another speed; within a round they
+  // meet about the same, and the fastest of a few rounds is the least disturbed.
+  const int sizes[] = {1, 4, 16, 64};
+  std::vector<harness::Scenario> scenarios;
+  std::vector<std::unique_ptr<harness::CompiledScenario>> compiled;
+  for (const int nodes : sizes)
+    scenarios.push_back(harness::parse_scenario(scenario_text(nodes), fmt::format("scaling-{}.json", nodes)));
+  for (const auto& sc : scenarios) compiled.push_back(harness::compile(sc, {}));
+  std::vector<Cell> full(std::size(sizes)), incr(std::size(sizes));
+  for (int round = 0; round < repeats; ++round)
+    for (size_t i = 0; i < std::size(sizes); ++i) {
+      harness::set_check_mode(harness::CheckMode::Full);
+      full[i].run(*compiled[i], executions);
+      harness::set_check_mode(harness::CheckMode::Incremental);
+      incr[i].run(*compiled[i], executions);
+    }
   bool same = true;
-  for (const int nodes : {1, 4, 16, 64}) {
-    const harness::Scenario sc = harness::parse_scenario(scenario_text(nodes), fmt::format("scaling-{}.json", nodes));
-    const auto compiled = harness::compile(sc, {});
-    harness::set_check_mode(harness::CheckMode::Full);
-    const Measured full = measure(*compiled, executions, repeats);
-    harness::set_check_mode(harness::CheckMode::Incremental);
-    const Measured incr = measure(*compiled, executions, repeats);
-    same &= full.fingerprints == incr.fingerprints;
-    if (nodes == 1) base_step = incr.step_ns, base_full = full.check_ns, base_incr = incr.check_ns;
-    std::printf("%6d %10.1f | %9.0f ns %9.0f ns | %9.0f ns %9.0f ns | %9.2fx %9.2fx %9.2fx%s\n", nodes,
-                full.steps_per_execution, full.step_ns, incr.step_ns, full.check_ns, incr.check_ns,
-                incr.step_ns / base_step, full.check_ns / base_full, incr.check_ns / base_incr,
-                full.violating + incr.violating ? "  (violations, or the unchecked pass ran other executions!)" : "");
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    same &= full[i].checked.fingerprints == incr[i].checked.fingerprints;
+    std::printf("%6d %10.1f | %9.0f ns %9.0f ns | %9.0f ns %9.0f ns | %9.2fx %9.2fx %9.2fx%s\n", sizes[i],
+                full[i].checked.steps_per_execution, full[i].step_ns(), incr[i].step_ns(), full[i].check_ns(),
+                incr[i].check_ns(), incr[i].step_ns() / incr[0].step_ns(), full[i].check_ns() / full[0].check_ns(),
+                incr[i].check_ns() / incr[0].check_ns(),
+                full[i].clean() && incr[i].clean() ? ""
+                                                   : "  (violations, or the unchecked pass ran other executions!)");
   }
   std::printf(
       "x1 step: the whole step (incremental) as a multiple of the 1-node one (issue 16's target: <= 1.5x at 64 "
