@@ -106,7 +106,7 @@ class StampedLabels {
 
   const Labels& get() const { return labels_; }
   /// The labels to write, under a new stamp. Write through the reference at once: a read in between (an
-  /// inventory) would record the new stamp with the old labels.
+  /// inventory) or a copy in between would pair the new stamp with the old labels.
   Labels& edit() {
     stamp_ = fresh_stamp();
     return labels_;

@@ -70,14 +70,16 @@ TEST_CASE("plan: a plan on a rebuilt device list reads the list it is given, not
 // The packing tries hosts in name order (the seed's `sorted(remaining)`), which plan_into reads off its node
 // index: byte order of the whole names, whatever the scenario's order and wherever the names first differ.
 TEST_CASE("plan: whole devices go to the first free node in name order, not scenario order", "[plan]") {
-  MemoryBackend b({gpu_node("b1", 1), gpu_node("a2", 1), gpu_node("a10", 1), gpu_node("ab", 2)},
+  // The last two share their first 8 bytes (the index's head): the rest of the name decides between them.
+  MemoryBackend b({gpu_node("b1", 1), gpu_node("a2", 1), gpu_node("a10", 1), gpu_node("rack-07-z", 2),
+                   gpu_node("rack-07-y", 2)},
                   opts(kAuthorityDevicePlugin));
   SequentialCaller c;
   const auto first_node = [&](int devices) {
     return *feasible(b.plan(c, {req("w", devices)}, snapshot(b, c))).assignments[0].second[0].node;
   };
-  CHECK(first_node(1) == "a10");  // a10 < a2 < ab < b1
-  CHECK(first_node(2) == "ab");
+  CHECK(first_node(1) == "a10");  // a10 < a2 < b1 < rack-07-y < rack-07-z
+  CHECK(first_node(2) == "rack-07-y");
   put_in(b.mutable_state().nodes[2].workloads, std::string("busy"), 1);  // a10 full
   CHECK(first_node(1) == "a2");
 }

@@ -176,8 +176,9 @@ const std::vector<ExploreFlag>& explore_table() {
        1,
        {"random, pct: run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
         "the execution seed to replay (as printed by run)", "random, pct: run seed (as allocsim run)"},
-       {"0", "0", "0"},
+       {"0", "", "0"},  // replay has no default: it replays the execution named by --seed or --schedule
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (f.text.at(k).empty()) return;  // replay by --schedule
          // An exhaustive strategy draws nothing: a seed given to it would be ignored, so it is refused.
          if (f.given.count(k) && !c.spec().caps.seeded)
            throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no seed)", k,

@@ -68,7 +68,7 @@ std::string scenario_text(int nodes) {
 
 /// A BackendWorld that skips its invariant checks and does the rest of check_step (end_step_unchecked). No
 /// scenario of the family violates anything, and a random schedule does not depend on the checks, so it runs
-/// the same executions (measure() compares the fingerprints).
+/// the same executions (Cell::clean() compares the fingerprints).
 class UncheckedWorld final : public sim::World {
  public:
   explicit UncheckedWorld(const harness::CompiledScenario& c) : w_(c) {}
