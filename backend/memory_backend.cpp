@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <iterator>
 #include <span>
 #include <stdexcept>
@@ -276,8 +275,8 @@ const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<st
   return scoped_devices_ = DeviceTuple(std::move(devices));
 }
 
-// The seed's `inventory`, written into the caller's storage: each container is refilled in place (element
-// by element, so strings keep their buffers) instead of being built anew; same fields, same order.
+// The seed's `inventory`, written into the caller's storage: the device list is the backend's shared one
+// (devices_for), the maps are refilled within their kept capacity; same fields, same order.
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
