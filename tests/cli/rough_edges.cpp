@@ -237,6 +237,32 @@ TEST_CASE("an output flag naming a directory is refused up front, and nothing is
   CHECK(std::filesystem::is_empty(dir.path));  // no trace, no corpus entry, no swarm --out folder
 }
 
+// An unset shell variable gives a flag an empty value (`--trace-out "$OUT"`); taken as not given, the run went on
+// and exited 0 with nothing written where the user asked (a new user's report). Refused, whichever the flag.
+TEST_CASE("a flag given an empty value is refused, naming the flag, before anything runs", "[cli][errors]") {
+  const std::string sc = "scenarios/alloc-023-sequential.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + sc + " -n 1 --trace-out ''", "--trace-out"},
+      {"run " + sc + " -n 1 --perfetto ''", "--perfetto"},
+      {"run " + sc + " -n 1 --report-html ''", "--report-html"},
+      {"run " + sc + " -n 1 --fingerprints ''", "--fingerprints"},
+      {"run " + sc + " -n 1 --record ''", "--record"},
+      {"run " + sc + " -n 1 --corpus ''", "--corpus"},
+      {"run " + sc + " -n 1 --mutant ''", "--mutant"},
+      {"run " + sc + " -n 1 --strategy ''", "--strategy"},
+      {"sweep " + sc + " --report-json ''", "--report-json"},
+      {"sweep " + sc + " --junit ''", "--junit"},
+      {"sweep " + sc + " --checkpoint ''", "--checkpoint"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + flag + ": empty value (give one, or leave the flag out)\n");
+  }
+  CHECK(allocsim("run ''").text == "allocsim: missing SCENARIO (a scenario file, see scenarios/)\n");  // positional
+}
+
 TEST_CASE("a --depth or --seed given to a strategy that does not take it is refused", "[cli][errors]") {
   const std::string sc = "scenarios/alloc-023-sequential.json";
   const std::vector<std::pair<std::string, std::string>> refused = {
@@ -319,7 +345,8 @@ TEST_CASE("trace --help lists every trace subcommand, and an extra argument is n
       {"trace explain a.json b.json", "b.json", "allocsim trace explain TRACE.json [--write]"},
       {"shrink a.json --shrink-runs 5 b.json", "b.json", "allocsim shrink TRACE.json [-o MIN.json] [options]"},
       {"run scenarios/alloc-023-sequential.json -n 5 extra", "extra", "allocsim run SCENARIO [options]"},
-      {"replay scenarios/alloc-023-sequential.json --seed 1 extra", "extra", "allocsim replay SCENARIO [options]"},
+      {"replay scenarios/alloc-023-sequential.json --seed 1 extra", "extra",
+       "allocsim replay SCENARIO|TRACE.json [options]"},
       {"corpus list scenarios extra", "extra", "allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]"},
   };
   for (const Case& c : cases) {

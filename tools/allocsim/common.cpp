@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <filesystem>
@@ -100,6 +102,27 @@ std::string extra_positional(int argc, char** argv, const po::options_descriptio
   return "";
 }
 
+/// A flag given an empty value (`--trace-out ""`, often an unset shell variable) is refused: taken as not given,
+/// it would silently drop what the user asked to be written. No flag takes an empty value.
+void reject_empty_values(const po::variables_map& vm, const po::options_description& all,
+                         const po::positional_options_description& pos) {
+  for (const auto& [name, value] : vm) {
+    if (value.defaulted()) continue;
+    const po::option_description* option = all.find_nothrow(name, false);
+    if (option != nullptr && option->semantic()->max_tokens() == 0) continue;  // a switch (--help) holds ""
+    if (name == "order") continue;  // add_order_flags says more: what an order looks like
+    bool positional = false;
+    for (unsigned i = 0; i < std::min(pos.max_total_count(), 8u) && !positional; ++i)
+      positional = pos.name_for_position(i) == name;
+    if (positional) continue;  // an empty SCENARIO or TRACE is the command's own error ("missing SCENARIO")
+    bool empty = false;
+    if (const auto* text = boost::any_cast<std::string>(&value.value())) empty = text->empty();
+    if (const auto* list = boost::any_cast<std::vector<std::string>>(&value.value()))
+      empty = std::any_of(list->begin(), list->end(), [](const std::string& v) { return v.empty(); });
+    if (empty) throw UsageError(fmt::format("--{}: empty value (give one, or leave the flag out)", name));
+  }
+}
+
 }  // namespace
 
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
@@ -118,6 +141,7 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
   } catch (const po::error& e) {
     throw usage_error(e, visible);
   }
+  reject_empty_values(vm, all, pos);
   return vm;
 }
 
@@ -423,17 +447,25 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   po::options_description d = common_options(c, run);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&c.scenario));
-  const std::string usage = fmt::format("allocsim {} SCENARIO [options]", cmd);
+  // One line in an error message; help spells replay's two forms out.
+  const std::string usage = fmt::format("allocsim {} {} [options]", cmd, run ? "SCENARIO" : "SCENARIO|TRACE.json");
+  const std::string help_usage = run ? usage
+                                     : fmt::format(
+                                           "allocsim {0} SCENARIO (--seed E | --schedule S) [options]\n"
+                                           "       allocsim {0} TRACE.json [options]",
+                                           cmd);
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1, usage);
   note_given(vm, c.explore);
   if (vm.count("help")) {
-    std::cout << "usage: " << usage << "\n\n" << d;
+    std::cout << "usage: " << help_usage << "\n\n" << d;
     if (run)
       std::cout << "\nexamples:\n"
                    "  allocsim run scenarios/alloc-004-simultaneous-claim.json --executions 10000\n"
                    "  allocsim run scenarios/alloc-004-simultaneous-claim.json --mutant client-side-claim\n";
     else
-      std::cout << "\nexample:\n  allocsim replay scenarios/mutants/client-side-claim.json --seed 17\n";
+      std::cout << "\nexamples:\n"
+                   "  allocsim replay scenarios/mutants/client-side-claim.json --seed 17\n"
+                   "  allocsim replay min.trace.json   (a trace file: run's corpus entries, shrink -o)\n";
     std::exit(kExitOk);
   }
   if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
