@@ -284,6 +284,14 @@ void read_document(const System& system, const Json& doc, const std::string& pat
     listed.push_back(draws[i].get<uint64_t>());
   }
   if (listed != draws_in_choices) r.fail("/draws", "the fault choices disagree with the draws in /choices");
+  // Written from the choices, for pasting into --schedule. One that disagrees was edited by hand, and which of
+  // the two the editor meant is unknown: refused, as the draws are.
+  if (const Json* s = support::JsonReader::find(doc, "schedule_string")) {
+    if (!s->is_string()) r.fail("/schedule_string", fmt::format("expected a string, got {}", s->type_name()));
+    const std::string expected = schedule_string(t.choices);
+    if (s->get<std::string>() != expected)
+      r.fail("/schedule_string", fmt::format("disagrees with /choices, which give \"{}\"", expected));
+  }
   t.preemptions = static_cast<uint32_t>(r.u64(doc, "", "preemptions"));
   t.fingerprint = r.str(doc, "", "fingerprint");
   const Json& v = r.at(doc, "", "violation");

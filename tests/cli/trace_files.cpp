@@ -105,6 +105,11 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
   wrong["steps"][1]["occurrence"] = "one";
   nlohmann::ordered_json bad_scenario = nlohmann::ordered_json::parse(text);
   bad_scenario["scenario"]["embedded"]["nodes"][0]["gpu_count"] = 0;
+  // The schedule string is written from the choices: edited apart from them, it is refused (a new user's report:
+  // it used to be ignored, so the trace replayed its choices whatever the string said).
+  nlohmann::ordered_json edited_schedule = nlohmann::ordered_json::parse(text);
+  const std::string schedule = edited_schedule["schedule_string"].get<std::string>();
+  edited_schedule["schedule_string"] = "v1:flowQ";
   struct Case {
     std::string name, content, says;
   } cases[] = {
@@ -116,6 +121,8 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
       {"schema.trace.json", R"({"schema": "allocsim/trace/v9"})", ": /schema: expected \"allocsim/trace/v1\""},
       {"occurrence.trace.json", wrong.dump(), ": /steps/1/occurrence: expected an unsigned integer"},
       {"scenario.trace.json", bad_scenario.dump(), ": /scenario/embedded/nodes/0/gpu_count: expected an integer"},
+      {"schedule.trace.json", edited_schedule.dump(),
+       ": /schedule_string: disagrees with /choices, which give \"" + schedule + "\""},
   };
   for (const Case& c : cases) {
     INFO(c.name);
