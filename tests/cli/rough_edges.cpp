@@ -183,12 +183,7 @@ TEST_CASE("flags that contradict each other exit 2 naming both, before anything 
       {"replay " + trace + " --seed 5", " is a trace file: it replays its own schedule"},
       {"replay " + trace + " --schedule v1:flowA", " is a trace file: it replays its own schedule"},
   };
-  for (const auto& [args, message] : cases) {
-    const Captured r = allocsim(args);
-    INFO(args << "\n" << r.text);
-    CHECK(r.code == 2);
-    CHECK_THAT(r.text, Catch::Contains(message));
-  }
+  check_refused(cases);
   CHECK_FALSE(std::ifstream(dir / "x.json").good());
 }
 
@@ -235,32 +230,6 @@ TEST_CASE("an output flag naming a directory is refused up front, and nothing is
     CHECK(r.text == "allocsim: " + flag + ": is a directory; give a file name\n");
   }
   CHECK(std::filesystem::is_empty(dir.path));  // no trace, no corpus entry, no swarm --out folder
-}
-
-// An unset shell variable gives a flag an empty value (`--trace-out "$OUT"`); taken as not given, the run went on
-// and exited 0 with nothing written where the user asked (a new user's report). Refused, whichever the flag.
-TEST_CASE("a flag given an empty value is refused, naming the flag, before anything runs", "[cli][errors]") {
-  const std::string sc = "scenarios/alloc-023-sequential.json";
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"run " + sc + " -n 1 --trace-out ''", "--trace-out"},
-      {"run " + sc + " -n 1 --perfetto ''", "--perfetto"},
-      {"run " + sc + " -n 1 --report-html ''", "--report-html"},
-      {"run " + sc + " -n 1 --fingerprints ''", "--fingerprints"},
-      {"run " + sc + " -n 1 --record ''", "--record"},
-      {"run " + sc + " -n 1 --corpus ''", "--corpus"},
-      {"run " + sc + " -n 1 --mutant ''", "--mutant"},
-      {"run " + sc + " -n 1 --strategy ''", "--strategy"},
-      {"sweep " + sc + " --report-json ''", "--report-json"},
-      {"sweep " + sc + " --junit ''", "--junit"},
-      {"sweep " + sc + " --checkpoint ''", "--checkpoint"},
-  };
-  for (const auto& [args, flag] : cases) {
-    const Captured r = allocsim(args);
-    INFO(args << "\n" << r.text);
-    CHECK(r.code == 2);
-    CHECK(r.text == "allocsim: " + flag + ": empty value (give one, or leave the flag out)\n");
-  }
-  CHECK(allocsim("run ''").text == "allocsim: missing SCENARIO (a scenario file, see scenarios/)\n");  // positional
 }
 
 TEST_CASE("a --depth or --seed given to a strategy that does not take it is refused", "[cli][errors]") {

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -43,6 +45,16 @@ inline Captured sh(const std::string& command) {
 
 /// Runs `allocsim ARGS` from the source tree; stdout and stderr together.
 inline Captured allocsim(const std::string& args) { return sh(std::string(ALLOCSIM_BINARY) + " " + args); }
+
+/// Each (arguments, message) case: allocsim exits 2 (an input error) and its output contains the message.
+inline void check_refused(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, message] : cases) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(message));
+  }
+}
 
 /// The whole file at `path` ("" when it cannot be read).
 inline std::string slurp(const std::string& path) {
