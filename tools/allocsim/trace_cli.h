@@ -10,6 +10,7 @@
 #include "backend/harness/scenario.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/trace_file.h"
+#include "sim/divergence.h"
 #include "sim/explorer.h"
 
 namespace allocsim::cli {
@@ -66,6 +67,10 @@ int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harnes
 /// its line. Returns kExitOk, or kExitUsage (after the message) when it cannot be written.
 int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                           const sim::ExecutionResult& r);
+
+/// Prints why the replay of `what` diverged (the step, what the trace expected, what the program did) and what
+/// to do about it; the caller exits with kExitDiverged.
+void print_divergence(const std::string& what, const sim::Divergence& d);
 
 /// `allocsim shrink TRACE.json [-o MIN.json]`.
 int cmd_shrink(int argc, char** argv);
