@@ -9,6 +9,7 @@
 #include "backend/memory_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <iterator>
 #include <span>
@@ -408,7 +409,8 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
   s.free.resize(n_free);
-  s.excluded.resize(n_excluded);
+  // `excluded` keeps its slots past this call's count: a shrink would free their texts (issue 16).
+  const std::span<const std::string> excluded(s.excluded.data(), n_excluded);
 
   FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);
   if (plan == nullptr) plan = &out.emplace<FeasiblePlan>();
@@ -428,7 +430,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   if (!packed) {
     s.reasons.push_back(fmt::format(
         "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
-        py::dict(s.free), s.excluded.empty() ? std::string("none") : py::list(s.excluded)));
+        py::dict(s.free), excluded.empty() ? std::string("none") : py::list(excluded)));
   } else {
     for (const auto& [workload_id, node] : s.packed) {
       const WorkloadRequest* request =
@@ -516,8 +518,8 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   plan->geometry.resize(n_geometry);
   plan->snapshot_generation = snapshot.generation;
   plan->plan_id = c.next_id("plan");
-  plan->notes.resize(s.excluded.size());
-  for (size_t i = 0; i < s.excluded.size(); ++i) plan->notes[i] = s.excluded[i];
+  resize_keeping(plan->notes, excluded.size(), spare_notes_);
+  for (size_t i = 0; i < excluded.size(); ++i) plan->notes[i] = excluded[i];
 }
 
 // -- claim storage ------------------------------------------------------------------------------------------
@@ -539,6 +541,15 @@ Claim MemoryBackend::new_claim() {
     fresh.label_versions.clear();
   });
   return fresh;
+}
+
+void MemoryBackend::assign_plan(FeasiblePlan& to, const FeasiblePlan& from) {
+  static_assert(sizeof(FeasiblePlan) == 136, "FeasiblePlan changed: assign the new field in assign_plan");
+  to.assignments = from.assignments;
+  to.geometry = from.geometry;
+  to.snapshot_generation = from.snapshot_generation;
+  to.plan_id = from.plan_id;
+  assign_keeping(to.notes, from.notes, spare_notes_);
 }
 
 void MemoryBackend::recycle_state() {
@@ -671,7 +682,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   Claim fresh = new_claim();
   fresh.claim_id = claim_id;
   fresh.owner = owner;
-  fresh.plan = plan;
+  assign_plan(fresh.plan, plan);
   fresh.generation = generation;
   fresh.nodes.assign(nodes.begin(), nodes.end());
   fresh.op_id = operation_id;
@@ -941,20 +952,50 @@ ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id
 
 ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id, const std::string& operation_id,
                                           const std::string& expected_generation, bool keep_workloads) {
-  // A copy: the seed keeps its Python reference to the claim after another release may have popped it. Copied
-  // into a spare claim's buffers, which go back to the spare list however the release returns (issue 16: the
-  // copy of the claim's plan was most of a release's heap use).
+  ReleaseObservation out;
+  release_into(c, claim_id, operation_id, expected_generation, keep_workloads, out);
+  return out;
+}
+
+namespace {
+
+// The seed's `ReleaseObservation(claim_id, status, remaining, reason)`, written over `out`'s buffers.
+template <class Names>
+void answer_release(ReleaseObservation& out, const std::string& claim_id, std::string_view status,
+                    const Names& remaining, std::string_view reason) {
+  out.claim_id = claim_id;
+  out.status = status;
+  out.remaining.resize(std::size(remaining));
+  size_t i = 0;
+  for (const auto& n : remaining) out.remaining[i++] = n;
+  out.reason = reason;
+}
+
+}  // namespace
+
+void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                                 const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out) {
+  static constexpr std::array<std::string_view, 0> kNone{};
+  // A copy: the seed keeps its Python reference to the claim after another release may have popped it. Only the
+  // fields a release reads (owner, generation, nodes, entry name), into a spare claim's buffers, which go back to
+  // the spare list however the release returns (issue 16: copying the claim was most of a release's heap use).
   auto copy = spare_claims_.borrow();
   Claim& claim = copy.value;
   {
     LockGuard lock(c);
     c.touch(Obj::Claim, claim_id, false);
     const Claim* found = s_.claim(claim_id);
-    if (found == nullptr) return {claim_id, kReleaseReleased, {}, "already released"};
-    claim = *found;
-    if (claim.generation != expected_generation)
-      return {claim_id, kReleaseStale, claim.nodes, "claim generation is " + claim.generation};
-    std::vector<std::string> busy;
+    if (found == nullptr) return answer_release(out, claim_id, kReleaseReleased, kNone, "already released");
+    claim.owner = found->owner;
+    claim.generation = found->generation;
+    claim.nodes = found->nodes;
+    claim.entry_name = found->entry_name;
+    if (claim.generation != expected_generation) {
+      text_scratch_.get().assign("claim generation is ").append(claim.generation);
+      return answer_release(out, claim_id, kReleaseStale, claim.nodes, text_scratch_.get());
+    }
+    // Views into the copy's node names, alive until the return.
+    boost::container::small_vector<std::string_view, 4> busy;
     for (const std::string& n : claim.nodes) {
       c.touch(Obj::Node, n, false);
       if (!node_at(n).workloads.empty()) busy.push_back(n);
@@ -976,14 +1017,15 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
       // lock-leak-on-pending-recovery mutant: an early return that skips the unlock (one lock level leaks;
       // the LockGuard releases only its own), so the backend lock stays held after this call returns.
       if (opt_.mutants.has(Mutant::LockLeakOnPendingRecovery)) c.lock();
-      return {claim_id, kReleasePendingRecovery, busy.empty() ? claim.nodes : busy,
-              busy.empty() ? "workloads retained" : "workloads still hold the devices"};
+      if (busy.empty())
+        return answer_release(out, claim_id, kReleasePendingRecovery, claim.nodes, "workloads retained");
+      return answer_release(out, claim_id, kReleasePendingRecovery, busy, "workloads still hold the devices");
     }
     c.barrier("restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
     c.touch(Obj::FailedReads, "config", false);
     if (find_in(s_.failed_reads, "config") != nullptr)
-      return {claim_id, kReleasePendingRecovery, claim.nodes,
-              "shared configuration could not be read; ownership retained for retry"};
+      return answer_release(out, claim_id, kReleasePendingRecovery, claim.nodes,
+                            "shared configuration could not be read; ownership retained for retry");
     if (Claim* live = s_.claim(claim_id)) {
       c.touch(Obj::Claim, claim_id, true);
       live->releasing = true;  // port-only: from here on the claim is releasing, no longer live
@@ -1026,7 +1068,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
     {
       LockGuard lock(c);
       c.touch(Obj::SharedMap, kMapName, false);
-      seen = s_.shared_config;
+      assign_keeping(seen, s_.shared_config, spare_entries_);
     }
     boost::container::small_vector<std::string_view, 8> seen_names;  // into `seen`, alive until the barrier
     for (const auto& [entry, members] : seen) seen_names.push_back(entry);
@@ -1078,7 +1120,7 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
         ++i;
       }
   }
-  return {claim_id, kReleaseReleased, {}, ""};
+  answer_release(out, claim_id, kReleaseReleased, kNone, "");
 }
 
 // -- read-back for recovery (port-only) -----------------------------------------------------------------------

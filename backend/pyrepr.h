@@ -6,6 +6,7 @@
 #pragma once
 
 #include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,7 @@ inline std::string repr(long v) { return std::to_string(v); }
 inline std::string repr(long long v) { return std::to_string(v); }
 
 /// `str(list_of_str)`, e.g. "['a', 'b']"; "[]" when empty.
-inline std::string list(const std::vector<std::string>& items) {
+inline std::string list(std::span<const std::string> items) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
   return out + "]";

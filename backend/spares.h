@@ -8,7 +8,11 @@
 // - give() keeps a value for a later take(), at most kMax of them (the rest are destroyed);
 // - borrow() is take() with a give() when the Borrowed leaves its scope, however it leaves (a backend call may
 //   unwind from a barrier: an actor crash);
-// - a copy of the owner starts with none: a copied backend shares no storage with its source (as Scratch).
+// - a copy of the owner starts with none: a copied backend shares no storage with its source (as Scratch);
+// - resize_keeping() and assign_keeping() resize and assign a std::vector whose elements own buffers, handing
+//   the elements a shrink drops to a Spares and taking a growth's new elements from it (a std::vector destroys
+//   what it drops: a list of texts that is one long in one execution and empty in the next would free and
+//   allocate its text each time).
 // Not thread-safe: a backend and its spares belong to one execution at a time.
 #pragma once
 
@@ -65,5 +69,24 @@ class Spares {
  private:
   std::vector<T> kept_;
 };
+
+/// `v.resize(n)`, its dropped elements given to `spare` and its new ones taken from it (contents: some earlier
+/// element's, for the caller to overwrite in full).
+template <class T, size_t kMax>
+void resize_keeping(std::vector<T>& v, size_t n, Spares<T, kMax>& spare) {
+  while (v.size() > n) {
+    spare.give(std::move(v.back()));
+    v.pop_back();
+  }
+  while (v.size() < n) v.push_back(spare.take());
+}
+
+/// `to = from`, element by element (a copy-assignment keeps an element's buffers when they are big enough), with
+/// the elements `to` drops or gains going through `spare` as in resize_keeping.
+template <class T, size_t kMax>
+void assign_keeping(std::vector<T>& to, const std::vector<T>& from, Spares<T, kMax>& spare) {
+  resize_keeping(to, from.size(), spare);
+  for (size_t i = 0; i < from.size(); ++i) to[i] = from[i];
+}
 
 }  // namespace allocsim::backend

@@ -215,7 +215,8 @@ const char* run_release(ScriptRunner& run, const Op& op) {
   run.call("release", std::move(detail));
   const std::string op_id = fmt::format(FMT_COMPILE("{}:release{}"), st.name, ++st.releases);
   st.op_epoch = generation;
-  auto r = run.backend().release(run.caller(), claim_id, op_id, generation, op.keep_workloads);
+  backend::ReleaseObservation& r = st.release_scratch;
+  run.backend().release_into(run.caller(), claim_id, op_id, generation, op.keep_workloads, r);
   if (run.caller().dropped) return "unknown";  // it may have released; the actor keeps the claim and may retry
   if (r.status == backend::kReleaseReleased) {
     if (!duplicate) forget_claim(st, claim_id, generation);
@@ -251,7 +252,8 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
     run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
     const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
     st.op_epoch = generation;
-    const auto r = run.backend().release(run.caller(), claim_id, op_id, generation, false);
+    backend::ReleaseObservation& r = st.release_scratch;
+    run.backend().release_into(run.caller(), claim_id, op_id, generation, false, r);
     if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)
       out = r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
   }

@@ -185,6 +185,7 @@ struct ActorState {
   backend::ClaimObservation observation_scratch;  // try_reserve_into's answer (ScriptRunner::reserve)
   backend::ReserveLoss loss_scratch;              // try_reserve_into's lost CAS (ScriptRunner::reserve)
   backend::FeasiblePlan borrowed_plan_scratch;    // a plan_from reserve's copy of another actor's plan (ops.cpp)
+  backend::ReleaseObservation release_scratch;    // release_into's answer (ops.cpp, release and recover)
   std::string detail_scratch;                     // the detail of the barrier being fired (ActorCaller::detail_buffer)
 };
 

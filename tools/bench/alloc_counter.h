@@ -29,6 +29,9 @@ struct AllocCounts {
   AllocCounts operator-(const AllocCounts& o) const {
     return {allocations - o.allocations, bytes - o.bytes, frees - o.frees};
   }
+  AllocCounts operator+(const AllocCounts& o) const {
+    return {allocations + o.allocations, bytes + o.bytes, frees + o.frees};
+  }
 };
 
 /// This thread's counts since it started (see above).
