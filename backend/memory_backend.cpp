@@ -22,6 +22,7 @@
 
 #include "backend/errors.h"
 #include "backend/mig_geometry.h"
+#include "backend/name_head.h"
 #include "backend/packing.h"
 #include "backend/pyrepr.h"
 
@@ -74,12 +75,8 @@ V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = null
 }
 
 // The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
-// scratch through `by_name` (sorted), so that a plan over N nodes costs O(N log N) rather than O(N^2).
-uint64_t name_head(std::string_view name) {
-  uint64_t head = 0;
-  for (size_t i = 0; i < 8; ++i) head = (head << 8) | (i < name.size() ? static_cast<unsigned char>(name[i]) : 0u);
-  return head;
-}
+// scratch through `by_name` (sorted by head, then name: backend/name_head.h), so that a plan over N nodes costs
+// O(N log N) rather than O(N^2).
 
 // The first entry of `by_name` not before (head, name): the order is by head, then by the whole name.
 std::vector<PlanScratch::Named>::const_iterator find_slot(const PlanScratch& s, uint64_t head, std::string_view name) {
@@ -114,17 +111,24 @@ void index_by_name(const OrderedMap<std::string, V>& m, const PlanScratch& s, st
   out.assign(s.nodes.size(), nullptr);
   uint32_t next = 0;
   for (const auto& [key, value] : m) {
-    const uint32_t k = next < s.nodes.size() && s.nodes[next] == key ? next : index_of(s, key);
+    const uint32_t k = next < s.nodes.size() && same_name(s.nodes[next], key) ? next : index_of(s, key);
     if (k == PlanScratch::kNoNode) continue;
     if (out[k] == nullptr) out[k] = &value;
     next = k + 1;
   }
 }
 
-// Line 210's `sharing in (CLASS_TIME_SLICED, CLASS_MPS, CLASS_UNKNOWN, CLASS_MIG)`, as views: a length that
-// matches none of them decides without comparing characters (this runs for every node at every plan).
+// Line 210's `sharing in (CLASS_TIME_SLICED, CLASS_MPS, CLASS_UNKNOWN, CLASS_MIG)`, as views. This runs for every
+// node at every plan, and most nodes are physical: a length none of the four has (a bit of kLengths) decides
+// without a comparison.
+constexpr std::string_view kSharesOrSlices[] = {kClassTimeSliced, kClassMps, kClassUnknown, kClassMig};
+constexpr uint64_t kLengths = [] {
+  uint64_t bits = 0;
+  for (const std::string_view c : kSharesOrSlices) bits |= uint64_t{1} << c.size();  // each is under 64 bytes
+  return bits;
+}();
 bool is_share_or_slice(std::string_view sharing) {
-  static constexpr std::string_view kSharesOrSlices[] = {kClassTimeSliced, kClassMps, kClassUnknown, kClassMig};
+  if (sharing.size() >= 64 || (kLengths >> sharing.size() & 1) == 0) return false;
   for (const std::string_view c : kSharesOrSlices)
     if (sharing == c) return true;
   return false;
@@ -180,9 +184,9 @@ Claim* BackendState::claim(std::string_view id) {
   return const_cast<Claim*>(static_cast<const BackendState*>(this)->claim(id));
 }
 
-NodeFixture& MemoryBackend::node_at(const std::string& name) {
+NodeFixture& MemoryBackend::node_at(std::string_view name) {
   if (NodeFixture* n = s_.node(name)) return *n;
-  throw std::out_of_range("no node " + name);
+  throw std::out_of_range("no node " + std::string(name));
 }
 Claim& MemoryBackend::claim_at(const std::string& id) {
   if (Claim* c = s_.claim(id)) return *c;
@@ -405,7 +409,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     // `free[node] = ...` with `node` not yet among free's keys (the nodes are distinct): no search.
     s.free_rank.push_back(s.rank[k]);
     auto& slot = next_slot(s.free, n_free);
-    if (slot.first != node) slot.first = node;  // usually the same node as in the last plan: compare, not copy
+    slot.first = node;
     slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
   s.free.resize(n_free);
@@ -462,7 +466,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
       size_t n_layouts = 0;
       for (const WorkloadRequest* request : s.sharers) {
         // The first free node in `free`'s (insertion) order that no whole-device request took.
-        const std::string* mig_node = nullptr;
+        const std::string_view* mig_node = nullptr;
         if (packed)
           for (const auto& [n, units] : s.free) {
             bool taken = false;
@@ -476,7 +480,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
           s.reasons.push_back("no free card for MIG sharer " + request->workload_id);
           continue;
         }
-        const std::string& node = *mig_node;
+        const std::string_view node = *mig_node;
         const std::string& product = node_at(node).product;  // products never change, and nothing yields here
         const double gib =
             static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);

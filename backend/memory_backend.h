@@ -215,9 +215,9 @@ struct PlanScratch {
   std::vector<uint32_t> rank;  // per index in `nodes`: its position in by_name (name order)
   std::vector<const std::string*> node_owner, node_sharing;
   std::vector<const int*> node_occupied;
-  OrderedMap<std::string, int> free;  // the seed's `free`
-  std::vector<uint32_t> free_rank;    // per entry of `free`: its node's rank
-  std::vector<std::string> excluded;  // the seed's `excluded`; entries past this call's count are spare
+  OrderedMap<std::string_view, int> free;  // the seed's `free`; views into `indexed`
+  std::vector<uint32_t> free_rank;         // per entry of `free`: its node's rank
+  std::vector<std::string> excluded;       // the seed's `excluded`; entries past this call's count are spare
   std::vector<const WorkloadRequest*> exclusive, sharers;
   std::vector<std::pair<std::string_view, int>> wanted;
   PackScratch pack;
@@ -378,8 +378,8 @@ class MemoryBackend {
               std::string_view detail);
   /// The seed's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
   void erase_entry(const std::string& entry);
-  NodeFixture& node_at(const std::string& name);  // the seed's self._nodes[name]: std::out_of_range if absent
-  Claim& claim_at(const std::string& id);         // the seed's self._claims[id]: std::out_of_range if absent
+  NodeFixture& node_at(std::string_view name);  // the seed's self._nodes[name]: std::out_of_range if absent
+  Claim& claim_at(const std::string& id);       // the seed's self._claims[id]: std::out_of_range if absent
   template <class T>
   Observation<T> known_now(T value, std::optional<std::string> generation) const;
   template <class T>

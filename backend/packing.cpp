@@ -53,7 +53,7 @@ void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& host
 }
 
 // The same order from ranks the caller knows (distinct names): a placement by rank, no name compared.
-void ranked_hosts(const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank, PackScratch& s) {
+void ranked_hosts(const OrderedMap<std::string_view, int>& free, const std::vector<uint32_t>& rank, PackScratch& s) {
   constexpr uint32_t kNone = UINT32_MAX;
   s.remaining.clear();
   uint32_t top = 0;
@@ -101,9 +101,25 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
 }
 
 bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
-                             const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank,
+                             const OrderedMap<std::string_view, int>& free, const std::vector<uint32_t>& rank,
                              PackScratch& scratch, OrderedMap<std::string_view, std::string_view>& out) {
   assert(rank.size() == free.size());
+  if (requests.size() == 1) {
+    // place_all with one request takes the first host in name order that has the units: one pass over the ranks
+    // finds it without ordering every host (the usual plan, one whole-device workload, over many nodes).
+    const auto& [workload, count] = requests[0];
+    uint32_t best = UINT32_MAX;
+    size_t at = 0;
+    for (size_t i = 0; i < free.size(); ++i)
+      if (free[i].second >= count && rank[i] < best) {
+        best = rank[i];
+        at = i;
+      }
+    out.clear();
+    if (best == UINT32_MAX) return false;
+    out.emplace_back(workload, free[at].first);
+    return true;
+  }
   ranked_hosts(free, rank, scratch);
   scratch.order.assign(requests.begin(), requests.end());
   widest_first(scratch.order);

@@ -37,7 +37,7 @@ struct PackScratch {
 /// free[j]'s (plan_into reads it off its node index, built once per device list).
 /// REQUIRES: free's names are distinct (a dict's keys), rank.size() == free.size(), ranks distinct.
 bool pack_whole_devices_into(const std::vector<std::pair<std::string_view, int>>& requests,
-                             const OrderedMap<std::string, int>& free, const std::vector<uint32_t>& rank,
+                             const OrderedMap<std::string_view, int>& free, const std::vector<uint32_t>& rank,
                              PackScratch& scratch, OrderedMap<std::string_view, std::string_view>& out);
 
 }  // namespace allocsim::backend

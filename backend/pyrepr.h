@@ -63,9 +63,9 @@ inline std::string list(std::span<const std::string> items) {
   return out + "]";
 }
 
-/// `str(dict)` for a str-keyed dict in insertion order appended to `out`, e.g. "{'n1': 2}"; "{}" when empty.
-template <class V>
-void dict_into(std::string& out, const OrderedMap<std::string, V>& m) {
+/// `str(dict)` for a str-keyed dict (std::string or std::string_view keys) in insertion order appended to `out`, e.g. "{'n1': 2}"; "{}" when empty.
+template <class K, class V>
+void dict_into(std::string& out, const OrderedMap<K, V>& m) {
   out += '{';
   bool first = true;
   for (const auto& [k, v] : m) {
@@ -77,8 +77,8 @@ void dict_into(std::string& out, const OrderedMap<std::string, V>& m) {
   }
   out += '}';
 }
-template <class V>
-std::string dict(const OrderedMap<std::string, V>& m) {
+template <class K, class V>
+std::string dict(const OrderedMap<K, V>& m) {
   std::string out;
   dict_into(out, m);
   return out;

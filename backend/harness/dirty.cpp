@@ -4,6 +4,8 @@
 #include <atomic>
 #include <bit>
 
+#include "backend/name_head.h"
+
 namespace allocsim::harness {
 
 namespace {
@@ -24,16 +26,23 @@ std::optional<CheckMode> check_mode_by_name(std::string_view name) {
 
 NodeIndex::NodeIndex(const std::vector<backend::NodeFixture>& nodes) {
   sorted_.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) sorted_.emplace_back(nodes[i].name, static_cast<uint32_t>(i));
-  std::sort(sorted_.begin(), sorted_.end());
+  for (size_t i = 0; i < nodes.size(); ++i)
+    sorted_.push_back(Entry{backend::name_head(nodes[i].name), nodes[i].name, static_cast<uint32_t>(i)});
+  std::sort(sorted_.begin(), sorted_.end(), [](const Entry& a, const Entry& b) {
+    if (a.head != b.head) return a.head < b.head;
+    if (a.name != b.name) return a.name < b.name;
+    return a.index < b.index;
+  });
 }
 
 std::optional<uint32_t> NodeIndex::find(std::string_view name) const {
   // upper_bound then one back: the last node of that name, as a front-to-back scan keeping its last match.
-  auto it = std::upper_bound(sorted_.begin(), sorted_.end(), name,
-                             [](std::string_view n, const auto& e) { return n < e.first; });
-  if (it == sorted_.begin() || (it - 1)->first != name) return std::nullopt;
-  return (it - 1)->second;
+  const uint64_t head = backend::name_head(name);
+  auto it = std::upper_bound(sorted_.begin(), sorted_.end(), name, [head](std::string_view n, const Entry& e) {
+    return head != e.head ? head < e.head : n < e.name;
+  });
+  if (it == sorted_.begin() || !backend::same_name((it - 1)->name, name)) return std::nullopt;
+  return (it - 1)->index;
 }
 
 void NodeBits::list(std::vector<uint32_t>& out) const {

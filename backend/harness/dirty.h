@@ -67,7 +67,12 @@ class NodeIndex {
   size_t size() const { return sorted_.size(); }
 
  private:
-  std::vector<std::pair<std::string_view, uint32_t>> sorted_;
+  struct Entry {
+    uint64_t head;  // backend/name_head.h: most lookups compare these alone
+    std::string_view name;
+    uint32_t index;
+  };
+  std::vector<Entry> sorted_;  // by (head, name, index)
 };
 
 /// A set of node indices as bits; iterated in ascending order.

@@ -39,11 +39,17 @@ TEST_CASE("packing: widest request first (stable), hosts in name order, backtrac
         OrderedMap<std::string, std::string>{{"a", "h"}, {"b", "h"}});
 }
 
-// pack_whole_devices_into orders hosts by the ranks it is given instead of sorting names; with ranks that order as
-// the names do, it must give what pack_whole_devices gives, whatever its scratch saw before.
+// pack_whole_devices_into orders hosts by the ranks it is given instead of sorting names (and, for one request,
+// takes the first host by rank that fits without ordering them); with ranks that order as the names do, it must
+// give what pack_whole_devices gives, whatever its scratch saw before.
 TEST_CASE("packing into kept scratch by rank: the same answers as a fresh packing, call after call", "[packing]") {
   using Free = OrderedMap<std::string, int>;
-  const std::vector<std::pair<std::string, int>> wants = {{"a", 2}, {"b", 1}};
+  const std::vector<std::vector<std::pair<std::string, int>>> wanted = {
+      {{"a", 2}, {"b", 1}},  // the general search
+      {{"a", 2}},            // one request: the single pass
+      {{"b", 1}},
+      {{"c", 3}},  // fits only where a host has 3
+  };
   const std::vector<Free> frees = {
       {{"z", 2}, {"m", 1}, {"a", 0}},      // name order: a, m, z
       {{"z", 0}, {"m", 1}, {"a", 2}},      // the same names, other units
@@ -52,24 +58,29 @@ TEST_CASE("packing into kept scratch by rank: the same answers as a fresh packin
       {{"q", 3}},
       {},
   };
-  std::vector<std::pair<std::string_view, int>> requests(wants.begin(), wants.end());
   PackScratch scratch;
   OrderedMap<std::string_view, std::string_view> out;
-  for (size_t i = 0; i < frees.size(); ++i) {
-    INFO("free #" << i);
-    std::vector<uint32_t> rank(frees[i].size());
-    for (size_t j = 0; j < rank.size(); ++j)  // gaps between ranks, as a plan's free nodes leave: 3 per name before
-      for (const auto& [name, units] : frees[i]) rank[j] += name < frees[i][j].first ? 3 : 0;
-    const auto fresh = pack_whole_devices(wants, frees[i]);
-    REQUIRE(pack_whole_devices_into(requests, frees[i], rank, scratch, out) == fresh.has_value());
-    if (!fresh) {
-      CHECK(out.empty());
-      continue;
+  size_t feasible = 0;
+  for (const auto& wants : wanted)
+    for (size_t i = 0; i < frees.size(); ++i) {
+      INFO("wants " << wants.size() << " starting with " << wants[0].first << ", free #" << i);
+      const std::vector<std::pair<std::string_view, int>> requests(wants.begin(), wants.end());
+      std::vector<uint32_t> rank(frees[i].size());
+      for (size_t j = 0; j < rank.size(); ++j)  // gaps between ranks, as a plan's free nodes leave: 3 per name before
+        for (const auto& [name, units] : frees[i]) rank[j] += name < frees[i][j].first ? 3 : 0;
+      const auto fresh = pack_whole_devices(wants, frees[i]);
+      const OrderedMap<std::string_view, int> free(frees[i].begin(), frees[i].end());  // as plan_into keeps it
+      REQUIRE(pack_whole_devices_into(requests, free, rank, scratch, out) == fresh.has_value());
+      if (!fresh) {
+        CHECK(out.empty());
+        continue;
+      }
+      ++feasible;
+      OrderedMap<std::string, std::string> got;
+      for (const auto& [w, h] : out) got.emplace_back(w, h);
+      CHECK(got == *fresh);
     }
-    OrderedMap<std::string, std::string> got;
-    for (const auto& [w, h] : out) got.emplace_back(w, h);
-    CHECK(got == *fresh);
-  }
+  CHECK(feasible == 16);  // of 24: the empty pool never fits, and c (3 units) fits only q
 }
 
 TEST_CASE("packing: eligible narrows a workload's hosts, absent workloads take any", "[packing]") {
