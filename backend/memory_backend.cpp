@@ -522,7 +522,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   plan->geometry.resize(n_geometry);
   plan->snapshot_generation = snapshot.generation;
   plan->plan_id = c.next_id("plan");
-  resize_keeping(plan->notes, excluded.size(), spare_notes_);
+  resize_keeping(plan->notes, excluded.size(), spare_texts_);
   for (size_t i = 0; i < excluded.size(); ++i) plan->notes[i] = excluded[i];
 }
 
@@ -553,7 +553,7 @@ void MemoryBackend::assign_plan(FeasiblePlan& to, const FeasiblePlan& from) {
   to.geometry = from.geometry;
   to.snapshot_generation = from.snapshot_generation;
   to.plan_id = from.plan_id;
-  assign_keeping(to.notes, from.notes, spare_notes_);
+  assign_keeping(to.notes, from.notes, spare_texts_);
 }
 
 void MemoryBackend::recycle_state() {
@@ -963,13 +963,14 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
 
 namespace {
 
-// The seed's `ReleaseObservation(claim_id, status, remaining, reason)`, written over `out`'s buffers.
+// The seed's `ReleaseObservation(claim_id, status, remaining, reason)`, written over `out`'s buffers (the node names
+// its list drops or gains go through `texts`).
 template <class Names>
-void answer_release(ReleaseObservation& out, const std::string& claim_id, std::string_view status,
-                    const Names& remaining, std::string_view reason) {
+void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const std::string& claim_id,
+                    std::string_view status, const Names& remaining, std::string_view reason) {
   out.claim_id = claim_id;
   out.status = status;
-  out.remaining.resize(std::size(remaining));
+  resize_keeping(out.remaining, std::size(remaining), texts);
   size_t i = 0;
   for (const auto& n : remaining) out.remaining[i++] = n;
   out.reason = reason;
@@ -989,14 +990,15 @@ void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const s
     LockGuard lock(c);
     c.touch(Obj::Claim, claim_id, false);
     const Claim* found = s_.claim(claim_id);
-    if (found == nullptr) return answer_release(out, claim_id, kReleaseReleased, kNone, "already released");
+    if (found == nullptr)
+      return answer_release(out, spare_texts_, claim_id, kReleaseReleased, kNone, "already released");
     claim.owner = found->owner;
     claim.generation = found->generation;
-    claim.nodes = found->nodes;
+    assign_keeping(claim.nodes, found->nodes, spare_texts_);
     claim.entry_name = found->entry_name;
     if (claim.generation != expected_generation) {
       text_scratch_.get().assign("claim generation is ").append(claim.generation);
-      return answer_release(out, claim_id, kReleaseStale, claim.nodes, text_scratch_.get());
+      return answer_release(out, spare_texts_, claim_id, kReleaseStale, claim.nodes, text_scratch_.get());
     }
     // Views into the copy's node names, alive until the return.
     boost::container::small_vector<std::string_view, 4> busy;
@@ -1022,13 +1024,14 @@ void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const s
       // the LockGuard releases only its own), so the backend lock stays held after this call returns.
       if (opt_.mutants.has(Mutant::LockLeakOnPendingRecovery)) c.lock();
       if (busy.empty())
-        return answer_release(out, claim_id, kReleasePendingRecovery, claim.nodes, "workloads retained");
-      return answer_release(out, claim_id, kReleasePendingRecovery, busy, "workloads still hold the devices");
+        return answer_release(out, spare_texts_, claim_id, kReleasePendingRecovery, claim.nodes, "workloads retained");
+      return answer_release(out, spare_texts_, claim_id, kReleasePendingRecovery, busy,
+                            "workloads still hold the devices");
     }
     c.barrier("restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
     c.touch(Obj::FailedReads, "config", false);
     if (find_in(s_.failed_reads, "config") != nullptr)
-      return answer_release(out, claim_id, kReleasePendingRecovery, claim.nodes,
+      return answer_release(out, spare_texts_, claim_id, kReleasePendingRecovery, claim.nodes,
                             "shared configuration could not be read; ownership retained for retry");
     if (Claim* live = s_.claim(claim_id)) {
       c.touch(Obj::Claim, claim_id, true);
@@ -1124,7 +1127,7 @@ void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const s
         ++i;
       }
   }
-  answer_release(out, claim_id, kReleaseReleased, kNone, "");
+  answer_release(out, spare_texts_, claim_id, kReleaseReleased, kNone, "");
 }
 
 // -- read-back for recovery (port-only) -----------------------------------------------------------------------

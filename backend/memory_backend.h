@@ -326,7 +326,8 @@ class MemoryBackend {
   /// out restores the pointer and tombstones the map) and removes the claim -> released.
   ReleaseObservation release(Caller& c, const std::string& claim_id, const std::string& operation_id,
                              const std::string& expected_generation, bool keep_workloads = false);
-  /// release() into `out`, every field assigned, its buffers reused (issue 16: a warm release allocates nothing).
+  /// release() into `out`, its buffers reused (issue 16: a warm release allocates nothing): every field assigned
+  /// when it returns; when a barrier unwinds it (an actor crash), `out` keeps what it held.
   void release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
                     const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out);
 
@@ -371,7 +372,7 @@ class MemoryBackend {
   void observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const;
   /// A claim as `Claim{}` starts, holding a spare claim's buffers for the fields try_reserve_into assigns.
   Claim new_claim();
-  /// `to = from`, the notes through spare_notes_ (assign_keeping), for a claim's copy of its plan.
+  /// `to = from`, the notes through spare_texts_ (assign_keeping), for a claim's copy of its plan.
   void assign_plan(FeasiblePlan& to, const FeasiblePlan& from);
   /// The seed's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
   void record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
@@ -421,9 +422,10 @@ class MemoryBackend {
   Spares<Mutation> spare_mutations_;
   Spares<SharedConfig::value_type> spare_entries_;
   Spares<SharedConfig> spare_seen_;
-  Spares<std::string, 4> spare_texts_;  // the pointer's restore record
-  Spares<std::string> spare_notes_;     // plan notes that a plan, or a claim's copy of one, dropped (resize_keeping)
-  Scratch<std::string> text_scratch_;   // an audit detail being built (record() never yields)
+  // Texts: the pointer's restore record, and the entries a list of texts dropped (resize_keeping): a plan's notes,
+  // a release's node names (its answer's, its copy's).
+  Spares<std::string> spare_texts_;
+  Scratch<std::string> text_scratch_;  // an audit detail or a release's reason being built (neither yields)
   Scratch<OrderedMap<std::string, int>> layout_scratch_;  // apply_geometry's layout (it never yields)
 };
 

@@ -63,7 +63,8 @@ inline std::string list(std::span<const std::string> items) {
   return out + "]";
 }
 
-/// `str(dict)` for a str-keyed dict (std::string or std::string_view keys) in insertion order appended to `out`, e.g. "{'n1': 2}"; "{}" when empty.
+/// `str(dict)` for a str-keyed dict (std::string or std::string_view keys) in insertion order appended to `out`,
+/// e.g. "{'n1': 2}"; "{}" when empty.
 template <class K, class V>
 void dict_into(std::string& out, const OrderedMap<K, V>& m) {
   out += '{';

@@ -113,7 +113,13 @@ TraceReplay replay_trace(const Trace& t) {
         Divergence{i, label_at(i), describe(t.steps[i]),
                    i < got.size() ? fmt::format("{} ({})", describe(got[i]), why) : why, sr.divergence->runnable};
   } else if (first < common) {
-    out.divergence = Divergence{first, label_at(first), describe(t.steps[first]), describe(got[first]), {}};
+    // Two steps can differ in their preemption mark alone, which describe() leaves out: then it is what to show.
+    std::string expected = describe(t.steps[first]), did = describe(got[first]);
+    if (expected == did) {
+      expected += t.steps[first].preemption ? " (a preemption)" : " (no preemption)";
+      did += got[first].preemption ? " (a preemption)" : " (no preemption)";
+    }
+    out.divergence = Divergence{first, label_at(first), std::move(expected), std::move(did), {}};
   } else if (got.size() != t.steps.size()) {
     out.divergence = got.size() < t.steps.size()
                          ? Divergence{common, label_at(common), describe(t.steps[common]), describe_end(out.result), {}}

@@ -77,6 +77,36 @@ TEST_CASE("NodeIndex finds a node by name, the last of two of one name, and noth
   CHECK_FALSE(index.find("").has_value());
 }
 
+TEST_CASE("NodeIndex: names that tie on their first 8 bytes, and bytes past ASCII or NUL, compare in full",
+          "[invariants]") {
+  using namespace std::string_literals;
+  // The index orders by a number made of the first 8 bytes (backend/name_head.h); these share it in pairs.
+  const std::vector<std::string> names = {"gpu-node-02",
+                                          "gpu-node-01",
+                                          "gpu-node-0",
+                                          "gpu-node-01",
+                                          "\xff-node"s,
+                                          "\x80"
+                                          "a"s,
+                                          "a\0b"s,
+                                          "a"};
+  std::vector<backend::NodeFixture> nodes(names.size());
+  for (size_t i = 0; i < names.size(); ++i) nodes[i].name = names[i];
+  const NodeIndex index(nodes);
+  CHECK(index.find("gpu-node-02") == 0u);
+  CHECK(index.find("gpu-node-01") == 3u);  // the last of the two
+  CHECK(index.find("gpu-node-0") == 2u);
+  CHECK(index.find("\xff-node"s) == 4u);
+  CHECK(index.find("\x80"
+                   "a"s) == 5u);
+  CHECK(index.find("a\0b"s) == 6u);
+  CHECK(index.find("a") == 7u);
+  CHECK_FALSE(index.find("gpu-node-03").has_value());  // the head of three names, the name of none
+  CHECK_FALSE(index.find("gpu-node-").has_value());
+  CHECK_FALSE(index.find("a\0"s).has_value());
+  CHECK_FALSE(index.find("\x80"s).has_value());
+}
+
 TEST_CASE("DirtySet records node writes by index and the kinds of other writes, not reads of the clock",
           "[invariants]") {
   Fixture f(R"(["single-ownership"])");

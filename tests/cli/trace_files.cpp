@@ -94,6 +94,19 @@ TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[c
   // shrink refuses a diverging trace the same way.
   CHECK(run("shrink " + edited + " -o " + (dir / "min.json")).code == 4);
   CHECK_FALSE(fs::exists(dir / "min.json"));
+  // A step whose preemption mark alone was flipped: the two lines say which side preempted (new-user report:
+  // they read the same before).
+  nlohmann::ordered_json flipped = nlohmann::ordered_json::parse(slurp(trace));
+  auto& step = flipped["steps"][2];
+  const bool was = step["preemption"].get<bool>();
+  step["preemption"] = !was;
+  spit(edited, flipped.dump(2));
+  const Result r3 = run("replay " + edited);
+  CHECK(r3.code == 4);
+  CHECK_THAT(r3.text, Catch::Contains("replay diverged at step 2 ("));
+  const auto mark = [](bool preempted) { return std::string(preempted ? " (a preemption)" : " (no preemption)"); };
+  CHECK_THAT(r3.text, Catch::Contains(mark(!was) + "\n  the program did: "));  // the trace's, flipped
+  CHECK_THAT(r3.text, Catch::Contains(mark(was) + "\n  the scenario or the backend changed"));
 }
 
 TEST_CASE("truncated, garbage and mistyped trace files are input errors naming file and pointer", "[cli][trace]") {
