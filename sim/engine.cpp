@@ -33,6 +33,7 @@ void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
   s.detail.clear();
   if (m.holder() != kNoActor) fmt::format_to(std::back_inserter(s.detail), "held by {}", world->actor_name(m.holder()));
   s.waiting = &m;
+  cands_kept = false;
   stop(id);
   s.waiting = nullptr;
 }
@@ -61,6 +62,7 @@ void Engine::Impl::start_fiber(ActorId id) {
       slots[id].exception = "an exception that is not a std::exception";
     }
     slots[id].state = SlotState::Done;
+    cands_kept = false;
     // Its last step is over: decide the next one here, and go there as this fiber ends.
     const ActorId next = prologue ? kMain : decide_guarded(true);
     from = id;
@@ -94,7 +96,9 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
   ctxs.resize(n);
   for (ActorId i = 0; i < n; ++i) ctxs[i].impl = this, ctxs[i].id = i;
   cands.resize(n);
+  cand_at.resize(n);
   ncands = 0;
+  cands_kept = false;
 }
 
 void Engine::Impl::unwind_all() {

@@ -108,7 +108,7 @@ ActorId Engine::Impl::decide(bool after) {
       return kNoActor;
     }
   }
-  const bool blocked = collect();
+  const bool blocked = update_options();
   if (ncands == 0) {
     if (blocked) {
       r.violation = Violation{"no-deadlock", "no actor can run, and some are blocked", deadlock_state()};

@@ -139,6 +139,65 @@ TEST_CASE("an actor parked inside the lock keeps another waiting, and the waiter
   CHECK(b_resumes == 2);                         // resumed once to block and once to acquire: no spinning
 }
 
+TEST_CASE(
+    "the options are exact at every choice: the last actor's point moves, a waiter the lock lets through "
+    "shuts out the other waiter",
+    "[engine][lock]") {
+  // The engine refreshes only the last actor's option between steps in which nobody blocked or ended, and
+  // rebuilds them while anyone waits for a lock (sim/engine_impl.h, update_options). Here both waiters are
+  // runnable once the holder unlocks; the one picked takes the lock, and from then on the other is not offered.
+  const auto waiter = [](const char* inside) {
+    return [inside](TestWorld& w, ActorContext& ctx) {
+      ctx.point(PointKind::Call, "call", "");
+      w.mutex.lock(ctx);
+      ctx.point(PointKind::Barrier, inside, "");
+      w.mutex.unlock();
+    };
+  };
+  TestWorld w;
+  w.actors = {{"holder",
+               [](TestWorld& w, ActorContext& ctx) {
+                 ctx.point(PointKind::Call, "call", "");
+                 w.mutex.lock(ctx);
+                 ctx.point(PointKind::Barrier, "inside", "");
+                 w.mutex.unlock();
+                 ctx.point(PointKind::Call, "after", "");
+               }},
+              {"w1", waiter("w1.inside")},
+              {"w2", waiter("w2.inside")}};
+  struct Offers : Strategy {
+    ReplayStrategy inner;
+    std::vector<std::string> offered;  // per choice: "actor@what" of every option, space-separated
+    explicit Offers(std::vector<Choice> s) : inner(std::move(s)) {}
+    void begin_execution(uint64_t s) override { inner.begin_execution(s); }
+    ActorId choose(std::span<const Candidate> r, ActorId cur) override {
+      std::string line;
+      for (const Candidate& c : r)
+        line += (line.empty() ? "" : " ") + std::to_string(c.actor) + "@" + std::string(c.what);
+      offered.push_back(line);
+      return inner.choose(r, cur);
+    }
+    uint64_t draw(uint64_t b) override { return inner.draw(b); }
+    bool end_execution(const ExecutionResult& r) override { return inner.end_execution(r); }
+  } offers(picks({0, 1, 2, 0, 1, 0, 1, 2, 2}));
+  Engine engine;
+  ExecutionResult r = engine.run(w, offers);
+  REQUIRE_FALSE(offers.inner.divergence());
+  CHECK(r.quiescent);
+  CHECK_FALSE(r.violation);
+  CHECK(offers.offered == std::vector<std::string>{
+                              "0@call 1@call 2@call",             // the start
+                              "0@inside 1@call 2@call",           // holder moved: its option follows it
+                              "0@inside 2@call",                  // w1 waits: not offered
+                              "0@inside",                         // w2 waits too
+                              "0@after 1@lock.wait 2@lock.wait",  // unlocked: both waiters runnable
+                              "0@after 1@w1.inside",              // w1 took the lock: w2 is shut out
+                              "1@w1.inside",                      // holder ended
+                              "2@lock.wait",                      // w1 unlocked and ended
+                              "2@w2.inside",
+                          });
+}
+
 TEST_CASE("nothing runnable with someone blocked is a deadlock finding", "[engine][lock]") {
   TestWorld w;
   w.actors = {
