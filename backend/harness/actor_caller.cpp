@@ -58,8 +58,16 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
 }
 
 std::string ActorCaller::next_id(std::string_view kind) {
-  std::string id;  // no reserve(): most ids fit the small-string buffer, and a reserve past it would allocate
-  fmt::format_to(std::back_inserter(id), FMT_COMPILE("{}-{}-{}"), kind, st_.name, ++st_.id_counter);
+  // Formatted on the stack, then copied once (most ids fit a string's own buffer: no allocation). Through a
+  // back_inserter the text grew a character at a time, and format_to_n checks its bound at every character:
+  // the size is bounded here instead (20: the digits of any long).
+  const long counter = ++st_.id_counter;
+  char buf[96];
+  std::string id;
+  if (kind.size() + st_.name.size() + 2 + 20 <= sizeof buf)
+    id.assign(buf, fmt::format_to(buf, FMT_COMPILE("{}-{}-{}"), kind, st_.name, counter));
+  else
+    id = fmt::format(FMT_COMPILE("{}-{}-{}"), kind, st_.name, counter);
   if (kind == "gen") st_.op_epoch = id;
   return id;
 }
