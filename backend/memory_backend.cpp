@@ -27,6 +27,9 @@
 #include "backend/pyrepr.h"
 
 namespace allocsim::backend {
+
+using namespace std::string_view_literals;
+
 namespace {
 
 constexpr const char* kMapName = "videoflow-map";
@@ -353,7 +356,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
                               const InventorySnapshot& snapshot, PlanOutcome& out) {
   PlanScratch& s = plan_scratch_.get();
   s.reasons.clear();
-  if (snapshot.completeness != kCompletenessComplete) {
+  if (snapshot.completeness != std::string_view(kCompletenessComplete)) {  // a view: no strlen per plan
     out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
     return;
   }
@@ -881,11 +884,12 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
       // Operation-correlated readiness: the state must answer *this* write (the seed's `- 0` dropped).
       // readiness-one-write-behind mutant: `- 1`, so a success answering the node's previous write counts.
       const int64_t behind = opt_.mutants.has(Mutant::ReadinessOneWriteBehind) ? 1 : 0;
-      bool answers = node.mig_config == claim.entry_name && node.mig_state == "success" &&
+      // (The states compared as views, "..."sv: as `const char*` each comparison measured its literal.)
+      bool answers = node.mig_config == claim.entry_name && node.mig_state == "success"sv &&
                      node.mig_state_generation >= node.resource_version - behind;
-      if (opt_.mutants.has(Mutant::StaleSuccessReadiness)) answers = node.mig_state == "success";
+      if (opt_.mutants.has(Mutant::StaleSuccessReadiness)) answers = node.mig_state == "success"sv;
       prepared = prepared && answers;
-      failed = failed || (node.mig_state == "failed" && node.mig_config == claim.entry_name);
+      failed = failed || (node.mig_state == "failed"sv && node.mig_config == claim.entry_name);
     }
   }
   if (claim.status == kClaimFailed || failed)

@@ -5,6 +5,8 @@
 
 #include <iterator>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "backend/harness/catalog.h"
 
@@ -22,13 +24,28 @@ backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std
   return fire(name, detail);
 }
 
+namespace {
+
+/// barrier_catalog()'s names as views, measured once: compared or passed on as `const char*`, each was measured
+/// (strlen) at every barrier, a tenth of a barrier's harness cost (issue 16).
+const std::vector<std::string_view>& barrier_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const Named& b : barrier_catalog()) v.emplace_back(b.name);
+    return v;
+  }();
+  return names;
+}
+
+}  // namespace
+
 backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& detail) {
-  const auto& cat = barrier_catalog();
-  for (size_t i = 0; i < cat.size(); ++i) {
-    if (name != cat[i].name) continue;
+  const auto& names = barrier_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (name != names[i]) continue;
     ++w_.barrier_hits_[i];
-    ctx_.point(PointKind::Barrier, cat[i].name, detail);  // catalog names are static
-    return fault_at(cat[i].name);
+    ctx_.point(PointKind::Barrier, names[i], detail);  // catalog names are static
+    return fault_at(i);
   }
   // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
   throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
@@ -72,12 +89,13 @@ std::string ActorCaller::next_id(std::string_view kind) {
   return id;
 }
 
-/// The fault choice at barrier `barrier` (FaultSpec): a draw over {none, its actions} while under the
+/// The fault choice at barrier_catalog()[index] (FaultSpec): a draw over {none, its actions} while under the
 /// bound. Crash and raise throw; drop_response marks the op and lets the call complete.
-backend::BarrierHit ActorCaller::fault_at(const char* barrier) {
+backend::BarrierHit ActorCaller::fault_at(size_t index) {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (!f.eligible(st_.name)) return {};
-  const auto* actions = backend::find_in(f.barriers, std::string_view(barrier));
+  const char* barrier = barrier_catalog()[index].name;
+  const auto* actions = backend::find_in(f.barriers, barrier_names()[index]);
   if (actions == nullptr || !fault_budget_left()) return {};
   const uint64_t v = ctx_.draw(1 + actions->size());
   if (v == 0) return {};

@@ -45,7 +45,7 @@ class ActorCaller final : public backend::Caller {
   void count_fault();
 
  private:
-  backend::BarrierHit fault_at(const char* barrier);
+  backend::BarrierHit fault_at(size_t index);  // index: into barrier_catalog()
   backend::BarrierHit fire(std::string_view name, const std::string& detail);
 
   BackendWorld& w_;

@@ -142,7 +142,7 @@ std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   for (const uint32_t i : c.nodes()) {
     const NodeFixture& n = s.nodes[i];
-    if (n.mig_state != "success" || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
+    if (n.mig_state != std::string_view("success") || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
     if (!backend::find_in(s.shared_config, n.mig_config)) continue;
     const Claim* carver = nullptr;
     // profile -> count, as views into the claims and the node (scratch: this runs after steps that move geometry)
@@ -208,11 +208,11 @@ std::string render_caps(const backend::AllocationCapabilities& c) {
 /// advertised(a, false), built once per authority: the check runs at every execution's end, and building it
 /// (three texts) was a tenth of that end's cost (issue 16). An authority outside the four builds it each time.
 const backend::AllocationCapabilities& expected_caps(const std::string& a) {
-  static constexpr const char* kAuthorities[] = {backend::kAuthorityDevicePlugin, backend::kAuthorityManagedMig,
-                                                 backend::kAuthorityLocal, backend::kAuthorityDra};
-  static const std::array<backend::AllocationCapabilities, 4> kExpected = {
-      advertised(kAuthorities[0], false), advertised(kAuthorities[1], false), advertised(kAuthorities[2], false),
-      advertised(kAuthorities[3], false)};
+  static constexpr std::string_view kAuthorities[] = {backend::kAuthorityDevicePlugin, backend::kAuthorityManagedMig,
+                                                      backend::kAuthorityLocal, backend::kAuthorityDra};
+  static const std::array<backend::AllocationCapabilities, 4> kExpected =
+      {advertised(std::string(kAuthorities[0]), false), advertised(std::string(kAuthorities[1]), false),
+       advertised(std::string(kAuthorities[2]), false), advertised(std::string(kAuthorities[3]), false)};
   for (size_t i = 0; i < kExpected.size(); ++i)
     if (a == kAuthorities[i]) return kExpected[i];
   thread_local backend::AllocationCapabilities other;
