@@ -11,6 +11,7 @@
 #include "backend/harness/invariants.h"
 #include "backend/harness/scenario.h"
 #include "backend/harness/world.h"
+#include "backend/name_head.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
@@ -105,6 +106,27 @@ TEST_CASE("NodeIndex: names that tie on their first 8 bytes, and bytes past ASCI
   CHECK_FALSE(index.find("gpu-node-").has_value());
   CHECK_FALSE(index.find("a\0"s).has_value());
   CHECK_FALSE(index.find("\x80"s).has_value());
+}
+
+TEST_CASE("name_head: the first 8 bytes, big-endian and zero-padded, so that its order is the names' byte order",
+          "[invariants]") {
+  using namespace std::string_literals;
+  using backend::name_head;
+  CHECK(name_head("") == 0u);
+  CHECK(name_head("n1") == 0x6e31000000000000u);
+  CHECK(name_head("gpu-a") == 0x6770752d61000000u);
+  CHECK(name_head("abcdefg") == 0x6162636465666700u);
+  CHECK(name_head("abcdefgh") == 0x6162636465666768u);
+  CHECK(name_head("abcdefghij") == 0x6162636465666768u);  // the 9th byte on is not in the head
+  CHECK(name_head("\xff"s) == 0xff00000000000000u);
+  CHECK(name_head("a\0b"s) == 0x6100620000000000u);
+  // Every pair of names whose heads differ is ordered by its heads as by its bytes (the contract).
+  const std::vector<std::string> names = {"",         "a",         "a\0"s,     "a\0b"s,       "ab",         "abcdefg",
+                                          "abcdefgh", "abcdefghi", "abcdefgz", "\x7f"s,       "\x80"s,      "\xff\xff"s,
+                                          "n1",       "n10",       "n2",       "gpu-node-01", "gpu-node-02"};
+  for (const std::string& a : names)
+    for (const std::string& b : names)
+      if (name_head(a) != name_head(b)) CHECK((name_head(a) < name_head(b)) == (std::string_view(a) < b));
 }
 
 TEST_CASE("DirtySet records node writes by index and the kinds of other writes, not reads of the clock",
