@@ -252,7 +252,7 @@ struct Engine::Impl {
   void begin(World& w, Strategy& st, ActorId n);
 
   /// The runnable actors (ascending ids) as the options (the first `ncands` of `cands`); whether some actor
-  /// is blocked. Here, so that decide(), its one caller, inlines it.
+  /// is blocked. Here, so that update_options(), its one caller, and decide() inline it.
   bool collect() {
     const auto n = static_cast<ActorId>(slots.size());
     Candidate* out = cands.data();

@@ -77,7 +77,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
 std::string ActorCaller::next_id(std::string_view kind) {
   // Formatted on the stack, then copied once (most ids fit a string's own buffer: no allocation). Through a
   // back_inserter the text grew a character at a time, and format_to_n checks its bound at every character:
-  // the size is bounded here instead (20: the digits of any long).
+  // the size is bounded here instead (20: a long's 19 digits and its sign).
   const long counter = ++st_.id_counter;
   char buf[96];
   std::string id;

@@ -78,7 +78,15 @@ class NodeIndex {
 /// A set of node indices as bits; iterated in ascending order.
 class NodeBits {
  public:
-  void resize(size_t nodes) { words_.assign((nodes + 63) / 64, 0); }
+  void resize(size_t nodes) {
+    // As new and empty. The same size as before (every execution's reset) only clears: assign() cost several
+    // times more.
+    const size_t words = (nodes + 63) / 64;
+    if (words == words_.size())
+      clear();
+    else
+      words_.assign(words, 0);
+  }
   void set(size_t i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
   void assign(size_t i, bool on) {
     const uint64_t bit = uint64_t{1} << (i % 64);

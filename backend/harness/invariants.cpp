@@ -171,7 +171,8 @@ std::optional<Violation> check_geometry_stable_under_workloads(const CheckContex
   const auto& s = c.world.backend().state();
   for (size_t i = c.world.audit_seen; i < s.audit.size(); ++i) {
     const auto& m = s.audit[i];
-    if (m.kind != "label-geometry" && m.kind != "restore-geometry") continue;
+    const std::string_view kind = m.kind;  // compared as a view: the literals measured at compile time
+    if (kind != "label-geometry" && kind != "restore-geometry") continue;
     const NodeFixture* n = node_named(c.world, m.target);
     if (n && !n->workloads.empty())
       return violation("geometry-stable-under-workloads",

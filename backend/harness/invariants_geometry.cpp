@@ -82,7 +82,7 @@ void record_geometry_writes(BackendWorld& world) {
   const bool queued = world.backend().options().mig_apply_seconds > 0;
   for (size_t i = world.audit_seen; i < s.audit.size(); ++i) {
     const backend::Mutation& m = s.audit[i];
-    if (m.kind != "label-geometry") continue;
+    if (std::string_view(m.kind) != "label-geometry") continue;  // a view: the literal measured at compile time
     const NodeFixture* n = node_named(world, m.target);
     if (!n) continue;
     GeometryWrite w{m.target, n->resource_version, now, {}, std::nullopt};
