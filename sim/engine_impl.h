@@ -273,10 +273,10 @@ struct Engine::Impl {
     return blocked;
   }
 
-  // The options kept between steps. After a step in which no actor blocked or ended, with none blocked before
-  // and no order filtering them, the runnable set is the one of the last collect(): only the actor that took
-  // the step is at another point, so its entry is refreshed in place instead of the list being rebuilt (a
-  // quarter of the engine's instructions per point with three actors, tools/bench/bench_engine.cpp).
+  // The options kept between steps. After a step in which no actor blocked or ended, with none waiting for a
+  // lock before it and no order filtering them, the runnable set is the one of the last collect(): only the
+  // actor that took the step is at another point, so its entry is refreshed in place instead of the list being
+  // rebuilt (about a tenth of the engine's instructions per point with three actors, tools/bench/README.md).
   // Whatever changes the set clears `cands_kept`: begin(), an actor blocking (wait_for) or ending
   // (start_fiber's epilogue), and a collect() that found an actor waiting for a lock, runnable or not (its
   // lock can be taken or released during any other actor's step; and it stays Blocked through the step that
