@@ -300,6 +300,29 @@ TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora 
   CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 0 entries\n");  // the corpus folder itself
 }
 
+TEST_CASE("corpus: list names the .json files of a corpus folder that are not entries, which no run replays",
+          "[cli][corpus]") {
+  TempDir dir;
+  copy_scenario(dir, "mutants/stale-last-out.json");
+  const fs::path corpus = dir.path / ".allocsim" / "corpus";
+  fs::create_directories(corpus);
+  for (const char* name : {"b.json", "a.json", "notes.txt"}) spit((corpus / name).string(), "{bad");
+  const std::string c = corpus.string();
+  const auto two = run("corpus list " + dir.path.string());
+  CHECK(two.code == 0);
+  CHECK(two.text == "corpus " + c +
+                        ": 0 entries\n  ignored: 2 .json files not named as an entry "
+                        "(STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: a.json, b.json\n");
+  for (const char* name : {"c.json", "d.json", "e.json", "f.json"}) spit((corpus / name).string(), "{}");
+  CHECK(run("corpus list " + c).text == "corpus " + c +
+                                            ": 0 entries\n  ignored: 6 .json files not named as an entry "
+                                            "(STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: a.json, "
+                                            "b.json, c.json, d.json, e.json, and 1 more\n");
+  // A scenario file's listing is about its own entries only.
+  CHECK(run("corpus list " + (dir.path / "stale-last-out.json").string()).text ==
+        "corpus " + c + ": 0 entries for stale-last-out\n");
+}
+
 TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder does not exist", "[cli][corpus]") {
   TempDir dir;
   copy_scenario(dir, "mutants/stale-last-out.json");

@@ -10,6 +10,7 @@
 // in the corpus beside it). Exit codes: 0 done; 2 a path that is none of these, an unreadable entry for show.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -102,6 +103,20 @@ std::vector<std::string> entries_of(const Target& target) {
   return out;
 }
 
+/// The `.json` files of a corpus folder that are not named as entries (sorted): a run never replays them, so a
+/// trace copied in by hand under its own name would be ignored without a word.
+std::vector<std::string> not_entries(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_regular_file(ec) && it->path().extension() == ".json" && !campaign::parse_entry_name(name))
+      out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 int list(const Target& target) {
   const auto entries = entries_of(target);
   // A scenario file's entries are the folder's entries under its name: the count says whose it is.
@@ -115,6 +130,16 @@ int list(const Target& target) {
         "  {} has no .allocsim/corpus folder: a run stores its failures beside the scenario "
         "file, in SCENARIO_DIR/.allocsim/corpus (subfolders are not searched)\n",
         target.dir);
+  if (!target.guessed && target.stem.empty())
+    if (const auto others = not_entries(target.dir); !others.empty()) {
+      constexpr size_t kShown = 5;
+      std::string names;
+      for (size_t i = 0; i < std::min(others.size(), kShown); ++i) names += (i ? ", " : "") + others[i];
+      if (others.size() > kShown) names += fmt::format(", and {} more", others.size() - kShown);
+      std::cout << fmt::format(
+          "  ignored: {} not named as an entry (STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: {}\n",
+          support::count_of(others.size(), ".json file"), names);
+    }
   for (const auto& path : entries) {
     std::cout << fs::path(path).filename().string() << "\n";
     try {
