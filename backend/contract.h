@@ -42,6 +42,9 @@ inline constexpr const char* kAuthorityDevicePlugin = "device-plugin";
 inline constexpr const char* kAuthorityManagedMig = "managed-mig";
 inline constexpr const char* kAuthorityLocal = "local";
 inline constexpr const char* kAuthorityDra = "dra";
+/// Every authority a scenario may name (the loader's choices; the capability check's table).
+inline const std::vector<const char*> kAuthorities = {kAuthorityDevicePlugin, kAuthorityManagedMig, kAuthorityLocal,
+                                                      kAuthorityDra};
 
 inline constexpr const char* kClassPhysical = "physical";
 inline constexpr const char* kClassMig = "mig";

@@ -52,8 +52,6 @@ const std::vector<const char*> kNodeKeys = [] {
 const std::vector<const char*> kActorKeys = {"name", "script"};
 const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", "reach", "audit"};
 
-const std::vector<const char*> kAuthorities = {backend::kAuthorityDevicePlugin, backend::kAuthorityManagedMig,
-                                               backend::kAuthorityLocal, backend::kAuthorityDra};
 const std::vector<const char*> kOutcomes = {"pass", "violation"};
 
 /// The names of a catalog, as did-you-mean candidates.
@@ -133,7 +131,7 @@ class Checker : public ScenarioReader {
   void backend_section(const Json& v, const std::string& ptr, Scenario& s) const {
     want_object(v, ptr);
     check_keys(v, ptr, kBackendKeys);
-    if (const Json* a = find(v, "authority")) s.authority = choice(*a, child(ptr, "authority"), kAuthorities);
+    if (const Json* a = find(v, "authority")) s.authority = choice(*a, child(ptr, "authority"), backend::kAuthorities);
     if (const Json* m = find(v, "mig_apply_seconds"))
       s.mig_apply_seconds = number_value(*m, child(ptr, "mig_apply_seconds"), 0, kMaxSeconds);
     if (const Json* m = find(v, "mutants"))

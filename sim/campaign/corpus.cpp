@@ -167,16 +167,37 @@ Stored store_entry(const std::string& dir, const Trace& t, const std::string& ke
   return {path.string(), true};
 }
 
-std::vector<std::string> list_entries(const std::string& dir) {
+namespace {
+
+/// The regular files of corpus folder `dir` that `keep` accepts, as `keep` returns them, sorted.
+template <class Keep>
+std::vector<std::string> files_of(const std::string& dir, Keep keep) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return {};
   if (!fs::is_directory(dir, ec)) throw CorpusError(fmt::format("{}: not a folder (expected a corpus folder)", dir));
   std::vector<std::string> out;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file() && parse_entry_name(it->path().filename().string())) out.push_back(it->path().string());
+    if (it->is_regular_file())
+      if (auto kept = keep(it->path())) out.push_back(std::move(*kept));
   if (ec) throw CorpusError(fmt::format("{}: cannot list the corpus folder: {}", dir, ec.message()));
   std::sort(out.begin(), out.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> list_entries(const std::string& dir) {
+  return files_of(dir, [](const fs::path& p) -> std::optional<std::string> {
+    if (!parse_entry_name(p.filename().string())) return std::nullopt;
+    return p.string();
+  });
+}
+
+std::vector<std::string> list_non_entries(const std::string& dir) {
+  return files_of(dir, [](const fs::path& p) -> std::optional<std::string> {
+    if (p.extension() != ".json" || parse_entry_name(p.filename().string())) return std::nullopt;
+    return p.filename().string();
+  });
 }
 
 const char* status_name(EntryStatus s) {

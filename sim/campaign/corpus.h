@@ -75,6 +75,10 @@ Stored store_entry(const std::string& dir, const Trace& t, const std::string& ke
 /// are not entries' are ignored. Throws CorpusError when `dir` exists but is not a readable folder.
 std::vector<std::string> list_entries(const std::string& dir);
 
+/// The file names (sorted) of the `.json` files in `dir` that are not named as entries: no run replays them (a
+/// trace copied in under its own name). Empty when `dir` does not exist; throws CorpusError as list_entries.
+std::vector<std::string> list_non_entries(const std::string& dir);
+
 enum class EntryStatus {
   violates,    // replayed strictly (same scenario digest): still violates
   refound,     // the scenario changed: re-run from its order or schedule, the same invariant broke again

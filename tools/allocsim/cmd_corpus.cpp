@@ -103,18 +103,12 @@ std::vector<std::string> entries_of(const Target& target) {
   return out;
 }
 
-/// The `.json` files of a corpus folder that are not named as entries (sorted): a run never replays them, so a
-/// trace copied in by hand under its own name would be ignored without a word.
-std::vector<std::string> not_entries(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (it->is_regular_file(ec) && it->path().extension() == ".json" && !campaign::parse_entry_name(name))
-      out.push_back(name);
+std::vector<std::string> non_entries_of(const Target& target) {
+  try {
+    return campaign::list_non_entries(target.dir);
+  } catch (const campaign::CorpusError& e) {
+    throw UsageError(e.what());
   }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 int list(const Target& target) {
@@ -131,7 +125,7 @@ int list(const Target& target) {
         "file, in SCENARIO_DIR/.allocsim/corpus (subfolders are not searched)\n",
         target.dir);
   if (!target.guessed && target.stem.empty())
-    if (const auto others = not_entries(target.dir); !others.empty()) {
+    if (const auto others = non_entries_of(target); !others.empty()) {
       constexpr size_t kShown = 5;
       std::string names;
       for (size_t i = 0; i < std::min(others.size(), kShown); ++i) names += (i ? ", " : "") + others[i];
