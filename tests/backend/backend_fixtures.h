@@ -10,8 +10,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "backend/caller.h"
-#include "backend/memory_backend.h"
+#include "backend/model/caller.h"
+#include "backend/model/memory_backend.h"
 
 namespace allocsim::backend::testing {
 

@@ -1,6 +1,6 @@
 // MemoryBackend claims: reserve / observe / release life cycle, exact audit and barrier sequences, and
 // the memory-backend ALLOC cases that need no concurrency (007 config reads, 021, 022, 023).
-#include "backend/errors.h"
+#include "backend/model/errors.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;

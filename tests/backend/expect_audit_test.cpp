@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/expect_audit.h"
-#include "backend/harness/runner.h"
-#include "backend/harness/world.h"
+#include "backend/scenario/expect_audit.h"
+#include "backend/system/runner.h"
+#include "backend/world/world_state.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim;

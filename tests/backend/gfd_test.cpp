@@ -1,5 +1,5 @@
 // GPU Feature Discovery classification (backend/CONTRACT.md §4): the four ordered rules and the pool combination.
-#include "backend/gfd.h"
+#include "backend/model/gfd.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;

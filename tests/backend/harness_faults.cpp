@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/actor_caller.h"
-#include "backend/harness/system.h"
-#include "backend/harness/world.h"
+#include "backend/ops/actor_caller.h"
+#include "backend/system/system.h"
+#include "backend/world/world_state.h"
 #include "sim/engine.h"
 #include "sim/strategies/replay.h"
 

@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "backend/harness/dirty.h"
-#include "backend/harness/invariants.h"
-#include "backend/harness/scenario.h"
-#include "backend/harness/world.h"
-#include "backend/name_head.h"
+#include "backend/invariants/check.h"
+#include "backend/model/name_head.h"
+#include "backend/scenario/scenario.h"
+#include "backend/world/dirty.h"
+#include "backend/world/world_state.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

@@ -2,12 +2,12 @@
 // the state just before the break. The world is built from a small scenario; no execution runs.
 #include <catch2/catch.hpp>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/dirty.h"
-#include "backend/harness/invariants.h"
-#include "backend/harness/scenario.h"
-#include "backend/harness/state_view.h"
-#include "backend/harness/world.h"
+#include "backend/invariants/catalog.h"
+#include "backend/invariants/check.h"
+#include "backend/invariants/state_view.h"
+#include "backend/scenario/scenario.h"
+#include "backend/world/dirty.h"
+#include "backend/world/world_state.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;

@@ -4,13 +4,13 @@
 // check_invariants() does after every step.
 #include <catch2/catch.hpp>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/invariants.h"
-#include "backend/harness/invariants_capacity.h"
-#include "backend/harness/invariants_geometry.h"
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
-#include "backend/harness/world.h"
+#include "backend/invariants/capacity.h"
+#include "backend/invariants/catalog.h"
+#include "backend/invariants/check.h"
+#include "backend/invariants/geometry.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
+#include "backend/world/world_state.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;

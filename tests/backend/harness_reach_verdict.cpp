@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/runner.h"
+#include "backend/system/runner.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

@@ -16,8 +16,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/scenario.h"
+#include "backend/invariants/catalog.h"
+#include "backend/scenario/scenario.h"
 
 using namespace allocsim::harness;
 using Catch::Matchers::Contains;

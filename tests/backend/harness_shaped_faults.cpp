@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/conditional_ops.h"
-#include "backend/harness/scenario_json.h"
-#include "backend/harness/world.h"
+#include "backend/scenario/conditional_ops.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/world/world_state.h"
 #include "backend_fixtures.h"
 #include "sim/engine.h"
 

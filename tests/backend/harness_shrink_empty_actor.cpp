@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario_json.h"
-#include "backend/harness/shrink.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/system/runner.h"
+#include "backend/system/shrink.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

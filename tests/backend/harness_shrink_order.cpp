@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "backend/harness/scenario_json.h"
-#include "backend/harness/shrink.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/system/shrink.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

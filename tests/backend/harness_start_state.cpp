@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario_json.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/system/runner.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "backend/harness/catalog.h"
+#include "backend/invariants/catalog.h"
 #include "sim/world.h"
 
 namespace allocsim::harness::testing {

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
 #include "backend_fixtures.h"
 #include "sim/schedule.h"
 #include "sim/strategies/replay.h"

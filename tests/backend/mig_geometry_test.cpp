@@ -2,7 +2,7 @@
 // product matching for each GPU Feature Discovery product label.
 #include <algorithm>
 
-#include "backend/mig_geometry.h"
+#include "backend/model/mig_geometry.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;

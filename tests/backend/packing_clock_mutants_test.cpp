@@ -4,10 +4,10 @@
 #include <regex>
 #include <set>
 
-#include "backend/fake_clock.h"
-#include "backend/harness/scenario.h"
-#include "backend/mutants.h"
-#include "backend/packing.h"
+#include "backend/model/fake_clock.h"
+#include "backend/model/mutants.h"
+#include "backend/model/packing.h"
+#include "backend/scenario/scenario.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;

@@ -3,7 +3,7 @@
 // effect in isolation, and the footprints reported through Caller::touch.
 #include <algorithm>
 
-#include "backend/errors.h"
+#include "backend/model/errors.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "backend/harness/record.h"
-#include "backend/memory_backend.h"
+#include "backend/model/memory_backend.h"
+#include "backend/system/record.h"
 
 namespace allocsim::test {
 

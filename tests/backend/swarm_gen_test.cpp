@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/scenario.h"
-#include "backend/harness/scenario_json.h"
-#include "backend/harness/swarm_gen.h"
+#include "backend/scenario/scenario.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/swarm/swarm_gen.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;

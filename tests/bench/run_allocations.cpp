@@ -10,8 +10,8 @@
 #include <map>
 #include <string>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
 #include "sim/coverage.h"
 #include "tools/bench/alloc_counter.h"
 

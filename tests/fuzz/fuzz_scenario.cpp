@@ -11,8 +11,8 @@
 #include <exception>
 #include <string>
 
-#include "backend/harness/scenario.h"
-#include "backend/harness/world.h"
+#include "backend/scenario/scenario.h"
+#include "backend/world/world_state.h"
 
 namespace {
 

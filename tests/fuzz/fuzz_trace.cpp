@@ -11,7 +11,7 @@
 #include <exception>
 #include <string>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/trace_file.h"
 
 namespace {

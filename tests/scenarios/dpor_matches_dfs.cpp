@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "backend/harness/runner.h"
+#include "backend/system/runner.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;

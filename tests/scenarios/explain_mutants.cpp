@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <map>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/shrink.h"
-#include "backend/harness/system.h"
+#include "backend/system/runner.h"
+#include "backend/system/shrink.h"
+#include "backend/system/system.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/trace_file.h"
 #include "tests/scenarios/scenario_files.h"

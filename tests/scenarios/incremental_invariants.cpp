@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/dirty.h"
-#include "backend/harness/runner.h"
+#include "backend/system/runner.h"
+#include "backend/world/dirty.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/scenario.h"
+#include "backend/invariants/catalog.h"
+#include "backend/scenario/scenario.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;

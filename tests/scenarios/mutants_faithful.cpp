@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "backend/harness/runner.h"
+#include "backend/system/runner.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/ops.h"
-#include "backend/harness/runner.h"
+#include "backend/invariants/catalog.h"
+#include "backend/scenario/op_syntax.h"
+#include "backend/system/runner.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;

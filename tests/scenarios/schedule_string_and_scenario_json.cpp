@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario_json.h"
+#include "backend/scenario/scenario_json.h"
+#include "backend/system/runner.h"
 #include "sim/schedule.h"
 #include "tests/scenarios/scenario_files.h"
 

@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "backend/contract.h"
-#include "backend/harness/catalog.h"
-#include "backend/harness/conditional_ops.h"
-#include "backend/harness/ops.h"
-#include "backend/harness/scenario.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/contract.h"
+#include "backend/model/mutants.h"
+#include "backend/scenario/conditional_ops.h"
+#include "backend/scenario/op_syntax.h"
+#include "backend/scenario/scenario.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/system.h"
+#include "backend/system/runner.h"
+#include "backend/system/system.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim::harness;

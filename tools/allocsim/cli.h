@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
 #include "tools/allocsim/trace_cli.h"
 
 namespace allocsim::cli {

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/corpus.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"

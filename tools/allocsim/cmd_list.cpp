@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/ops.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/mutants.h"
+#include "backend/scenario/op_syntax.h"
 #include "sim/strategies/registry.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"

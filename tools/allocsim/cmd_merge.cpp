@@ -6,7 +6,7 @@
 
 #include <iostream>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/sweep_report.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/sweep_cli.h"

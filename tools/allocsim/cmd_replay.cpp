@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/system.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/mutants.h"
+#include "backend/system/system.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"

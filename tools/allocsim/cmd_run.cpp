@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/record.h"
-#include "backend/harness/runner.h"
-#include "backend/harness/system.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/mutants.h"
+#include "backend/system/record.h"
+#include "backend/system/runner.h"
+#include "backend/system/system.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
 #include "sim/schedule.h"

@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/swarm_campaign.h"
-#include "backend/harness/swarm_gen.h"
-#include "backend/harness/swarm_report.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/mutants.h"
+#include "backend/swarm/swarm_campaign.h"
+#include "backend/swarm/swarm_gen.h"
+#include "backend/swarm/swarm_report.h"
 #include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"

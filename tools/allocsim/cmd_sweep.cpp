@@ -16,7 +16,7 @@
 #include <mutex>
 #include <thread>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/sweep.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/sweep_cli.h"

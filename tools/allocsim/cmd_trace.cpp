@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"

@@ -18,10 +18,10 @@
 
 #include <iostream>
 
-#include "backend/harness/catalog.h"
-#include "backend/harness/dirty.h"
-#include "backend/harness/ops.h"
-#include "backend/mutants.h"
+#include "backend/invariants/catalog.h"
+#include "backend/model/mutants.h"
+#include "backend/scenario/op_syntax.h"
+#include "backend/world/dirty.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/support/json_reader.h"

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
 #include "sim/interrupt.h"
 #include "tools/allocsim/cli.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/harness/runner.h"
+#include "backend/system/runner.h"
 #include "sim/campaign/config.h"
 #include "sim/engine.h"
 #include "sim/world.h"

@@ -5,8 +5,8 @@
 
 #include <optional>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
 #include "sim/campaign/report_html.h"
 #include "tools/allocsim/cli.h"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/report_html.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"

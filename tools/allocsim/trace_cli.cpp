@@ -6,8 +6,8 @@
 
 #include <iostream>
 
-#include "backend/harness/shrink.h"
-#include "backend/harness/system.h"
+#include "backend/system/shrink.h"
+#include "backend/system/system.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/trace_replay.h"

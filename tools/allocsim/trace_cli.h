@@ -6,8 +6,8 @@
 #include <boost/program_options.hpp>
 #include <string>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/scenario.h"
+#include "backend/scenario/scenario.h"
+#include "backend/system/runner.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/divergence.h"

@@ -24,9 +24,9 @@
 #include <utility>
 #include <vector>
 
-#include "backend/harness/dirty.h"
-#include "backend/harness/scenario.h"
-#include "backend/harness/world.h"
+#include "backend/scenario/scenario.h"
+#include "backend/world/dirty.h"
+#include "backend/world/world_state.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"

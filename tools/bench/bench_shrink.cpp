@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/harness/runner.h"
-#include "backend/harness/shrink.h"
+#include "backend/system/runner.h"
+#include "backend/system/shrink.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;

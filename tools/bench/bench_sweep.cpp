@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "backend/harness/system.h"
+#include "backend/system/system.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Nightly mutation stage (issue 17): how many mechanical mutants of the backend port scenarios/ kill.
 
-A mutant is one mechanical edit of one line of backend/memory_backend.cpp, of four operator classes:
+A mutant is one mechanical edit of one line of backend/model/memory_backend.cpp, of four operator classes:
   rel        a relational operator flipped (== <-> !=, < -> <=, <= -> <, > -> >=, >= -> >)
   negate-if  an `if (C)` condition negated to `if (!(C))`
   delete     a one-line statement (an assignment, increment or call) replaced by an empty statement
@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-SOURCE = os.path.join('backend', 'memory_backend.cpp')
+SOURCE = os.path.join('backend', 'model', 'memory_backend.cpp')
 FLIPS = {'==': '!=', '!=': '==', '<': '<=', '<=': '<', '>': '>=', '>=': '>'}
 # A relational operator with a space on each side: clang-format writes binary operators that way and
 # template brackets, `->`, `<<` and `>>` never match.

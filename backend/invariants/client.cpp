@@ -1,0 +1,348 @@
+#include "backend/invariants/client.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "backend/invariants/state_view.h"
+
+namespace allocsim::harness {
+
+using backend::Claim;
+using backend::DeviceIdentity;
+using backend::NodeFixture;
+using sim::Violation;
+
+namespace {
+
+std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
+
+std::string render_grant(const std::vector<DeviceIdentity>& devices) {
+  std::string out;
+  for (const auto& d : devices)
+    out += fmt::format("{}{}", out.empty() ? "" : ",", d.mig_uuid ? *d.mig_uuid : d.uuid ? *d.uuid : "-");
+  return "[" + out + "]";
+}
+
+std::vector<DeviceIdentity> assigned(const Claim& cl) {
+  std::vector<DeviceIdentity> out;
+  for (const auto& [workload, devices] : cl.plan.assignments) out.insert(out.end(), devices.begin(), devices.end());
+  return out;
+}
+
+/// The grant is the claim's devices in assignment order, every field of every device (not only its uuid).
+bool same_grant(const std::vector<DeviceIdentity>& grant, const Claim& cl) {
+  size_t k = 0;
+  for (const auto& [workload, devices] : cl.plan.assignments)
+    for (const auto& d : devices)
+      if (k >= grant.size() || !(grant[k++] == d)) return false;
+  return k == grant.size();
+}
+
+// "observation claim-flowA-1: owner=flowA generation=gen-flowA-2 grant=[GPU-n1-0]": what the actor was told.
+std::string render_observation(const std::string& actor, const backend::ClaimObservation& o) {
+  return fmt::format("actor {} told: observation {} owner={} generation={} status={} grant={}\n", actor, o.claim_id,
+                     o.owner, o.desired_generation, o.status, render_grant(o.grant));
+}
+
+}  // namespace
+
+std::optional<Violation> check_observation_matches_claim(const CheckContext& c) {
+  const auto told = told_observation(c);
+  if (!told) return std::nullopt;
+  const auto& obs = told->obs;
+  const Claim* cl = &told->claim;
+  const ActorState& a = c.world.actors()[c.actor];
+  // Compared first, rendered only when broken: this runs after every step that tells an observation. The
+  // memory backend answers at once, so the generation it observed is the one desired.
+  const bool grant_ok = same_grant(obs.grant, *cl);
+  if (grant_ok && obs.owner == cl->owner && obs.desired_generation == cl->generation &&
+      obs.observed_generation == cl->generation)
+    return std::nullopt;
+  // (field, what the actor was told, what the claim has)
+  const std::string gen = cl->generation;
+  const std::vector<std::array<std::string, 3>> fields = {{"owner", obs.owner, cl->owner},
+                                                          {"generation", obs.desired_generation, gen},
+                                                          {"observed generation", opt(obs.observed_generation), gen},
+                                                          {"grant", render_grant(obs.grant),
+                                                           render_grant(assigned(*cl))}};
+  for (const auto& [field, told, has] : fields) {
+    if (field == "grant" ? grant_ok : told == has) continue;
+    return Violation{"observation-matches-claim",
+                     fmt::format("{} was told claim {} with {} {}, but the claim has {}", a.name, cl->claim_id, told,
+                                 field, has),
+                     render_claim(*cl, ClaimFields::Devices) + render_observation(a.name, obs)};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The bindings a client must get for `devices` (seed `bindings`), computed here independently.
+backend::WorkloadBindings expected_bindings(const std::vector<DeviceIdentity>& devices) {
+  const auto truthy = [](const std::optional<std::string>& s) { return s && !s->empty(); };
+  std::string visible;
+  std::set<std::string> nodes;
+  for (const auto& d : devices) {
+    const std::string id = truthy(d.mig_uuid) ? *d.mig_uuid
+                           : truthy(d.uuid)   ? *d.uuid
+                           : d.ordinal        ? std::to_string(*d.ordinal)
+                                              : "None";
+    visible += (visible.empty() ? "" : ",") + id;
+    if (truthy(d.node)) nodes.insert(*d.node);
+  }
+  backend::WorkloadBindings b;
+  b.env = {{"CUDA_VISIBLE_DEVICES", visible}, {"VF_GPU_COUNT", std::to_string(devices.size())}};
+  b.nodes.assign(nodes.begin(), nodes.end());
+  if (!b.nodes.empty()) b.node_selector_hostname = b.nodes.front();
+  b.gpu_limit = static_cast<int>(devices.size());
+  return b;
+}
+
+std::string render_bindings(const std::string& workload, const backend::WorkloadBindings& b) {
+  std::string env, nodes;
+  for (const auto& [k, v] : b.env) env += fmt::format("{}{}={}", env.empty() ? "" : " ", k, v);
+  for (const auto& n : b.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+  return fmt::format("bindings {}: gpu_limit={} node_selector={} nodes=[{}] env={{{}}}", workload, b.gpu_limit,
+                     opt(b.node_selector_hostname), nodes, env);
+}
+
+}  // namespace
+
+std::optional<Violation> check_bindings_match_grant(const CheckContext& c) {
+  if (c.actor == sim::kNoActor) return std::nullopt;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.observation || a.told.observation->status != backend::kClaimReady) return std::nullopt;
+  const Claim* cl = c.world.backend().state().claim(a.told.observation->claim_id);
+  if (!cl) return std::nullopt;
+  // A copy, so that the world's backend is only read; bindings() takes the lock of the caller it is given.
+  backend::MemoryBackend copy = c.world.backend();
+  backend::SequentialCaller caller;
+  for (const auto& [workload, devices] : cl->plan.assignments) {
+    const backend::WorkloadBindings got = copy.bindings(caller, cl->claim_id, workload);
+    const backend::WorkloadBindings want = expected_bindings(devices);
+    if (got.env != want.env || got.node_selector_hostname != want.node_selector_hostname ||
+        got.gpu_limit != want.gpu_limit || got.nodes != want.nodes)
+      return Violation{"bindings-match-grant",
+                       fmt::format("{}'s ready claim {} binds workload {} as {}; its grant needs {}", a.name,
+                                   cl->claim_id, workload, render_bindings(workload, got),
+                                   render_bindings(workload, want)),
+                       render_claim(*cl, ClaimFields::Devices) + render_bindings(workload, got) + "\n"};
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
+    if (n.mig_state != std::string_view("success") || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
+    if (!backend::find_in(s.shared_config, n.mig_config)) continue;
+    const Claim* carver = nullptr;
+    // profile -> count, as views into the claims and the node (scratch: this runs after steps that move geometry)
+    auto& want = c.scratch().layout_want;
+    want.clear();
+    for (const Claim& cl : s.claims) {
+      if (cl.entry_name != n.mig_config) continue;
+      carver = &cl;
+      for (const auto& [workload, devices] : cl.plan.assignments)
+        for (const auto& d : devices)
+          if (d.mig_profile && d.node == n.name) {
+            const auto it =
+                std::find_if(want.begin(), want.end(), [&](const auto& e) { return e.first == *d.mig_profile; });
+            if (it != want.end())
+              ++it->second;
+            else
+              want.emplace_back(*d.mig_profile, 1);
+          }
+    }
+    const int64_t* written = carver ? backend::find_in(carver->label_versions, n.name) : nullptr;
+    if (!written || n.mig_state_generation < *written) continue;  // the state answers an older write
+    auto& got = c.scratch().layout_got;
+    got.assign(n.mig_layout.begin(), n.mig_layout.end());
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) {
+      std::string text;
+      for (const auto& [profile, count] : want) text += fmt::format("{}{}:{}", text.empty() ? "" : ",", profile, count);
+      return Violation{"mig-layout-matches-grant",
+                       fmt::format("node {} applied {} for claim {}, whose MIG devices there need {{{}}}", n.name,
+                                   n.mig_config, carver->claim_id, text),
+                       render_node(n) + render_claim(*carver, ClaimFields::Devices)};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// What backend/CONTRACT.md §8 says the memory backend advertises for `a`, field by field.
+/// `with_adapter` false leaves `adapter` empty (the check compares it apart, without building it).
+backend::AllocationCapabilities advertised(const std::string& a, bool with_adapter) {
+  const bool managed = a == backend::kAuthorityManagedMig;
+  const bool isolated = managed || a == backend::kAuthorityDra;
+  backend::AllocationCapabilities caps;
+  if (with_adapter) caps.adapter = "memory-" + a;
+  caps.authority = a;
+  caps.isolated_mig = isolated;
+  caps.cooperative_sharing = a == backend::kAuthorityLocal;
+  caps.memory_enforcement = isolated ? "hardware" : a == backend::kAuthorityLocal ? "none" : "accounting";
+  caps.elastic = !managed;
+  return caps;  // exclusive_device, multi_device, admission_boundary true; topology_verification false
+}
+
+std::string render_caps(const backend::AllocationCapabilities& c) {
+  return fmt::format(
+      "capabilities: adapter={} authority={} exclusive_device={} isolated_mig={} cooperative_sharing={} "
+      "memory_enforcement={} multi_device={} topology_verification={} elastic={} admission_boundary={}",
+      c.adapter, c.authority, c.exclusive_device, c.isolated_mig, c.cooperative_sharing, c.memory_enforcement,
+      c.multi_device, c.topology_verification, c.elastic, c.admission_boundary);
+}
+
+/// advertised(a, false), built once per authority: the check runs at every execution's end, and building it
+/// (three texts) was a tenth of that end's cost (issue 16). An authority outside backend::kAuthorities builds it
+/// each time.
+const backend::AllocationCapabilities& expected_caps(const std::string& a) {
+  static const std::vector<backend::AllocationCapabilities> kExpected = [] {
+    std::vector<backend::AllocationCapabilities> v;
+    for (const char* authority : backend::kAuthorities) v.push_back(advertised(authority, false));
+    return v;
+  }();
+  for (size_t i = 0; i < kExpected.size(); ++i)
+    if (a == kExpected[i].authority) return kExpected[i];
+  thread_local backend::AllocationCapabilities other;
+  return other = advertised(a, false);
+}
+
+}  // namespace
+
+std::optional<Violation> check_capabilities_match_authority(const CheckContext& c) {
+  const std::string& authority = c.world.compiled().scenario->authority;
+  const backend::AllocationCapabilities& got = c.world.backend().advertised();
+  const auto fields = [](const backend::AllocationCapabilities& x) {
+    return std::tie(x.authority, x.exclusive_device, x.isolated_mig, x.cooperative_sharing, x.memory_enforcement,
+                    x.multi_device, x.topology_verification, x.elastic, x.admission_boundary);
+  };
+  // The adapter name "memory-<authority>" is compared in place: built, it is longer than a short string's buffer
+  // and would allocate once per execution. `want` (with the adapter) only for the rendering of a break.
+  const std::string_view adapter = got.adapter, prefix = "memory-";
+  if (adapter.starts_with(prefix) && adapter.substr(prefix.size()) == authority &&
+      fields(got) == fields(expected_caps(authority)))
+    return std::nullopt;
+  const backend::AllocationCapabilities want = advertised(authority, true);
+  const std::string shown = render_caps(got), needed = render_caps(want);
+  return Violation{"capabilities-match-authority",
+                   fmt::format("the {} backend advertises {}; its authority means {}", authority, shown, needed),
+                   shown + "\n"};
+}
+
+namespace {
+
+bool known_reason(const std::string& r) {
+  for (const char* w : {"timeout", "auth", "malformed", "unreachable", "unsupported"})
+    if (r == w) return true;
+  return false;
+}
+
+/// The first clause of the envelope contract that `e` breaks, or "" (backend/CONTRACT.md §4 "Observations").
+std::string broken_clause(const Told::Envelope& e) {
+  if (e.observed_at != e.now) return fmt::format("observed_at={} but the clock read {}", e.observed_at, e.now);
+  if (e.value_observed_at != e.now)
+    return fmt::format("the value's observed_at={} but the clock read {}", e.value_observed_at, e.now);
+  if (e.known) {
+    if (!e.generation) return "a Known answer without a generation";
+    if (*e.generation != e.value_generation)
+      return fmt::format("generation={} but the value it stamps has generation {}", *e.generation, e.value_generation);
+    return "";
+  }
+  if (!known_reason(e.reason))
+    return fmt::format("an Unknown answer with reason '{}', not one of the contract's", e.reason);
+  if (e.detail.empty()) return "an Unknown answer without a detail";
+  return "";
+}
+
+}  // namespace
+
+std::optional<Violation> check_observation_envelope_complete(const CheckContext& c) {
+  if (c.actor >= c.world.actors().size()) return std::nullopt;  // at quiescence no actor stepped
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.envelope) return std::nullopt;
+  const Told::Envelope& e = *a.told.envelope;
+  const std::string clause = broken_clause(e);
+  if (clause.empty()) return std::nullopt;
+  return Violation{"observation-envelope-complete",
+                   fmt::format("{} was told an answer of {}: {}", a.name, e.call, clause),
+                   fmt::format("actor {} told: envelope of {} known={} generation={} reason={} detail={} "
+                               "observed_at={} clock={}\n",
+                               a.name, e.call, e.known, opt(e.generation), e.reason.empty() ? "-" : e.reason,
+                               e.detail.empty() ? "-" : e.detail, e.observed_at, e.now)};
+}
+
+namespace {
+
+/// Why the seed's plan() leaves node `node` of `snap` out for `flow`, as its reason names it, or "".
+std::string exclusion_of(const backend::InventorySnapshot& snap, const std::string& node, const std::string& flow) {
+  const std::string* owner = backend::find_in(snap.owners, node);
+  if (owner && !owner->empty() && *owner != flow) return fmt::format("{}: owned by {}", node, *owner);
+  const std::string* sharing = backend::find_in(snap.sharing, node);
+  for (const char* k : {backend::kClassTimeSliced, backend::kClassMps, backend::kClassUnknown, backend::kClassMig})
+    if (sharing && *sharing == k) return fmt::format("{}: {}", node, k);
+  return "";
+}
+
+}  // namespace
+
+std::optional<Violation> check_infeasible_plan_names_exclusions(const CheckContext& c) {
+  if (c.actor >= c.world.actors().size()) return std::nullopt;  // at quiescence no actor stepped
+  const ActorState& a = c.world.actors()[c.actor];
+  if (!a.told.plan_feasible || *a.told.plan_feasible || !a.plan || !a.inventory) return std::nullopt;
+  const auto* no = std::get_if<backend::Infeasible>(&*a.plan);
+  if (no == nullptr) return std::nullopt;
+  const std::string* packing = nullptr;
+  for (const auto& r : no->reasons)
+    if (r.starts_with("no per-host packing")) packing = &r;
+  if (packing == nullptr) return std::nullopt;  // only the packing reason lists the excluded nodes
+  std::vector<std::string> seen;
+  for (const auto& d : a.inventory->devices) {
+    if (!d.node || std::find(seen.begin(), seen.end(), *d.node) != seen.end()) continue;
+    seen.push_back(*d.node);
+    const std::string why = exclusion_of(*a.inventory, *d.node, a.name);
+    if (why.empty() || packing->find(why) != std::string::npos) continue;
+    return Violation{"infeasible-plan-names-exclusions",
+                     fmt::format("{}'s plan is infeasible without saying '{}'", a.name, why),
+                     fmt::format("actor {} told: infeasible plan: {}\n", a.name, *packing)};
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const Claim& cl : s.claims) {
+    if (cl.entry_name.empty()) continue;
+    const auto* members = backend::find_in(s.shared_config, cl.entry_name);
+    if (members == nullptr) continue;  // a missing entry is no-orphaned-geometry's
+    // Views into the claim and the map, in the memo's scratch: this runs after every step that moves claims.
+    auto& want = c.scratch().entry_want;
+    auto& got = c.scratch().entry_got;
+    want.clear();
+    got.clear();
+    for (const auto& [node, layout] : cl.plan.geometry) want.push_back(node);
+    for (const auto& [node, one] : *members) got.push_back(node);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    if (got == want) continue;
+    return Violation{"entry-lists-its-nodes",
+                     fmt::format("the shared map's entry {} lists nodes [{}], but claim {} carves geometry on [{}]",
+                                 cl.entry_name, fmt::join(got, ","), cl.claim_id, fmt::join(want, ",")),
+                     render_claim(cl, ClaimFields::Devices) + render_map_state(s)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace allocsim::harness

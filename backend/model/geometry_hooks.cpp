@@ -1,0 +1,36 @@
+// Port-only geometry test hooks (issue 13 item 4), beside the seed's `fail_geometry` (ALLOC-021), which makes
+// every later apply on a node fail for good. The seed has no hook for the two shapes below; they live here,
+// not in memory_backend.cpp, and apply_geometry consults them only when a scenario armed one:
+// - fail_geometry_for: the node's applies fail until the fake clock reaches the deadline (a GPU operator
+//   that recovers after a while), then succeed again;
+// - geometry_without_effect: the node's applies report `success` for their write (mig.config.state and its
+//   generation) while mig_layout stays as it was (an apply that claims success without carving).
+// Footprints: both write (FailingGeometry, node), which apply_geometry already reads; the deadline is
+// measured on the fake clock, so fail_geometry_for reads (Clock, "clock"), as apply_geometry then does.
+#include <algorithm>
+#include <stdexcept>
+
+#include "backend/model/memory_backend.h"
+
+namespace allocsim::backend {
+
+void MemoryBackend::fail_geometry_for(Caller& c, const std::string& node, double seconds) {
+  if (seconds < 0) throw std::invalid_argument("fail_geometry_for: negative seconds");
+  LockGuard lock(c);
+  c.touch(Obj::Clock, "clock", false);
+  c.touch(Obj::FailingGeometry, node, true);
+  const double until = s_.clock.now() + seconds;
+  if (double* known = find_in(s_.failing_geometry_until, node))
+    *known = std::max(*known, until);  // a second arming never shortens a failure in progress
+  else
+    s_.failing_geometry_until.emplace_back(node, until);
+}
+
+void MemoryBackend::geometry_without_effect(Caller& c, const std::string& node) {
+  LockGuard lock(c);
+  c.touch(Obj::FailingGeometry, node, true);
+  if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node) == s_.hollow_geometry.end())
+    s_.hollow_geometry.push_back(node);
+}
+
+}  // namespace allocsim::backend

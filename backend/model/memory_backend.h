@@ -1,0 +1,432 @@
+// MemoryBackend: the seed's in-memory AcceleratorAllocationBackend (seed/memory_backend.py), ported
+// line for line. A cluster of GPU nodes as data, with the concurrency protocol real adapters must honour:
+// reads can fail; ownership is a server-side CAS on resourceVersion; readiness is correlated with the
+// write it answers; workloads hold devices; the shared mig-parted map is never deleted; every mutation is
+// audited.
+//
+// Contract:
+// - Every public operation takes a Caller first (caller.h): the seed's global barrier, lock and id
+//   counter, made explicit. The lock is taken exactly where the seed's reindented reading holds
+//   `self._lock`: owner.read.after, owner.update.before, owner.update.after, delete.before and
+//   delete.after fire outside it; claim.create.after, claim.schedule.after, restore.before,
+//   restore.after and claim.ready.after fire while it is held. Call by call ("[...]" a `with self._lock:`
+//   block, names the barriers fired; tests in tests/backend/lock_table_test.cpp, "[lock-table]"):
+//   | call                  | seed (memory_backend_reindented.py)         | port          | test case ("lock table: ...")  |
+//   |-----------------------|---------------------------------------------|---------------|--------------------------------|
+//   | fail_reads            | [whole body]                                | same          | reads and test hooks ...       |
+//   | inventory             | [whole body]                                | same          | reads and test hooks ...       |
+//   | plan                  | none (reads its snapshot; next(_ids) bare)  | same          | plan takes no lock             |
+//   | reserve               | [gen sum] then per node: [read] read.after  | same          | reserve's five regions ...     |
+//   |                       | ([rollback] on a foreign owner) update.     |               | reserve's rollback ...         |
+//   |                       | before [CAS write / rollback] update.after; |               |                                |
+//   |                       | [claim create.after ... schedule.after obs] |               |                                |
+//   | fail_geometry         | [whole body]                                | same          | reads and test hooks ...       |
+//   | apply_pending_geometry| [whole body]                                | same          | reads and test hooks ...       |
+//   | clock advance         | none: FakeClock.advance, then the caller's  | advance_clock | the clock advances outside ... |
+//   |                       | apply_pending_geometry [locked]             | (was locked:  | + "clock schedule of issue 11" |
+//   |                       |                                             | fixed, #11)   |                                |
+//   | observe               | [whole body]                                | same          | observe, mark_workload_ready...|
+//   | mark_workload_ready   | [mark, claim.ready.after]                   | same          | observe, mark_workload_ready...|
+//   | bindings, reconcile   | [whole body]                                | same          | observe, mark_workload_ready...|
+//   | release               | [lookup ... restore.before ... restore.     | same          | release's four regions ...     |
+//   |                       | after] [read map] delete.before [strip,     |               |                                |
+//   |                       | last out] delete.after [pop claim]          |               |                                |
+//   | bind/unbind_workload  | [whole body]                                | same          | reads and test hooks ...       |
+//   | claims_of             | (port-only read for recover)                | [whole body]  | reads and test hooks ...       |
+//   | shared_config,        | [whole body] (test reads)                   | state() /     | none: no Caller; read only     |
+//   | mutations, node,      | node(), pointer(): none                     | mutations():  | between steps, when no actor   |
+//   | pointer               |                                             | no lock       | is inside the backend          |
+// - Nodes, claims, the shared map and geometry iterate in insertion order (scenario order), as the
+//   seed's dicts do. Nothing is sorted unless the seed sorts it.
+// - Errors: OwnershipConflict for the seed's CAS failures (reserve, reconcile). A claim id the seed
+//   would index with `self._claims[...]` (KeyError) throws std::out_of_range naming the claim.
+// - Deviations from the seed (all documented in docs and here):
+//   1. ids come from the Caller (per actor under the simulator);
+//   2. a claim carries port-only bookkeeping for invariants (`releasing`, `label_versions`, `op_id`)
+//      that no seed behaviour reads;
+//   3. mutants (mutants.h) switch on deliberate defects; with none set the behaviour is the seed's;
+//      claims_of() is a port-only read for recovery (ALLOC-033);
+//   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
+//      nothing in an execution depends on wall time.
+//   5. two port-only geometry test hooks beside the seed's fail_geometry (geometry_hooks.cpp, issue 13):
+//      fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the seed's and touches
+//      what it touched before.
+// - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
+//   every node at once (inventory, the reserve generation sum; each node is touched as well);
+//   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
+//   removed, read by whatever iterates the claims); (SharedMap, "videoflow-map") entries, version,
+//   tombstone, deletion; (Pointer, "clusterpolicy") pointer and its restore record; (Clock, "clock") the
+//   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind);
+//   (FailingGeometry, node); (Audit, "") the audit log. The lock is the Caller's own business. plan()
+//   touches nothing: it reads only the snapshot it is given and node products, which never change.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/model/caller.h"
+#include "backend/model/contract.h"
+#include "backend/model/errors.h"
+#include "backend/model/fake_clock.h"
+#include "backend/model/gfd.h"
+#include "backend/model/mutants.h"
+#include "backend/model/packing.h"
+#include "backend/model/spares.h"
+
+namespace allocsim::backend {
+
+/// A node's labels and a stamp that changes whenever they may have (issue 16). Equal stamps mean equal labels, in
+/// any copy and any backend: every write goes through edit() or an assignment, which take a stamp no other write
+/// has had; stamp 0 is no labels. So inventory's per-node classification memo compares one number, not every
+/// label (at 64 nodes that comparison was a fifth of a run). Copies keep the stamp; a moved-from value is empty.
+class StampedLabels {
+ public:
+  StampedLabels() = default;
+  StampedLabels(Labels labels) : labels_(std::move(labels)), stamp_(labels_.empty() ? 0 : fresh_stamp()) {}
+  StampedLabels(const StampedLabels&) = default;
+  StampedLabels& operator=(const StampedLabels&) = default;
+  StampedLabels(StampedLabels&& other) noexcept : labels_(std::move(other.labels_)), stamp_(other.stamp_) {
+    other.labels_.clear();
+    other.stamp_ = 0;
+  }
+  StampedLabels& operator=(StampedLabels&& other) noexcept {
+    if (this != &other) {
+      labels_ = std::move(other.labels_);
+      stamp_ = other.stamp_;
+      other.labels_.clear();
+      other.stamp_ = 0;
+    }
+    return *this;
+  }
+  ~StampedLabels() = default;
+
+  const Labels& get() const { return labels_; }
+  /// The labels to write, under a new stamp. Write through the reference at once: a read in between (an
+  /// inventory) or a copy in between would pair the new stamp with the old labels.
+  Labels& edit() {
+    stamp_ = fresh_stamp();
+    return labels_;
+  }
+  uint64_t stamp() const { return stamp_; }
+
+ private:
+  static uint64_t fresh_stamp();  // never 0, never the same twice in a process (memory_backend.cpp)
+  Labels labels_;
+  uint64_t stamp_ = 0;
+};
+
+/// One GPU node (seed `NodeFixture`). `labels` follow GPU Feature Discovery's vocabulary.
+struct NodeFixture {
+  std::string name;
+  std::string product;
+  int gpu_count = 0;
+  double memory_gib = 0;
+  StampedLabels labels;
+  std::optional<std::string> owner;
+  std::optional<std::string> owner_epoch;
+  int64_t resource_version = 1;
+  std::string mig_config = kDefaultMigConfig;
+  std::string mig_state = "success";
+  int64_t mig_state_generation = 0;
+  OrderedMap<std::string, int> mig_layout;
+  OrderedMap<std::string, int> workloads;  // workload id -> GPU units held
+  std::optional<std::string> restore_record;
+
+  /// GFD classification of `labels`, or "mig" when this backend carved geometry here (seed).
+  std::string classification() const;
+};
+
+/// A claim (seed `_Claim`) plus port-only bookkeeping for invariants.
+struct Claim {
+  std::string claim_id;
+  std::string owner;
+  FeasiblePlan plan;
+  std::string generation;
+  std::vector<std::string> nodes;  // sorted node names (seed: sorted set)
+  std::string status = kClaimPending;
+  bool workload_ready = false;
+  std::string entry_name;
+  // -- port-only, read by invariants, never by seed behaviour --
+  std::string op_id;                                // the reserve's operation id
+  bool releasing = false;                           // set right before release's first mutation
+  OrderedMap<std::string, int64_t> label_versions;  // node -> resourceVersion after this claim's label write
+};
+
+/// A geometry write waiting for its fake-clock delay (seed `_pending_geometry`).
+struct PendingGeometry {
+  double due;
+  std::string node;
+  int64_t version;
+};
+
+/// Everything the backend holds. Public read-only through MemoryBackend::state() (invariants, tests).
+struct BackendState {
+  std::vector<NodeFixture> nodes;                                       // scenario order
+  std::vector<Claim> claims;                                            // insertion order (seed dict)
+  OrderedMap<std::string, std::string> failed_reads;                    // kind -> reason
+  OrderedMap<std::string, OrderedMap<std::string, int>> shared_config;  // entry -> {node: 1}
+  int64_t shared_config_version = 1;
+  bool shared_tombstone = false;
+  bool shared_map_deleted = false;  // only the map-deleted-on-last-out mutant sets it
+  std::string pointer = kDefaultPointer;
+  int64_t pointer_version = 1;
+  std::optional<std::string> pointer_restore;
+  std::vector<PendingGeometry> pending_geometry;
+  std::vector<std::string> failing_geometry;  // a set in the seed; kept in insertion order here
+  // Port-only geometry test hooks (issue 13 item 4; geometry_hooks.cpp), empty unless a scenario uses them:
+  // node -> fake-clock time before which its applies fail; nodes whose applies report success unchanged.
+  OrderedMap<std::string, double> failing_geometry_until;
+  std::vector<std::string> hollow_geometry;
+  std::vector<Mutation> audit;
+  FakeClock clock;
+
+  /// The node / claim with that name / id, or nullptr.
+  const NodeFixture* node(std::string_view name) const;
+  NodeFixture* node(std::string_view name);
+  const Claim* claim(std::string_view id) const;
+  Claim* claim(std::string_view id);
+};
+
+/// plan_into()'s working storage (issue 16: a warm plan allocates nothing). Never state: plan_into() clears
+/// what it reads before it reads it, and a copied backend starts with none (Scratch, below). One exception
+/// carries over between calls, and never changes an answer: the index of a device list, reused for the very same
+/// list (`indexed`, which it keeps alive).
+struct PlanScratch {
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  DeviceTuple indexed;                  // the device list `nodes`, `device_node`, `by_name`, `node_devices` index
+  std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views into `indexed`
+  std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
+  /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
+  /// number: where names differ within their first 8 bytes (n1, n2, ...) a comparison ends there without a
+  /// memcmp call; names with a longer common prefix (gpu-node-01, ...) compare in full, as before.
+  struct Named {
+    uint64_t head;
+    std::string_view name;
+    uint32_t index;
+  };
+  std::vector<Named> by_name;
+  // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
+  // occupancy (nullptr: none). What the seed looks up in dicts, found once per plan instead of per node.
+  std::vector<int> node_devices;
+  std::vector<uint32_t> rank;  // per index in `nodes`: its position in by_name (name order)
+  std::vector<const std::string*> node_owner, node_sharing;
+  std::vector<const int*> node_occupied;
+  OrderedMap<std::string_view, int> free;  // the seed's `free`; views into `indexed`
+  std::vector<uint32_t> free_rank;         // per entry of `free`: its node's rank
+  std::vector<std::string> excluded;       // the seed's `excluded`; entries past this call's count are spare
+  std::vector<const WorkloadRequest*> exclusive, sharers;
+  std::vector<std::pair<std::string_view, int>> wanted;
+  PackScratch pack;
+  OrderedMap<std::string_view, std::string_view> packed;  // workload -> host
+  std::vector<const DeviceIdentity*> taken;
+  OrderedMap<std::string, OrderedMap<std::string, int>> layouts;  // node -> MIG layout; spare entries past use
+  OrderedMap<std::string_view, int> sorted_layout;                // layout_string's sorted copy
+  std::vector<std::string> reasons;
+};
+
+/// A member its owner's copies do not share: a copy starts default-constructed, and assignment keeps the
+/// target's own. For working storage that outlives a call but is never part of the copied value.
+template <class T>
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) {}
+  Scratch& operator=(const Scratch&) { return *this; }
+  ~Scratch() = default;
+  T& get() { return value_; }
+
+ private:
+  T value_{};
+};
+
+struct BackendOptions {
+  std::string authority = kAuthorityDevicePlugin;
+  double mig_apply_seconds = 0.0;  // fake-clock delay before a geometry write reaches success
+  MutantSet mutants;
+};
+
+class MemoryBackend {
+ public:
+  /// The cluster `nodes` (scenario order; a repeated name keeps its first position, last value).
+  MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options);
+
+  /// Seed `capabilities` (backend/CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
+  /// enforcement for managed-mig/dra, cooperative sharing only for local, elastic unless managed-mig.
+  /// version_matrix is not modelled (the caller supplies its own).
+  AllocationCapabilities capabilities() const;
+  /// capabilities() as computed when the backend was built (its options never change after): for the
+  /// capabilities-match-authority check at every quiescence, which would otherwise build the adapter name,
+  /// longer than a short string's buffer, once per execution.
+  const AllocationCapabilities& advertised() const { return advertised_; }
+
+  /// Make `kind` ("nodes" | "pods" | "config") reads fail with `reason`; nullopt restores them.
+  void fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason = "timeout");
+
+  /// `scope_nodes`: nullopt = every node. Unknown when node reads fail; partial (no occupancy) when pod
+  /// reads fail (unless the partial-inventory-is-idle mutant is on).
+  Observation<InventorySnapshot> inventory(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes);
+  /// inventory() into `out`, reusing its containers' storage (the simulator's hot path): afterwards `out` holds
+  /// what inventory() returns, except that an Unknown answer leaves `out.value` as it was (meaningless then).
+  void inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
+                      Observation<InventorySnapshot>& out);
+
+  /// Seed `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
+  /// smallest_profile + check_layout. Infeasible reasons worded as the seed's.
+  PlanOutcome plan(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot);
+  /// plan() into `out`, reusing the storage of the FeasiblePlan it holds (the simulator's hot path): afterwards
+  /// `out` equals what plan() returns. REQUIRES: `out` is not part of `requests` or `snapshot`.
+  void plan_into(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot,
+                 PlanOutcome& out);
+
+  /// Seed `reserve`: generation check, per-node read / barrier / owner check / barrier / CAS write,
+  /// claim, entry, pointer, restore records, labels, (delayed) apply. Throws OwnershipConflict.
+  ClaimObservation reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                           const std::optional<std::string>& expected_generation);
+  /// reserve() without the exception: a lost CAS sets `conflict` (what reserve() throws) and returns an empty
+  /// observation, after exactly the effects reserve() has before it throws. The simulator's hot path.
+  ClaimObservation try_reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                               const std::optional<std::string>& expected_generation,
+                               std::optional<OwnershipConflict>& conflict);
+  /// try_reserve() into `out`'s storage, with the lost CAS as raw values: on success `loss` is empty and `out`
+  /// equals what try_reserve() returns; after a lost CAS `loss.error()` is what reserve() throws and `out` is
+  /// as it was. Allocates nothing when `loss` and `out` are warm (the simulator's hot path).
+  void try_reserve_into(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
+                        const std::optional<std::string>& expected_generation, ReserveLoss& loss,
+                        ClaimObservation& out);
+
+  /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
+  void fail_geometry(Caller& c, const std::string& node);
+  /// Port-only test hook (the seed has none; geometry_hooks.cpp): applies on `node` fail until the fake clock
+  /// reaches now + `seconds` (a failure that clears). std::invalid_argument for negative seconds.
+  void fail_geometry_for(Caller& c, const std::string& node, double seconds);
+  /// Port-only test hook (the seed has none; geometry_hooks.cpp): from now on an apply on `node` reports
+  /// `success` for its write (state and state generation) while the node's mig_layout stays as it was.
+  void geometry_without_effect(Caller& c, const std::string& node);
+  /// Seed `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
+  void apply_pending_geometry(Caller& c);
+  /// Seed `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",
+  /// "no claim <id>") for an unknown claim, else the claim's status by the precedence of backend/CONTRACT.md §1.
+  Observation<ClaimObservation> observe(Caller& c, const std::string& claim_id);
+  /// Seed `mark_workload_ready`; fires claim.ready.after under the lock. std::out_of_range for an unknown claim.
+  void mark_workload_ready(Caller& c, const std::string& claim_id);
+  /// Seed `bindings`: env CUDA_VISIBLE_DEVICES (mig uuid, else uuid, else ordinal) and VF_GPU_COUNT, the
+  /// first node as hostname selector, nvidia.com/gpu limit = device count. std::out_of_range for an unknown claim.
+  WorkloadBindings bindings(Caller& c, const std::string& claim_id, const std::string& workload_id);
+  /// Seed `reconcile`: OwnershipConflict when `expected_generation` is not the claim's; desired "failed"
+  /// forces failed; returns the observation. std::out_of_range for an unknown claim.
+  ClaimObservation reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
+                             const std::string& expected_generation);
+  /// Seed `release` (backend/CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
+  /// wrong generation -> stale; busy nodes or keep_workloads -> pending_recovery; config reads failing ->
+  /// pending_recovery with ownership kept; else restores geometry and owners, strips the entry (last one
+  /// out restores the pointer and tombstones the map) and removes the claim -> released.
+  ReleaseObservation release(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                             const std::string& expected_generation, bool keep_workloads = false);
+  /// release() into `out`, its buffers reused (issue 16: a warm release allocates nothing): every field assigned
+  /// when it returns; when a barrier unwinds it (an actor crash), `out` keeps what it held.
+  void release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                    const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out);
+
+  /// Port-only read (the seed has no claim listing; a Kubernetes adapter lists its ResourceClaims by owner
+  /// label): (claim id, generation) of every claim whose owner is `owner`, in insertion order. What a
+  /// restarted controller can read back to re-run a crashed flow's cleanup (ALLOC-033). Takes the lock;
+  /// writes nothing.
+  std::vector<std::pair<std::string, std::string>> claims_of(Caller& c, const std::string& owner);
+
+  /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (seed).
+  void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);
+  /// Drops the workload; deliberately no resourceVersion bump (seed; backend/CONTRACT.md §8).
+  void unbind_workload(Caller& c, const std::string& node, const std::string& workload_id);
+  /// Moves the fake clock (negative -> std::invalid_argument) without taking the lock, as the seed's
+  /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).
+  void advance_clock(Caller& c, double seconds);
+
+  /// Ends every claim, audit entry and shared-map entry and the pointer's restore record at once, keeping their
+  /// storage for later ones (a world reset, before the state is copied from its prototype; issue 16). Same as
+  /// clearing state().claims, .audit, .shared_config and .pointer_restore, to every reader.
+  void recycle_state();
+
+  /// Everything the backend holds, for invariants and tests (read-only).
+  const BackendState& state() const { return s_; }
+  /// For tests and read faults that build a state by hand. REQUIRES: the nodes keep their number and their
+  /// names, gpu_count, product and memory_gib (inventory hands out a device list built from them once).
+  BackendState& mutable_state() { return s_; }
+  const BackendOptions& options() const { return opt_; }
+
+  /// Audit entries, optionally only those of the given kinds.
+  std::vector<Mutation> mutations(const std::vector<std::string>& kinds = {}) const;
+  /// mutations() into the first n elements of `out`, reusing its elements' storage; returns n. Elements past n
+  /// are kept for their buffers (contents unspecified): what the audit-explains-state invariant calls at
+  /// quiescence, so that it allocates nothing once `out` has grown. mutations() is this into a new vector.
+  size_t mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
+
+ private:
+  void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
+                const std::string& operation_id);
+  void apply_geometry(Caller& c, const std::string& node, int64_t version);
+  ClaimObservation observe_claim(Caller& c, const Claim& claim) const;
+  void observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const;
+  /// A claim as `Claim{}` starts, holding a spare claim's buffers for the fields try_reserve_into assigns.
+  Claim new_claim();
+  /// `to = from`, the notes through spare_texts_ (assign_keeping), for a claim's copy of its plan.
+  void assign_plan(FeasiblePlan& to, const FeasiblePlan& from);
+  /// The seed's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
+  void record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
+              std::string_view detail);
+  /// The seed's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
+  void erase_entry(const std::string& entry);
+  NodeFixture& node_at(std::string_view name);  // the seed's self._nodes[name]: std::out_of_range if absent
+  Claim& claim_at(const std::string& id);       // the seed's self._claims[id]: std::out_of_range if absent
+  template <class T>
+  Observation<T> known_now(T value, std::optional<std::string> generation) const;
+  template <class T>
+  Observation<T> unknown_now(std::string reason, std::string detail) const;
+
+  /// The devices inventory lists, line 182's tuple for `scope`: built from fields no call changes (a node's name,
+  /// gpu_count, product, memory), so once per scope. The whole pool's list is built with the backend; the last
+  /// scoped one is kept with its scope. A copied backend shares them with its source, along with the same nodes.
+  const DeviceTuple& devices_for(const std::optional<std::vector<std::string>>& scope);
+
+  BackendState s_;
+  DeviceTuple all_devices_;
+  bool all_devices_built_ = false;
+  std::optional<std::vector<std::string>> scoped_devices_scope_;  // nullopt: no scoped list built yet
+  DeviceTuple scoped_devices_;
+  BackendOptions opt_;
+  AllocationCapabilities advertised_;  // capabilities(), once (advertised())
+  Scratch<PlanScratch> plan_scratch_;
+  /// Per node index: the stamp of the labels a GFD classification was last computed from, and its result. A
+  /// node's labels never change in the seed, so inventory classifies each node about once per backend object;
+  /// labels written since (a foreign set_labels, a read fault's stale view, a test) carry another stamp.
+  struct LabelClass {
+    uint64_t stamp = 0;
+    std::string_view result;  // a kClass* constant
+    bool known = false;
+  };
+  Scratch<std::vector<LabelClass>> label_classes_;
+  std::string_view labels_class(size_t node, const StampedLabels& labels) {
+    const std::vector<LabelClass>& memo = label_classes_.get();
+    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) return memo[node].result;
+    return classify_labels(node, labels);
+  }
+  std::string_view classify_labels(size_t node, const StampedLabels& labels);  // and remember the answer
+  // Removed values kept for their buffers (backend/spares.h; issue 16): claims (new_claim, and release's copy of
+  // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
+  // release in flight, since a release yields between the read and the write), the pointer's restore record.
+  using SharedConfig = decltype(BackendState::shared_config);
+  Spares<Claim> spare_claims_;
+  Spares<Mutation> spare_mutations_;
+  Spares<SharedConfig::value_type> spare_entries_;
+  Spares<SharedConfig> spare_seen_;
+  // Texts: the pointer's restore record, and the entries a list of texts dropped (resize_keeping): a plan's notes,
+  // a release's node names (its answer's, its copy's).
+  Spares<std::string> spare_texts_;
+  Scratch<std::string> text_scratch_;  // an audit detail or a release's reason being built (neither yields)
+  Scratch<OrderedMap<std::string, int>> layout_scratch_;  // apply_geometry's layout (it never yields)
+};
+
+}  // namespace allocsim::backend

@@ -1,0 +1,63 @@
+// ActorCaller: the backend::Caller an actor hands the memory backend (docs/DESIGN.md §1). Barriers and the
+// backend lock become scheduling points of the actor's fiber, object touches become its footprint (DPOR),
+// ids come from the actor's own counter, and barrier faults (FaultSpec, scenario.h) are drawn here.
+//
+// Contract: barrier() fires a PointKind::Barrier named after the catalog entry, counts it in the world's
+// barrier_hits, then draws the barrier's fault while under FaultSpec::max: crash throws sim::ActorCrash
+// (after recording `crashed` as the running op's outcome), raise throws InjectedError, drop_response sets
+// `dropped` and returns {.drop_response = true}. An unknown barrier name throws std::invalid_argument.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+#include "backend/world/world_state.h"
+
+namespace allocsim::harness {
+
+class ActorCaller final : public backend::Caller {
+ public:
+  ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {
+    // ActorContext::records_footprints(), read once: without footprints a touch skips hashing the object's id,
+    // and the backend's per-node read loops (inventory, reserve's generation) skip the calls.
+    records_reads_ = ctx.records_footprints();
+  }
+
+  backend::BarrierHit barrier(std::string_view name, std::string detail) override;
+  /// The actor's reused buffer (ActorState::detail_scratch): compiled-format details allocate nothing once it
+  /// has grown to the longest detail.
+  std::string& detail_buffer() override;
+  backend::BarrierHit barrier_detail(std::string_view name, const std::string& detail) override;
+  void lock() override;
+  void unlock() override;
+  void touch(backend::Obj what, std::string_view name, bool write) override;
+  std::string next_id(std::string_view kind) override;
+
+  /// Set when a drop_response fault fired during the current op (the script runner clears it per op).
+  bool dropped = false;
+
+  /// Whether FaultSpec::max allows one more fault in this execution. Reads the faults-fired counter's
+  /// footprint object (faults_fired_id()): call it only where the answer decides whether a fault is drawn.
+  bool fault_budget_left();
+  /// Counts a fault that fired; writes the counter's footprint object.
+  void count_fault();
+
+ private:
+  backend::BarrierHit fault_at(size_t index);  // index: into barrier_catalog()
+  backend::BarrierHit fire(std::string_view name, const std::string& detail);
+
+  BackendWorld& w_;
+  sim::ActorContext& ctx_;
+  ActorState& st_;
+};
+
+/// The footprint id of the world's faults-fired counter (BackendWorld::faults_fired). Every fault-eligible
+/// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
+/// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
+/// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
+/// actor_plan_id, 0xF1 read_faults_id).
+uint64_t faults_fired_id();
+
+}  // namespace allocsim::harness

@@ -1,0 +1,212 @@
+#include "backend/ops/script_runner.h"
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "backend/scenario/conditional_ops.h"
+#include "backend/scenario/op_syntax.h"
+#include "backend/world/read_faults.h"
+
+namespace allocsim::harness {
+
+using backend::ClaimObservation;
+using backend::FeasiblePlan;
+using sim::PointKind;
+
+namespace {
+
+/// `specs` as the backend's requests of flow `flow`, written into `out` (reused: its strings keep their buffers).
+void fill_requests(std::vector<backend::WorkloadRequest>& out, const std::string& flow,
+                   const std::vector<RequestSpec>& specs) {
+  out.resize(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const RequestSpec& r = specs[i];
+    backend::WorkloadRequest& w = out[i];
+    w.flow_id = flow;
+    w.workload_id = r.workload;
+    w.device_count = r.devices;
+    w.sharing = r.sharing;
+    if (r.minimum_usable_memory_gib)
+      w.minimum_usable_memory_bytes = static_cast<int64_t>(*r.minimum_usable_memory_gib * double(backend::kGiB));
+    else
+      w.minimum_usable_memory_bytes.reset();
+  }
+}
+
+bool pods_failing(const backend::MemoryBackend& b) {
+  return backend::find_in(b.state().failed_reads, std::string("pods")) != nullptr;
+}
+
+}  // namespace
+
+void ScriptRunner::run() {
+  for (size_t k = 0; k < spec_.script.size(); ++k) {
+    st_.op_index = k;
+    // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
+    st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
+    if (st_.crashed) return;  // the actor died in that op (fault_at): nothing of it runs any more
+  }
+}
+
+/// One op with its faults: a raise ends it with `error`, a dropped response with `unknown` (the op's own
+/// code has already kept the result from the actor). A crash (sim::ActorCrash, thrown by fault_at) ends it with
+/// `crashed`, reported to the engine here rather than unwound up to it: the frames between here and the engine
+/// would run nothing but destructors, at about a third of a crash's cost.
+const char* ScriptRunner::run_op(const Op& op) {
+  caller_.dropped = false;
+  retry_ = 0;
+  try {
+    const char* out = op_spec(op.kind).execute(*this, op);
+    // `retry` (conditional_ops.h): bounded by its max; a dropped response ends the op as `unknown` first.
+    while (!caller_.dropped && retry_wanted(op, out, retry_)) {
+      ++retry_;
+      out = op_spec(op.kind).execute(*this, op);
+    }
+    return caller_.dropped ? "unknown" : out;
+  } catch (const InjectedError&) {
+    return "error";
+  } catch (const sim::ActorCrash& c) {
+    ctx_.crashed(c.where);
+    return "crashed";
+  }
+}
+
+void ScriptRunner::call(const char* what, std::string detail) {
+  if (retry_ > 0) detail += fmt::format("{}retry={}", detail.empty() ? "" : " ", retry_);
+  ctx_.point(PointKind::Call, what, std::move(detail));
+  environment_fault();
+}
+
+/// The fault choice at a Call point (FaultSpec): a draw over {none, each fail_reads kind not failing yet,
+/// each fail_geometry node not failing yet} while under the bound; the choice is applied through the
+/// backend's test hooks, which take the backend lock (so it may wait for it, as any caller would).
+void ScriptRunner::environment_fault() {
+  const FaultSpec& f = w_.c_.scenario->faults;
+  if (f.fail_reads.empty() && f.fail_geometry.empty()) return;
+  if (!f.eligible(st_.name) || !caller_.fault_budget_left()) return;
+  const auto& state = b_.state();
+  std::vector<const std::string*> reads, nodes;
+  for (const std::string& kind : f.fail_reads) {
+    caller_.touch(backend::Obj::FailedReads, kind, false);
+    if (backend::find_in(state.failed_reads, kind) == nullptr) reads.push_back(&kind);
+  }
+  for (const std::string& node : f.fail_geometry) {
+    caller_.touch(backend::Obj::FailingGeometry, node, false);
+    if (std::find(state.failing_geometry.begin(), state.failing_geometry.end(), node) == state.failing_geometry.end())
+      nodes.push_back(&node);
+  }
+  if (reads.empty() && nodes.empty()) return;
+  const uint64_t v = ctx_.draw(1 + reads.size() + nodes.size());
+  if (v == 0) return;
+  caller_.count_fault();
+  if (v <= reads.size()) {
+    const std::string kind = *reads[v - 1];
+    ctx_.note(fmt::format("fault=fail_reads:{}", kind));
+    b_.fail_reads(caller_, kind, "timeout");
+  } else {
+    const std::string node = *nodes[v - 1 - reads.size()];
+    ctx_.note(fmt::format("fault=fail_geometry:{}", node));
+    b_.fail_geometry(caller_, node);
+  }
+}
+
+void ScriptRunner::wait_for_end(const std::string& flow_name) {
+  sim::ActorId flow = 0;
+  while (flow < w_.actors_.size() && w_.actors_[flow].name != flow_name) ++flow;
+  if (flow == w_.actors_.size())
+    throw std::logic_error("recover names no actor: " + flow_name);  // the loader resolves it
+  if (sim::SimMutex* life = w_.life_[flow].get()) {
+    life->lock(ctx_);  // blocks (LockWait) until the flow's actor has finished or crashed
+    life->unlock();
+  }
+}
+
+const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>>& scope) {
+  // Into the actor's scratch observation (reused across executions), then swapped into st_.inventory.
+  backend::Observation<backend::InventorySnapshot>& obs = st_.inventory_scratch;
+  if (w_.read_faults.enabled)
+    obs = faulted_inventory(*this, scope);
+  else
+    b_.inventory_into(caller_, scope, obs);
+  // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
+  // restore pod reads. From its lock acquisition to here nothing yields, so this is the state it read.
+  const bool failed_pods = pods_failing(b_);
+  remember_envelope("inventory", obs, obs.known ? obs.value.generation : std::string(),
+                    obs.known ? obs.value.observed_at : obs.observed_at);
+  if (!obs.known) {
+    st_.inventory.reset();
+    return "unknown";
+  }
+  install(st_.inventory, obs.value);  // the old inventory's storage becomes the next read's scratch
+  st_.inventory_with_failed_pods = failed_pods;
+  return st_.inventory->completeness == backend::kCompletenessPartial ? "partial" : "complete";
+}
+
+const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
+  ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
+  fill_requests(st_.requests_scratch, st_.name, requests);
+  // Into the last plan's storage (or the previous execution's, kept by reset_actor): a warm plan allocates
+  // nothing. Only this actor's plan op replaces its plan; a reserve from it copies it first (ops.cpp).
+  if (!st_.plan) st_.plan.emplace(std::move(st_.plan_scratch));
+  b_.plan_into(caller_, st_.requests_scratch, *st_.inventory, *st_.plan);
+  st_.plan_with_failed_pods = st_.inventory_with_failed_pods;
+  const bool feasible = std::holds_alternative<FeasiblePlan>(*st_.plan);
+  st_.told.plan_feasible = feasible;
+  st_.told.plan_from_failed_pods = st_.plan_with_failed_pods;
+  return feasible ? "feasible" : "infeasible";
+}
+
+const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
+  const std::string op_id = fmt::format(FMT_COMPILE("{}:op{}"), st_.name, ++st_.reserves);
+  // The seed's generation check compares against every node's version; remember a stale reserve so
+  // that stale-plan-writes-nothing can hold it to writing nothing.
+  int64_t sum = 0;
+  if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // whole-read convention
+  for (const auto& n : b_.state().nodes) {
+    sum += n.resource_version;
+    if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::Node, n.name), false);
+  }
+  if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
+  st_.op_epoch.clear();
+  // reserve() without the throw of its OwnershipConflict (unwinding dominated the profile) and without its words
+  // (the actor only learns that it lost), into the actor's scratch observation and loss.
+  ClaimObservation& obs = st_.observation_scratch;
+  b_.try_reserve_into(caller_, plan, op_id, plan.snapshot_generation, st_.loss_scratch, obs);
+  if (st_.loss_scratch) return "conflict";
+  if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
+  st_.claim_id = obs.claim_id;
+  st_.claim_generation = obs.desired_generation;
+  st_.held.emplace_back(obs.claim_id, obs.desired_generation);
+  ++st_.claims_held;
+  ++st_.claims_made;
+  install(st_.told.observation, obs);
+  return "claimed";
+}
+
+const char* ScriptRunner::observe_once() {
+  auto obs = w_.read_faults.enabled ? faulted_observe(*this, *st_.claim_id) : b_.observe(caller_, *st_.claim_id);
+  remember_envelope("observe", obs, obs.known ? obs.value.desired_generation : std::string(), obs.observed_at);
+  if (!obs.known) return "unknown";
+  st_.told.observation = obs.value;
+  return status_word(obs.value.status);
+}
+
+template <class T>
+void ScriptRunner::remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen,
+                                     double value_at) {
+  // Nothing yields between the backend stamping the answer and here: the clock is the one it read.
+  st_.told.envelope = Told::Envelope{call,       obs.known,       obs.generation, std::move(value_gen),  obs.reason,
+                                     obs.detail, obs.observed_at, value_at,       b_.state().clock.now()};
+}
+
+const char* ScriptRunner::status_word(const std::string& s) {
+  for (const char* w : {backend::kClaimPending, backend::kClaimAllocated, backend::kClaimPrepared, backend::kClaimReady,
+                        backend::kClaimFailed, backend::kClaimReleasing})
+    if (s == w) return w;
+  throw std::logic_error("unknown claim status " + s);
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,71 @@
+// ScriptRunner: one actor's script, run inside the actor's fiber (world.h's contract). It runs each op
+// through its OpSpec row (ops.h) and gives the rows the actor's primitives: a Call scheduling point with
+// its environment fault, and the inventory, plan, reserve and observe steps several ops share.
+//
+// Contract: every backend call is preceded by call(); an op's outcome is recorded in ActorState::outcomes
+// (a raise fault ends the op with `error`, a dropped response with `unknown`); a crash (sim::ActorCrash)
+// unwinds the backend's frames up to run_op(), which reports it (ActorContext::crashed) and ends the op as
+// `crashed`; run() then returns without another op.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/ops/actor_caller.h"
+#include "backend/world/world_state.h"
+
+namespace allocsim::harness {
+
+class ScriptRunner {
+ public:
+  // The backend as a friend, not through mutable_backend(): an actor's writes all reach ActorCaller::touch, so
+  // the world reset may restore only what they wrote (world.h reset_world_storage).
+  ScriptRunner(BackendWorld& w, sim::ActorContext& ctx, ActorState& st, const ActorSpec& spec)
+      : w_(w), b_(w.backend_), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
+
+  /// Runs every op of the script in order.
+  void run();
+
+  // -- primitives for the op table (ops.cpp) --
+
+  /// A Call scheduling point named `what`, then the environment fault drawn at it (FaultSpec).
+  void call(const char* what, std::string detail = {});
+  /// An inventory read into the actor's state: "complete", "partial" or "unknown".
+  const char* inventory(const std::optional<std::vector<std::string>>& scope);
+  /// A plan over the last inventory (which must exist): "feasible" or "infeasible".
+  const char* plan(const std::vector<RequestSpec>& requests);
+  /// reserve() of `plan` with a fresh operation id: "claimed", "conflict" or "unknown".
+  const char* reserve(const backend::FeasiblePlan& plan);
+  /// One observe of the newest claim (which must exist): its status word, or "unknown".
+  const char* observe_once();
+  /// The static status word equal to `s`. Throws std::logic_error for a status the backend cannot give.
+  static const char* status_word(const std::string& s);
+  /// Blocks (a LockWait) until the actor named `flow` has finished or crashed; returns at once when no
+  /// recover names it. Throws std::logic_error for a name that is not an actor (the loader resolves it).
+  void wait_for_end(const std::string& flow);
+
+  BackendWorld& world() { return w_; }
+  backend::MemoryBackend& backend() { return b_; }
+  sim::ActorContext& ctx() { return ctx_; }
+  ActorState& state() { return st_; }
+  ActorCaller& caller() { return caller_; }
+
+ private:
+  const char* run_op(const Op& op);
+  void environment_fault();
+  /// Keeps the envelope of answer `obs` of `call` for observation-envelope-complete; `value_gen` and
+  /// `value_at` are the generation and time stamp inside the value ("" and the envelope's when it has none).
+  template <class T>
+  void remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen, double value_at);
+
+  BackendWorld& w_;
+  backend::MemoryBackend& b_;
+  sim::ActorContext& ctx_;
+  ActorState& st_;
+  const ActorSpec& spec_;
+  ActorCaller caller_;
+  int retry_ = 0;  // the running op's retry (conditional_ops.h); 0 on its first attempt
+};
+
+}  // namespace allocsim::harness

@@ -1,0 +1,134 @@
+// Conditional ops (conditional_ops.h): `when` and `retry`, read, encoded, judged and shrunk in one place.
+#include "backend/scenario/conditional_ops.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "backend/scenario/op_syntax.h"
+#include "backend/scenario/scenario_reader.h"
+
+namespace allocsim::harness {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using support::child;
+using support::contains;
+using support::hint;
+using support::quote;
+
+const std::vector<const char*> kRetryKeys = {"on", "max"};
+const std::vector<const char*> kRetryOn = {"conflict", "infeasible"};
+const std::vector<const char*> kWhenKeys = {"op", "outcome"};
+
+RetrySpec parse_retry(const ScenarioReader& r, const Json& v, const std::string& ptr, const Op& op) {
+  if (!op.has_requests)
+    r.fail(ptr,
+           "retry needs \"requests\" on the reserve: a retry inventories, plans and reserves them again, "
+           "and a plan made elsewhere (plan_from, or a plan op) cannot be made again by this op");
+  r.want_object(v, ptr);
+  r.check_keys(v, ptr, kRetryKeys, " for retry");
+  RetrySpec out;
+  const Json& on = r.require(v, ptr, "on");
+  const std::string on_ptr = child(ptr, "on");
+  if (on.is_string()) {
+    out.on.push_back(r.choice(on, on_ptr, kRetryOn));
+  } else {
+    if (!on.is_array())
+      r.fail(on_ptr, fmt::format("expected an outcome or an array of outcomes ({}), got {}",
+                                 support::quote_all(kRetryOn), on.type_name()));
+    out.on = r.known_names(on, on_ptr, kRetryOn, "retry outcome", false);
+  }
+  out.max = r.int_value(r.require(v, ptr, "max"), child(ptr, "max"), 1, kMaxRetries, " (retries after the first try)");
+  return out;
+}
+
+WhenSpec parse_when(const ScenarioReader& r, const Json& v, const std::string& ptr, const std::vector<Op>& earlier) {
+  r.want_object(v, ptr);
+  r.check_keys(v, ptr, kWhenKeys, " for when");
+  if (earlier.empty()) r.fail(ptr, "when needs an earlier op to depend on, and this is the script's first op");
+  WhenSpec out;
+  const int last = static_cast<int>(earlier.size()) - 1;
+  out.op = static_cast<size_t>(
+      r.int_value(r.require(v, ptr, "op"), child(ptr, "op"), 0, last, " (an earlier op of this script, 0-based)"));
+  const Op& dep = earlier[out.op];
+  const std::string word = r.string_value(r.require(v, ptr, "outcome"), child(ptr, "outcome"));
+  const std::vector<const char*> vocabulary = outcome_vocabulary(dep);
+  if (!contains(vocabulary, word))
+    r.fail(child(ptr, "outcome"), fmt::format("op {} ({}) never ends in {}{}", out.op, quote(op_name(dep.kind)),
+                                              quote(word), hint(word, vocabulary)));
+  out.outcome = word;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<const char*>& modifier_keys(OpKind k) {
+  static const std::vector<const char*> any = {"when"};
+  static const std::vector<const char*> reserve = {"when", "retry"};
+  return k == OpKind::Reserve ? reserve : any;
+}
+
+void parse_op_modifiers(const ScenarioReader& r, const Json& v, const std::string& ptr, const std::vector<Op>& earlier,
+                        Op& op) {
+  if (const Json* w = r.find(v, "when")) op.when = parse_when(r, *w, child(ptr, "when"), earlier);
+  if (const Json* t = r.find(v, "retry")) op.retry = parse_retry(r, *t, child(ptr, "retry"), op);
+}
+
+std::vector<const char*> outcome_vocabulary(const Op& op) {
+  std::vector<const char*> out = op_outcomes(op.kind);
+  if (op.when && !contains(out, "skipped")) out.push_back("skipped");
+  return out;
+}
+
+std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name) {
+  std::vector<const char*> out;
+  for (const Op& op : actor.script) {
+    if (name != op_name(op.kind)) continue;
+    for (const char* w : outcome_vocabulary(op))
+      if (!contains(out, w)) out.push_back(w);
+  }
+  return out;
+}
+
+void modifiers_to_json(const Op& op, Json& j) {
+  if (op.when) j["when"] = {{"op", op.when->op}, {"outcome", op.when->outcome}};
+  if (op.retry) j["retry"] = {{"on", op.retry->on}, {"max", op.retry->max}};
+}
+
+bool when_met(const Op& op, const ActorState& st) {
+  if (!op.when) return true;
+  const char* got = st.outcomes.at(op.when->op);
+  return got != nullptr && op.when->outcome == got;
+}
+
+bool retry_wanted(const Op& op, const char* outcome, int retries) {
+  if (!op.retry || retries >= op.retry->max) return false;
+  return std::find(op.retry->on.begin(), op.retry->on.end(), std::string_view(outcome)) != op.retry->on.end();
+}
+
+void reindex_conditions(Scenario& sc, size_t actor, size_t dropped) {
+  ActorSpec& a = sc.actors[actor];
+  for (Op& op : a.script) {
+    if (!op.when) continue;
+    if (op.when->op == dropped)
+      op.when.reset();
+    else if (op.when->op > dropped)
+      --op.when->op;
+  }
+  // A `when` on an op that lost its own `when` may wait for a `skipped` it can no longer record.
+  for (Op& op : a.script)
+    if (op.when && !contains(outcome_vocabulary(a.script[op.when->op]), op.when->outcome)) op.when.reset();
+  for (auto& [name, ops] : sc.expect.actors) {
+    if (name != a.name) continue;
+    for (auto& [op, outcomes] : ops) {
+      const std::vector<const char*> vocabulary = expect_vocabulary(a, op);
+      if (vocabulary.empty()) continue;  // no op of that name left: prune_expect drops the entry
+      std::erase_if(outcomes, [&](const std::string& w) { return !contains(vocabulary, w); });
+    }
+    std::erase_if(ops, [](const auto& entry) { return entry.second.empty(); });
+  }
+}
+
+}  // namespace allocsim::harness

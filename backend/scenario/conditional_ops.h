@@ -1,0 +1,63 @@
+// Conditional ops (issue 13 item 5): two modifiers an op may carry besides its own keys, read once for every
+// op by the loader (op_entry) and applied once by the script runner (run, run_op), never by an op's row.
+//
+// - `when` (any op): {"op": I, "outcome": W}. The op runs only if op I of the same script (0-based, as in the
+//   JSON pointer /actors/A/script/I; I must be earlier than the op itself) ended in outcome W. Otherwise it
+//   records `skipped` and makes no call (no scheduling point), as the other ops that know they have nothing
+//   to do (README, "Skipped ops"); so `skipped` joins the op's expect.actors vocabulary. W must be a word
+//   op I can end in (its vocabulary, plus `skipped` when op I has a `when` itself). When op I never ended
+//   (its actor crashed in it) the op never runs either, like every later op of a crashed actor.
+// - `retry` (reserve with `requests` only): {"on": "conflict" | ["conflict", "infeasible"], "max": M}. When an
+//   attempt ends in one of `on`, the reserve runs again from scratch: inventory, plan, reserve, each call a
+//   scheduling point whose detail carries "retry=N", with a fresh operation id (<actor>:op<k>); at most M
+//   more attempts (1..kMaxRetries), so no loop is unbounded. The op records the last attempt's outcome. A
+//   dropped response, a raise or a crash ends the op as without retry: `unknown` is never retried, since a
+//   claim may exist that the actor cannot see, and a second reserve would then be a second claim (F2).
+//   A retry needs `requests`, since a plan made elsewhere (`plan_from`, or an earlier plan op) cannot be
+//   re-planned by this op.
+//
+// Contract: parse_op_modifiers() leaves the op unchanged when it has neither key and fails with the JSON
+// pointer of the bad value otherwise (ScenarioError through the reader); everything it accepts can run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/scenario/scenario.h"
+#include "backend/world/world_state.h"
+
+namespace allocsim::harness {
+
+class ScenarioReader;
+
+inline constexpr int kMaxRetries = 8;
+
+/// The keys op kind `k` takes besides its own: "when", and "retry" for reserve.
+const std::vector<const char*>& modifier_keys(OpKind k);
+
+/// Reads `when` and `retry` of the op at `ptr` (`earlier`: the ops before it in its script, in order).
+void parse_op_modifiers(const ScenarioReader& r, const nlohmann::ordered_json& v, const std::string& ptr,
+                        const std::vector<Op>& earlier, Op& op);
+
+/// The outcomes `op` can record: its kind's vocabulary, plus `skipped` when it has a `when`.
+std::vector<const char*> outcome_vocabulary(const Op& op);
+
+/// The expect.actors vocabulary of op name `name` in `actor`'s script: the union over its ops of that name.
+std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name);
+
+/// Adds `when` and `retry` to `j` when the op has them (scenario_to_json).
+void modifiers_to_json(const Op& op, nlohmann::ordered_json& j);
+
+/// Whether `op`'s `when` holds for `st` (true without a `when`).
+bool when_met(const Op& op, const ActorState& st);
+
+/// Whether an attempt of `op` that ended in `outcome` is retried (attempts made so far: `retries` retries).
+bool retry_wanted(const Op& op, const char* outcome, int retries);
+
+/// The shrinker dropped op `dropped` of actor `actor`: later `when` indices move down by one; a `when` on the
+/// dropped op is removed (the op then runs unconditionally); expect pins of `skipped` that no op can record
+/// any more are removed with it.
+void reindex_conditions(Scenario& sc, size_t actor, size_t dropped);
+
+}  // namespace allocsim::harness

@@ -1,0 +1,86 @@
+// The op table's rows, gathered from the files that define them (ops.h), in OpKind order, and the lookups
+// over them. A file with new ops adds one line here; op_spec() checks that every row sits at its OpKind's index.
+#include "backend/scenario/op_syntax.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "backend/invariants/catalog.h"
+#include "sim/support/json_reader.h"
+
+namespace allocsim::harness {
+
+const std::vector<OpSpec>& op_specs() {
+  static const std::vector<OpSpec> k = [] {
+    std::vector<OpSpec> rows = core_op_rows();
+    for (OpSpec& row : fault_op_rows()) rows.push_back(std::move(row));
+    for (OpSpec& row : rows)
+      if (row.calls.empty()) row.calls = {row.name};
+    return rows;
+  }();
+  return k;
+}
+
+const OpSpec& op_spec(OpKind k) {
+  const auto& ops = op_specs();
+  const auto i = static_cast<std::size_t>(k);
+  if (i >= ops.size() || ops[i].kind != k) throw std::logic_error("op table out of OpKind order");
+  return ops[i];
+}
+
+const std::vector<const char*>& op_names() {
+  static const std::vector<const char*> k = [] {
+    std::vector<const char*> out;
+    for (const OpSpec& op : op_specs()) out.push_back(op.name);
+    return out;
+  }();
+  return k;
+}
+
+const char* op_name(OpKind k) {
+  const auto i = static_cast<std::size_t>(k);
+  return i < op_specs().size() ? op_specs()[i].name : "unknown";
+}
+
+const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcomes; }
+
+sim::PointVocabulary point_vocabulary(const Scenario& s) {
+  sim::PointVocabulary out;
+  // Per actor: its Call points, then its op kinds (for the explanations below).
+  std::vector<std::vector<const char*>> calls, ops;
+  for (const ActorSpec& a : s.actors) {
+    std::vector<const char*> points, kinds;
+    for (const Op& op : a.script) {
+      const OpSpec& spec = op_spec(op.kind);
+      if (!support::contains(kinds, spec.name)) kinds.push_back(spec.name);
+      for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls)
+        if (!support::contains(points, call)) points.push_back(call);
+    }
+    calls.push_back(points);
+    ops.push_back(std::move(kinds));
+    for (const Named& b : barrier_catalog()) points.push_back(b.name);
+    points.push_back(sim::kLockWaitPoint);
+    out.per_actor.push_back(std::move(points));
+  }
+  // A label that names an op, or a call other actors make, is no typo: say what the actor does instead of
+  // suggesting the nearest point (`flowA:await`: an await op polls with observe calls).
+  out.explain = [calls = std::move(calls), ops = std::move(ops)](sim::ActorId actor,
+                                                                 std::string_view point) -> std::string {
+    const std::string theirs =
+        calls[actor].empty() ? "it makes no call" : "its calls: " + support::quote_all(calls[actor]);
+    for (const OpSpec& spec : op_specs()) {
+      if (point != spec.name) continue;
+      if (support::contains(ops[actor], spec.name))
+        return fmt::format("its {} op resumes from {}, not from a point of its own name; {}", spec.name,
+                           support::quote_all(spec.calls), theirs);
+      return fmt::format("it has no {} op; {}", spec.name, theirs);
+    }
+    for (const OpSpec& spec : op_specs())
+      if (support::contains(spec.calls, point)) return fmt::format("it makes no {} call; {}", point, theirs);
+    return "";
+  };
+  return out;
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,285 @@
+// Scenario files, schema `allocsim/scenario/v1` (docs/DESIGN.md §4): the cluster, the actors and their
+// scripts, the invariants to check, and the expected outcome.
+//
+// Contract: load_scenario() either returns a fully validated Scenario or throws ScenarioError naming the
+// file, the JSON pointer and what was expected. Unknown keys are errors (with a did-you-mean). Every
+// reference is resolved at load time (plan_from names an actor, a node op names a node, mutants,
+// invariants and barriers exist, expect names real actors, ops and outcomes), so a loaded scenario never
+// fails for a reason the file could have told.
+//
+// Fault injection (`faults`, FaultSpec below) and recovery (`recover`, ALLOC-033): a `recover` op names
+// another actor (`flow`); it first waits until that actor has ended (finished or crashed), as a restarted
+// controller starts after the old one died, then reads back the backend's claims whose owner is that flow
+// (MemoryBackend::claims_of) and releases each, oldest first, by its claim id and generation, with
+// operation id `<actor>:recover<k>`. Outcomes: `released` (every claim found released), `none` (nothing
+// found: nothing written), `pending_recovery` / `stale` (some release said so), or a fault's word.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/model/contract.h"
+#include "backend/model/mutants.h"
+#include "sim/order.h"
+#include "sim/support/json_reader.h"
+
+namespace allocsim::harness {
+
+using backend::OrderedMap;
+
+/// A malformed scenario: `file`, `pointer` (RFC 6901, "" = the whole document) and `message`.
+/// what() is "FILE: POINTER: MESSAGE" (support::located: the root is "(document root)"), or "FILE: MESSAGE"
+/// for an error about the file itself (support::InputError::about_file).
+class ScenarioError : public support::InputError {
+ public:
+  using InputError::InputError;
+  /// The reader's error as it is (its place, or none for an error about the file).
+  explicit ScenarioError(const support::InputError& e) : InputError(e) {}
+};
+
+/// One workload request of a plan/reserve op. The actor's name is its flow id.
+struct RequestSpec {
+  std::string workload;
+  int devices = 1;                                   // >= 1
+  std::string sharing = backend::kSharingExclusive;  // exclusive|isolated_mig|cooperative|accounting_only
+  std::optional<double> minimum_usable_memory_gib;   // >= 0
+};
+
+enum class OpKind {
+  Inventory,
+  Plan,
+  Reserve,
+  Observe,
+  Await,
+  MarkReady,
+  Reconcile,
+  Release,
+  BindWorkload,
+  UnbindWorkload,
+  FailReads,
+  RestoreReads,
+  FailGeometry,
+  AdvanceClock,
+  Recover,
+  // Foreign writes (ops_foreign.h): another controller's single locked write, not a seed call.
+  SetLabels,
+  SetMigState,
+  WriteSharedMap,
+  SetPointer,
+  // issue 13 items 3 and 4 (ops_faults.cpp): read and geometry faults with shape
+  StaleReads,
+  PartialReads,
+  FailGeometryFor,
+  GeometryNoEffect,
+};
+
+// Each kind's name, keys, outcomes and behaviour are its row of the op table (ops.h); these three read it.
+/// The op's name as written in scenario files ("mark_ready"); a static string.
+const char* op_name(OpKind k);
+/// Every op name, in enum order.
+const std::vector<const char*>& op_names();
+
+/// The outcomes an op of kind `k` can record (the vocabulary of expect.actors).
+const std::vector<const char*>& op_outcomes(OpKind k);
+
+/// `retry` on a reserve with `requests` (conditional_ops.h): when the attempt ends in one of `on`, the
+/// reserve runs again (inventory, plan, reserve), at most `max` more times.
+struct RetrySpec {
+  std::vector<std::string> on;  // outcomes that trigger a retry: "conflict" | "infeasible", file order
+  int max = 1;                  // 1..kMaxRetries (conditional_ops.h)
+};
+
+/// `when` on any op (conditional_ops.h): the op runs only if op `op` of the same script (an earlier one)
+/// ended in `outcome`; otherwise it records `skipped` without a scheduling point.
+struct WhenSpec {
+  size_t op = 0;  // index in the actor's script, 0-based like the JSON pointer; < the op's own index
+  std::string outcome;
+};
+
+struct Op {
+  OpKind kind = OpKind::Inventory;
+  std::string pointer;  // where the op is in its file, e.g. "/actors/0/script/2"
+  // inventory
+  std::optional<std::vector<std::string>> nodes;  // scope; nullopt = every node
+  // plan, reserve
+  bool has_requests = false;
+  std::vector<RequestSpec> requests;
+  std::optional<std::string> plan_from;  // reserve: another actor's last plan (ALLOC-004)
+  // await, reconcile
+  std::string status;  // await: the claim status to wait for; reconcile: the desired status
+  int polls_max = 1;   // await: >= 1, <= 1000
+  // release
+  bool keep_workloads = false;
+  // bind_workload, unbind_workload, fail_geometry
+  std::string node;
+  std::string workload;
+  int units = 1;  // bind_workload: >= 1
+  // fail_reads, restore_reads: "nodes" | "pods" | "config"
+  std::string read_kind;
+  // advance_clock: seconds >= 0
+  double seconds = 0;
+  // recover: the flow (another actor's name) whose cleanup this op re-runs (ALLOC-033)
+  std::string flow;
+  // set_labels (node): labels to set (file order) and label keys to remove
+  OrderedMap<std::string, std::string> set_labels;
+  std::vector<std::string> remove_labels;
+  // set_mig_state (node): the nvidia.com/mig.config.state word; the write it answers (nullopt = unchanged)
+  std::string mig_state;
+  std::optional<int64_t> mig_state_generation;
+  // write_shared_map: entries to put (entry -> {node: 1}), entries to delete, and whether the rest go first
+  OrderedMap<std::string, OrderedMap<std::string, int>> map_put;
+  std::vector<std::string> map_delete;
+  bool map_replace = false;
+  // set_pointer: the ClusterPolicy's mig-parted config pointer
+  std::string pointer_value;
+  // stale_reads: how many writes behind the read is (1..kMaxStaleWrites, read_faults.h)
+  int writes = 1;
+  // stale_reads, partial_reads: how many reads the fault covers (1..kMaxFaultedReads)
+  int reads = 1;
+  // partial_reads: the workloads the listing omits
+  std::vector<std::string> workloads;
+  // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader
+  std::optional<RetrySpec> retry;
+  std::optional<WhenSpec> when;
+};
+
+struct ActorSpec {
+  std::string name;  // unique; also the actor's flow id
+  std::vector<Op> script;
+};
+
+struct NodeSpec {
+  std::string name;  // unique
+  std::string product;
+  int gpu_count = 0;      // >= 1, <= 64
+  double memory_gib = 0;  // > 0
+  // GFD labels. When the file has no "labels" key: nvidia.com/gpu.product = product and
+  // nvidia.com/gpu.count = gpu_count (a plain, physical GPU node). An explicit {} stays empty (unknown).
+  OrderedMap<std::string, std::string> labels;
+  OrderedMap<std::string, int> workloads;  // workload id -> GPU units held at start
+  std::string mig_config = backend::kDefaultMigConfig;
+  // Start state (scenario_state.h; issue 13 item 1). Defaults are the seed's NodeFixture defaults, and a key
+  // at its default is not written back (scenario_json), so files without these keys mean what they meant.
+  int64_t resource_version = 1;
+  std::optional<std::string> owner;  // a stamp, possibly left by a flow that died (owner_epoch with it)
+  std::optional<std::string> owner_epoch;
+  std::string mig_state = "success";
+  int64_t mig_state_generation = 0;
+  OrderedMap<std::string, int> mig_layout;  // profile -> slices
+  std::optional<std::string> restore_record;
+};
+
+/// The top-level start state of the cluster objects outside nodes (issue 13 item 1): the shared mig-parted
+/// map (`shared_map`) and the ClusterPolicy pointer (`cluster_policy`). Defaults are the seed's constructor's.
+struct StartState {
+  OrderedMap<std::string, OrderedMap<std::string, int>> shared_entries;  // entry -> {node: 1}
+  bool shared_tombstone = false;
+  bool has_shared_map = false;  // the file has a `shared_map` key (written back only then)
+  std::string pointer = backend::kDefaultPointer;
+  std::optional<std::string> pointer_restore;
+  bool has_cluster_policy = false;  // the file has a `cluster_policy` key
+};
+
+/// How often an audit kind must occur (expect.audit): in at least one execution (`sometimes`), in no
+/// execution (`never`), or in every execution (`always`).
+enum class AuditRule : uint8_t { Sometimes, Never, Always };
+
+struct Expectation {
+  bool pass = true;                     // outcome "pass"
+  std::vector<std::string> violations;  // when !pass: any of these, and only these
+  // actor -> op name -> outcomes allowed across all executions (every op of that name in the script)
+  OrderedMap<std::string, OrderedMap<std::string, std::vector<std::string>>> actors;
+  std::vector<std::string> reach;  // barriers that must fire in at least one execution
+  // Per-occurrence pins (expect_audit.h): actor -> script index -> outcomes allowed for that one op.
+  OrderedMap<std::string, OrderedMap<size_t, std::vector<std::string>>> occurrences;
+  // expect.audit (expect_audit.h): audit kind -> AuditRule, file order.
+  OrderedMap<std::string, AuditRule> audit;
+};
+
+/// A fault action at a barrier (backend/CONTRACT.md §2): `crash` (the actor dies there; sim::ActorCrash),
+/// `raise` (the call fails after its effects so far: the op records `error`, the actor goes on),
+/// `drop_response` (the call completes but the actor sees Unknown: the op records `unknown` and learns
+/// nothing from it, e.g. not the claim id of a reserve).
+enum class FaultAction : uint8_t { Crash, Raise, DropResponse };
+
+/// "crash" | "raise" | "drop_response" (static strings).
+const char* fault_action_name(FaultAction a);
+
+/// The scenario's optional `faults` key (absent = no fault ever fires). Every fault is a choice the
+/// strategy makes through ActorContext::draw, so random, pct, dfs, replay and the shrinker all cover it:
+/// - at each barrier listed in `barriers` that an eligible actor fires, while fewer than `max` faults
+///   have fired in the execution: draw in [0, 1 + n) over {no fault, the barrier's n actions in file order};
+/// - at each API call of an eligible actor (its Call scheduling point), while under `max` and some option
+///   is left: draw over {no fault, each `fail_reads` kind not already failing, each `fail_geometry` node
+///   not already failing}; the chosen one starts failing right before that call (the seed's test hooks:
+///   reads of that kind fail until a restore_reads op; geometry on that node fails for good, ALLOC-021).
+/// Draw 0 is always "no fault", so a schedule with every fault draw set to 0 runs fault-free (the shrinker
+/// relies on it). A fault that fires adds "fault=<what>" to its step's detail in traces.
+struct FaultSpec {
+  bool enabled = false;                                        // the file has a `faults` key
+  int max = 1;                                                 // faults per execution, 1..16
+  std::vector<std::string> actors;                             // who may fault; empty = every actor
+  OrderedMap<std::string, std::vector<FaultAction>> barriers;  // barrier -> actions, file order
+  std::vector<std::string> fail_reads;                         // "nodes" | "pods" | "config"
+  std::vector<std::string> fail_geometry;                      // node names
+  /// Whether `actor` may fault.
+  bool eligible(const std::string& actor) const;
+};
+
+struct Scenario {
+  std::string path;    // as given to load_scenario
+  std::string digest;  // "xxh3-128:<32 hex>" of the file's bytes
+  std::string name;
+  std::string description;
+  std::string authority = backend::kAuthorityDevicePlugin;
+  double mig_apply_seconds = 0;
+  std::vector<std::string> mutants;  // names, validated
+  std::vector<NodeSpec> nodes;
+  std::vector<ActorSpec> actors;
+  std::vector<std::string> invariants;  // validated names; empty = "all"
+  Expectation expect;
+  FaultSpec faults;
+  StartState start;  // `shared_map` and `cluster_policy`
+  /// The optional top-level `max_steps` (1..kMaxScenarioSteps): this scenario's step limit per execution.
+  /// A command line's --max-steps overrides it; without either, kDefaultMaxSteps (resolve_max_steps).
+  std::optional<uint64_t> max_steps;
+  /// The optional top-level `converge_seconds` (0..86400 fake-clock seconds): the bound geometry-converges
+  /// holds every geometry write to; kDefaultConvergeSeconds when absent (resolve_converge_seconds).
+  std::optional<double> converge_seconds;
+  /// The optional top-level `order` (sim/order.h, issue 14 item 1): happens-before constraints between
+  /// labelled steps (`"flowB:delete.before#1"`) that every execution's schedule must satisfy; empty = none.
+  /// Checked at load (labels name actors of /actors; no cycle). `run --order` appends to it.
+  sim::OrderSpec order;
+};
+
+inline constexpr uint64_t kDefaultMaxSteps = 10000;
+inline constexpr uint64_t kMaxScenarioSteps = 100'000'000;  // the same bound as --max-steps
+
+/// The step limit an execution of `scenario` runs under: `flag` (--max-steps) when given, else the
+/// scenario's `max_steps`, else kDefaultMaxSteps.
+inline uint64_t resolve_max_steps(const Scenario& scenario, std::optional<uint64_t> flag) {
+  return flag ? *flag : scenario.max_steps.value_or(kDefaultMaxSteps);
+}
+
+/// geometry-converges' default bound: 600 s of fake clock. Larger than any `mig_apply_seconds` a scenario
+/// of the corpus uses (at most 5), so a faithful backend whose clock is advanced past a write's apply delay
+/// converges within it, and no scenario that never mentions convergence is judged by a bound it did not
+/// choose; a real MIG reconfiguration (drain GPU clients, repartition, restart the device plugin) takes
+/// minutes, not hours. A scenario that means to judge convergence sets its own.
+inline constexpr double kDefaultConvergeSeconds = 600;
+
+/// The bound geometry-converges judges `scenario` by: its `converge_seconds`, else kDefaultConvergeSeconds.
+inline double resolve_converge_seconds(const Scenario& scenario) {
+  return scenario.converge_seconds.value_or(kDefaultConvergeSeconds);
+}
+
+/// Loads and validates `path`. Throws ScenarioError (never anything else for bad input).
+Scenario load_scenario(const std::string& path);
+
+/// Parses `text` as if read from `path` (tests, embedded scenarios). Throws ScenarioError.
+Scenario parse_scenario(const std::string& text, const std::string& path);
+
+}  // namespace allocsim::harness

@@ -1,0 +1,435 @@
+#include "backend/swarm/swarm_gen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backend/invariants/catalog.h"
+#include "backend/model/contract.h"
+#include "sim/prng.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// A product label GFD writes and the GiB of one card (backend/CONTRACT.md §3: each MIG label selects its
+/// table; the last two have no MIG table, so they classify as plain GPUs).
+struct Product {
+  const char* label;
+  int gib;
+  bool mig;
+};
+const std::vector<Product>& products() {
+  static const std::vector<Product> k = {
+      {"NVIDIA-A100-SXM4-80GB", 80, true},
+      {"NVIDIA-A100-80GB-PCIe", 80, true},
+      {"NVIDIA-A100-SXM4-40GB", 40, true},
+      {"NVIDIA-A30", 24, true},
+      {"NVIDIA-H100-80GB-HBM3", 80, true},
+      {"NVIDIA-H100-NVL", 94, true},
+      {"NVIDIA-H200", 141, true},
+      {"NVIDIA-L4", 24, false},
+      {"Tesla-T4", 16, false},
+  };
+  return k;
+}
+
+const std::vector<const char*> kSharing = {backend::kSharingExclusive, backend::kSharingIsolatedMig,
+                                           backend::kSharingCooperative, backend::kSharingAccountingOnly};
+const std::vector<const char*> kStatuses = {"pending", "allocated", "prepared", "ready", "failed"};
+const std::vector<const char*> kAwaited = {"prepared", "ready", "allocated", "failed"};
+
+class Gen {
+ public:
+  explicit Gen(uint64_t seed) : rng_(seed) {}
+  uint64_t below(uint64_t n) { return rng_.below(n); }
+  int range(int lo, int hi) { return lo + static_cast<int>(rng_.below(static_cast<uint64_t>(hi - lo + 1))); }
+  bool chance(uint64_t num, uint64_t den) { return rng_.below(den) < num; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[rng_.below(v.size())];
+  }
+
+ private:
+  sim::Prng rng_;
+};
+
+SwarmFeatures draw_features(Gen& g) {
+  SwarmFeatures f;
+  f.mig = g.chance(1, 2);
+  for (const char* s : kSharing) {
+    if (s == std::string(backend::kSharingIsolatedMig) && !f.mig) continue;
+    if (g.chance(1, 2)) f.sharing.emplace_back(s);
+  }
+  if (f.sharing.empty()) f.sharing.emplace_back(f.mig ? backend::kSharingIsolatedMig : backend::kSharingExclusive);
+  f.split_reserve = g.chance(1, 3);
+  f.status_ops = g.chance(1, 2);
+  f.release = g.chance(3, 4);
+  f.second_reserve = g.chance(1, 2);
+  f.binds = g.chance(1, 2);
+  f.foreign_writes = g.chance(1, 4);
+  f.read_faults = g.chance(1, 4);
+  f.geometry_faults = f.mig && g.chance(1, 3);
+  f.barrier_faults = g.chance(1, 3);
+  // A fault after a call's effects (a claim created, a stamp written) leaves state only the flow's restarted
+  // controller can clean, as in a real cluster; without one, quiescent-clean reports the leftover claim of a
+  // flow that never learned it, which says nothing about the protocol. So faults always come with recovery.
+  f.recover = f.barrier_faults;
+  f.start_state = g.chance(1, 4);
+  f.conditional = g.chance(1, 4);
+  f.clock = f.mig && g.chance(1, 2);
+  return f;
+}
+
+/// The second stream (SwarmFeatures::flow_clock): its own Prng, so the first stream's draws are unchanged.
+Gen second_stream(uint64_t seed) { return Gen(sim::execution_seed(seed, 1)); }
+
+void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g2.chance(1, 2); }
+
+struct Cluster {
+  std::vector<std::string> names;
+  std::vector<int> cards;
+  std::vector<int> free;  // cards no start workload holds
+  std::vector<std::string> start_workloads;
+  int max_cards = 1;
+  int min_gib = 1 << 20;
+};
+
+Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
+  std::vector<Product> pool;
+  for (const Product& p : products())
+    if (p.mig == f.mig || (!f.mig && g.chance(1, 3))) pool.push_back(p);
+  Json nodes = Json::array();
+  const int n = g.chance(1, 2) ? 1 : g.range(2, 4);
+  for (int i = 0; i < n; ++i) {
+    const Product& p = g.pick(pool);
+    const int cards = g.chance(3, 4) ? g.range(1, 2) : g.range(3, 8);
+    const std::string name = fmt::format("n{}", i + 1);
+    Json node = {{"name", name}, {"product", p.label}, {"gpu_count", cards}, {"memory_gib", p.gib}};
+    if (p.mig)
+      node["labels"] = {{"nvidia.com/gpu.product", p.label},
+                        {"nvidia.com/gpu.count", std::to_string(cards)},
+                        {"nvidia.com/mig.capable", "true"}};
+    int free = cards;
+    if (f.start_state) {
+      if (g.chance(1, 2)) {
+        const std::string w = fmt::format("pod-{}", name);
+        const int units = g.range(1, cards);
+        node["workloads"] = {{w, units}};
+        c.start_workloads.push_back(w);
+        free -= units;
+      }
+      if (g.chance(1, 3)) {
+        node["resource_version"] = 7;
+        node["owner"] = "flowX";
+        node["owner_epoch"] = "gen-flowX-2";
+      }
+    }
+    c.names.push_back(name);
+    c.cards.push_back(cards);
+    c.free.push_back(free);
+    c.max_cards = std::max(c.max_cards, cards);
+    c.min_gib = std::min(c.min_gib, p.gib);
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+Json make_requests(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::string& prefix, int index) {
+  Json reqs = Json::array();
+  const int n = g.chance(2, 3) ? 1 : g.range(2, 3);
+  for (int i = 0; i < n; ++i) {
+    const std::string& sharing = g.pick(f.sharing);
+    Json r = {{"workload", fmt::format("{}{}{}", prefix, index, static_cast<char>('a' + i))},
+              {"devices", g.chance(3, 4) ? 1 : g.range(1, std::min(c.max_cards, 4))}};
+    if (sharing != backend::kSharingExclusive) r["sharing"] = sharing;
+    if (sharing == backend::kSharingIsolatedMig)
+      r["minimum_usable_memory_gib"] = std::min(c.min_gib / 4, g.pick(std::vector<int>{5, 10, 20}));
+    reqs.push_back(std::move(r));
+  }
+  return reqs;
+}
+
+/// flow_clock: the flow re-carves, so its requests are MIG slices (from the second stream, 3 times in 4).
+Json recarve(Gen& g2, const SwarmFeatures& f, const Cluster& c, Json reqs) {
+  if (!f.flow_clock || !g2.chance(3, 4)) return reqs;
+  for (auto& r : reqs) {
+    r["sharing"] = backend::kSharingIsolatedMig;
+    r["minimum_usable_memory_gib"] = std::min(c.min_gib / 4, g2.pick(std::vector<int>{5, 10, 20}));
+  }
+  return reqs;
+}
+
+/// A flow's script: the protocol's natural sequence with the enabled features.
+Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
+                 const std::vector<std::string>& flows) {
+  Json s = Json::array();
+  int reserves = f.second_reserve && g.chance(2, 3) ? 2 : 1;
+  if (f.flow_clock && reserves == 1 && g2.chance(1, 2)) reserves = 2;  // the re-carve is a second reserve
+  for (int k = 0; k < reserves; ++k) {
+    const size_t reserve_at = s.size() + (f.split_reserve ? 2 : 0);
+    if (f.split_reserve && g.chance(1, 2)) {
+      Json reqs = recarve(g2, f, c, make_requests(g, f, c, prefix, k));
+      s.push_back({{"op", "inventory"}});
+      s.push_back({{"op", "plan"}, {"requests", reqs}});
+      s.push_back({{"op", "reserve"}});
+    } else if (f.split_reserve && flows.size() > 1 && g.chance(1, 3)) {
+      std::string other = g.pick(flows);
+      while (other == prefix) other = g.pick(flows);
+      s.push_back({{"op", "reserve"}, {"plan_from", "flow" + other}});
+    } else {
+      Json op = {{"op", "reserve"}, {"requests", recarve(g2, f, c, make_requests(g, f, c, prefix, k))}};
+      if (f.conditional && g.chance(1, 2)) op["retry"] = {{"on", "conflict"}, {"max", g.range(1, 2)}};
+      s.push_back(std::move(op));
+    }
+    const size_t at = std::min(reserve_at, s.size() - 1);
+    // The flow waits out part of its carve (less than mig_apply_seconds, 5): after two reserves on one
+    // node, 1-4 s each, the first write has applied and the second has not in 10 of 16 draws.
+    if (f.flow_clock && g2.chance(2, 3)) {
+      s.push_back({{"op", "advance_clock"}, {"seconds", g2.range(1, 4)}});
+      if (g2.chance(2, 3)) s.push_back({{"op", "await"}, {"status", "prepared"}, {"polls_max", g2.range(1, 2)}});
+    }
+    const auto guard = [&](Json op) {
+      if (f.conditional && g.chance(1, 2)) op["when"] = {{"op", at}, {"outcome", "claimed"}};
+      return op;
+    };
+    // A client's life after a claim: wait for prepared or ready, mark its workload ready, look again.
+    for (int n = f.status_ops ? static_cast<int>(g.below(3)) : 0; n > 0; --n) {
+      switch (g.below(5)) {
+        case 0:
+          s.push_back(guard({{"op", "observe"}}));
+          break;
+        case 1:
+        case 2:
+          s.push_back(guard({{"op", "await"}, {"status", g.pick(kAwaited)}, {"polls_max", g.range(1, 3)}}));
+          break;
+        case 3:
+          s.push_back(guard({{"op", "mark_ready"}}));
+          break;
+        default:
+          s.push_back(guard({{"op", "reconcile"}, {"status", g.pick(kStatuses)}}));
+          break;
+      }
+    }
+    // The flow's own pod lands on its claim's node: only a one-node cluster says which node that is, and
+    // only after a claim (a pod bound without one breaks capacity-within-cards by construction).
+    // Its card is taken from the kubelet's: the shrinker may drop the reserve (and with it the `when`), and
+    // the pods alone must still fit.
+    if (f.binds && c.names.size() == 1 && c.free[0] > 0 && g.chance(1, 3)) {
+      c.free[0] -= 1;
+      s.push_back({{"op", "bind_workload"},
+                   {"node", c.names[0]},
+                   {"workload", fmt::format("{}{}a", prefix, k)},
+                   {"units", 1},
+                   {"when", {{"op", at}, {"outcome", "claimed"}}}});
+    }
+    if (f.release && (k + 1 == reserves || g.chance(1, 2))) {
+      Json op = {{"op", "release"}};
+      if (f.binds && g.chance(1, 4)) op["keep_workloads"] = true;
+      s.push_back(guard(std::move(op)));
+    }
+  }
+  if (f.status_ops && g.chance(1, 4)) s.push_back({{"op", "observe"}});
+  return s;
+}
+
+/// The kubelet: binds a pod on a node (and maybe unbinds it).
+/// Its pods fit in the cards no start workload holds (kubelet admission: a node never runs more GPU pods
+/// than it has cards; the generator must not break capacity-within-cards by itself).
+Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
+  Json s = Json::array();
+  std::vector<size_t> fits;
+  for (size_t n = 0; n < c.names.size(); ++n)
+    if (c.free[n] > 0) fits.push_back(n);
+  if (fits.empty()) return Json::array({{{"op", "inventory"}}});
+  const size_t i = g.pick(fits);
+  const std::string w = fmt::format("pod{}", bound.size() + 1);
+  s.push_back({{"op", "bind_workload"}, {"node", c.names[i]}, {"workload", w}, {"units", g.range(1, c.free[i])}});
+  bound.push_back(w);
+  if (g.chance(1, 2)) s.push_back({{"op", "unbind_workload"}, {"node", c.names[i]}, {"workload", w}});
+  return s;
+}
+
+/// Another controller's single writes (ops_foreign.cpp).
+/// A relabel drops nvidia.com/gpu.count by one (a card went unhealthy) only where a card is free, and takes
+/// that card from the kubelet: a relabel under pods that fill the node breaks capacity-within-cards by the
+/// foreign write alone.
+Json operator_script(Gen& g, Cluster& c) {
+  Json s = Json::array();
+  const int n = g.range(1, 2);
+  for (int k = 0; k < n; ++k) {
+    const size_t i = g.below(c.names.size());
+    switch (g.below(4)) {
+      case 0:
+        if (c.cards[i] > 1 && c.free[i] > 0) {
+          c.free[i] -= 1;
+          s.push_back({{"op", "set_labels"},
+                       {"node", c.names[i]},
+                       {"set", {{"nvidia.com/gpu.count", std::to_string(c.cards[i] - 1)}}}});
+        } else {
+          s.push_back(
+              {{"op", "set_labels"}, {"node", c.names[i]}, {"set", {{"nvidia.com/mig.config", "all-disabled"}}}});
+        }
+        break;
+      case 1:
+        s.push_back({{"op", "set_mig_state"},
+                     {"node", c.names[i]},
+                     {"state", g.pick(std::vector<std::string>{"pending", "success", "failed"})}});
+        break;
+      case 2:
+        s.push_back({{"op", "write_shared_map"}, {"replace", true}});
+        break;
+      // An admin resetting the pointer: pointing it at any other map would break shared-map-never-deleted's
+      // pointer clause by the foreign write alone, a finding about the generator, not the protocol.
+      default:
+        s.push_back({{"op", "set_pointer"}, {"pointer", backend::kDefaultPointer}});
+        break;
+    }
+  }
+  return s;
+}
+
+/// Read and geometry faults as ops (ops_faults.cpp, the fail_* ops).
+Json chaos_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::vector<std::string>& workloads) {
+  Json s = Json::array();
+  std::vector<int> kinds;
+  if (f.read_faults) kinds.insert(kinds.end(), {0, 1, 2});
+  if (f.geometry_faults) kinds.insert(kinds.end(), {3, 4, 5});
+  const int n = g.range(1, 2);
+  for (int k = 0; k < n; ++k) {
+    const int kind = g.pick(kinds);
+    const std::string& node = g.pick(c.names);
+    if (kind == 0) {
+      const std::string rk = g.pick(std::vector<std::string>{"nodes", "pods", "config"});
+      s.push_back({{"op", "fail_reads"}, {"kind", rk}});
+      if (g.chance(2, 3)) s.push_back({{"op", "restore_reads"}, {"kind", rk}});
+    } else if (kind == 1) {
+      s.push_back({{"op", "stale_reads"}, {"writes", g.range(1, 3)}, {"reads", g.range(1, 2)}});
+    } else if (kind == 2 && !workloads.empty()) {
+      s.push_back({{"op", "partial_reads"}, {"workloads", {g.pick(workloads)}}});
+    } else if (kind == 2) {
+      s.push_back({{"op", "stale_reads"}});
+    } else if (kind == 3) {
+      s.push_back({{"op", "fail_geometry"}, {"node", node}});
+    } else if (kind == 4) {
+      s.push_back({{"op", "fail_geometry_for"}, {"node", node}, {"seconds", g.range(1, 10)}});
+    } else {
+      s.push_back({{"op", "geometry_no_effect"}, {"node", node}});
+    }
+  }
+  return s;
+}
+
+Json make_faults(Gen& g, const SwarmFeatures& f, const std::string& faulty) {
+  static const std::vector<std::string> actions = {"crash", "raise", "drop_response"};
+  Json barriers = Json::object();
+  const auto& cat = barrier_catalog();
+  const int n = g.range(1, 2);
+  for (int k = 0; k < n; ++k) {
+    const std::string b = g.pick(cat).name;
+    if (barriers.contains(b)) continue;
+    Json acts = Json::array();
+    if (f.recover) acts.push_back("crash");
+    for (const auto& a : actions)
+      if (!(f.recover && a == "crash") && g.chance(1, 2)) acts.push_back(a);
+    if (acts.empty()) acts.push_back(g.pick(actions));
+    barriers[b] = std::move(acts);
+  }
+  Json faults = {{"max", 1}, {"actors", {faulty}}, {"barriers", std::move(barriers)}};
+  return faults;
+}
+
+}  // namespace
+
+std::vector<std::string> SwarmFeatures::names() const {
+  std::vector<std::string> out;
+  if (mig) out.emplace_back("mig");
+  std::string s = "sharing=";
+  for (size_t i = 0; i < sharing.size(); ++i) s += (i ? "+" : "") + sharing[i];
+  out.push_back(s);
+  const std::pair<bool, const char*> flags[] = {{split_reserve, "split-reserve"},
+                                                {status_ops, "status-ops"},
+                                                {release, "release"},
+                                                {second_reserve, "second-reserve"},
+                                                {binds, "binds"},
+                                                {foreign_writes, "foreign-writes"},
+                                                {read_faults, "read-faults"},
+                                                {geometry_faults, "geometry-faults"},
+                                                {barrier_faults, "barrier-faults"},
+                                                {recover, "recover"},
+                                                {start_state, "start-state"},
+                                                {conditional, "conditional"},
+                                                {clock, "clock"},
+                                                {flow_clock, "flow-clock"}};
+  for (const auto& [on, name] : flags)
+    if (on) out.emplace_back(name);
+  return out;
+}
+
+SwarmFeatures swarm_features(uint64_t seed) {
+  Gen g(seed), g2 = second_stream(seed);
+  SwarmFeatures f = draw_features(g);
+  draw_second_features(g2, f);
+  return f;
+}
+
+nlohmann::ordered_json generate_scenario(uint64_t seed) {
+  Gen g(seed), g2 = second_stream(seed);
+  SwarmFeatures f = draw_features(g);
+  draw_second_features(g2, f);
+  Cluster c;
+  Json nodes = make_nodes(g, f, c);
+  // Roles besides flows, in a fixed order; each present at most once.
+  std::vector<std::string> roles;
+  if (f.recover) roles.emplace_back("ctl");  // first: it always gets a slot
+  if (f.binds) roles.emplace_back("kubelet");
+  if (f.foreign_writes) roles.emplace_back("operator");
+  if (f.read_faults || f.geometry_faults) roles.emplace_back("chaos");
+  if (f.clock) roles.emplace_back("clock");
+  const int actors = g.range(2, 4);
+  std::vector<std::string> side;
+  for (const auto& r : roles)
+    if (static_cast<int>(side.size()) + 1 < actors && (r == "ctl" || g.chance(2, 3))) side.push_back(r);
+  std::vector<std::string> flows;
+  for (int i = 0; i < actors - static_cast<int>(side.size()); ++i) flows.emplace_back(1, static_cast<char>('A' + i));
+  // The one flow that may fault, and that ctl recovers.
+  const std::string faulty = f.barrier_faults ? "flow" + g.pick(flows) : "";
+  Json list = Json::array();
+  std::vector<std::string> workloads = c.start_workloads;
+  for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, g2, f, c, fl, flows)}});
+  // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
+  Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
+  for (const auto& r : side) {
+    Json s;
+    if (r == "kubelet") s = kubelet_script(g, c, workloads);
+    if (r == "operator") s = operator_ops;
+    if (r == "chaos") s = chaos_script(g, f, c, workloads);
+    if (r == "clock")
+      for (int k = g.range(1, 2); k > 0; --k) s.push_back({{"op", "advance_clock"}, {"seconds", 5}});
+    if (r == "ctl") s = Json::array({{{"op", "recover"}, {"flow", faulty}}});
+    list.push_back({{"name", r}, {"script", std::move(s)}});
+  }
+  std::string feat;
+  for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
+  Json doc = {{"schema", "allocsim/scenario/v1"},
+              {"name", fmt::format("swarm-{}", seed)},
+              {"description", fmt::format("Generated by allocsim swarm from seed {}; features: {}.", seed, feat)}};
+  // MIG products under every authority (F1 is a dra scenario with isolated_mig requests); managed-mig two
+  // thirds of the time when the cluster is MIG-capable, since only it carves geometry.
+  const std::vector<std::string> others = {backend::kAuthorityDevicePlugin, backend::kAuthorityDra,
+                                           backend::kAuthorityLocal};
+  doc["backend"] = {{"authority",
+                     f.mig && g.chance(2, 3) ? std::string(backend::kAuthorityManagedMig) : g.pick(others)},
+                    {"mig_apply_seconds", f.clock || f.flow_clock ? 5 : 0},
+                    {"mutants", Json::array()}};
+  doc["nodes"] = std::move(nodes);
+  doc["actors"] = std::move(list);
+  doc["invariants"] = "all";
+  doc["expect"] = {{"outcome", "pass"}};
+  if (f.barrier_faults) doc["faults"] = make_faults(g, f, faulty);
+  return doc;
+}
+
+}  // namespace allocsim::harness

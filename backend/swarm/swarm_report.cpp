@@ -1,0 +1,419 @@
+#include "backend/swarm/swarm_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "sim/campaign/sweep_report.h"
+#include "sim/campaign/trace_file.h"
+#include "sim/prng.h"
+#include "sim/support/json_reader.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using support::InputError;
+using support::JsonReader;
+
+constexpr const char* kSummarySchema = "allocsim/swarm/v1";
+constexpr const char* kCheckpointSchema = "allocsim/swarm-checkpoint/v1";
+// A checkpoint or summary holds every finding's scenario and trace text: far more than a scenario file.
+constexpr support::TextRules kRules{size_t{1} << 30, 64, "swarm reports"};
+
+Json config_json(const SwarmOptions& o) {
+  return {{"seed", o.seed},
+          {"scenarios", o.budget_executions > 0 ? Json(nullptr) : Json(o.scenarios)},
+          {"budget_executions", o.budget_executions > 0 ? Json(o.budget_executions) : Json(nullptr)},
+          {"per_scenario", o.per_scenario},
+          {"max_steps", o.max_steps},
+          {"shrink_runs", o.shrink_runs},
+          {"mutants", o.mutants},
+          {"until", o.until},
+          {"shard", fmt::format("{}/{}", o.shard_index + 1, o.shard_count)}};
+}
+
+Json finding_json(const SwarmFinding& f, bool mutant_run) {
+  Json j = {{"signature", f.signature},
+            {"invariant", f.invariant},
+            {"count", f.count},
+            {"first_index", f.first_index},
+            {"first_seed", f.first_seed},
+            {"file", f.slug + ".json"},
+            {"trace", f.slug + ".trace.json"},
+            {"from_index", f.index},
+            {"from_seed", f.seed},
+            {"strategy", f.strategy},
+            {"actors", f.actors},
+            {"ops", f.ops},
+            {"steps", f.steps}};
+  if (mutant_run) {
+    j["also_faithful"] = f.also_faithful;
+    j["first_mutant_only_index"] = f.first_mutant_only ? Json(*f.first_mutant_only) : Json(nullptr);
+  }
+  return j;
+}
+
+// -- reading ------------------------------------------------------------------------------------------
+
+uint64_t u64(const JsonReader& rd, const nlohmann::json& obj, const std::string& ptr, const char* key) {
+  const nlohmann::json& v = rd.require(obj, ptr, key);
+  rd.want(v, ptr + "/" + key, v.is_number_unsigned(), "an unsigned integer");
+  return v.get<uint64_t>();
+}
+
+std::string str(const JsonReader& rd, const nlohmann::json& obj, const std::string& ptr, const char* key) {
+  return rd.string_value(rd.require(obj, ptr, key), ptr + "/" + key);
+}
+
+std::optional<uint64_t> opt_u64(const JsonReader& rd, const nlohmann::json& obj, const std::string& ptr,
+                                const char* key) {
+  const nlohmann::json& v = rd.require(obj, ptr, key);
+  if (v.is_null()) return std::nullopt;
+  return u64(rd, obj, ptr, key);
+}
+
+/// A finding entry of a summary (its files' text is the caller's to fill).
+SwarmFinding finding_from(const JsonReader& rd, const nlohmann::json& j, const std::string& ptr, bool mutant_run) {
+  rd.want_object(j, ptr);
+  SwarmFinding f;
+  f.signature = str(rd, j, ptr, "signature");
+  f.invariant = str(rd, j, ptr, "invariant");
+  f.count = u64(rd, j, ptr, "count");
+  f.first_index = u64(rd, j, ptr, "first_index");
+  f.first_seed = u64(rd, j, ptr, "first_seed");
+  const std::string file = str(rd, j, ptr, "file");
+  rd.want(j["file"], ptr + "/file", file.ends_with(".json") && file.find('/') == std::string::npos,
+          "a file name ending in .json");
+  f.slug = file.substr(0, file.size() - 5);
+  rd.want(j["trace"], ptr + "/trace", str(rd, j, ptr, "trace") == f.slug + ".trace.json", "<file>.trace.json");
+  f.index = u64(rd, j, ptr, "from_index");
+  f.seed = u64(rd, j, ptr, "from_seed");
+  f.strategy = str(rd, j, ptr, "strategy");
+  f.actors = u64(rd, j, ptr, "actors");
+  f.ops = u64(rd, j, ptr, "ops");
+  f.steps = u64(rd, j, ptr, "steps");
+  if (mutant_run) {
+    f.also_faithful = u64(rd, j, ptr, "also_faithful");
+    f.first_mutant_only = opt_u64(rd, j, ptr, "first_mutant_only_index");
+  }
+  return f;
+}
+
+/// The report a summary document (or a checkpoint's "summary") holds, without the findings' file text.
+SwarmReport report_from(const JsonReader& rd, const nlohmann::json& j, const std::string& ptr, bool mutant_run) {
+  rd.want_object(j, ptr);
+  SwarmReport r;
+  r.scenarios = u64(rd, j, ptr, "scenarios");
+  r.executions = u64(rd, j, ptr, "executions");
+  if (mutant_run) r.faithful_executions = u64(rd, j, ptr, "faithful_executions");
+  r.dpor_scenarios = u64(rd, j, ptr, "dpor_scenarios");
+  r.dpor_exhausted = u64(rd, j, ptr, "dpor_exhausted");
+  r.violations = u64(rd, j, ptr, "violations");
+  r.stopped_by_until = rd.bool_value(rd.require(j, ptr, "stopped_by_until"), ptr + "/stopped_by_until");
+  r.interrupted = rd.bool_value(rd.require(j, ptr, "interrupted"), ptr + "/interrupted");
+  const nlohmann::json& fs = rd.require(j, ptr, "findings");
+  rd.want_array(fs, ptr + "/findings");
+  for (size_t i = 0; i < fs.size(); ++i)
+    r.findings.push_back(finding_from(rd, fs[i], fmt::format("{}/findings/{}", ptr, i), mutant_run));
+  return r;
+}
+
+/// A document read strictly, with its schema and tool version checked.
+nlohmann::json read_doc(const std::string& path, const char* schema, const std::string& tool_version) {
+  const nlohmann::json doc = support::read_strict_json(path, kRules);
+  const JsonReader rd(path);
+  rd.want_object(doc, "");
+  if (str(rd, doc, "", "schema") != schema) rd.fail("/schema", fmt::format("expected \"{}\"", schema));
+  if (const std::string v = str(rd, doc, "", "tool_version"); v != tool_version)
+    rd.fail("/tool_version", fmt::format("written by allocsim {}, this is allocsim {}", v, tool_version));
+  return doc;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError::about_file(path, "cannot read the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// `config` as SwarmOptions; fails (naming `ptr`) unless it is what config_json() writes.
+SwarmOptions options_from(const JsonReader& rd, const nlohmann::json& c, const std::string& ptr) {
+  rd.want_object(c, ptr);
+  SwarmOptions o;
+  o.seed = u64(rd, c, ptr, "seed");
+  const std::optional<uint64_t> scenarios = opt_u64(rd, c, ptr, "scenarios");
+  if (!scenarios) rd.fail(ptr + "/scenarios", "a run with --budget-executions cannot be merged (its stop is global)");
+  o.scenarios = *scenarios;
+  o.per_scenario = u64(rd, c, ptr, "per_scenario");
+  o.max_steps = u64(rd, c, ptr, "max_steps");
+  o.shrink_runs = u64(rd, c, ptr, "shrink_runs");
+  for (const char* key : {"mutants", "until"}) {
+    const nlohmann::json& v = rd.require(c, ptr, key);
+    rd.want_array(v, ptr + "/" + key);
+    for (size_t i = 0; i < v.size(); ++i)
+      (key[0] == 'm' ? o.mutants : o.until).push_back(rd.string_value(v[i], fmt::format("{}/{}/{}", ptr, key, i)));
+  }
+  const std::string shard = str(rd, c, ptr, "shard");
+  unsigned long long k = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(shard.c_str(), "%llu/%llu%c", &k, &n, &tail) != 2 || k < 1 || k > n)
+    rd.fail(ptr + "/shard", "expected K/N");
+  o.shard_index = k - 1;
+  o.shard_count = n;
+  return o;
+}
+
+}  // namespace
+
+Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
+  const bool mutant_run = !o.mutants.empty();
+  Json findings = Json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_json(f, mutant_run));
+  Json j = {{"schema", kSummarySchema},
+            {"tool_version", o.tool_version},
+            {"config", config_json(o)},
+            {"scenarios", r.scenarios},
+            {"executions", r.executions}};
+  if (mutant_run) j["faithful_executions"] = r.faithful_executions;
+  j["dpor_scenarios"] = r.dpor_scenarios;
+  j["dpor_exhausted"] = r.dpor_exhausted;
+  j["violations"] = r.violations;
+  j["distinct"] = r.findings.size();
+  j["stopped_by_until"] = r.stopped_by_until;
+  j["interrupted"] = r.interrupted;
+  j["findings"] = std::move(findings);
+  return j;
+}
+
+std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
+  using campaign::xml_escape;
+  const bool mutant_run = !o.mutants.empty();
+  size_t failures = 0, skipped = 0;
+  std::string cases = fmt::format(
+      "    <testcase classname=\"allocsim.swarm\" name=\"run\">\n      <system-out>{}</system-out>\n    "
+      "</testcase>\n",
+      xml_escape(fmt::format("{} scenarios, {} executions, {} violations, {} distinct findings{}", r.scenarios,
+                             r.executions, r.violations, r.findings.size(), r.interrupted ? " (interrupted)" : "")));
+  for (const auto& f : r.findings) {
+    cases += fmt::format("    <testcase classname=\"allocsim.swarm.{}\" name=\"{}\">\n", xml_escape(f.invariant),
+                         xml_escape(f.slug + ".json"));
+    std::string body = fmt::format("signature: {}\nscenarios: {} (first #{}, generator seed {})\n", f.signature,
+                                   f.count, f.first_index, f.first_seed);
+    if (mutant_run) body += fmt::format("also on the faithful port: {} of {}\n", f.also_faithful, f.count);
+    body += fmt::format(
+        "minimal: {} actors, {} ops, {} steps\nreplay (in the --out folder): allocsim replay {}.trace.json\n", f.actors,
+        f.ops, f.steps, f.slug);
+    if (mutant_run && !f.first_mutant_only) {
+      ++skipped;
+      cases += fmt::format(
+          "      <skipped message=\"the faithful port violates it too\"/>\n      "
+          "<system-out>{}</system-out>\n",
+          xml_escape(body));
+    } else {
+      ++failures;
+      cases += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml_escape(f.invariant),
+                           xml_escape(f.signature), xml_escape(body));
+    }
+    cases += "    </testcase>\n";
+  }
+  const std::string counts =
+      fmt::format("tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\"", r.findings.size() + 1, failures, skipped);
+  std::string mut;
+  for (const auto& m : o.mutants) mut += " +" + m;
+  const std::string name =
+      fmt::format("allocsim swarm --seed {}{} (shard {}/{})", o.seed, mut, o.shard_index + 1, o.shard_count);
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"allocsim swarm\" {0}>\n  <testsuite "
+      "name=\"{1}\" {0}>\n{2}  </testsuite>\n</testsuites>\n",
+      counts, xml_escape(name), cases);
+}
+
+namespace {
+
+/// The finding files ("x.json", never a path) that DIR/summary.json names; none when it is absent or unreadable.
+std::vector<std::string> earlier_finding_files(const std::filesystem::path& d) {
+  std::vector<std::string> out;
+  std::ifstream in(d / "summary.json");
+  if (!in) return out;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array()) return out;
+  for (const auto& f : j["findings"]) {
+    if (!f.is_object() || !f.contains("file") || !f["file"].is_string()) continue;
+    const std::string file = f["file"].get<std::string>();
+    if (file.ends_with(".json") && file.find('/') == std::string::npos && file.find("..") == std::string::npos)
+      out.push_back(file);
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {
+  const std::filesystem::path d(dir);
+  // A folder reused for another run must not keep the earlier run's findings beside a summary that does not
+  // list them: a user (or CI) reading the folder would take them for this run's.
+  for (const std::string& file : earlier_finding_files(d)) {
+    const std::string slug = file.substr(0, file.size() - 5);
+    if (std::any_of(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.slug == slug; })) continue;
+    std::error_code ec;  // already gone is fine
+    std::filesystem::remove(d / file, ec);
+    std::filesystem::remove(d / (slug + ".trace.json"), ec);
+  }
+  for (const auto& f : r.findings) {
+    campaign::write_file_atomically((d / (f.slug + ".json")).string(), f.scenario_text);
+    campaign::write_file_atomically((d / (f.slug + ".trace.json")).string(), f.trace_text);
+  }
+  campaign::write_file_atomically((d / "summary.json").string(), swarm_summary(o, r).dump(2) + "\n");
+}
+
+namespace {
+
+/// One shard's folder, read: its options and report (findings without their files' text).
+struct Shard {
+  std::string dir;
+  SwarmOptions options;
+  SwarmReport report;
+  nlohmann::json config;  // as written, without "shard"
+};
+
+Shard read_shard(const std::string& dir, const std::string& tool_version) {
+  const std::string path = (std::filesystem::path(dir) / "summary.json").string();
+  const nlohmann::json doc = read_doc(path, kSummarySchema, tool_version);
+  const JsonReader rd(path);
+  Shard s{dir, options_from(rd, rd.require(doc, "", "config"), "/config"), {}, doc["config"]};
+  s.config.erase("shard");
+  if (!s.options.until.empty()) rd.fail("/config/until", "a run with --until cannot be merged (its stop is global)");
+  s.report = report_from(rd, doc, "", !s.options.mutants.empty());
+  if (s.report.interrupted) rd.fail("/interrupted", "this shard was interrupted: resume it (--resume) before merging");
+  return s;
+}
+
+/// Adds finding `f` of another shard to `k` (same signature); true when f's minimal scenario is kept.
+bool absorb(SwarmFinding& k, const SwarmFinding& f) {
+  const uint64_t count = k.count + f.count, also_faithful = k.also_faithful + f.also_faithful;
+  const uint64_t first_index = std::min(k.first_index, f.first_index);
+  const uint64_t first_seed = k.first_index < f.first_index ? k.first_seed : f.first_seed;
+  std::optional<uint64_t> first_mutant_only = k.first_mutant_only;
+  if (f.first_mutant_only && (!first_mutant_only || *f.first_mutant_only < *first_mutant_only))
+    first_mutant_only = f.first_mutant_only;
+  // The unsharded run keeps the smallest (ops, steps), the earliest index among equals.
+  const bool replace = std::tie(f.ops, f.steps, f.index) < std::tie(k.ops, k.steps, k.index);
+  if (replace) k = f;
+  k.count = count;
+  k.first_index = first_index;
+  k.first_seed = first_seed;
+  k.also_faithful = also_faithful;
+  k.first_mutant_only = first_mutant_only;
+  return replace;
+}
+
+}  // namespace
+
+SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& tool_version) {
+  if (dirs.empty()) throw InputError::about_file("", "no shard folders to merge");
+  std::vector<Shard> shards;
+  for (const auto& dir : dirs) shards.push_back(read_shard(dir, tool_version));
+  const Shard& first = shards.front();
+  std::vector<std::string> shard_of(first.options.shard_count);  // per shard index: the folder that ran it
+  for (const Shard& s : shards) {
+    const std::string path = (std::filesystem::path(s.dir) / "summary.json").string();
+    if (s.config != first.config || s.options.shard_count != shard_of.size())
+      throw InputError(path, "/config",
+                       fmt::format("not the config of {}'s run (only the shard K may differ)", first.dir));
+    std::string& owner = shard_of[s.options.shard_index];
+    if (!owner.empty())
+      throw InputError(path, "/config/shard",
+                       fmt::format("shard {}/{} again (also in {})", s.options.shard_index + 1, shard_of.size(),
+                                   owner));
+    owner = s.dir;
+  }
+  for (size_t k = 0; k < shard_of.size(); ++k)
+    if (shard_of[k].empty())
+      throw InputError((std::filesystem::path(first.dir) / "summary.json").string(), "/config/shard",
+                       fmt::format("shard {}/{} is missing", k + 1, shard_of.size()));
+  SwarmMerge m{first.options, {}};
+  m.options.shard_index = 0;
+  m.options.shard_count = 1;
+  m.options.tool_version = tool_version;
+  SwarmReport& r = m.report;
+  std::map<std::string, size_t> by_signature;
+  std::vector<std::string> kept_dir;  // per finding: the folder holding its kept files
+  for (const Shard& s : shards) {
+    r.scenarios += s.report.scenarios;
+    r.executions += s.report.executions;
+    r.faithful_executions += s.report.faithful_executions;
+    r.dpor_scenarios += s.report.dpor_scenarios;
+    r.dpor_exhausted += s.report.dpor_exhausted;
+    r.violations += s.report.violations;
+    for (const SwarmFinding& f : s.report.findings) {
+      const auto [it, fresh] = by_signature.emplace(f.signature, r.findings.size());
+      if (fresh) {
+        r.findings.push_back(f);
+        kept_dir.push_back(s.dir);
+      } else if (absorb(r.findings[it->second], f)) {
+        kept_dir[it->second] = s.dir;
+      }
+    }
+  }
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    SwarmFinding& f = r.findings[i];
+    const std::filesystem::path d(kept_dir[i]);
+    f.scenario_text = slurp((d / (f.slug + ".json")).string());
+    f.trace_text = slurp((d / (f.slug + ".trace.json")).string());
+  }
+  // The unsharded run lists findings in the order it first met them.
+  std::stable_sort(r.findings.begin(), r.findings.end(),
+                   [](const SwarmFinding& a, const SwarmFinding& b) { return a.first_index < b.first_index; });
+  return m;
+}
+
+void write_swarm_checkpoint(const std::string& path, const SwarmOptions& o, const SwarmReport& r) {
+  Json files = Json::array();
+  for (const auto& f : r.findings) files.push_back({{"scenario", f.scenario_text}, {"trace", f.trace_text}});
+  const Json doc = {{"schema", kCheckpointSchema},
+                    {"tool_version", o.tool_version},
+                    {"summary", swarm_summary(o, r)},
+                    {"files", std::move(files)}};
+  campaign::write_file_atomically(path, doc.dump(1) + "\n");
+}
+
+SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o) {
+  const nlohmann::json doc = read_doc(path, kCheckpointSchema, o.tool_version);
+  const JsonReader rd(path);
+  const nlohmann::json& summary = rd.require(doc, "", "summary");
+  rd.want_object(summary, "/summary");
+  // The same options, but --scenarios may have grown: going on past a finished run extends it.
+  const nlohmann::json expected = nlohmann::json::parse(config_json(o).dump());
+  nlohmann::json written = rd.require(summary, "/summary", "config");
+  rd.want_object(written, "/summary/config");
+  const nlohmann::json was = written.value("scenarios", nlohmann::json()), now = expected["scenarios"];
+  if (was.is_number_unsigned() && now.is_number_unsigned()) {
+    if (was.get<uint64_t>() > now.get<uint64_t>())
+      rd.fail("/summary/config/scenarios", fmt::format("the checkpoint ran up to {} scenarios; --scenarios {} is fewer",
+                                                       was.get<uint64_t>(), now.get<uint64_t>()));
+    written["scenarios"] = now;
+  }
+  if (written != expected)
+    rd.fail("/summary/config",
+            fmt::format("written for other options: {} (these: {})", summary["config"].dump(), expected.dump()));
+  SwarmReport r = report_from(rd, summary, "/summary", !o.mutants.empty());
+  r.interrupted = false;  // this run goes on
+  const nlohmann::json& files = rd.require(doc, "", "files");
+  rd.want_size(files, "/files", r.findings.size(), r.findings.size(), "finding files (one per finding)");
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string ptr = fmt::format("/files/{}", i);
+    rd.want_object(files[i], ptr);
+    r.findings[i].scenario_text = str(rd, files[i], ptr, "scenario");
+    r.findings[i].trace_text = str(rd, files[i], ptr, "trace");
+  }
+  return r;
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,72 @@
+// The swarm's outputs (issue 15 item 4): summary.json, the findings' files, a JUnit report, merging the
+// output folders of `swarm --shard K/N`, and checkpoints. Each document is a pure function of the options
+// and the report (no time, no host, no --jobs), so the same run gives the same bytes anywhere.
+//
+// summary.json, schema `allocsim/swarm/v1` (also what --report-json writes):
+//   {"schema", "tool_version", "config": {"seed", "scenarios" (null with a budget), "budget_executions"
+//    (null without), "per_scenario", "max_steps", "shrink_runs", "mutants", "until", "shard": "K/N"},
+//    "scenarios", "executions", "faithful_executions" (mutant runs only), "dpor_scenarios", "dpor_exhausted",
+//    "violations", "distinct", "stopped_by_until", "interrupted",
+//    "findings": [{"signature", "invariant", "count", "first_index", "first_seed", "file", "trace",
+//                  "from_index", "from_seed", "strategy", "actors", "ops", "steps",
+//                  "also_faithful", "first_mutant_only_index" (these two in mutant runs only)}]}
+// A finding's files are DIR/<file> (the minimal scenario, expect.violation) and DIR/<trace>.
+//
+// JUnit (--junit): one <testcase> per distinct finding, named by its file (the signature's hash: the same
+// finding has the same name night after night, so a CI dashboard tracks it as one test), classname
+// `allocsim.swarm.<invariant>`, a <failure> with the signature, counts and the replay command; in a
+// mutant run a finding the faithful port shares in every scenario is <skipped> (not the mutant's). Plus one
+// testcase `run` that passes and says what ran, so a clean night still reports a test.
+//
+// Merge: the folders of shards 1/N..N/N of one run (same config but for the shard, none interrupted, no
+// budget or --until: their stop rules are global) give the folder the unsharded run writes, byte for byte:
+// counts add up; a signature's first index is the smallest; its kept minimal scenario is the smallest
+// (ops, steps, then index), which is the one its shard kept, so its two files are copied as they are.
+//
+// Checkpoint (schema `allocsim/swarm-checkpoint/v1`): the summary of the scenarios done so far plus each
+// finding's two files' text; written after every whole batch (atomically: sim/support/atomic_write.h).
+// Resuming checks tool version and config (shard included; --scenarios may be larger: that extends a
+// finished run, with the same result as running the larger number at once) and goes on after the last
+// scenario it counts.
+//
+// Errors: reading (merge, resume) throws support::InputError naming the file and the JSON pointer;
+// writing throws campaign::OutputError naming the path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/swarm/swarm_campaign.h"
+
+namespace allocsim::harness {
+
+/// summary.json (see above).
+nlohmann::ordered_json swarm_summary(const SwarmOptions& options, const SwarmReport& report);
+
+/// The JUnit XML report (see above).
+std::string swarm_junit(const SwarmOptions& options, const SwarmReport& report);
+
+/// Writes DIR/<slug>.json and DIR/<slug>.trace.json for each finding, then DIR/summary.json (each file
+/// atomically). The finding files an earlier DIR/summary.json names and this report does not are removed
+/// first, so the folder holds this run's findings only; no other file is touched (an unreadable earlier
+/// summary removes nothing).
+void write_swarm(const SwarmOptions& options, const SwarmReport& report, const std::string& dir);
+
+/// The options and report of the unsharded run, from its shards' output folders (see above). `tool_version`
+/// must be the one each shard recorded.
+struct SwarmMerge {
+  SwarmOptions options;
+  SwarmReport report;
+};
+SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& tool_version);
+
+/// Writes the checkpoint of `report` (see above) to `path`.
+void write_swarm_checkpoint(const std::string& path, const SwarmOptions& options, const SwarmReport& report);
+
+/// The report a checkpoint holds, for run_swarm to go on from. Fails when it was written by another tool
+/// version or for other options (anything but `jobs`, and a larger `scenarios`), or is malformed.
+SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& options);
+
+}  // namespace allocsim::harness
