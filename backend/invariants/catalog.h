@@ -1,5 +1,4 @@
-// The public vocabulary of the harness: barrier names (backend/CONTRACT.md §2) and the invariant table (docs/DESIGN.md
-// §5), each with a one-line description for `allocsim list`.
+// The invariant table (docs/DESIGN.md §5): every invariant with a one-line description for `allocsim list`.
 //
 // Adding an invariant: its row in invariant_catalog() (invariants.cpp) and its check function, its name in
 // the JSON Schema's invariant_name enum (schema_agreement checks it), and a scenario that fires it.
@@ -14,15 +13,6 @@
 namespace allocsim::harness {
 
 struct CheckContext;  // invariants.h
-
-struct Named {
-  const char* name;
-  const char* description;
-};
-
-/// The allocation barriers the memory backend fires (backend/CONTRACT.md §2; claim.prepare.after is MixGpu's only
-/// and is not listed). The order is the order of a reserve then a release.
-const std::vector<Named>& barrier_catalog();
 
 /// One invariant: its name (the public vocabulary), the upstream case it guards, what holds, and its
 /// check. Engine-level findings (no-deadlock, steps-bounded, actor-exception) have no check: sim/ reports
@@ -53,7 +43,6 @@ struct InvariantSpec {
 /// Every invariant and engine-level finding, in the fixed order they are checked (invariants.cpp).
 const std::vector<InvariantSpec>& invariant_catalog();
 
-bool is_barrier(std::string_view name);
 bool is_invariant(std::string_view name);
 
 }  // namespace allocsim::harness

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
+#include "backend/model/barriers.h"
 
 namespace allocsim::harness {
 
@@ -31,7 +31,7 @@ namespace {
 const std::vector<std::string_view>& barrier_names() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
-    for (const Named& b : barrier_catalog()) v.emplace_back(b.name);
+    for (const backend::Named& b : backend::barrier_catalog()) v.emplace_back(b.name);
     return v;
   }();
   return names;
@@ -94,7 +94,7 @@ std::string ActorCaller::next_id(std::string_view kind) {
 backend::BarrierHit ActorCaller::fault_at(size_t index) {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (!f.eligible(st_.name)) return {};
-  const char* barrier = barrier_catalog()[index].name;
+  const char* barrier = backend::barrier_catalog()[index].name;
   const auto* actions = backend::find_in(f.barriers, barrier_names()[index]);
   if (actions == nullptr || !fault_budget_left()) return {};
   const uint64_t v = ctx_.draw(1 + actions->size());

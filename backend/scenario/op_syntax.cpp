@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "backend/invariants/catalog.h"
+#include "backend/model/barriers.h"
 #include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
@@ -59,7 +59,7 @@ sim::PointVocabulary point_vocabulary(const Scenario& s) {
     }
     calls.push_back(points);
     ops.push_back(std::move(kinds));
-    for (const Named& b : barrier_catalog()) points.push_back(b.name);
+    for (const backend::Named& b : backend::barrier_catalog()) points.push_back(b.name);
     points.push_back(sim::kLockWaitPoint);
     out.per_actor.push_back(std::move(points));
   }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backend/invariants/catalog.h"
+#include "backend/model/barriers.h"
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/expect_audit.h"
 #include "backend/scenario/op_syntax.h"
@@ -71,7 +72,7 @@ const std::vector<const char*>& invariant_names() {
   return k;
 }
 const std::vector<const char*>& barrier_names() {
-  static const std::vector<const char*> k = names_of(barrier_catalog());
+  static const std::vector<const char*> k = names_of(backend::barrier_catalog());
   return k;
 }
 

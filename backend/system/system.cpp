@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/state_view.h"
+#include "backend/model/barriers.h"
 #include "backend/scenario/expect_audit.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/runner.h"
@@ -30,7 +30,8 @@ class BackendCompiled final : public campaign::Compiled {
 /// execution.
 class BackendTally final : public campaign::Tally {
  public:
-  explicit BackendTally(const Scenario& sc) : sc_(sc), hits_(barrier_catalog().size(), 0), counts_(sc.actors.size()) {
+  explicit BackendTally(const Scenario& sc)
+      : sc_(sc), hits_(backend::barrier_catalog().size(), 0), counts_(sc.actors.size()) {
     for (size_t a = 0; a < sc.actors.size(); ++a) counts_[a].resize(sc.actors[a].script.size());
   }
 
@@ -62,7 +63,7 @@ class BackendTally final : public campaign::Tally {
         counts_[a][k].clear();
       }
     for (size_t i = 0; i < hits_.size(); ++i)
-      if (hits_[i]) barrier_hits[barrier_catalog()[i].name] += hits_[i], hits_[i] = 0;
+      if (hits_[i]) barrier_hits[backend::barrier_catalog()[i].name] += hits_[i], hits_[i] = 0;
   }
 
  private:
@@ -88,7 +89,7 @@ class ScenarioSubject final : public campaign::Subject {
   }
   std::vector<std::string> barriers() const override {
     std::vector<std::string> out;
-    for (const auto& b : barrier_catalog()) out.push_back(b.name);
+    for (const auto& b : backend::barrier_catalog()) out.push_back(b.name);
     return out;
   }
   std::unique_ptr<campaign::Compiled> compile(const std::vector<std::string>& extra_mutants) const override {

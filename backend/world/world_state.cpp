@@ -9,6 +9,7 @@
 #include <xxhash.h>
 #include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
+#include "backend/model/barriers.h"
 #include "backend/ops/script_runner.h"
 #include "backend/scenario/scenario_state.h"
 
@@ -193,7 +194,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   reset_backend(s, c);
   s.actors.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) reset_actor(s.actors[i], sc.actors[i]);
-  s.barrier_hits.assign(barrier_catalog().size(), 0);
+  s.barrier_hits.assign(backend::barrier_catalog().size(), 0);
   s.life.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
     if (!c.life_ids[i])

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "backend/invariants/catalog.h"
+#include "backend/model/barriers.h"
 #include "backend/model/contract.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/conditional_ops.h"
@@ -348,8 +349,10 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
   CHECK(enum_of(s.at("properties").at("backend").at("properties").at("mutants").at("items")) ==
         names_of(allocsim::backend::mutant_catalog()));
   CHECK(enum_of(defs.at("invariant_name")) == names_of(invariant_catalog()));
-  CHECK(enum_of(defs.at("expect").at("properties").at("reach").at("items")) == names_of(barrier_catalog()));
-  CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("propertyNames")) == names_of(barrier_catalog()));
+  CHECK(enum_of(defs.at("expect").at("properties").at("reach").at("items")) ==
+        names_of(allocsim::backend::barrier_catalog()));
+  CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("propertyNames")) ==
+        names_of(allocsim::backend::barrier_catalog()));
   CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("additionalProperties").at("items")) ==
         std::set<std::string>{fault_action_name(FaultAction::Crash), fault_action_name(FaultAction::Raise),
                               fault_action_name(FaultAction::DropResponse)});

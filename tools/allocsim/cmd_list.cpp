@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/invariants/catalog.h"
+#include "backend/model/barriers.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/op_syntax.h"
 #include "sim/strategies/registry.h"
@@ -28,7 +29,7 @@ size_t width(const Rows& rows, Name name) {
 }
 
 void list_barriers() {
-  const auto& rows = harness::barrier_catalog();
+  const auto& rows = backend::barrier_catalog();
   const size_t w = width(rows, [](const auto& b) { return b.name; });
   for (const auto& b : rows) std::cout << fmt::format("{:<{}}  {}\n", b.name, w, b.description);
 }
