@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/invariants/client.h"
+#include "backend/invariants/audit.h"
 #include "backend/invariants/state_view.h"
 
 namespace allocsim::harness {
@@ -225,6 +225,15 @@ std::optional<Violation> check_audit_explains_state_incremental(const CheckConte
   r.targeted.clear();
   if (auto bad = node_mismatch(v, r, rebuilt ? w.memo.all : c.memo->audit_nodes)) return bad;
   return map_mismatch(v, r);
+}
+
+std::vector<InvariantSpec> audit_invariants() {
+  // clang-format off
+  return {
+      {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
+       check_audit_explains_state, false, {"audit: ["}, kReadsNodes | kReadsMap | kReadsPointer | kReadsAudit | kReadsQuiescence, true, check_audit_explains_state_incremental},
+  };
+  // clang-format on
 }
 
 }  // namespace allocsim::harness

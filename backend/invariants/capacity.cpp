@@ -209,4 +209,15 @@ void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* no
   for (auto& b : now) world.bound_workloads.push_back(std::move(b));
 }
 
+std::vector<InvariantSpec> capacity_invariants() {
+  // clang-format off
+  return {
+      {"capacity-within-cards", "-", "the cards live claims hold on a node plus the units of workloads no live claim covers never exceed the node's cards",
+       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}, kReadsNodes | kReadsClaims, true, nullptr},
+      {"bound-workload-covered", "ALLOC-013", "a flow's workload bound under a live claim stays covered by one while bound; one bound while its live claims grant it devices is bound on one of their nodes",
+       check_bound_workload_covered, false, {"workloads=", "flow workload "}, kReadsNodes | kReadsClaims, true, nullptr},
+  };
+  // clang-format on
+}
+
 }  // namespace allocsim::harness

@@ -9,11 +9,16 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
+#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {
+
+/// The family's rows of the invariant table (catalog.h), each with its check below.
+std::vector<InvariantSpec> capacity_invariants();
 
 /// The cards a node has now: its `gpu_count`, or less when its GFD label `nvidia.com/gpu.count` parses as a
 /// smaller non-negative integer (a card reported unhealthy drops the label, not the fixture's gpu_count).

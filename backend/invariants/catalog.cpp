@@ -1,11 +1,55 @@
+// The invariant table (catalog.h): the names in check order (backend/scenario/invariant_names.h) joined to
+// the rows of the families, and the engine-level findings' rows, which sim/ reports without a check.
 #include "backend/invariants/catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+
+#include "backend/invariants/audit.h"
+#include "backend/invariants/capacity.h"
+#include "backend/invariants/client.h"
+#include "backend/invariants/geometry.h"
+#include "backend/invariants/ownership.h"
+#include "backend/scenario/invariant_names.h"
 
 namespace allocsim::harness {
 
-bool is_invariant(std::string_view name) {
-  for (const auto& i : invariant_catalog())
-    if (name == i.name) return true;
-  return false;
+namespace {
+
+std::vector<InvariantSpec> engine_findings() {
+  // clang-format off
+  return {
+      {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}, 0, false, nullptr},
+      {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}, 0, false, nullptr},
+      {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}, 0, false, nullptr},
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+const std::vector<InvariantSpec>& invariant_catalog() {
+  static const std::vector<InvariantSpec> k = [] {
+    std::vector<InvariantSpec> rows;
+    for (std::vector<InvariantSpec> family : {ownership_invariants(), geometry_invariants(), capacity_invariants(),
+                                              client_invariants(), audit_invariants(), engine_findings()})
+      rows.insert(rows.end(), family.begin(), family.end());
+    // One row per name, in the names' order; a row no name lists, or a name without a row, is a mistake.
+    std::vector<InvariantSpec> out;
+    for (const char* name : invariant_names()) {
+      const auto row = std::find_if(rows.begin(), rows.end(),
+                                    [&](const InvariantSpec& r) { return std::string_view(r.name) == name; });
+      if (row == rows.end()) throw std::logic_error(fmt::format("invariant {} has no row in any family", name));
+      out.push_back(*row);
+    }
+    if (out.size() != rows.size())
+      throw std::logic_error("an invariant row whose name is not in invariant_names(), or a name with two rows");
+    return out;
+  }();
+  return k;
 }
 
 }  // namespace allocsim::harness

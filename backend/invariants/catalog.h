@@ -1,7 +1,10 @@
-// The invariant table (docs/DESIGN.md §5): every invariant with a one-line description for `allocsim list`.
+// The invariant table (docs/DESIGN.md §5): every invariant with a one-line description for `allocsim list`,
+// its check and what the check reads. Each family's file holds its rows and checks (ownership, geometry,
+// capacity, client, audit); catalog.cpp orders them by backend/scenario/invariant_names.h.
 //
-// Adding an invariant: its row in invariant_catalog() (invariants.cpp) and its check function, its name in
-// the JSON Schema's invariant_name enum (schema_agreement checks it), and a scenario that fires it.
+// Adding an invariant: its name in invariant_names() (last, unless the corpus's verdicts may change), its row
+// and check function in its family's file, its name in the JSON Schema's invariant_name enum
+// (schema_agreement checks it), and a scenario that fires it.
 #pragma once
 
 #include <optional>
@@ -12,7 +15,7 @@
 
 namespace allocsim::harness {
 
-struct CheckContext;  // invariants.h
+struct CheckContext;  // check.h
 
 /// One invariant: its name (the public vocabulary), the upstream case it guards, what holds, and its
 /// check. Engine-level findings (no-deadlock, steps-bounded, actor-exception) have no check: sim/ reports
@@ -40,9 +43,7 @@ struct InvariantSpec {
   Check incremental;
 };
 
-/// Every invariant and engine-level finding, in the fixed order they are checked (invariants.cpp).
+/// Every invariant and engine-level finding, in the fixed order they are checked (invariant_names()).
 const std::vector<InvariantSpec>& invariant_catalog();
-
-bool is_invariant(std::string_view name);
 
 }  // namespace allocsim::harness

@@ -23,6 +23,10 @@ namespace {
 
 std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
 
+Violation violation(const char* name, std::string message, std::string state) {
+  return Violation{name, std::move(message), std::move(state)};
+}
+
 std::string render_grant(const std::vector<DeviceIdentity>& devices) {
   std::string out;
   for (const auto& d : devices)
@@ -52,6 +56,49 @@ std::string render_observation(const std::string& actor, const backend::ClaimObs
 }
 
 }  // namespace
+
+std::optional<Violation> check_readiness_answers_its_write(const CheckContext& c) {
+  const auto told = told_observation(c);
+  if (!told) return std::nullopt;
+  const auto& obs = told->obs;
+  const Claim* cl = &told->claim;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (obs.status == backend::kClaimReady && !cl->workload_ready)
+    return violation("readiness-answers-its-write",
+                     fmt::format("{} was told claim {} is ready, but its workload was never marked ready", a.name,
+                                 cl->claim_id),
+                     render_claim(*cl, ClaimFields::Readiness));
+  if (obs.status != backend::kClaimPrepared) return std::nullopt;
+  if (cl->entry_name.empty())
+    return violation("readiness-answers-its-write",
+                     fmt::format("{} was told claim {} is prepared, but it has no geometry to prepare", a.name,
+                                 cl->claim_id),
+                     render_claim(*cl, ClaimFields::Readiness));
+  for (const auto& e : obs.evidence) {
+    const int64_t* written = backend::find_in(cl->label_versions, e.node);
+    const bool answers =
+        e.mig_config == cl->entry_name && e.state == "success" && written && e.state_generation >= *written;
+    if (!answers)
+      return violation(
+          "readiness-answers-its-write",
+          fmt::format("{} was told claim {} is prepared, but node {} shows {} state {}@{} (this claim wrote {} at "
+                      "version {})",
+                      a.name, cl->claim_id, e.node, e.mig_config, e.state, e.state_generation, cl->entry_name,
+                      written ? std::to_string(*written) : "never"),
+          render_claim(*cl, ClaimFields::Readiness));
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_partial_inventory_never_idle(const CheckContext& c) {
+  if (c.actor == sim::kNoActor) return std::nullopt;
+  const ActorState& a = c.world.actors()[c.actor];
+  if (a.told.plan_feasible.value_or(false) && a.told.plan_from_failed_pods)
+    return violation("partial-inventory-never-idle",
+                     fmt::format("{} got a feasible plan from an inventory taken while pod reads failed", a.name),
+                     render_failed_reads(c.world.backend().state()));
+  return std::nullopt;
+}
 
 std::optional<Violation> check_observation_matches_claim(const CheckContext& c) {
   const auto told = told_observation(c);
@@ -134,48 +181,6 @@ std::optional<Violation> check_bindings_match_grant(const CheckContext& c) {
                                    cl->claim_id, workload, render_bindings(workload, got),
                                    render_bindings(workload, want)),
                        render_claim(*cl, ClaimFields::Devices) + render_bindings(workload, got) + "\n"};
-  }
-  return std::nullopt;
-}
-
-std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
-  const auto& s = c.world.backend().state();
-  for (const uint32_t i : c.nodes()) {
-    const NodeFixture& n = s.nodes[i];
-    if (n.mig_state != std::string_view("success") || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
-    if (!backend::find_in(s.shared_config, n.mig_config)) continue;
-    const Claim* carver = nullptr;
-    // profile -> count, as views into the claims and the node (scratch: this runs after steps that move geometry)
-    auto& want = c.scratch().layout_want;
-    want.clear();
-    for (const Claim& cl : s.claims) {
-      if (cl.entry_name != n.mig_config) continue;
-      carver = &cl;
-      for (const auto& [workload, devices] : cl.plan.assignments)
-        for (const auto& d : devices)
-          if (d.mig_profile && d.node == n.name) {
-            const auto it =
-                std::find_if(want.begin(), want.end(), [&](const auto& e) { return e.first == *d.mig_profile; });
-            if (it != want.end())
-              ++it->second;
-            else
-              want.emplace_back(*d.mig_profile, 1);
-          }
-    }
-    const int64_t* written = carver ? backend::find_in(carver->label_versions, n.name) : nullptr;
-    if (!written || n.mig_state_generation < *written) continue;  // the state answers an older write
-    auto& got = c.scratch().layout_got;
-    got.assign(n.mig_layout.begin(), n.mig_layout.end());
-    std::sort(got.begin(), got.end());
-    std::sort(want.begin(), want.end());
-    if (got != want) {
-      std::string text;
-      for (const auto& [profile, count] : want) text += fmt::format("{}{}:{}", text.empty() ? "" : ",", profile, count);
-      return Violation{"mig-layout-matches-grant",
-                       fmt::format("node {} applied {} for claim {}, whose MIG devices there need {{{}}}", n.name,
-                                   n.mig_config, carver->claim_id, text),
-                       render_node(n) + render_claim(*carver, ClaimFields::Devices)};
-    }
   }
   return std::nullopt;
 }
@@ -321,28 +326,25 @@ std::optional<Violation> check_infeasible_plan_names_exclusions(const CheckConte
   return std::nullopt;
 }
 
-std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
-  const auto& s = c.world.backend().state();
-  for (const Claim& cl : s.claims) {
-    if (cl.entry_name.empty()) continue;
-    const auto* members = backend::find_in(s.shared_config, cl.entry_name);
-    if (members == nullptr) continue;  // a missing entry is no-orphaned-geometry's
-    // Views into the claim and the map, in the memo's scratch: this runs after every step that moves claims.
-    auto& want = c.scratch().entry_want;
-    auto& got = c.scratch().entry_got;
-    want.clear();
-    got.clear();
-    for (const auto& [node, layout] : cl.plan.geometry) want.push_back(node);
-    for (const auto& [node, one] : *members) got.push_back(node);
-    std::sort(want.begin(), want.end());
-    std::sort(got.begin(), got.end());
-    if (got == want) continue;
-    return Violation{"entry-lists-its-nodes",
-                     fmt::format("the shared map's entry {} lists nodes [{}], but claim {} carves geometry on [{}]",
-                                 cl.entry_name, fmt::join(got, ","), cl.claim_id, fmt::join(want, ",")),
-                     render_claim(cl, ClaimFields::Devices) + render_map_state(s)};
-  }
-  return std::nullopt;
+std::vector<InvariantSpec> client_invariants() {
+  // clang-format off
+  return {
+      {"readiness-answers-its-write", "ALLOC-003", "prepared only when every node's state answers this claim's own write; ready only after the workload was marked ready",
+       check_readiness_answers_its_write, false, {"entry=", "workload_ready=", "label_versions="}, kReadsTold, false, nullptr},
+      {"partial-inventory-never-idle", "ALLOC-007", "a plan made from an inventory taken while pod reads failed is infeasible",
+       check_partial_inventory_never_idle, false, {"failed reads: ["}, kReadsTold, false, nullptr},
+      {"observation-matches-claim", "-", "an observation of a claim names its owner and generation and grants exactly the devices its plan assigns",
+       check_observation_matches_claim, false, {"devices=[", "told: observation"}, kReadsTold, false, nullptr},
+      {"bindings-match-grant", "-", "once a claim is ready, bindings() of each of its workloads gives the GPU limit, visible devices and nodes of that workload's grant",
+       check_bindings_match_grant, false, {"devices=[", "gpu_limit="}, kReadsTold, false, nullptr},
+      {"capabilities-match-authority", "-", "at quiescence, capabilities() advertises what the backend's authority provides (adapter, isolation, sharing, memory enforcement, elasticity)",
+       check_capabilities_match_authority, true, {"capabilities: adapter="}, 0, false, nullptr},
+      {"observation-envelope-complete", "-", "every answer an actor is told (inventory, observe) is stamped with the clock's time of the read; a Known one carries its value's generation, an Unknown one a reason from the contract and a detail",
+       check_observation_envelope_complete, false, {"told: envelope of"}, kReadsTold, false, nullptr},
+      {"infeasible-plan-names-exclusions", "-", "an infeasible plan whose whole-device requests fit on no node names every node it left out and why (owned by another flow, or shares or slices)",
+       check_infeasible_plan_names_exclusions, false, {"told: infeasible plan:"}, kReadsTold, false, nullptr},
+  };
+  // clang-format on
 }
 
 }  // namespace allocsim::harness

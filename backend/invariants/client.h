@@ -10,10 +10,23 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
+#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 
 namespace allocsim::harness {
+
+/// The family's rows of the invariant table (catalog.h), each with its check below.
+std::vector<InvariantSpec> client_invariants();
+
+/// readiness-answers-its-write (ALLOC-003): a claim the stepping actor was told is `prepared` has geometry, and
+/// every node of it shows success for this claim's own write; one it was told is `ready` had its workload marked
+/// ready.
+std::optional<sim::Violation> check_readiness_answers_its_write(const CheckContext& c);
+/// partial-inventory-never-idle (ALLOC-007): a plan the stepping actor was told is feasible was not made from an
+/// inventory taken while pod reads failed.
+std::optional<sim::Violation> check_partial_inventory_never_idle(const CheckContext& c);
 
 /// observation-matches-claim: an observation the actor was told this step (reserve, observe, await,
 /// reconcile) of a claim that still exists names that claim's owner and generation (desired and observed:
@@ -26,23 +39,6 @@ std::optional<sim::Violation> check_observation_matches_claim(const CheckContext
 /// the number of devices assigned, CUDA_VISIBLE_DEVICES = their MIG uuid or uuid (else ordinal) joined
 /// by ',', node constraints = the sorted set of their nodes, and the node selector = the first of them.
 std::optional<sim::Violation> check_bindings_match_grant(const CheckContext& c);
-
-/// mig-layout-matches-grant: a node showing `success` for the write of a claim whose allocsim entry it is
-/// configured with (mig_state_generation >= the claim's label version there; the entry is in the shared
-/// map) shows a layout that counts, per MIG profile, exactly the MIG devices granted on that node by the
-/// claims carrying that entry (seed `_apply_geometry`).
-std::optional<sim::Violation> check_mig_layout_matches_grant(const CheckContext& c);
-
-/// audit-explains-state: replaying the audit log (the seed's `mutations()`) over the scenario's start
-/// state gives every node's owner, mig_config and restore record, the shared map's entries and the
-/// pointer as they are now; and the map's and the pointer's versions moved once per logged write of them.
-std::optional<sim::Violation> check_audit_explains_state(const CheckContext& c);
-/// The same verdict, from a replay kept in c.memo across steps: folds in only the entries appended since the
-/// last check and compares only the nodes the steps wrote or those entries target (then the map and pointer).
-/// Replays from scratch (check_audit_explains_state) at quiescence, after a foreign write, or without a memo.
-std::optional<sim::Violation> check_audit_explains_state_incremental(const CheckContext& c);
-/// The replay of an empty log over `start` (what an execution's first incremental check folds onto).
-void prime_audit_replay(AuditReplay& r, const backend::BackendState& start);
 
 /// capabilities-match-authority (checked at quiescence only: capabilities() depends on nothing but the
 /// authority): the backend advertises adapter `memory-<authority>`, that authority, isolated MIG and
@@ -62,10 +58,5 @@ std::optional<sim::Violation> check_observation_envelope_complete(const CheckCon
 /// and why: "<node>: owned by <flow>" for a node another flow owns, "<node>: <class> ..." for a node whose
 /// cards are shares or slices (time-sliced, mps, unknown, mig), as a caller debugging the refusal reads it.
 std::optional<sim::Violation> check_infeasible_plan_names_exclusions(const CheckContext& c);
-
-/// entry-lists-its-nodes (seed `reserve`: `dict.fromkeys(plan.geometry, 1)`): the shared map's entry of a
-/// live or releasing claim lists exactly the nodes the claim's plan carves geometry on, the nodes the
-/// operator applies that entry to.
-std::optional<sim::Violation> check_entry_lists_its_nodes(const CheckContext& c);
 
 }  // namespace allocsim::harness

@@ -1,6 +1,7 @@
 #include "backend/invariants/geometry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <string>
@@ -8,14 +9,20 @@
 #include <vector>
 
 #include "backend/invariants/catalog.h"
+#include "backend/invariants/state_view.h"
 
 namespace allocsim::harness {
 
+using backend::Claim;
 using backend::NodeFixture;
 using sim::Violation;
 using GeometryWrite = BackendWorld::GeometryWrite;
 
 namespace {
+
+Violation violation(const char* name, std::string message, std::string state) {
+  return Violation{name, std::move(message), std::move(state)};
+}
 
 bool still_pending(const backend::BackendState& s, const GeometryWrite& w) {
   return std::any_of(s.pending_geometry.begin(), s.pending_geometry.end(),
@@ -30,6 +37,74 @@ std::string render_write(const GeometryWrite& w) {
 }
 
 }  // namespace
+
+std::optional<Violation> check_no_orphaned_geometry(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  const auto claim_with_entry = [&](std::string_view entry) -> const Claim* {
+    for (const Claim& cl : s.claims)
+      if (cl.entry_name == entry) return &cl;
+    return nullptr;
+  };
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
+    if (n.mig_config.starts_with(backend::kEntryPrefix)) {
+      if (!backend::find_in(s.shared_config, n.mig_config))
+        return violation("no-orphaned-geometry",
+                         fmt::format("node {} is configured with {}, which is not in the shared map", n.name,
+                                     n.mig_config),
+                         render_node(n) + render_map_state(s));
+      if (!claim_with_entry(n.mig_config))
+        return violation("no-orphaned-geometry",
+                         fmt::format("node {} is configured with {}, which no live or releasing claim owns", n.name,
+                                     n.mig_config),
+                         render_node(n) + render_map_state(s));
+    }
+    bool covered = false;
+    for (const Claim& cl : s.claims) covered |= covers(cl, n.name);
+    if (!covered && n.mig_config != c.world.original_configs()[i])
+      return violation("no-orphaned-geometry",
+                       fmt::format("node {} has no claim but is on {}, not its recorded config {}", n.name,
+                                   n.mig_config, c.world.original_configs()[i]),
+                       render_node(n) + render_map_state(s));
+  }
+  for (const auto& [entry, _] : s.shared_config)
+    if (!claim_with_entry(entry))
+      return violation("no-orphaned-geometry",
+                       fmt::format("shared map entry {} belongs to no live or releasing claim", entry),
+                       render_map_state(s));
+  return std::nullopt;
+}
+
+std::optional<Violation> check_shared_map_never_deleted(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  if (s.shared_map_deleted)
+    return violation("shared-map-never-deleted", "the shared mig-parted map was deleted", render_map_state(s));
+  if (!s.shared_config.empty() && s.pointer != backend::kActivePointer)
+    return violation("shared-map-never-deleted",
+                     fmt::format("the pointer names {} while the shared map still holds {} entr{}", s.pointer,
+                                 s.shared_config.size(), s.shared_config.size() == 1 ? "y" : "ies"),
+                     render_map_state(s));
+  if (s.shared_config.empty() && s.pointer != backend::kDefaultPointer)
+    return violation("shared-map-never-deleted",
+                     fmt::format("the shared map has no entry but the pointer still names {}", s.pointer),
+                     render_map_state(s));
+  return std::nullopt;
+}
+
+std::optional<Violation> check_geometry_stable_under_workloads(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (size_t i = c.world.audit_seen; i < s.audit.size(); ++i) {
+    const auto& m = s.audit[i];
+    const std::string_view kind = m.kind;  // compared as a view: the literals measured at compile time
+    if (kind != "label-geometry" && kind != "restore-geometry") continue;
+    const NodeFixture* n = node_named(c.world, m.target);
+    if (n && !n->workloads.empty())
+      return violation("geometry-stable-under-workloads",
+                       fmt::format("{} wrote {} on node {} while workloads hold it", m.op_id, m.kind, n->name),
+                       render_node(*n));
+  }
+  return std::nullopt;
+}
 
 std::optional<Violation> check_no_apply_under_later_workload(const CheckContext& c) {
   const auto& s = c.world.backend().state();
@@ -73,6 +148,72 @@ std::optional<Violation> check_geometry_converges(const CheckContext& c) {
   return std::nullopt;
 }
 
+std::optional<Violation> check_mig_layout_matches_grant(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const uint32_t i : c.nodes()) {
+    const NodeFixture& n = s.nodes[i];
+    if (n.mig_state != std::string_view("success") || !n.mig_config.starts_with(backend::kEntryPrefix)) continue;
+    if (!backend::find_in(s.shared_config, n.mig_config)) continue;
+    const Claim* carver = nullptr;
+    // profile -> count, as views into the claims and the node (scratch: this runs after steps that move geometry)
+    auto& want = c.scratch().layout_want;
+    want.clear();
+    for (const Claim& cl : s.claims) {
+      if (cl.entry_name != n.mig_config) continue;
+      carver = &cl;
+      for (const auto& [workload, devices] : cl.plan.assignments)
+        for (const auto& d : devices)
+          if (d.mig_profile && d.node == n.name) {
+            const auto it =
+                std::find_if(want.begin(), want.end(), [&](const auto& e) { return e.first == *d.mig_profile; });
+            if (it != want.end())
+              ++it->second;
+            else
+              want.emplace_back(*d.mig_profile, 1);
+          }
+    }
+    const int64_t* written = carver ? backend::find_in(carver->label_versions, n.name) : nullptr;
+    if (!written || n.mig_state_generation < *written) continue;  // the state answers an older write
+    auto& got = c.scratch().layout_got;
+    got.assign(n.mig_layout.begin(), n.mig_layout.end());
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) {
+      std::string text;
+      for (const auto& [profile, count] : want) text += fmt::format("{}{}:{}", text.empty() ? "" : ",", profile, count);
+      return Violation{"mig-layout-matches-grant",
+                       fmt::format("node {} applied {} for claim {}, whose MIG devices there need {{{}}}", n.name,
+                                   n.mig_config, carver->claim_id, text),
+                       render_node(n) + render_claim(*carver, ClaimFields::Devices)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
+  const auto& s = c.world.backend().state();
+  for (const Claim& cl : s.claims) {
+    if (cl.entry_name.empty()) continue;
+    const auto* members = backend::find_in(s.shared_config, cl.entry_name);
+    if (members == nullptr) continue;  // a missing entry is no-orphaned-geometry's
+    // Views into the claim and the map, in the memo's scratch: this runs after every step that moves claims.
+    auto& want = c.scratch().entry_want;
+    auto& got = c.scratch().entry_got;
+    want.clear();
+    got.clear();
+    for (const auto& [node, layout] : cl.plan.geometry) want.push_back(node);
+    for (const auto& [node, one] : *members) got.push_back(node);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    if (got == want) continue;
+    return Violation{"entry-lists-its-nodes",
+                     fmt::format("the shared map's entry {} lists nodes [{}], but claim {} carves geometry on [{}]",
+                                 cl.entry_name, fmt::join(got, ","), cl.claim_id, fmt::join(want, ",")),
+                     render_claim(cl, ClaimFields::Devices) + render_map_state(s)};
+  }
+  return std::nullopt;
+}
+
 void record_geometry_writes(BackendWorld& world) {
   if (!world.compiled().records_geometry_writes) return;
   const auto& s = world.backend().state();
@@ -93,6 +234,27 @@ void record_geometry_writes(BackendWorld& world) {
     if (!queued || !still_pending(s, w)) w.applied_at = now;
     world.geometry_writes.push_back(std::move(w));
   }
+}
+
+std::vector<InvariantSpec> geometry_invariants() {
+  // clang-format off
+  return {
+      {"no-orphaned-geometry", "ALLOC-005", "allocsim geometry on a node has its map entry and a live or releasing claim; no stray entries; free nodes are back on their recorded config",
+       check_no_orphaned_geometry, false, {"entries=["}, kReadsNodes | kReadsClaims | kReadsMap, true, nullptr},
+      {"shared-map-never-deleted", "ALLOC-006", "the shared map always exists; the pointer names it while any entry exists, and the original once none does",
+       check_shared_map_never_deleted, false, {"entries=[", "deleted=", "pointer="}, kReadsMap | kReadsPointer, false, nullptr},
+      {"geometry-stable-under-workloads", "ALLOC-012", "no geometry is written or restored on a node while a workload holds it",
+       check_geometry_stable_under_workloads, false, {"workloads=", "mig_config="}, kReadsAudit, false, nullptr},
+      {"no-apply-under-later-workload", "ALLOC-012", "no geometry apply runs on a node while a workload bound after that geometry write holds it",
+       check_no_apply_under_later_workload, false, {"workloads=", "geometry write ", "workloads_then=["}, kReadsStep, false, nullptr},
+      {"geometry-converges", "ALLOC-021", "at quiescence, every geometry write was applied within converge_seconds of fake clock, or the run ended before that much time passed",
+       check_geometry_converges, true, {"geometry write ", "written_at=", "converge_seconds="}, 0, false, nullptr},
+      {"mig-layout-matches-grant", "-", "a node that applied a claim's geometry shows a layout counting exactly the MIG devices granted on it",
+       check_mig_layout_matches_grant, false, {"layout=", "devices=["}, kReadsNodes | kReadsClaims | kReadsMap, true, nullptr},
+      {"entry-lists-its-nodes", "-", "the shared map's entry of a claim lists exactly the nodes its plan carves geometry on",
+       check_entry_lists_its_nodes, false, {"entries=["}, kReadsClaims | kReadsMap, false, nullptr},
+  };
+  // clang-format on
 }
 
 }  // namespace allocsim::harness

@@ -1,6 +1,10 @@
-// Two invariants of issue 13 on geometry applies (docs/DESIGN.md §5): no-apply-under-later-workload and
-// geometry-converges, and the shadow they read (BackendWorld::geometry_writes, world.h).
+// The geometry family of invariants (docs/DESIGN.md §5): MIG geometry and the shared mig-parted map. Allocsim
+// geometry on a node has its map entry and a claim, the map is never deleted and the pointer follows it, no
+// geometry is written under a workload or applied under a later one, every write converges, an applied layout
+// counts the claim's MIG devices, and an entry lists the nodes its claim carves. And the shadow the apply
+// checks read (BackendWorld::geometry_writes, world.h).
 //
+// no-apply-under-later-workload and geometry-converges:
 // Contract: a "geometry write" is a `label-geometry` audit entry (reserve relabelling a node with its
 // entry); its apply is the seed's `_apply` of that write, right away when mig_apply_seconds is 0, else when an
 // apply_pending_geometry call finds it due (it leaves the pending queue). Restore writes (release) are
@@ -10,11 +14,20 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
+#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {
+
+/// The family's rows of the invariant table (catalog.h), each with its check below.
+std::vector<InvariantSpec> geometry_invariants();
+
+std::optional<sim::Violation> check_no_orphaned_geometry(const CheckContext& c);
+std::optional<sim::Violation> check_shared_map_never_deleted(const CheckContext& c);
+std::optional<sim::Violation> check_geometry_stable_under_workloads(const CheckContext& c);
 
 /// no-apply-under-later-workload: when an apply of a write runs (its pending entry left the queue this step),
 /// no workload holds the node that did not hold it right after the write. Workloads that held it at the write
@@ -29,6 +42,17 @@ std::optional<sim::Violation> check_no_apply_under_later_workload(const CheckCon
 /// time is the fake clock of the step it ran in, so one advance_clock bigger than B - mig_apply_seconds makes
 /// a write late by itself.
 std::optional<sim::Violation> check_geometry_converges(const CheckContext& c);
+
+/// mig-layout-matches-grant: a node showing `success` for the write of a claim whose allocsim entry it is
+/// configured with (mig_state_generation >= the claim's label version there; the entry is in the shared
+/// map) shows a layout that counts, per MIG profile, exactly the MIG devices granted on that node by the
+/// claims carrying that entry (seed `_apply_geometry`).
+std::optional<sim::Violation> check_mig_layout_matches_grant(const CheckContext& c);
+
+/// entry-lists-its-nodes (seed `reserve`: `dict.fromkeys(plan.geometry, 1)`): the shared map's entry of a
+/// live or releasing claim lists exactly the nodes the claim's plan carves geometry on, the nodes the
+/// operator applies that entry to.
+std::optional<sim::Violation> check_entry_lists_its_nodes(const CheckContext& c);
 
 /// Brings world.geometry_writes up to date with the step just checked: marks the writes whose apply ran,
 /// then appends the writes of the new audit entries (from world.audit_seen). Does nothing unless one of the

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <utility>
 
-#include "backend/invariants/catalog.h"
 #include "backend/model/barriers.h"
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/expect_audit.h"
+#include "backend/scenario/invariant_names.h"
 #include "backend/scenario/op_syntax.h"
 #include "backend/scenario/scenario_reader.h"
 #include "backend/scenario/scenario_state.h"
@@ -65,10 +65,6 @@ std::vector<const char*> names_of(const Catalog& catalog) {
 
 const std::vector<const char*>& mutant_names() {
   static const std::vector<const char*> k = names_of(backend::mutant_catalog());
-  return k;
-}
-const std::vector<const char*>& invariant_names() {
-  static const std::vector<const char*> k = names_of(invariant_catalog());
   return k;
 }
 const std::vector<const char*>& barrier_names() {

@@ -4,6 +4,9 @@
 
 #include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
+#include "backend/invariants/client.h"
+#include "backend/invariants/geometry.h"
+#include "backend/invariants/ownership.h"
 #include "backend/invariants/state_view.h"
 #include "backend/scenario/scenario.h"
 #include "backend/world/dirty.h"

@@ -2,8 +2,10 @@
 // on a state built by hand to break it, and holds on the state just before the break. No execution runs.
 #include <catch2/catch.hpp>
 
+#include "backend/invariants/audit.h"
 #include "backend/invariants/catalog.h"
 #include "backend/invariants/client.h"
+#include "backend/invariants/geometry.h"
 #include "backend/scenario/scenario.h"
 #include "backend/world/world_state.h"
 #include "tests/backend/invariant_test_support.h"

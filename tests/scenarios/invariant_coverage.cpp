@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/invariants/catalog.h"
+#include "backend/scenario/invariant_names.h"
 #include "backend/scenario/scenario.h"
 #include "tests/scenarios/scenario_files.h"
 

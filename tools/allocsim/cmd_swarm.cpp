@@ -17,6 +17,7 @@
 
 #include "backend/invariants/catalog.h"
 #include "backend/model/mutants.h"
+#include "backend/scenario/invariant_names.h"
 #include "backend/swarm/swarm_campaign.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/swarm/swarm_report.h"
