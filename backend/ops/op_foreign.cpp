@@ -2,7 +2,7 @@
 // Discovery relabelling a node, an admin or mig-manager writing the MIG labels, the GPU operator rewriting
 // the shared mig-parted map or the ClusterPolicy pointer). None is a seed call: the seed's API has no such
 // writer, so they live here, in the harness, and change only what a real cluster's API server would let that
-// controller change. Their rows are appended to the op table by with_foreign_ops (ops.h).
+// controller change. Their syntax is backend/scenario/op_syntax_foreign.cpp.
 //
 // Each is one Call scheduling point (like every op, so any interleaving with the adapter's steps is explored)
 // followed by a single write under the backend lock that bumps the object's version as the API server would:
@@ -11,29 +11,20 @@
 // Footprint (DPOR): the object written, as a write: (Node, name) for set_labels / set_mig_state,
 // (SharedMap, "videoflow-map") for write_shared_map, (Pointer, "clusterpolicy") for set_pointer; the names are
 // the ones memory_backend.cpp touches, so these writes conflict with every adapter step that reads them.
-#include <fmt/format.h>
+#include "backend/ops/op_behaviour.h"
 
-#include <algorithm>
+#include <fmt/format.h>
 
 #include "backend/ops/script_runner.h"
 #include "backend/scenario/op_syntax.h"
-#include "backend/scenario/scenario_reader.h"
-#include "backend/scenario/scenario_state.h"
 
 namespace allocsim::harness {
 namespace {
 
-using Json = nlohmann::ordered_json;
 using backend::Obj;
-using support::child;
-using support::quote;
 
-constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";
-constexpr const char* kMigStateLabel = "nvidia.com/mig.config.state";
 constexpr const char* kMapObject = "videoflow-map";     // memory_backend.cpp's (SharedMap, kMapName)
 constexpr const char* kPolicyObject = "clusterpolicy";  // memory_backend.cpp's (Pointer, kPolicyName)
-constexpr int kMaxVersion = 1'000'000'000;
-const std::vector<const char*> kMigStates = {"pending", "success", "failed"};
 
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
@@ -43,52 +34,12 @@ std::string joined(const std::vector<std::string>& words) {
 
 // -- set_labels --------------------------------------------------------------------------------------------
 
-void parse_set_labels(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
-  op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
-  if (const Json* s = r.find(v, "set")) {
-    const std::string sp = child(ptr, "set");
-    r.want_object(*s, sp);
-    for (auto it = s->begin(); it != s->end(); ++it) {
-      const std::string p = child(sp, it.key());
-      if (it.key().empty()) r.fail(p, "label keys must be non-empty");
-      if (it.key() == kMigStateLabel)
-        r.fail(p, fmt::format("{} is written with op \"set_mig_state\" (it carries the generation it answers)",
-                              quote(kMigStateLabel)));
-      std::string value = r.string_value(it.value(), p);
-      if (it.key() == kMigConfigLabel && value.empty()) r.fail(p, "expected a non-empty mig-parted config name");
-      op.set_labels.emplace_back(it.key(), std::move(value));
-    }
-  }
-  if (const Json* rm = r.find(v, "remove")) {
-    const std::string rp = child(ptr, "remove");
-    r.want_array(*rm, rp);
-    for (std::size_t i = 0; i < rm->size(); ++i) {
-      const std::string p = child(rp, i);
-      std::string key = r.nonempty_string((*rm)[i], p);
-      if (key == kMigConfigLabel || key == kMigStateLabel)
-        r.fail(p, fmt::format("{} cannot be removed: the backend models it as a field that always has a value",
-                              quote(key)));
-      if (backend::find_in(op.set_labels, key) != nullptr)
-        r.fail(p, fmt::format("label {} is both set and removed", quote(key)));
-      r.reject_duplicate(op.remove_labels, key, rp, p, "label");
-      op.remove_labels.push_back(std::move(key));
-    }
-  }
-  if (op.set_labels.empty() && op.remove_labels.empty())
-    r.fail(ptr, "set_labels writes nothing: give a non-empty \"set\" or \"remove\"");
-}
-void json_set_labels(const Op& op, Json& j) {
-  j["node"] = op.node;
-  Json s = Json::object();
-  for (const auto& [k, v] : op.set_labels) s[k] = v;
-  j["set"] = std::move(s);
-  j["remove"] = op.remove_labels;
-}
 std::string detail_set_labels(const Op& op) {
   std::vector<std::string> set;
   for (const auto& [k, v] : op.set_labels) set.push_back(k + "=" + v);
   return fmt::format("node={} set={} remove={}", op.node, joined(set), joined(op.remove_labels));
 }
+
 const char* run_set_labels(ScriptRunner& run, const Op& op) {
   run.call("set_labels", detail_set_labels(op));
   backend::LockGuard lock(run.caller());
@@ -109,22 +60,12 @@ const char* run_set_labels(ScriptRunner& run, const Op& op) {
 
 // -- set_mig_state -----------------------------------------------------------------------------------------
 
-void parse_set_mig_state(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
-  op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
-  op.mig_state = r.choice(r.require(v, ptr, "state"), child(ptr, "state"), kMigStates);
-  if (const Json* g = r.find(v, "generation"))
-    op.mig_state_generation = r.int_value(*g, child(ptr, "generation"), 0, kMaxVersion);
-}
-void json_set_mig_state(const Op& op, Json& j) {
-  j["node"] = op.node;
-  j["state"] = op.mig_state;
-  if (op.mig_state_generation) j["generation"] = *op.mig_state_generation;
-}
 std::string detail_set_mig_state(const Op& op) {
   return op.mig_state_generation
              ? fmt::format("node={} state={} generation={}", op.node, op.mig_state, *op.mig_state_generation)
              : fmt::format("node={} state={}", op.node, op.mig_state);
 }
+
 const char* run_set_mig_state(ScriptRunner& run, const Op& op) {
   run.call("set_mig_state", detail_set_mig_state(op));
   backend::LockGuard lock(run.caller());
@@ -142,40 +83,12 @@ const char* run_set_mig_state(ScriptRunner& run, const Op& op) {
 
 // -- write_shared_map --------------------------------------------------------------------------------------
 
-void parse_write_map(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
-  if (const Json* p = r.find(v, "put")) op.map_put = read_map_entries(r, *p, child(ptr, "put"));
-  if (const Json* d = r.find(v, "delete")) {
-    const std::string dp = child(ptr, "delete");
-    r.want_array(*d, dp);
-    for (std::size_t i = 0; i < d->size(); ++i) {
-      const std::string p = child(dp, i);
-      std::string entry = r.nonempty_string((*d)[i], p);
-      if (backend::find_in(op.map_put, entry) != nullptr)
-        r.fail(p, fmt::format("entry {} is both put and deleted", quote(entry)));
-      r.reject_duplicate(op.map_delete, entry, dp, p, "entry");
-      op.map_delete.push_back(std::move(entry));
-    }
-  }
-  if (const Json* x = r.find(v, "replace")) op.map_replace = r.bool_value(*x, child(ptr, "replace"));
-  if (op.map_put.empty() && op.map_delete.empty() && !op.map_replace)
-    r.fail(ptr, "write_shared_map writes nothing: give \"put\", \"delete\" or \"replace\": true");
-}
-void json_write_map(const Op& op, Json& j) {
-  Json put = Json::object();
-  for (const auto& [entry, members] : op.map_put) {
-    Json m = Json::object();
-    for (const auto& [node, one] : members) m[node] = one;
-    put[entry] = std::move(m);
-  }
-  j["put"] = std::move(put);
-  j["delete"] = op.map_delete;
-  j["replace"] = op.map_replace;
-}
 std::string detail_write_map(const Op& op) {
   std::vector<std::string> put;
   for (const auto& [entry, members] : op.map_put) put.push_back(entry);
   return fmt::format("put={} delete={} replace={}", joined(put), joined(op.map_delete), op.map_replace);
 }
+
 const char* run_write_map(ScriptRunner& run, const Op& op) {
   run.call("write_shared_map", detail_write_map(op));
   backend::LockGuard lock(run.caller());
@@ -191,11 +104,8 @@ const char* run_write_map(ScriptRunner& run, const Op& op) {
 
 // -- set_pointer -------------------------------------------------------------------------------------------
 
-void parse_set_pointer(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
-  op.pointer_value = r.nonempty_string(r.require(v, ptr, "pointer"), child(ptr, "pointer"));
-}
-void json_set_pointer(const Op& op, Json& j) { j["pointer"] = op.pointer_value; }
 std::string detail_set_pointer(const Op& op) { return "pointer=" + op.pointer_value; }
+
 const char* run_set_pointer(ScriptRunner& run, const Op& op) {
   run.call("set_pointer", detail_set_pointer(op));
   backend::LockGuard lock(run.caller());
@@ -209,51 +119,13 @@ const char* run_set_pointer(ScriptRunner& run, const Op& op) {
 
 }  // namespace
 
-std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows) {
-  const std::vector<OpSpec> foreign = {
-      {OpKind::SetLabels,
-       "set_labels",
-       {"op", "node", "set", "remove"},
-       {"done"},  //
-       parse_set_labels,
-       nullptr,
-       json_set_labels,
-       detail_set_labels,
-       run_set_labels,
-       "a foreign write: GFD or an admin sets/removes node labels"},
-      {OpKind::SetMigState,
-       "set_mig_state",
-       {"op", "node", "state", "generation"},
-       {"done"},  //
-       parse_set_mig_state,
-       nullptr,
-       json_set_mig_state,
-       detail_set_mig_state,
-       run_set_mig_state,
-       "a foreign write: mig-manager or an admin sets mig.config.state"},
-      {OpKind::WriteSharedMap,
-       "write_shared_map",
-       {"op", "put", "delete", "replace"},
-       {"done"},  //
-       parse_write_map,
-       nullptr,
-       json_write_map,
-       detail_write_map,
-       run_write_map,
-       "a foreign write: the GPU operator puts/deletes shared-map entries"},
-      {OpKind::SetPointer,
-       "set_pointer",
-       {"op", "pointer"},
-       {"done"},  //
-       parse_set_pointer,
-       nullptr,
-       json_set_pointer,
-       detail_set_pointer,
-       run_set_pointer,
-       "a foreign write: the GPU operator or an admin sets the ClusterPolicy pointer"},
+std::vector<OpBehaviour> foreign_op_behaviour() {
+  return {
+      {OpKind::SetLabels, detail_set_labels, run_set_labels},
+      {OpKind::SetMigState, detail_set_mig_state, run_set_mig_state},
+      {OpKind::WriteSharedMap, detail_write_map, run_write_map},
+      {OpKind::SetPointer, detail_set_pointer, run_set_pointer},
   };
-  rows.insert(rows.end(), foreign.begin(), foreign.end());
-  return rows;
 }
 
 }  // namespace allocsim::harness

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/ops/op_behaviour.h"
 #include "backend/scenario/conditional_ops.h"
-#include "backend/scenario/op_syntax.h"
 #include "backend/world/read_faults.h"
 
 namespace allocsim::harness {
@@ -59,11 +59,11 @@ const char* ScriptRunner::run_op(const Op& op) {
   caller_.dropped = false;
   retry_ = 0;
   try {
-    const char* out = op_spec(op.kind).execute(*this, op);
+    const char* out = op_behaviour(op.kind).execute(*this, op);
     // `retry` (conditional_ops.h): bounded by its max; a dropped response ends the op as `unknown` first.
     while (!caller_.dropped && retry_wanted(op, out, retry_)) {
       ++retry_;
-      out = op_spec(op.kind).execute(*this, op);
+      out = op_behaviour(op.kind).execute(*this, op);
     }
     return caller_.dropped ? "unknown" : out;
   } catch (const InjectedError&) {

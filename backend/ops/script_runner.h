@@ -1,5 +1,5 @@
 // ScriptRunner: one actor's script, run inside the actor's fiber (world.h's contract). It runs each op
-// through its OpSpec row (ops.h) and gives the rows the actor's primitives: a Call scheduling point with
+// through its behaviour row (op_behaviour.h) and gives the rows the actor's primitives: a Call scheduling point with
 // its environment fault, and the inventory, plan, reserve and observe steps several ops share.
 //
 // Contract: every backend call is preceded by call(); an op's outcome is recorded in ActorState::outcomes

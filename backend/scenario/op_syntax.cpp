@@ -1,9 +1,11 @@
-// The op table's rows, gathered from the files that define them (ops.h), in OpKind order, and the lookups
-// over them. A file with new ops adds one line here; op_spec() checks that every row sits at its OpKind's index.
+// The op table's syntax rows, gathered from the concept files that define them (op_syntax.h) into OpKind order,
+// and the lookups over them. A new concept file adds one line here; op_syntax() checks that every row sits at its
+// OpKind's index.
 #include "backend/scenario/op_syntax.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "backend/model/barriers.h"
@@ -11,19 +13,22 @@
 
 namespace allocsim::harness {
 
-const std::vector<OpSpec>& op_specs() {
-  static const std::vector<OpSpec> k = [] {
-    std::vector<OpSpec> rows = core_op_rows();
-    for (OpSpec& row : fault_op_rows()) rows.push_back(std::move(row));
-    for (OpSpec& row : rows)
+const std::vector<OpSyntax>& op_syntax_rows() {
+  static const std::vector<OpSyntax> k = [] {
+    std::vector<OpSyntax> rows;
+    for (std::vector<OpSyntax> part : {claim_op_syntax(), status_op_syntax(), recover_op_syntax(),
+                                       environment_op_syntax(), fault_op_syntax(), foreign_op_syntax()})
+      for (OpSyntax& row : part) rows.push_back(std::move(row));
+    std::stable_sort(rows.begin(), rows.end(), [](const OpSyntax& a, const OpSyntax& b) { return a.kind < b.kind; });
+    for (OpSyntax& row : rows)
       if (row.calls.empty()) row.calls = {row.name};
     return rows;
   }();
   return k;
 }
 
-const OpSpec& op_spec(OpKind k) {
-  const auto& ops = op_specs();
+const OpSyntax& op_syntax(OpKind k) {
+  const auto& ops = op_syntax_rows();
   const auto i = static_cast<std::size_t>(k);
   if (i >= ops.size() || ops[i].kind != k) throw std::logic_error("op table out of OpKind order");
   return ops[i];
@@ -32,7 +37,7 @@ const OpSpec& op_spec(OpKind k) {
 const std::vector<const char*>& op_names() {
   static const std::vector<const char*> k = [] {
     std::vector<const char*> out;
-    for (const OpSpec& op : op_specs()) out.push_back(op.name);
+    for (const OpSyntax& op : op_syntax_rows()) out.push_back(op.name);
     return out;
   }();
   return k;
@@ -40,10 +45,10 @@ const std::vector<const char*>& op_names() {
 
 const char* op_name(OpKind k) {
   const auto i = static_cast<std::size_t>(k);
-  return i < op_specs().size() ? op_specs()[i].name : "unknown";
+  return i < op_syntax_rows().size() ? op_syntax_rows()[i].name : "unknown";
 }
 
-const std::vector<const char*>& op_outcomes(OpKind k) { return op_spec(k).outcomes; }
+const std::vector<const char*>& op_outcomes(OpKind k) { return op_syntax(k).outcomes; }
 
 sim::PointVocabulary point_vocabulary(const Scenario& s) {
   sim::PointVocabulary out;
@@ -52,7 +57,7 @@ sim::PointVocabulary point_vocabulary(const Scenario& s) {
   for (const ActorSpec& a : s.actors) {
     std::vector<const char*> points, kinds;
     for (const Op& op : a.script) {
-      const OpSpec& spec = op_spec(op.kind);
+      const OpSyntax& spec = op_syntax(op.kind);
       if (!support::contains(kinds, spec.name)) kinds.push_back(spec.name);
       for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls)
         if (!support::contains(points, call)) points.push_back(call);
@@ -69,14 +74,14 @@ sim::PointVocabulary point_vocabulary(const Scenario& s) {
                                                                  std::string_view point) -> std::string {
     const std::string theirs =
         calls[actor].empty() ? "it makes no call" : "its calls: " + support::quote_all(calls[actor]);
-    for (const OpSpec& spec : op_specs()) {
+    for (const OpSyntax& spec : op_syntax_rows()) {
       if (point != spec.name) continue;
       if (support::contains(ops[actor], spec.name))
         return fmt::format("its {} op resumes from {}, not from a point of its own name; {}", spec.name,
                            support::quote_all(spec.calls), theirs);
       return fmt::format("it has no {} op; {}", spec.name, theirs);
     }
-    for (const OpSpec& spec : op_specs())
+    for (const OpSyntax& spec : op_syntax_rows())
       if (support::contains(spec.calls, point)) return fmt::format("it makes no {} call; {}", point, theirs);
     return "";
   };

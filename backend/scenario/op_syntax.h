@@ -1,14 +1,15 @@
-// The op table: everything the harness knows about one kind of script op, in one row (issue 10 item 3).
-// The loader, the scenario encoder, the script runner, `allocsim list ops` and the JSON Schema test all
-// read it; nothing else switches over OpKind.
+// The op table's syntax half: what a scenario file may write for each kind of script op, in one row per kind
+// (docs/DESIGN.md §4). The loader, the scenario encoder, `allocsim list ops`, order labels and the JSON Schema
+// test read it. What an op does is its behaviour row, keyed by the same OpKind (backend/ops/op_behaviour.h);
+// nothing else switches over OpKind.
 //
-// Adding an op: an OpKind value (scenario.h, with any new Op field), its row and functions (ops.cpp is full:
-// a new file whose rows ops_registry.cpp appends, in OpKind order),
-// its `op_<name>` definition and enums in scenarios/schema/scenario.v1.schema.json, and a scenario or test
-// that uses it. tests/scenarios/schema_agreement.cpp checks the schema against this table.
+// Adding an op: an OpKind value (scenario.h, with any new Op field), its syntax row in the op_syntax_<concept>.cpp
+// it belongs to, its behaviour function and row in backend/ops/op_<concept>.cpp, its `op_<name>` definition and
+// enums in scenarios/schema/scenario.v1.schema.json, and a scenario or test that uses it.
+// tests/scenarios/schema_agreement.cpp checks the schema against this table.
 //
-// Contract: op_specs()[i].kind == OpKind(i) for every row (op_spec() checks it); names are the words of
-// scenario files; `keys` include "op"; `outcomes` are every word execute() can return plus the fault words
+// Contract: op_syntax_rows()[i].kind == OpKind(i) for every row (op_syntax() checks it); names are the words of
+// scenario files; `keys` include "op"; `outcomes` are every word the op's behaviour can return plus the fault words
 // its barriers allow (`error`, `unknown`, `crashed`), i.e. the vocabulary of expect.actors.
 #pragma once
 
@@ -17,13 +18,19 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
+#include "sim/order.h"
 
 namespace allocsim::harness {
 
 class ScenarioReader;  // scenario_reader.h
-class ScriptRunner;    // script_runner.h
 
-struct OpSpec {
+/// The MIG labels the foreign writes treat apart: the upstream keeps both as node fields, so op_syntax_foreign.cpp
+/// refuses to remove them (and sets the state only through set_mig_state), and backend/ops/op_foreign.cpp keeps
+/// the fields in step with the labels.
+inline constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";
+inline constexpr const char* kMigStateLabel = "nvidia.com/mig.config.state";
+
+struct OpSyntax {
   OpKind kind;
   const char* name;
   std::vector<const char*> keys;      // the keys the op takes, "op" included (did-you-mean candidates)
@@ -36,15 +43,11 @@ struct OpSpec {
                   const std::vector<std::string>& actors);
   /// Adds the op's keys (after "op") to `j`: the inverse of parse, defaults included.
   void (*to_json)(const Op& op, nlohmann::ordered_json& j);
-  /// The op's own detail for its Call scheduling point ("node=n1 workload=w units=2"), or "".
-  std::string (*detail)(const Op& op);
-  /// Runs the op in the actor's fiber and returns its outcome (a static string from `outcomes`).
-  const char* (*execute)(ScriptRunner& run, const Op& op);
   /// What `allocsim list ops` prints after the name ("a foreign write: ..."), or nullptr.
   const char* note = nullptr;
-  /// Every Call scheduling point `execute` may fire (ScriptRunner::call's `what`), the points an order label
-  /// may name for the op; left empty in a row when that is the op's name alone (op_specs() fills it in).
-  /// tests/scenarios/point_vocabulary.cpp checks it against the calls every scenario makes.
+  /// Every Call scheduling point the op's behaviour may fire (ScriptRunner::call's `what`), the points an order
+  /// label may name for the op; left empty in a row when that is the op's name alone (op_syntax_rows() fills it
+  /// in). tests/scenarios/point_vocabulary.cpp checks it against the calls every scenario makes.
   std::vector<const char*> calls = {};
   /// The Call points of one op of this kind, when they depend on its fields (a subset of `calls`: a reserve
   /// with `requests` makes inventory and plan calls, one that reserves an earlier plan does not); nullptr: all
@@ -52,22 +55,22 @@ struct OpSpec {
   std::vector<const char*> (*calls_of)(const Op& op) = nullptr;
 };
 
-/// `rows` followed by the foreign-write rows (ops_foreign.cpp; issue 13 item 2), for the table in ops.cpp.
-std::vector<OpSpec> with_foreign_ops(std::vector<OpSpec> rows);
-
-/// Every op, in OpKind order: the rows of every file below, concatenated, each row's `calls` filled in
-/// (ops_registry.cpp).
-const std::vector<OpSpec>& op_specs();
+/// Every op's syntax row, in OpKind order: the rows of the files below, each row's `calls` filled in.
+const std::vector<OpSyntax>& op_syntax_rows();
+/// The row of `k`.
+const OpSyntax& op_syntax(OpKind k);
 
 /// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its
 /// script's ops (calls_of, else calls; first appearance), then every barrier of the catalog (whether a call fires a given barrier
 /// depends on the state, so none is ruled out), then "lock.wait".
 sim::PointVocabulary point_vocabulary(const Scenario& s);
-/// The rows of ops.cpp (inventory .. recover) followed by the foreign writes (set_labels .. set_pointer).
-const std::vector<OpSpec>& core_op_rows();
-/// The rows of ops_faults.cpp (stale_reads .. geometry_no_effect; issue 13 items 3 and 4).
-std::vector<OpSpec> fault_op_rows();
-/// The row of `k`.
-const OpSpec& op_spec(OpKind k);
+
+// The rows, by concept (each file's behaviour twin is backend/ops/op_<concept>.cpp):
+std::vector<OpSyntax> claim_op_syntax();        // op_syntax_claims.cpp: inventory, plan, reserve, release
+std::vector<OpSyntax> status_op_syntax();       // op_syntax_status.cpp: observe, await, mark_ready, reconcile
+std::vector<OpSyntax> recover_op_syntax();      // op_syntax_recover.cpp: recover
+std::vector<OpSyntax> environment_op_syntax();  // op_syntax_environment.cpp: bind/unbind_workload, advance_clock
+std::vector<OpSyntax> fault_op_syntax();        // op_syntax_faults.cpp: fail_reads .. geometry_no_effect
+std::vector<OpSyntax> foreign_op_syntax();      // op_syntax_foreign.cpp: set_labels .. set_pointer
 
 }  // namespace allocsim::harness

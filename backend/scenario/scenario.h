@@ -99,6 +99,9 @@ struct WhenSpec {
   std::string outcome;
 };
 
+inline constexpr int kMaxStaleWrites = 8;    // stale_reads' `writes`, 1..this (backend/world/read_faults.h)
+inline constexpr int kMaxFaultedReads = 16;  // stale_reads' and partial_reads' `reads`, 1..this
+
 struct Op {
   OpKind kind = OpKind::Inventory;
   std::string pointer;  // where the op is in its file, e.g. "/actors/0/script/2"
@@ -135,7 +138,7 @@ struct Op {
   bool map_replace = false;
   // set_pointer: the ClusterPolicy's mig-parted config pointer
   std::string pointer_value;
-  // stale_reads: how many writes behind the read is (1..kMaxStaleWrites, read_faults.h)
+  // stale_reads: how many writes behind the read is (1..kMaxStaleWrites)
   int writes = 1;
   // stale_reads, partial_reads: how many reads the fault covers (1..kMaxFaultedReads)
   int reads = 1;

@@ -13,7 +13,7 @@ using Json = nlohmann::ordered_json;
 
 // Only the keys the op's kind takes (the parser rejects the others).
 Json op_json(const Op& op) {
-  const OpSpec& spec = op_spec(op.kind);
+  const OpSyntax& spec = op_syntax(op.kind);
   Json j = {{"op", spec.name}};
   spec.to_json(op, j);
   modifiers_to_json(op, j);

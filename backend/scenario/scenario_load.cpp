@@ -210,7 +210,7 @@ class Checker : public ScenarioReader {
     // all are known.
     for (const ActorSpec& actor : s.actors)
       for (const Op& op : actor.script)
-        if (const auto resolve = op_spec(op.kind).resolve) resolve(*this, op, actor.name, names);
+        if (const auto resolve = op_syntax(op.kind).resolve) resolve(*this, op, actor.name, names);
   }
 
   // -- faults (FaultSpec in scenario.h) --
@@ -322,7 +322,7 @@ class Checker : public ScenarioReader {
     Op op{};
     op.kind = op_kind(require(v, ptr, "op"), child(ptr, "op"));
     op.pointer = ptr;
-    const OpSpec& spec = op_spec(op.kind);
+    const OpSyntax& spec = op_syntax(op.kind);
     std::vector<const char*> keys = spec.keys;
     keys.insert(keys.end(), modifier_keys(op.kind).begin(), modifier_keys(op.kind).end());
     check_keys(v, ptr, keys, fmt::format(" for op {}", quote(spec.name)));

@@ -28,13 +28,11 @@
 #include <vector>
 
 #include "backend/model/memory_backend.h"
+#include "backend/scenario/scenario.h"  // kMaxStaleWrites
 
 namespace allocsim::harness {
 
 class ScriptRunner;
-
-inline constexpr int kMaxStaleWrites = 8;    // stale_reads' `writes`, 1..this
-inline constexpr int kMaxFaultedReads = 16;  // stale_reads' and partial_reads' `reads`, 1..this
 
 /// What inventory and observe read, as of one write.
 struct ReadState {

@@ -26,7 +26,7 @@ TEST_CASE("point vocabulary: every step of every scenario resumes from a point i
     REQUIRE(points.per_actor.size() == sc.actors.size());
     for (const ActorSpec& a : sc.actors)
       for (const Op& op : a.script) {
-        const OpSpec& spec = op_spec(op.kind);
+        const OpSyntax& spec = op_syntax(op.kind);
         for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls) calls_listed.insert(call);
       }
     RunConfig cfg;

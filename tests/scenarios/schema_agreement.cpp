@@ -325,9 +325,9 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
 
   // The op table (ops.h): names, each op's keys and its outcome vocabulary.
   std::set<std::string> ops;
-  for (const OpSpec& op : op_specs()) ops.insert(op.name);
+  for (const OpSyntax& op : op_syntax_rows()) ops.insert(op.name);
   CHECK(enum_of(defs.at("op").at("properties").at("op")) == ops);
-  for (const OpSpec& op : op_specs()) {
+  for (const OpSyntax& op : op_syntax_rows()) {
     INFO(op.name);
     REQUIRE(defs.contains(std::string("op_") + op.name));
     std::set<std::string> keys;

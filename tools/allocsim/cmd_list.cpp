@@ -49,7 +49,7 @@ void list_mutants() {
 }
 
 void list_ops() {
-  for (const auto& op : harness::op_specs())
+  for (const auto& op : harness::op_syntax_rows())
     std::cout << op.name << (op.note ? fmt::format("  ({})", op.note) : "") << "\n";
 }
 

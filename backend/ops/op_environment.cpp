@@ -1,0 +1,49 @@
+// What the environment ops do (op_behaviour.h): bind_workload and unbind_workload (the upstream's test
+// kubelet) and advance_clock; their syntax is backend/scenario/op_syntax_environment.cpp.
+#include "backend/ops/op_behaviour.h"
+
+#include <fmt/format.h>
+
+#include "backend/ops/script_runner.h"
+
+namespace allocsim::harness {
+namespace {
+
+std::string detail_bind(const Op& op) {
+  return fmt::format("node={} workload={} units={}", op.node, op.workload, op.units);
+}
+
+const char* run_bind(ScriptRunner& run, const Op& op) {
+  run.call("bind_workload", detail_bind(op));
+  run.backend().bind_workload(run.caller(), op.node, op.workload, op.units);
+  return "done";
+}
+
+std::string detail_unbind(const Op& op) { return fmt::format("node={} workload={}", op.node, op.workload); }
+
+const char* run_unbind(ScriptRunner& run, const Op& op) {
+  run.call("unbind_workload", detail_unbind(op));
+  run.backend().unbind_workload(run.caller(), op.node, op.workload);
+  return "done";
+}
+
+std::string detail_clock(const Op& op) { return fmt::format("seconds={:g}", op.seconds); }
+
+const char* run_clock(ScriptRunner& run, const Op& op) {
+  run.call("advance_clock", detail_clock(op));
+  run.backend().advance_clock(run.caller(), op.seconds);
+  run.backend().apply_pending_geometry(run.caller());
+  return "done";
+}
+
+}  // namespace
+
+std::vector<OpBehaviour> environment_op_behaviour() {
+  return {
+      {OpKind::BindWorkload, detail_bind, run_bind},
+      {OpKind::UnbindWorkload, detail_unbind, run_unbind},
+      {OpKind::AdvanceClock, detail_clock, run_clock},
+  };
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,44 @@
+// What `recover` does (op_behaviour.h, scenario.h): a restarted controller's cleanup of another flow;
+// its syntax is backend/scenario/op_syntax_recover.cpp.
+#include "backend/ops/op_behaviour.h"
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "backend/ops/script_runner.h"
+
+namespace allocsim::harness {
+namespace {
+
+std::string no_detail(const Op&) { return ""; }
+
+/// `recover` (scenario.h): wait for the flow's actor to end, read back its claims, release each by claim
+/// id and generation, as a restarted controller would (ALLOC-033).
+const char* run_recover(ScriptRunner& run, const Op& op) {
+  ActorState& st = run.state();
+  run.call("recover", "flow=" + op.flow);
+  run.wait_for_end(op.flow);
+  const auto claims = run.backend().claims_of(run.caller(), op.flow);
+  const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
+  for (const auto& [claim_id, generation] : claims) {
+    run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
+    const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
+    st.op_epoch = generation;
+    backend::ReleaseObservation& r = st.release_scratch;
+    run.backend().release_into(run.caller(), claim_id, op_id, generation, false, r);
+    if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)
+      out = r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
+  }
+  if (!run.caller().dropped && (claims.empty() || out == backend::kReleaseReleased)) st.told.recovered_flow = op.flow;
+  return out;
+}
+
+}  // namespace
+
+std::vector<OpBehaviour> recover_op_behaviour() {
+  return {
+      {OpKind::Recover, no_detail, run_recover},
+  };
+}
+
+}  // namespace allocsim::harness

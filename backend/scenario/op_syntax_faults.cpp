@@ -1,0 +1,139 @@
+// The syntax of the fault ops (op_syntax.h): fail_reads, restore_reads and fail_geometry (the upstream's test
+// hooks), and the faults with shape stale_reads, partial_reads, fail_geometry_for and geometry_no_effect;
+// what they do is backend/ops/op_faults.cpp.
+#include "backend/scenario/op_syntax.h"
+
+#include <fmt/format.h>
+
+#include "backend/scenario/scenario_reader.h"
+
+namespace allocsim::harness {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using support::child;
+using support::quote;
+
+void parse_reads(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  op.read_kind = r.choice(r.require(v, ptr, "kind"), child(ptr, "kind"), read_kinds());
+}
+
+void json_reads(const Op& op, Json& j) { j["kind"] = op.read_kind; }
+
+void parse_node(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
+}
+
+void json_node(const Op& op, Json& j) { j["node"] = op.node; }
+
+void parse_reads_count(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  if (const Json* n = r.find(v, "reads")) op.reads = r.int_value(*n, child(ptr, "reads"), 1, kMaxFaultedReads);
+}
+
+// -- stale_reads -----------------------------------------------------------------------------------
+
+void parse_stale(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  if (const Json* w = r.find(v, "writes")) op.writes = r.int_value(*w, child(ptr, "writes"), 1, kMaxStaleWrites);
+  parse_reads_count(r, v, ptr, op);
+}
+
+void json_stale(const Op& op, Json& j) {
+  j["writes"] = op.writes;
+  j["reads"] = op.reads;
+}
+
+// -- partial_reads ---------------------------------------------------------------------------------
+
+void parse_partial(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  const std::string wptr = child(ptr, "workloads");
+  const Json& w = r.require(v, ptr, "workloads");
+  r.want_size(w, wptr, 1, kMaxRequests, "workloads");
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    std::string name = r.nonempty_string(w[i], child(wptr, i));
+    r.reject_duplicate(op.workloads, name, wptr, child(wptr, i), "workload");
+    op.workloads.push_back(std::move(name));
+  }
+  parse_reads_count(r, v, ptr, op);
+}
+
+/// Only workloads that can hold devices can be missing from a listing: a node's start workloads and the
+/// workloads of bind_workload ops. Anything else is a typo that would silently omit nothing.
+void resolve_partial(const ScenarioReader& r, const Op& op, const std::string&, const std::vector<std::string>&) {
+  std::vector<std::string> known;
+  for (const NodeSpec& n : r.scenario().nodes)
+    for (const auto& [workload, units] : n.workloads) known.push_back(workload);
+  for (const ActorSpec& a : r.scenario().actors)
+    for (const Op& o : a.script)
+      if (o.kind == OpKind::BindWorkload) known.push_back(o.workload);
+  std::vector<const char*> names;
+  for (const std::string& k : known) names.push_back(k.c_str());
+  for (std::size_t i = 0; i < op.workloads.size(); ++i)
+    if (!support::contains(names, op.workloads[i]))
+      r.fail(child(child(op.pointer, "workloads"), i),
+             fmt::format("workload {} holds no devices in this scenario (not in /nodes/*/workloads, nor bound by "
+                         "a bind_workload op){}",
+                         quote(op.workloads[i]), support::did_you_mean(op.workloads[i], names)));
+}
+
+void json_partial(const Op& op, Json& j) {
+  j["workloads"] = op.workloads;
+  j["reads"] = op.reads;
+}
+
+// -- fail_geometry_for -----------------------------------------------------------------------------
+
+void parse_geometry_for(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
+  op.seconds = r.number_value(r.require(v, ptr, "seconds"), child(ptr, "seconds"), 0, kMaxSeconds, true);
+}
+
+void json_geometry_for(const Op& op, Json& j) {
+  j["node"] = op.node;
+  j["seconds"] = op.seconds;
+}
+
+}  // namespace
+
+std::vector<OpSyntax> fault_op_syntax() {
+  return {
+      {OpKind::FailReads,
+       "fail_reads",
+       {"op", "kind"},
+       {"done"},  //
+       parse_reads,
+       nullptr,
+       json_reads},
+      {OpKind::RestoreReads,
+       "restore_reads",
+       {"op", "kind"},
+       {"done"},  //
+       parse_reads,
+       nullptr,
+       json_reads},
+      {OpKind::FailGeometry,
+       "fail_geometry",
+       {"op", "node"},
+       {"done"},  //
+       parse_node,
+       nullptr,
+       json_node},
+      {OpKind::StaleReads, "stale_reads", {"op", "writes", "reads"}, {"done"}, parse_stale, nullptr, json_stale},
+      {OpKind::PartialReads,
+       "partial_reads",
+       {"op", "workloads", "reads"},
+       {"done"},
+       parse_partial,
+       resolve_partial,
+       json_partial},
+      {OpKind::FailGeometryFor,
+       "fail_geometry_for",
+       {"op", "node", "seconds"},
+       {"done"},
+       parse_geometry_for,
+       nullptr,
+       json_geometry_for},
+      {OpKind::GeometryNoEffect, "geometry_no_effect", {"op", "node"}, {"done"}, parse_node, nullptr, json_node},
+  };
+}
+
+}  // namespace allocsim::harness

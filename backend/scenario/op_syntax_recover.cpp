@@ -1,0 +1,48 @@
+// The syntax of `recover` (op_syntax.h, scenario.h); its behaviour is backend/ops/op_recover.cpp.
+#include "backend/scenario/op_syntax.h"
+
+#include <fmt/format.h>
+
+#include "backend/scenario/scenario_reader.h"
+
+namespace allocsim::harness {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using support::child;
+using support::quote;
+
+void parse_recover(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  op.flow = r.nonempty_string(r.require(v, ptr, "flow"), child(ptr, "flow"));
+}
+
+void resolve_recover(const ScenarioReader& r, const Op& op, const std::string& self,
+                     const std::vector<std::string>& actors) {
+  const std::string ptr = child(op.pointer, "flow");
+  if (op.flow == self)
+    r.fail(ptr, fmt::format("recover names the actor itself ({}); a flow's own cleanup is \"release\"", quote(self)));
+  std::vector<const char*> known;
+  for (const std::string& n : actors) known.push_back(n.c_str());
+  if (!support::contains(known, op.flow))
+    r.fail(ptr, fmt::format("actor {} is not in /actors{}", quote(op.flow), support::did_you_mean(op.flow, known)));
+}
+
+void json_recover(const Op& op, Json& j) { j["flow"] = op.flow; }
+
+}  // namespace
+
+std::vector<OpSyntax> recover_op_syntax() {
+  return {
+      {OpKind::Recover,
+       "recover",
+       {"op", "flow"},
+       {"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"},  //
+       parse_recover,
+       resolve_recover,
+       json_recover,
+       nullptr,
+       {"recover", "release"}},
+  };
+}
+
+}  // namespace allocsim::harness
