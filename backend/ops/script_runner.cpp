@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
+#include "backend/ops/faulted_reads.h"
 #include "backend/ops/op_behaviour.h"
-#include "backend/scenario/conditional_ops.h"
 #include "backend/world/read_faults.h"
 
 namespace allocsim::harness {
@@ -34,6 +35,19 @@ void fill_requests(std::vector<backend::WorkloadRequest>& out, const std::string
     else
       w.minimum_usable_memory_bytes.reset();
   }
+}
+
+/// Whether `op`'s `when` holds for `st` (true without a `when`; conditional_ops.h).
+bool when_met(const Op& op, const ActorState& st) {
+  if (!op.when) return true;
+  const char* got = st.outcomes.at(op.when->op);
+  return got != nullptr && op.when->outcome == got;
+}
+
+/// Whether an attempt of `op` that ended in `outcome` is retried (attempts made so far: `retries` retries).
+bool retry_wanted(const Op& op, const char* outcome, int retries) {
+  if (!op.retry || retries >= op.retry->max) return false;
+  return std::find(op.retry->on.begin(), op.retry->on.end(), std::string_view(outcome)) != op.retry->on.end();
 }
 
 bool pods_failing(const backend::MemoryBackend& b) {

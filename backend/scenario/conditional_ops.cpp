@@ -1,4 +1,5 @@
-// Conditional ops (conditional_ops.h): `when` and `retry`, read, encoded, judged and shrunk in one place.
+// Conditional ops (conditional_ops.h): `when` and `retry`, read, encoded, judged and shrunk in one place; the
+// script runner applies them (backend/ops/script_runner.cpp).
 #include "backend/scenario/conditional_ops.h"
 
 #include <fmt/format.h>
@@ -95,17 +96,6 @@ std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::st
 void modifiers_to_json(const Op& op, Json& j) {
   if (op.when) j["when"] = {{"op", op.when->op}, {"outcome", op.when->outcome}};
   if (op.retry) j["retry"] = {{"on", op.retry->on}, {"max", op.retry->max}};
-}
-
-bool when_met(const Op& op, const ActorState& st) {
-  if (!op.when) return true;
-  const char* got = st.outcomes.at(op.when->op);
-  return got != nullptr && op.when->outcome == got;
-}
-
-bool retry_wanted(const Op& op, const char* outcome, int retries) {
-  if (!op.retry || retries >= op.retry->max) return false;
-  return std::find(op.retry->on.begin(), op.retry->on.end(), std::string_view(outcome)) != op.retry->on.end();
 }
 
 void reindex_conditions(Scenario& sc, size_t actor, size_t dropped) {

@@ -1,5 +1,6 @@
 // Conditional ops (issue 13 item 5): two modifiers an op may carry besides its own keys, read once for every
-// op by the loader (op_entry) and applied once by the script runner (run, run_op), never by an op's row.
+// op by the loader (op_entry) and applied once by the script runner (backend/ops/script_runner.cpp: run,
+// run_op), never by an op's row.
 //
 // - `when` (any op): {"op": I, "outcome": W}. The op runs only if op I of the same script (0-based, as in the
 //   JSON pointer /actors/A/script/I; I must be earlier than the op itself) ended in outcome W. Otherwise it
@@ -25,7 +26,6 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
-#include "backend/world/world_state.h"
 
 namespace allocsim::harness {
 
@@ -48,12 +48,6 @@ std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::st
 
 /// Adds `when` and `retry` to `j` when the op has them (scenario_to_json).
 void modifiers_to_json(const Op& op, nlohmann::ordered_json& j);
-
-/// Whether `op`'s `when` holds for `st` (true without a `when`).
-bool when_met(const Op& op, const ActorState& st);
-
-/// Whether an attempt of `op` that ended in `outcome` is retried (attempts made so far: `retries` retries).
-bool retry_wanted(const Op& op, const char* outcome, int retries);
 
 /// The shrinker dropped op `dropped` of actor `actor`: later `when` indices move down by one; a `when` on the
 /// dropped op is removed (the op then runs unconditionally); expect pins of `skipped` that no op can record

@@ -18,6 +18,9 @@
 // (invariant_visible_id), which every node or claim write writes, so its answer (which depends on the order
 // of the last K writes) is ordered against each of them. Scenarios without these ops touch nothing new.
 //
+// Here: the armed faults and the history of read states, per execution (the world's); the faulted reads
+// themselves are the actor's (backend/ops/faulted_reads.h), the ops that arm them backend/ops/op_faults.cpp.
+//
 // Contract: at most one stale and one partial fault are armed at a time; arming again replaces the old one.
 // A faulted read adds "fault=stale_reads:K" / "fault=partial_reads:w1,w2" to its step's detail.
 #pragma once
@@ -31,8 +34,6 @@
 #include "backend/scenario/scenario.h"  // kMaxStaleWrites
 
 namespace allocsim::harness {
-
-class ScriptRunner;
 
 /// What inventory and observe read, as of one write.
 struct ReadState {
@@ -61,12 +62,5 @@ struct ReadFaults {
 
 /// The footprint id of the armed read faults (a harness object, like actor_plan_id).
 uint64_t read_faults_id();
-
-/// inventory / observe as the actor's read, with an armed fault applied (ScriptRunner calls these when the
-/// scenario has read-fault ops): takes the backend lock first, so the fault is decided on the state the read
-/// sees, then answers from the live backend or from a faulted copy of it.
-backend::Observation<backend::InventorySnapshot> faulted_inventory(
-    ScriptRunner& run, const std::optional<std::vector<std::string>>& scope);
-backend::Observation<backend::ClaimObservation> faulted_observe(ScriptRunner& run, const std::string& claim_id);
 
 }  // namespace allocsim::harness
