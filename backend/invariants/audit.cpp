@@ -153,7 +153,7 @@ std::optional<Violation> map_mismatch(const Resolver& v, const AuditReplay& r) {
   return std::nullopt;
 }
 
-const backend::BackendState& start_state(const BackendWorld& w) {
+const backend::BackendState& start_state(const WorldState& w) {
   return w.audit_base ? *w.audit_base : w.compiled().prototype.state();
 }
 
@@ -198,7 +198,7 @@ void prime_audit_replay(AuditReplay& r, const backend::BackendState& start) {
 }
 
 std::optional<Violation> check_audit_explains_state_incremental(const CheckContext& c) {
-  const BackendWorld& w = c.world;
+  const WorldState& w = c.world;
   const auto& s = w.backend().state();
   if (c.memo == nullptr) return check_audit_explains_state(c);
   AuditReplay& r = c.memo->replay;

@@ -118,8 +118,8 @@ std::optional<Violation> check_capacity_within_cards(const CheckContext& c) {
 
 namespace {
 
-const BackendWorld::BoundWorkload* previously_bound(const BackendWorld& w, std::string_view node,
-                                                    std::string_view workload) {
+const WorldState::BoundWorkload* previously_bound(const WorldState& w, std::string_view node,
+                                                  std::string_view workload) {
   for (const auto& b : w.bound_workloads)
     if (b.node == node && b.workload == workload) return &b;
   return nullptr;
@@ -175,7 +175,7 @@ std::optional<Violation> check_bound_workload_covered(const CheckContext& c) {
 namespace {
 
 /// The entries node `n` contributes to bound_workloads, judged against the list as it stands (`before`).
-void bound_on(const BackendWorld& world, const NodeFixture& n, std::vector<BackendWorld::BoundWorkload>& out) {
+void bound_on(const WorldState& world, const NodeFixture& n, std::vector<WorldState::BoundWorkload>& out) {
   const auto& s = world.backend().state();
   for (const auto& [workload, units] : n.workloads) {
     const auto* before = previously_bound(world, n.name, workload);
@@ -187,10 +187,10 @@ void bound_on(const BackendWorld& world, const NodeFixture& n, std::vector<Backe
 
 }  // namespace
 
-void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* nodes) {
+void record_bound_workloads(WorldState& world, const std::vector<uint32_t>* nodes) {
   if (!world.compiled().records_bound_workloads) return;
   const auto& s = world.backend().state();
-  std::vector<BackendWorld::BoundWorkload> now;
+  std::vector<WorldState::BoundWorkload> now;
   if (nodes == nullptr) {
     for (const NodeFixture& n : s.nodes) bound_on(world, n, now);
     world.bound_workloads = std::move(now);

@@ -1,10 +1,10 @@
 // Two invariants of issue 13 on what holds a node's cards (docs/DESIGN.md §5): capacity-within-cards and
-// bound-workload-covered. Checks over a BackendWorld after a step, like invariants.h.
+// bound-workload-covered. Checks over a WorldState after a step, like invariants.h.
 //
 // Contract: each returns the first violation it finds (nullopt when it holds), with a message naming the node,
 // workloads and claims involved and a state block (render_node lines plus one line of the check's own
 // arithmetic). They read the backend's state and the scenario's scripts; bound-workload-covered also reads the
-// shadow BackendWorld::bound_workloads, which only record_bound_workloads() writes. Cards and
+// shadow WorldState::bound_workloads, which only record_bound_workloads() writes. Cards and
 // workloads are whole GPU units (the ints of `workloads` and `gpu_count`).
 #pragma once
 
@@ -48,6 +48,6 @@ std::optional<sim::Violation> check_bound_workload_covered(const CheckContext& c
 /// unless bound-workload-covered is enabled. With `nodes` (an incremental check: the nodes the step affected,
 /// dirty.h) only their entries are replaced: an entry of another node reads nothing that moved. The list's
 /// order then differs from a full rebuild's; readers look entries up by (node, workload), each unique.
-void record_bound_workloads(BackendWorld& world, const std::vector<uint32_t>* nodes = nullptr);
+void record_bound_workloads(WorldState& world, const std::vector<uint32_t>* nodes = nullptr);
 
 }  // namespace allocsim::harness

@@ -29,6 +29,12 @@ std::vector<InvariantSpec> engine_findings() {
   // clang-format on
 }
 
+bool checks(const CompiledScenario& c, std::string_view invariant) {
+  for (size_t i : c.invariants)
+    if (invariant == invariant_catalog()[i].name) return true;
+  return false;
+}
+
 }  // namespace
 
 const std::vector<InvariantSpec>& invariant_catalog() {
@@ -50,6 +56,18 @@ const std::vector<InvariantSpec>& invariant_catalog() {
     return out;
   }();
   return k;
+}
+
+void set_invariants(CompiledScenario& c, std::vector<size_t> rows) {
+  const auto& cat = invariant_catalog();
+  c.invariants = std::move(rows);
+  c.step_rows.clear();
+  for (const size_t i : c.invariants)
+    if (cat[i].check != nullptr && !cat[i].quiescent_only)
+      c.step_rows.push_back(
+          {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
+  c.records_geometry_writes = checks(c, "no-apply-under-later-workload") || checks(c, "geometry-converges");
+  c.records_bound_workloads = checks(c, "bound-workload-covered");
 }
 
 }  // namespace allocsim::harness

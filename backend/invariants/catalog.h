@@ -11,18 +11,17 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/world/compiled_scenario.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {
-
-struct CheckContext;  // check.h
 
 /// One invariant: its name (the public vocabulary), the upstream case it guards, what holds, and its
 /// check. Engine-level findings (no-deadlock, steps-bounded, actor-exception) have no check: sim/ reports
 /// them. `reads` are the fields its check reads, as its state block (Violation::state) names them; every
 /// violation it reports shows each of them (tests/backend/harness_state_blocks.cpp).
 struct InvariantSpec {
-  using Check = std::optional<sim::Violation> (*)(const CheckContext&);
+  using Check = InvariantCheck;
   const char* name;
   const char* alloc_case;  // "ALLOC-004"; "-" when it guards no single case
   const char* description;
@@ -45,5 +44,9 @@ struct InvariantSpec {
 
 /// Every invariant and engine-level finding, in the fixed order they are checked (invariant_names()).
 const std::vector<InvariantSpec>& invariant_catalog();
+
+/// Sets `c.invariants` (indices into invariant_catalog(), ascending) and, from them, `c.step_rows` and the two
+/// records_ flags (compiled_scenario.h). The adapter's compile() calls it; tests narrow a scenario's checks with it.
+void set_invariants(CompiledScenario& c, std::vector<size_t> rows);
 
 }  // namespace allocsim::harness

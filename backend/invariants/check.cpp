@@ -26,7 +26,7 @@ void set_node(const NodeIndex& index, NodeBits& bits, std::string_view name) {
 
 /// Every node a claim references: its nodes, its devices' nodes, its label writes and its geometry. Those are
 /// the nodes whose per-node verdicts read that claim (covers, grants_on, label_versions, plan.geometry).
-void claim_nodes(const BackendWorld& w, NodeBits& out) {
+void claim_nodes(const WorldState& w, NodeBits& out) {
   const NodeIndex& index = w.compiled().node_index;
   out.clear();
   for (const backend::Claim& cl : w.backend().state().claims) {
@@ -55,7 +55,7 @@ void node_sets(const backend::BackendState& s, NodeBits& entry, NodeBits& owned)
 /// moved, the nodes a claim references now or did at the last check; when claims or the map moved, the nodes
 /// on allocsim geometry (no-orphaned-geometry and mig-layout-matches-grant join a node to its claim and map
 /// entry by the entry's name, not by node). Then brings the memo's node sets up to date.
-void affected_nodes(BackendWorld& w) {
+void affected_nodes(WorldState& w) {
   InvariantMemo& m = w.memo;
   const uint32_t kinds = m.dirty.kinds();
   m.scratch.clear();
@@ -76,7 +76,7 @@ void affected_nodes(BackendWorld& w) {
 }
 
 /// After a full check in incremental mode: the memo as the next incremental check expects it.
-void prime(BackendWorld& w) {
+void prime(WorldState& w) {
   InvariantMemo& m = w.memo;
   claim_nodes(w, m.claim_nodes);
   node_sets(w.backend().state(), m.entry_nodes, m.owned_nodes);
@@ -84,7 +84,7 @@ void prime(BackendWorld& w) {
   m.primed = true;
 }
 
-std::optional<Violation> check_full(BackendWorld& world, sim::ActorId actor, bool quiescent) {
+std::optional<Violation> check_full(WorldState& world, sim::ActorId actor, bool quiescent) {
   const auto& catalog = invariant_catalog();
   const CheckContext ctx{world, actor, quiescent};
   for (size_t i : world.compiled().invariants) {
@@ -98,7 +98,7 @@ std::optional<Violation> check_full(BackendWorld& world, sim::ActorId actor, boo
 /// At quiescence nothing was written since the last step's check (it cleared the dirty set), so only the
 /// quiescent-only rows, the kReadsStep rows and what a row reads at quiescence
 /// alone (kReadsQuiescence) can break.
-std::optional<Violation> check_incremental(BackendWorld& world, sim::ActorId actor, bool quiescent) {
+std::optional<Violation> check_incremental(WorldState& world, sim::ActorId actor, bool quiescent) {
   const auto& catalog = invariant_catalog();
   InvariantMemo& m = world.memo;
   if (world.backend().state().audit.size() != world.audit_seen) m.dirty.add_kinds(kReadsAudit);
@@ -133,7 +133,7 @@ std::optional<Violation> check_incremental(BackendWorld& world, sim::ActorId act
 
 /// An execution's first check, when the start state passed compile()'s checks: the memo as of the start
 /// state, so that the check is incremental over everything written since the world was built.
-void prime_from_start(BackendWorld& w) {
+void prime_from_start(WorldState& w) {
   InvariantMemo& m = w.memo;
   const StartMemo& start = w.compiled().start_memo;
   m.claim_nodes = start.claim_nodes;
@@ -145,7 +145,7 @@ void prime_from_start(BackendWorld& w) {
 
 }  // namespace
 
-const backend::NodeFixture* node_named(const BackendWorld& w, std::string_view name) {
+const backend::NodeFixture* node_named(const WorldState& w, std::string_view name) {
   const auto& nodes = w.backend().state().nodes;
   const NodeIndex& index = w.compiled().node_index;
   if (index.size() == nodes.size())
@@ -169,7 +169,7 @@ bool covers(const backend::Claim& c, std::string_view node) {
 }
 
 StartMemo start_memo(const CompiledScenario& compiled) {
-  BackendWorld w(compiled);
+  WorldState w(compiled);
   StartMemo out;
   const auto& catalog = invariant_catalog();
   const CheckContext ctx{w, sim::kNoActor, false};
@@ -187,7 +187,7 @@ StartMemo start_memo(const CompiledScenario& compiled) {
   return out;
 }
 
-std::optional<Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent) {
+std::optional<Violation> check_invariants(WorldState& world, sim::ActorId actor, bool quiescent) {
   InvariantMemo& m = world.memo;
   const auto& s = world.backend().state();
   const bool incremental_mode = check_mode() == CheckMode::Incremental;

@@ -20,10 +20,10 @@ namespace allocsim::harness {
 /// (InvariantSpec::per_node) the nodes it must visit: every node, or in an incremental check those the
 /// steps since the last check affected (ascending, so the first violation found is the full check's).
 struct CheckContext {
-  CheckContext(const BackendWorld& w, sim::ActorId a, bool q, const std::vector<uint32_t>* some = nullptr,
+  CheckContext(const WorldState& w, sim::ActorId a, bool q, const std::vector<uint32_t>* some = nullptr,
                InvariantMemo* m = nullptr)
       : world(w), actor(a), quiescent(q), subset(some), memo(m) {}
-  const BackendWorld& world;
+  const WorldState& world;
   sim::ActorId actor;
   bool quiescent;
   const std::vector<uint32_t>* subset;  // nullptr: every node
@@ -40,7 +40,7 @@ struct CheckContext {
 /// NodeIndex (a binary search over the names, sorted once per scenario), confirmed against the state's node at
 /// that index. A state whose nodes are not the scenario's (built by hand in a test) falls back to
 /// BackendState::node. Node names are unique in a backend's state (its constructor merges repeats).
-const backend::NodeFixture* node_named(const BackendWorld& w, std::string_view name);
+const backend::NodeFixture* node_named(const WorldState& w, std::string_view name);
 
 /// The observation the stepping actor was told in this step and the claim it names; nullopt when no actor
 /// stepped, nothing was told, or the claim is gone (what the observation invariants judge).
@@ -58,7 +58,7 @@ bool covers(const backend::Claim& c, std::string_view node);
 /// world's shadow state (audit position, owner epochs) that per-step invariants compare against.
 /// In incremental mode (dirty.h) it runs only what the writes since the last check (world.memo.dirty) can
 /// have broken, and returns the violation the full check would: the same invariant, message and state.
-std::optional<sim::Violation> check_invariants(BackendWorld& world, sim::ActorId actor, bool quiescent);
+std::optional<sim::Violation> check_invariants(WorldState& world, sim::ActorId actor, bool quiescent);
 
 /// Runs the per-step invariants of `compiled` on a fresh world of it (no actor stepped) and records whether
 /// they hold, with the node sets the incremental checks start from (dirty.h StartMemo). compile() calls it.

@@ -1,7 +1,7 @@
 // The client-side invariants of issue 17 (docs/DESIGN.md §5): what a caller of the backend is told, or can
 // read back, agrees with the backend's own record of the claim and of its writes.
 //
-// Contract: like invariants.h, each check reads a BackendWorld after a step and returns its first
+// Contract: like invariants.h, each check reads a WorldState after a step and returns its first
 // violation (nullopt when it holds); none calls the backend through a Caller of the world, so none adds
 // a scheduling point or a footprint of its own. bindings-match-grant calls MemoryBackend::bindings on a
 // copy of the backend with a SequentialCaller (a read: bindings writes nothing).

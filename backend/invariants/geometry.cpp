@@ -16,7 +16,7 @@ namespace allocsim::harness {
 using backend::Claim;
 using backend::NodeFixture;
 using sim::Violation;
-using GeometryWrite = BackendWorld::GeometryWrite;
+using GeometryWrite = WorldState::GeometryWrite;
 
 namespace {
 
@@ -214,7 +214,7 @@ std::optional<Violation> check_entry_lists_its_nodes(const CheckContext& c) {
   return std::nullopt;
 }
 
-void record_geometry_writes(BackendWorld& world) {
+void record_geometry_writes(WorldState& world) {
   if (!world.compiled().records_geometry_writes) return;
   const auto& s = world.backend().state();
   const double now = s.clock.now();

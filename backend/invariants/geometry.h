@@ -2,7 +2,7 @@
 // geometry on a node has its map entry and a claim, the map is never deleted and the pointer follows it, no
 // geometry is written under a workload or applied under a later one, every write converges, an applied layout
 // counts the claim's MIG devices, and an entry lists the nodes its claim carves. And the shadow the apply
-// checks read (BackendWorld::geometry_writes, world.h).
+// checks read (WorldState::geometry_writes, world.h).
 //
 // no-apply-under-later-workload and geometry-converges:
 // Contract: a "geometry write" is a `label-geometry` audit entry (reserve relabelling a node with its
@@ -57,6 +57,6 @@ std::optional<sim::Violation> check_entry_lists_its_nodes(const CheckContext& c)
 /// Brings world.geometry_writes up to date with the step just checked: marks the writes whose apply ran,
 /// then appends the writes of the new audit entries (from world.audit_seen). Does nothing unless one of the
 /// two invariants above is enabled.
-void record_geometry_writes(BackendWorld& world);
+void record_geometry_writes(WorldState& world);
 
 }  // namespace allocsim::harness

@@ -61,7 +61,7 @@ std::string render_claim(const Claim& c, ClaimFields fields) {
                      nodes, c.entry_name.empty() ? "-" : c.entry_name, c.releasing ? "releasing" : "live", extra);
 }
 
-std::string render_stale_reserves(const BackendWorld& w) {
+std::string render_stale_reserves(const WorldState& w) {
   std::string ops;
   for (const std::string& op : w.stale_reserves) ops += (ops.empty() ? "" : ",") + op;
   return fmt::format("stale reserves: [{}]\n", ops);
@@ -96,7 +96,7 @@ std::string_view name_after(std::string_view line, std::string_view prefix) {
 
 }  // namespace
 
-std::string render_like(const BackendWorld& world, const std::string& reported) {
+std::string render_like(const WorldState& world, const std::string& reported) {
   const auto& s = world.backend().state();
   std::string out;
   size_t start = 0;

@@ -19,7 +19,7 @@ std::string render_claim(const backend::Claim& c, ClaimFields fields = ClaimFiel
 std::string render_map_state(const backend::BackendState& s);
 std::string render_failed_reads(const backend::BackendState& s);
 /// "stale reserves: [flowA:op1]": the reserves stale-plan-writes-nothing holds to writing nothing.
-std::string render_stale_reserves(const BackendWorld& w);
+std::string render_stale_reserves(const WorldState& w);
 /// "actor flowA: claims_made=1 claims_held=0": what makes quiescent-clean judge an actor.
 std::string render_actor_claims(const ActorState& a);
 
@@ -28,6 +28,6 @@ std::string render_actor_claims(const ActorState& a);
 /// map and pointer, "failed reads:" the failed reads, "stale reserves:" and "actor A: claims_made=" those;
 /// a claim line keeps its optional fields (ClaimFields). An object missing from `world` renders as
 /// "node N: (absent)"; a line of another shape is kept as it is. Lines end in '\n'.
-std::string render_like(const BackendWorld& world, const std::string& reported);
+std::string render_like(const WorldState& world, const std::string& reported);
 
 }  // namespace allocsim::harness

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/model/barriers.h"
+#include "backend/world/object_ids.h"
 
 namespace allocsim::harness {
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -17,9 +18,15 @@
 
 namespace allocsim::harness {
 
+/// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
+/// fails after its effects so far; the script runner turns it into outcome `error`.
+struct InjectedError : std::runtime_error {
+  explicit InjectedError(const std::string& barrier) : std::runtime_error("injected error at " + barrier) {}
+};
+
 class ActorCaller final : public backend::Caller {
  public:
-  ActorCaller(BackendWorld& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {
+  ActorCaller(WorldState& w, sim::ActorContext& ctx, ActorState& st) : w_(w), ctx_(ctx), st_(st) {
     // ActorContext::records_footprints(), read once: without footprints a touch skips hashing the object's id,
     // and the backend's per-node read loops (inventory, reserve's generation) skip the calls.
     records_reads_ = ctx.records_footprints();
@@ -48,12 +55,12 @@ class ActorCaller final : public backend::Caller {
   backend::BarrierHit fault_at(size_t index);  // index: into barrier_catalog()
   backend::BarrierHit fire(std::string_view name, const std::string& detail);
 
-  BackendWorld& w_;
+  WorldState& w_;
   sim::ActorContext& ctx_;
   ActorState& st_;
 };
 
-/// The footprint id of the world's faults-fired counter (BackendWorld::faults_fired). Every fault-eligible
+/// The footprint id of the world's faults-fired counter (WorldState::faults_fired). Every fault-eligible
 /// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
 /// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
 /// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is

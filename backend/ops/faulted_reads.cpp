@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 
 namespace allocsim::harness {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/object_ids.h"
 
 namespace allocsim::harness {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "backend/ops/faulted_reads.h"
 #include "backend/ops/op_behaviour.h"
+#include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 
 namespace allocsim::harness {

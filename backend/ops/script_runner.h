@@ -21,7 +21,7 @@ class ScriptRunner {
  public:
   // The backend as a friend, not through mutable_backend(): an actor's writes all reach ActorCaller::touch, so
   // the world reset may restore only what they wrote (world.h reset_world_storage).
-  ScriptRunner(BackendWorld& w, sim::ActorContext& ctx, ActorState& st, const ActorSpec& spec)
+  ScriptRunner(WorldState& w, sim::ActorContext& ctx, ActorState& st, const ActorSpec& spec)
       : w_(w), b_(w.backend_), ctx_(ctx), st_(st), spec_(spec), caller_(w, ctx, st) {}
 
   /// Runs every op of the script in order.
@@ -45,7 +45,7 @@ class ScriptRunner {
   /// recover names it. Throws std::logic_error for a name that is not an actor (the loader resolves it).
   void wait_for_end(const std::string& flow);
 
-  BackendWorld& world() { return w_; }
+  WorldState& world() { return w_; }
   backend::MemoryBackend& backend() { return b_; }
   sim::ActorContext& ctx() { return ctx_; }
   ActorState& state() { return st_; }
@@ -59,7 +59,7 @@ class ScriptRunner {
   template <class T>
   void remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen, double value_at);
 
-  BackendWorld& w_;
+  WorldState& w_;
   backend::MemoryBackend& b_;
   sim::ActorContext& ctx_;
   ActorState& st_;

@@ -55,7 +55,7 @@ void ExpectTally::add(const ExpectTally& o) {
   for (const auto& [key, n] : o.audit) audit[key] += n;
 }
 
-void tally_execution(const Scenario& sc, const BackendWorld& w, ExpectTally& t) {
+void tally_execution(const Scenario& sc, const WorldState& w, ExpectTally& t) {
   const Expectation& e = sc.expect;
   for (const auto& [actor, pins] : e.occurrences) {
     for (size_t a = 0; a < sc.actors.size(); ++a) {

@@ -24,7 +24,7 @@
 
 namespace allocsim::harness {
 
-class BackendWorld;  // world.h
+class WorldState;  // world.h
 
 /// The audit kinds the memory backend records, in the order its code first writes them.
 const std::vector<const char*>& audit_kinds();
@@ -41,7 +41,7 @@ struct ExpectTally {
 };
 
 /// Adds one finished execution of `sc` in `world` to `t`. A no-op unless `sc` pins occurrences or audits.
-void tally_execution(const Scenario& sc, const BackendWorld& world, ExpectTally& t);
+void tally_execution(const Scenario& sc, const WorldState& world, ExpectTally& t);
 
 /// Appends one line per unmet occurrence pin or audit rule of `sc` to `unmet`, judged on `t` over
 /// `executions` executions.

@@ -10,8 +10,8 @@
 
 #include "backend/ops/actor_caller.h"
 #include "backend/system/system.h"
+#include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
-#include "backend/world/world_state.h"
 
 namespace allocsim::harness {
 

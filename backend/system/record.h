@@ -23,7 +23,7 @@
 #include <string>
 
 #include "backend/model/memory_backend.h"
-#include "backend/world/world_state.h"
+#include "backend/system/backend_world.h"
 #include "sim/engine.h"
 
 namespace allocsim::harness {

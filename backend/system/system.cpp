@@ -7,9 +7,9 @@
 #include "backend/model/barriers.h"
 #include "backend/scenario/expect_audit.h"
 #include "backend/scenario/scenario_json.h"
+#include "backend/system/backend_world.h"
 #include "backend/system/runner.h"
 #include "backend/system/shrink.h"
-#include "backend/world/world_state.h"
 #include "sim/assert.h"
 
 namespace allocsim::harness {

@@ -15,7 +15,7 @@
 // - DirtySet::write() is called for every object write a step makes (ActorCaller::touch, the one funnel of
 //   every backend write, faults and foreign ops included). It never allocates: nodes are bits in a vector
 //   sized per scenario. A node write whose name no index resolves makes the next check full (conservative).
-// - InvariantMemo: one per BackendWorld; reset() sizes it for the scenario (allocation only then).
+// - InvariantMemo: one per WorldState; reset() sizes it for the scenario (allocation only then).
 // Nothing here hashes, reads a clock or depends on addresses.
 #pragma once
 

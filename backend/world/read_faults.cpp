@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "backend/world/world_state.h"
+#include "backend/world/object_ids.h"
 #include "sim/assert.h"
 
 namespace allocsim::harness {

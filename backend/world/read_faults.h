@@ -41,7 +41,7 @@ struct ReadState {
   std::vector<backend::Claim> claims;
 };
 
-/// Per execution (one per BackendWorld).
+/// Per execution (one per WorldState).
 struct ReadFaults {
   bool enabled = false;           // the scenario has a stale_reads or partial_reads op; else nothing below is used
   uint64_t writes = 0;            // node and claim writes so far (ActorCaller::touch counts them)

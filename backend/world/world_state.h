@@ -1,195 +1,31 @@
-// BackendWorld: the memory backend as a simulated world for sim/ (docs/DESIGN.md §1). One instance per
-// execution, built from a compiled scenario: a copy of the prototype backend, the simulated backend lock,
-// and one scripted actor per scenario actor.
+// WorldState: the state of one execution of a compiled scenario (docs/DESIGN.md §1): a copy of the prototype
+// backend, the simulated backend lock, one ActorState per scenario actor, and the shadows the invariants keep
+// between checks. It has no sim::World behaviour: the actors' primitives (backend/ops/) write it, the
+// invariants (backend/invariants/) read it, and the sim::World adapter that runs scripts and checks invariants
+// (backend/system/backend_world.h BackendWorld) derives from it.
 //
-// Contract:
-// - Every op begins with a scheduling point (PointKind::Call) named after the call it makes, except ops
-//   the actor already knows it must skip (no claim, no inventory, no plan): they record `skipped` without
-//   calling anything. `reserve` with `requests` makes three calls (inventory, plan, reserve); `await`
-//   makes one call per poll.
-// - An actor may hold several claims (one per successful reserve). observe, await, mark_ready and
-//   reconcile use the newest; release releases the oldest; with none held, release repeats the last
-//   released claim (a duplicate release, backend/CONTRACT.md §1: released, "already released"); with none ever
-//   released it is skipped.
-// - Each backend barrier is a scheduling point (PointKind::Barrier); the backend's lock is a SimMutex.
-// - Ids per actor: "<kind>-<actor>-<n>" from the actor's own counter (docs/DESIGN.md §3).
-// - What an actor is told (a plan, an observation) is remembered until the end of the step, when
-//   the invariants look at it (docs/DESIGN.md §2).
-// - Faults (FaultSpec, scenario.h) are drawn right after the scheduling point they belong to, at the
-//   start of the step: at a barrier, crash (sim::ActorCrash: the actor's stack unwinds, so a backend lock
-//   it held is released by its LockGuard, as a real API server is not left locked by a dead client; the op
-//   records `crashed`, later ops never run, and the actor returns, reported crashed, from the op's frame),
-//   raise (InjectedError through the backend call: the op records `error`, the actor keeps what it knew
-//   before the call and goes on) or drop_response (the call completes; the op records `unknown` and the
-//   actor learns nothing from it). At a Call point, an
-//   environment fault (fail_reads kind / fail_geometry node) applied through the backend's test hooks.
-// - `recover` (ALLOC-033) waits for the recovered actor to end through a per-actor "life" SimMutex the
-//   actor holds from its prologue until it finishes or crashes (RAII), so the wait is an ordinary LockWait.
+// Contract: a WorldState built from a compiled scenario equals a fresh one field for field, whether its storage
+// is new or a spare reset in place (reset_world_storage); every write its actors make to the backend reaches
+// ActorCaller::touch (so the next reset restores only what was written), except through mutable_backend().
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
 #include "backend/model/memory_backend.h"
 #include "backend/scenario/scenario.h"
+#include "backend/world/actor_state.h"
+#include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
 #include "backend/world/read_faults.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {
 
-struct WorldStorage;  // below
-
-/// A scenario compiled once per run: the prototype backend every execution copies, and the enabled
-/// invariants as catalog indices (in catalog order).
-/// REQUIRES: used by one thread at a time (campaign::Compiled's contract): its worlds reuse the storage of
-/// worlds that ended (`spare`), which is not synchronised.
-struct CompiledScenario {
-  const Scenario* scenario = nullptr;
-  backend::MemoryBackend prototype;
-  /// The prototype's state without its nodes: what a world reset copies whole (reset_world_storage); the nodes
-  /// it restores one by one, those the previous execution wrote.
-  backend::BackendState prototype_rest;
-  std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending; set through set_invariants()
-  /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
-  /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
-  /// rather than the catalog's rows. set_invariants() keeps the two in step.
-  struct StepRow {
-    InvariantSpec::Check check;
-    uint32_t reads_kinds;
-    bool per_node;
-  };
-  std::vector<StepRow> step_rows;
-  /// Whether the invariants that read what check_invariants records after every step are checked: geometry
-  /// writes (no-apply-under-later-workload, geometry-converges) and bound workloads (bound-workload-covered).
-  /// Without them the recording is skipped.
-  bool records_geometry_writes = false, records_bound_workloads = false;
-  /// Sets `invariants` (indices into invariant_catalog(), ascending) and, from them, `step_rows` and the two
-  /// flags above.
-  void set_invariants(std::vector<size_t> rows);
-  NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
-  StartMemo start_memo;  // the start state's verdict (dirty.h; invariants.h start_memo())
-  bool checks(std::string_view invariant) const;
-  /// The storage of worlds that have ended, reset in place by the next world (its containers keep their
-  /// capacity, so an execution after the first few allocates little); one per world alive at once.
-  mutable std::vector<std::unique_ptr<WorldStorage>> spare;
-  /// Per actor: the footprint id of its "life" mutex when some `recover` op names it (world.h), else nullopt.
-  std::vector<std::optional<uint64_t>> life_ids;
-  bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
-  CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);
-  ~CompiledScenario();
-  CompiledScenario(const CompiledScenario&) = delete;
-  CompiledScenario& operator=(const CompiledScenario&) = delete;
-};
-
-/// Builds the prototype. `extra_mutants` (from the command line) are added to the scenario's.
-/// Throws ScenarioError for an unknown mutant name.
-std::unique_ptr<CompiledScenario> compile(const Scenario& scenario, const std::vector<std::string>& extra_mutants);
-
-/// The footprint id of backend object (`what`, `name`): XXH3-64 of the kind byte and the name, so ids
-/// are stable across runs and machines (no addresses).
-uint64_t object_id(backend::Obj what, std::string_view name);
-
-/// The object every write to a node, claim, the shared map or the pointer also writes (DPOR's visibility
-/// condition: invariants read several of them after every step; see ActorCaller::touch in actor_caller.cpp).
-uint64_t invariant_visible_id();
-
-/// The footprint id of actor `actor`'s last plan, which `plan_from` reserves of other actors read.
-uint64_t actor_plan_id(std::string_view actor);
-
-/// What an actor was told during the current step, for invariants on received values.
-struct Told {
-  // plan results: feasible?, and whether the inventory they came from was taken while pod reads failed
-  std::optional<bool> plan_feasible;
-  bool plan_from_failed_pods = false;
-  // observation results
-  std::optional<backend::ClaimObservation> observation;
-  // recover: the flow whose cleanup just completed (released every claim found, or found none)
-  std::optional<std::string> recovered_flow;
-  // The envelope of the last Known/Unknown answer (inventory, observe) and what it must say
-  // (observation-envelope-complete, backend/CONTRACT.md §4 "Observations").
-  struct Envelope {
-    const char* call;  // "inventory" | "observe" (static)
-    bool known;
-    std::optional<std::string> generation;  // as told
-    std::string value_generation;           // the generation inside the value (known only)
-    std::string reason, detail;             // as told (unknown only)
-    double observed_at;                     // as told
-    double value_observed_at;               // the value's own stamp (an inventory snapshot's), else observed_at
-    double now;                             // the fake clock when the answer came back
-  };
-  std::optional<Envelope> envelope;
-  /// Whether the step told anything (the rows marked kReadsTold judge nothing otherwise).
-  bool any() const {
-    static_assert(sizeof(Told) == 456, "Told changed: a new field must count in any() (and be reset in reset_told)");
-    return plan_feasible || observation || recovered_flow || envelope;
-  }
-};
-
-/// A `raise` fault (backend/CONTRACT.md §2 RaiseError): thrown from a barrier through the backend call, which
-/// fails after its effects so far; the script runner turns it into outcome `error`.
-struct InjectedError : std::runtime_error {
-  explicit InjectedError(const std::string& barrier) : std::runtime_error("injected error at " + barrier) {}
-};
-
-/// Storage kept across an optional's emptying (issue 16): an ActorState field such as `plan` has a scratch
-/// twin holding buffers while it is empty. stash() empties `slot` into `spare`; install() makes the freshly
-/// filled `fresh` the slot's value and leaves the old value's buffers in `fresh` for the next fill.
-template <class T>
-void stash(std::optional<T>& slot, T& spare) {
-  if (!slot) return;
-  std::swap(spare, *slot);
-  slot.reset();
-}
-template <class T>
-void install(std::optional<T>& slot, T& fresh) {
-  if (slot)
-    std::swap(*slot, fresh);
-  else
-    slot.emplace(std::move(fresh));
-}
-
-/// Per-actor harness state.
-struct ActorState {
-  std::string name;
-  long id_counter = 0;
-  int reserves = 0;  // operation ids <actor>:op<k>
-  int releases = 0;
-  int recovers = 0;               // releases made by recover ops: operation ids <actor>:recover<k>
-  size_t op_index = 0;            // the script op running now
-  const char* crashed = nullptr;  // the barrier a crash fault ended this actor at
-  std::optional<backend::InventorySnapshot> inventory;  // the last known inventory
-  bool inventory_with_failed_pods = false;              // pod reads failed when it was taken
-  std::optional<backend::PlanOutcome> plan;             // the last plan
-  bool plan_with_failed_pods = false;
-  std::optional<std::string> claim_id;  // the newest claim still held (observe, await, mark_ready, reconcile)
-  std::string claim_generation;
-  // Claims held, oldest first, as (claim id, generation). `release` releases the oldest (upstream ALLOC-022
-  // releases a flow's first claim while its second stays observable); once none is held, a further
-  // `release` repeats the last released one, as upstream's duplicate release does ("already released").
-  std::vector<std::pair<std::string, std::string>> held;
-  std::optional<std::pair<std::string, std::string>> last_released;
-  int claims_held = 0;  // claimed minus released
-  int claims_made = 0;
-  std::string op_epoch;               // generation of the reserve/release running now (rollback-keeps-newer-owner)
-  std::vector<const char*> outcomes;  // per script op: the outcome it ended in (nullptr = not reached)
-  Told told;
-  // -- scratch storage reused across executions (world.cpp reset_actor keeps it; never read as state) --
-  backend::Observation<backend::InventorySnapshot> inventory_scratch;  // inventory_into's answer
-  std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
-  backend::PlanOutcome plan_scratch;              // plan_into's storage while `plan` is empty (ScriptRunner::plan)
-  backend::ClaimObservation observation_scratch;  // try_reserve_into's answer (ScriptRunner::reserve)
-  backend::ReserveLoss loss_scratch;              // try_reserve_into's lost CAS (ScriptRunner::reserve)
-  backend::FeasiblePlan borrowed_plan_scratch;    // a plan_from reserve's copy of another actor's plan (ops.cpp)
-  backend::ReleaseObservation release_scratch;    // release_into's answer (ops.cpp, release and recover)
-  std::string detail_scratch;                     // the detail of the barrier being fired (ActorCaller::detail_buffer)
-};
-
-// -- per-execution harness state the invariants keep (invariants.cpp); BackendWorld names them too --
+// -- per-execution harness state the invariants keep (backend/invariants/); WorldState names them too --
 
 /// A node's owner epoch as of the previous check.
 struct NodeShadow {
@@ -210,12 +46,12 @@ struct BoundWorkload {
   bool covered = false;
 };
 
-/// Everything of a BackendWorld that owns heap memory, kept across executions in CompiledScenario::spare and
+/// Everything of a world that owns heap memory, kept across executions in CompiledScenario::spare and
 /// reset in place (reset_world_storage, below): a reset world equals a freshly built one, field for field.
 struct WorldStorage {
   explicit WorldStorage(const backend::MemoryBackend& prototype) : backend(prototype) {}
   backend::MemoryBackend backend;
-  /// The backend may hold writes the dirty set did not see (BackendWorld::mutable_backend() was handed out, or
+  /// The backend may hold writes the dirty set did not see (WorldState::mutable_backend() was handed out, or
   /// the storage is new): the next reset copies the whole prototype.
   bool untracked = true;
   std::vector<ActorState> actors;
@@ -243,30 +79,17 @@ struct WorldStorage {
 /// of MemoryBackend outside state() (the options never change after compile()).
 void reset_world_storage(WorldStorage& s, const CompiledScenario& c);
 
-class BackendWorld final : public sim::World {
+class WorldState {
   // First: the references below bind into the storage, so it is initialised before them.
   const CompiledScenario& c_;
   std::unique_ptr<WorldStorage> storage_;  // taken from c_.spare (or new), given back by the destructor
 
  public:
-  explicit BackendWorld(const CompiledScenario& compiled);
-  ~BackendWorld() override;
-  BackendWorld(const BackendWorld&) = delete;
-  BackendWorld& operator=(const BackendWorld&) = delete;
-  /// The world object itself is recycled per thread (one spare block): explore() builds and destroys one
-  /// per execution.
-  static void* operator new(size_t bytes);
-  static void operator delete(void* p, size_t bytes) noexcept;
-
-  size_t actor_count() const override { return actors_.size(); }
-  std::string_view actor_name(sim::ActorId id) const override { return actors_[id].name; }
-  void run_actor(sim::ActorId id, sim::ActorContext& ctx) override;
-  std::optional<sim::Violation> check_step(uint64_t step, sim::ActorId actor) override;
-  /// check_step() without the invariant checks: what a step needs done whatever is checked (the read faults'
-  /// views, what the actor was told). For a bench that measures the checks' share of a step.
-  void end_step_unchecked(sim::ActorId actor);
-  std::optional<sim::Violation> check_quiescent() override;
-  const sim::OrderSpec* order() const override { return c_.scenario->order.empty() ? nullptr : &c_.scenario->order; }
+  /// A fresh world of `compiled`: storage taken from its spare (or new) and reset (reset_world_storage).
+  explicit WorldState(const CompiledScenario& compiled);
+  ~WorldState();
+  WorldState(const WorldState&) = delete;
+  WorldState& operator=(const WorldState&) = delete;
 
   const backend::MemoryBackend& backend() const { return backend_; }
   /// For tests that edit the state by hand: the next world built from this one's storage copies the whole
@@ -282,7 +105,7 @@ class BackendWorld final : public sim::World {
   const std::vector<uint32_t>& barrier_hits() const { return barrier_hits_; }
   const CompiledScenario& compiled() const { return c_; }
 
-  // -- used by the invariants (invariants.cpp) --
+  // -- used by the invariants (backend/invariants/) --
   using NodeShadow = harness::NodeShadow;
   using GeometryWrite = harness::GeometryWrite;
   using BoundWorkload = harness::BoundWorkload;
@@ -311,7 +134,9 @@ class BackendWorld final : public sim::World {
   /// so its buffers are reused across executions.
   InvariantMemo& memo;
 
- private:
+ protected:
+  // The actor's primitives (backend/ops/) reach these as friends, the sim::World adapter
+  // (backend/system/backend_world.h) as the derived class.
   friend class ActorCaller;
   friend class ScriptRunner;
   backend::MemoryBackend& backend_;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "backend/scenario/expect_audit.h"
+#include "backend/system/backend_world.h"
 #include "backend/system/runner.h"
-#include "backend/world/world_state.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim;

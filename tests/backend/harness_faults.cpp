@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backend/ops/actor_caller.h"
+#include "backend/system/backend_world.h"
 #include "backend/system/system.h"
-#include "backend/world/world_state.h"
 #include "sim/engine.h"
 #include "sim/strategies/replay.h"
 

@@ -10,8 +10,8 @@
 #include "backend/invariants/check.h"
 #include "backend/model/name_head.h"
 #include "backend/scenario/scenario.h"
+#include "backend/system/backend_world.h"
 #include "backend/world/dirty.h"
-#include "backend/world/world_state.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;

@@ -9,8 +9,8 @@
 #include "backend/invariants/ownership.h"
 #include "backend/invariants/state_view.h"
 #include "backend/scenario/scenario.h"
+#include "backend/system/backend_world.h"
 #include "backend/world/dirty.h"
-#include "backend/world/world_state.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
@@ -348,7 +348,7 @@ TEST_CASE("check_invariants runs only the enabled invariants, in catalog order",
   auto v = check_invariants(f.world, 0, false);
   REQUIRE(v);
   CHECK(v->invariant == "single-ownership");
-  f.compiled->set_invariants({3});  // only shared-map-never-deleted
+  set_invariants(*f.compiled, {3});  // only shared-map-never-deleted
   v = check_invariants(f.world, 0, false);
   REQUIRE(v);
   CHECK(v->invariant == "shared-map-never-deleted");

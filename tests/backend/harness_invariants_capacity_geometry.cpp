@@ -9,8 +9,8 @@
 #include "backend/invariants/check.h"
 #include "backend/invariants/geometry.h"
 #include "backend/scenario/scenario.h"
+#include "backend/system/backend_world.h"
 #include "backend/system/runner.h"
-#include "backend/world/world_state.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
@@ -258,7 +258,7 @@ TEST_CASE("geometry-converges: a write applied late, or not applied once the bou
 TEST_CASE("geometry writes are recorded only while one of their two invariants is enabled", "[invariants]") {
   Fixture f;
   f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1"}, true);
-  f.compiled->set_invariants({0});  // single-ownership only
+  set_invariants(*f.compiled, {0});  // single-ownership only
   f.label_write("c1");
   f.end_step();
   CHECK(f.world.geometry_writes.empty());

@@ -7,7 +7,7 @@
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
 #include "backend/scenario/scenario.h"
-#include "backend/world/world_state.h"
+#include "backend/system/backend_world.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;

@@ -10,7 +10,7 @@
 
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/scenario_json.h"
-#include "backend/world/world_state.h"
+#include "backend/system/backend_world.h"
 #include "backend_fixtures.h"
 #include "sim/engine.h"
 

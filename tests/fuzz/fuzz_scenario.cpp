@@ -12,7 +12,7 @@
 #include <string>
 
 #include "backend/scenario/scenario.h"
-#include "backend/world/world_state.h"
+#include "backend/system/backend_world.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/world/world_state.h"
+#include "backend/system/backend_world.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"

@@ -9,9 +9,9 @@
 #include <map>
 #include <sstream>
 
+#include "backend/system/backend_world.h"
 #include "backend/system/runner.h"
 #include "backend/system/shrink.h"
-#include "backend/world/world_state.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/engine.h"
 #include "tests/scenarios/scenario_files.h"

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/system/backend_world.h"
 #include "backend/system/runner.h"
-#include "backend/world/world_state.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"

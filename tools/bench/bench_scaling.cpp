@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
+#include "backend/system/backend_world.h"
 #include "backend/world/dirty.h"
-#include "backend/world/world_state.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"

@@ -1,0 +1,93 @@
+#include "backend/system/backend_world.h"
+
+#include <utility>
+
+#include "backend/invariants/catalog.h"
+#include "backend/invariants/check.h"
+#include "backend/ops/script_runner.h"
+
+namespace allocsim::harness {
+
+std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<std::string>& extra_mutants) {
+  std::unique_ptr<CompiledScenario> c = compile_prototype(sc, extra_mutants);
+  const auto& cat = invariant_catalog();
+  std::vector<size_t> chosen;
+  for (size_t i = 0; i < cat.size(); ++i) {
+    bool on = sc.invariants.empty();
+    for (const std::string& name : sc.invariants) on |= name == cat[i].name;
+    if (on) chosen.push_back(i);
+  }
+  set_invariants(*c, std::move(chosen));
+  c->start_memo = start_memo(*c);  // backend/invariants/check.h: after the invariants are chosen
+  return c;
+}
+
+namespace {
+
+/// One spare block per thread for the world object itself (BackendWorld::operator new).
+struct SpareBlock {
+  void* p = nullptr;
+  size_t bytes = 0;
+  // Unsized: clang (the fuzz build) declares the sized global delete only with -fsized-deallocation.
+  ~SpareBlock() { ::operator delete(p); }
+};
+thread_local SpareBlock spare_block;
+
+}  // namespace
+
+void* BackendWorld::operator new(size_t bytes) {
+  if (spare_block.p != nullptr && spare_block.bytes == bytes) return std::exchange(spare_block.p, nullptr);
+  return ::operator new(bytes);
+}
+
+void BackendWorld::operator delete(void* p, size_t bytes) noexcept {
+  if (spare_block.p == nullptr) {
+    spare_block.p = p;
+    spare_block.bytes = bytes;
+    return;
+  }
+  ::operator delete(p);
+}
+
+namespace {
+
+/// Holds an actor's life mutex for the actor's whole run; released on return and on a crash's unwinding.
+class LifeGuard {
+ public:
+  LifeGuard(sim::SimMutex* m, sim::ActorContext& ctx) : m_(m) {
+    if (m_) m_->lock(ctx);  // in the prologue: uncontended, so not a scheduling point
+  }
+  ~LifeGuard() {
+    if (m_) m_->unlock();
+  }
+  LifeGuard(const LifeGuard&) = delete;
+  LifeGuard& operator=(const LifeGuard&) = delete;
+
+ private:
+  sim::SimMutex* m_;
+};
+
+}  // namespace
+
+void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
+  const LifeGuard life(life_[id].get(), ctx);
+  ScriptRunner(*this, ctx, actors_[id], compiled().scenario->actors[id]).run();
+}
+
+std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId actor) {
+  if (read_faults.enabled) read_faults.after_step(backend().state());
+  auto v = check_invariants(*this, actor, false);
+  ActorState& a = mutable_actors()[actor];
+  reset_told(a.told, a.observation_scratch);  // what it was told answered this step only
+  return v;
+}
+
+void BackendWorld::end_step_unchecked(sim::ActorId actor) {
+  if (read_faults.enabled) read_faults.after_step(backend().state());
+  ActorState& a = mutable_actors()[actor];
+  reset_told(a.told, a.observation_scratch);
+}
+
+std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }
+
+}  // namespace allocsim::harness

@@ -1,0 +1,57 @@
+#include "backend/world/compiled_scenario.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "backend/scenario/scenario_state.h"
+#include "backend/world/object_ids.h"
+#include "backend/world/world_state.h"
+
+namespace allocsim::harness {
+
+std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const std::vector<std::string>& extra_mutants) {
+  backend::BackendOptions opt;
+  opt.authority = sc.authority;
+  opt.mig_apply_seconds = sc.mig_apply_seconds;
+  std::vector<std::string> names = sc.mutants;
+  names.insert(names.end(), extra_mutants.begin(), extra_mutants.end());
+  for (const std::string& m : names) {
+    auto id = backend::mutant_by_name(m);
+    if (!id) throw ScenarioError(sc.path, "/backend/mutants", fmt::format("unknown mutant \"{}\"", m));
+    opt.mutants.add(*id);
+  }
+  std::vector<backend::NodeFixture> nodes;
+  for (const NodeSpec& n : sc.nodes) {
+    backend::NodeFixture f;
+    f.name = n.name;
+    f.product = n.product;
+    f.gpu_count = n.gpu_count;
+    f.memory_gib = n.memory_gib;
+    f.labels = n.labels;
+    f.workloads = n.workloads;
+    f.mig_config = n.mig_config;
+    nodes.push_back(std::move(f));
+  }
+  auto c = std::make_unique<CompiledScenario>(&sc, backend::MemoryBackend(std::move(nodes), opt));
+  apply_start_state(sc, c->prototype.mutable_state());  // scenario_state.h: harness-only, after the seed's init
+  c->node_index = NodeIndex(c->prototype.state().nodes);
+  c->prototype_rest = c->prototype.state();
+  c->prototype_rest.nodes.clear();
+  c->life_ids.resize(sc.actors.size());
+  for (const ActorSpec& a : sc.actors)
+    for (const Op& op : a.script) {
+      c->read_fault_ops |= op.kind == OpKind::StaleReads || op.kind == OpKind::PartialReads;
+      if (op.kind != OpKind::Recover) continue;
+      for (size_t i = 0; i < sc.actors.size(); ++i)
+        if (sc.actors[i].name == op.flow && !c->life_ids[i])
+          c->life_ids[i] = object_id(backend::Obj::Lock, "life:" + op.flow);
+    }
+  return c;
+}
+
+CompiledScenario::CompiledScenario(const Scenario* sc, backend::MemoryBackend proto)
+    : scenario(sc), prototype(std::move(proto)) {}
+CompiledScenario::~CompiledScenario() = default;
+
+}  // namespace allocsim::harness

@@ -1,0 +1,70 @@
+// A scenario compiled once per run (docs/DESIGN.md §1): the prototype backend every execution's world copies,
+// the invariants chosen for it (as data: indices into the invariant table and the step rows the check driver
+// reads, set by backend/invariants/catalog.h set_invariants()), and the spare storage of worlds that ended.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/model/memory_backend.h"
+#include "backend/scenario/scenario.h"
+#include "backend/world/dirty.h"
+#include "sim/world.h"
+
+namespace allocsim::harness {
+
+struct WorldStorage;  // world_state.h
+struct CheckContext;  // backend/invariants/check.h
+
+/// An invariant's check function (backend/invariants/catalog.h InvariantSpec::Check).
+using InvariantCheck = std::optional<sim::Violation> (*)(const CheckContext&);
+
+/// A scenario compiled once per run: the prototype backend every execution copies, and the enabled
+/// invariants as catalog indices (in catalog order), with what their checks need per step.
+/// REQUIRES: used by one thread at a time (campaign::Compiled's contract): its worlds reuse the storage of
+/// worlds that ended (`spare`), which is not synchronised.
+struct CompiledScenario {
+  const Scenario* scenario = nullptr;
+  backend::MemoryBackend prototype;
+  /// The prototype's state without its nodes: what a world reset copies whole (reset_world_storage); the nodes
+  /// it restores one by one, those the previous execution wrote.
+  backend::BackendState prototype_rest;
+  std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending; set_invariants() sets them
+  /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
+  /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
+  /// rather than the catalog's rows. set_invariants() keeps the two in step.
+  struct StepRow {
+    InvariantCheck check;
+    uint32_t reads_kinds;
+    bool per_node;
+  };
+  std::vector<StepRow> step_rows;
+  /// Whether the invariants that read what check_invariants records after every step are checked: geometry
+  /// writes (no-apply-under-later-workload, geometry-converges) and bound workloads (bound-workload-covered).
+  /// Without them the recording is skipped.
+  bool records_geometry_writes = false, records_bound_workloads = false;
+  NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
+  StartMemo start_memo;  // the start state's verdict (dirty.h; backend/invariants/check.h start_memo())
+  /// The storage of worlds that have ended, reset in place by the next world (its containers keep their
+  /// capacity, so an execution after the first few allocates little); one per world alive at once.
+  mutable std::vector<std::unique_ptr<WorldStorage>> spare;
+  /// Per actor: the footprint id of its "life" mutex when some `recover` op names it (world.h), else nullopt.
+  std::vector<std::optional<uint64_t>> life_ids;
+  bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
+  CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);
+  ~CompiledScenario();
+  CompiledScenario(const CompiledScenario&) = delete;
+  CompiledScenario& operator=(const CompiledScenario&) = delete;
+};
+
+/// Builds the prototype, its node index and what the world reset needs (prototype_rest, life_ids,
+/// read_fault_ops); chooses no invariant (the adapter's compile(), backend/system/backend_world.h, does).
+/// `extra_mutants` (from the command line) are added to the scenario's. Throws ScenarioError for an unknown
+/// mutant name.
+std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& scenario,
+                                                    const std::vector<std::string>& extra_mutants);
+
+}  // namespace allocsim::harness

@@ -1,0 +1,25 @@
+// Footprint ids (DPOR, docs/DESIGN.md §2): the stable 64-bit name of every object an actor's step reads or
+// writes, the backend's objects (backend/model/caller.h Obj) and the harness's own: an actor's last plan, the
+// state the invariants check, the armed read faults (read_faults.h) and the faults-fired counter
+// (backend/ops/actor_caller.h). Ids hash names, never addresses, so they are the same on every run and machine.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "backend/model/caller.h"
+
+namespace allocsim::harness {
+
+/// The footprint id of backend object (`what`, `name`): XXH3-64 of the kind byte and the name, so ids
+/// are stable across runs and machines (no addresses).
+uint64_t object_id(backend::Obj what, std::string_view name);
+
+/// The object every write to a node, claim, the shared map or the pointer also writes (DPOR's visibility
+/// condition: invariants read several of them after every step; see ActorCaller::touch in actor_caller.cpp).
+uint64_t invariant_visible_id();
+
+/// The footprint id of actor `actor`'s last plan, which `plan_from` reserves of other actors read.
+uint64_t actor_plan_id(std::string_view actor);
+
+}  // namespace allocsim::harness
