@@ -1,11 +1,9 @@
-// Occurrence pins and expect.audit (expect_audit.h): reading, tallying per execution, judging.
+// Occurrence pins and expect.audit (expect_audit.h): reading them, and their vocabularies.
 #include "backend/scenario/expect_audit.h"
 
 #include <fmt/format.h>
 
 #include "backend/scenario/op_syntax.h"
-#include "backend/world/world_state.h"
-#include "sim/support/words.h"
 
 namespace allocsim::harness {
 
@@ -16,13 +14,6 @@ using support::child;
 using support::contains;
 using support::hint;
 using support::quote;
-
-/// Whether audit entry `m` matches expect.audit key `key` ("kind" or "kind=detail").
-bool matches(const backend::Mutation& m, std::string_view key) {
-  const size_t eq = key.find('=');
-  if (eq == std::string_view::npos) return m.kind == key;
-  return m.kind == key.substr(0, eq) && m.detail == key.substr(eq + 1);
-}
 
 bool canonical_index(const std::string& key) {
   if (key.empty() || key.size() > 9) return false;  // an index past the script is refused by its caller
@@ -46,91 +37,6 @@ const std::vector<const char*>& audit_kinds() {
 const std::vector<const char*>& audit_rule_words() {
   static const std::vector<const char*> k = {"sometimes", "never", "always"};
   return k;
-}
-
-void ExpectTally::add(const ExpectTally& o) {
-  for (const auto& [actor, ops] : o.occurrences)
-    for (const auto& [index, outs] : ops)
-      for (const auto& [out, n] : outs) occurrences[actor][index][out] += n;
-  for (const auto& [key, n] : o.audit) audit[key] += n;
-}
-
-void tally_execution(const Scenario& sc, const WorldState& w, ExpectTally& t) {
-  const Expectation& e = sc.expect;
-  for (const auto& [actor, pins] : e.occurrences) {
-    for (size_t a = 0; a < sc.actors.size(); ++a) {
-      if (sc.actors[a].name != actor) continue;
-      for (const auto& [index, allowed] : pins)
-        if (const char* out = w.actors()[a].outcomes[index]) ++t.occurrences[actor][index][out];
-    }
-  }
-  const auto& audit = w.backend().state().audit;
-  for (const auto& [key, rule] : e.audit) {
-    uint64_t& n = t.audit[key];  // present with 0 once any execution ran, so "never" is reported as judged
-    for (const backend::Mutation& m : audit)
-      if (matches(m, key)) {
-        ++n;
-        break;
-      }
-  }
-}
-
-void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t executions,
-                        std::vector<std::string>& unmet) {
-  const Expectation& e = sc.expect;
-  for (const auto& [actor, pins] : e.occurrences) {
-    const auto a = t.occurrences.find(actor);
-    if (a == t.occurrences.end()) continue;
-    for (const auto& [index, allowed] : pins) {
-      const auto o = a->second.find(index);
-      if (o == a->second.end()) continue;
-      for (const auto& [outcome, n] : o->second) {
-        bool ok = false;
-        for (const auto& w : allowed) ok |= w == outcome;
-        if (!ok)
-          unmet.push_back(fmt::format("actor {}: op {} ended in \"{}\" in {}, which expect.actors.{}.{} does not allow",
-                                      actor, index, outcome, support::count_of(n, "execution"), actor, index));
-      }
-    }
-  }
-  for (const auto& [key, rule] : e.audit) {
-    const auto it = t.audit.find(key);
-    const uint64_t n = it == t.audit.end() ? 0 : it->second;
-    if (rule == AuditRule::Sometimes && n == 0)
-      unmet.push_back(fmt::format("audit {} never occurred in {} (expect.audit: sometimes)", key,
-                                  support::count_of(executions, "execution")));
-    else if (rule == AuditRule::Never && n > 0)
-      unmet.push_back(fmt::format("audit {} occurred in {} of {} (expect.audit: never)", key, n,
-                                  support::count_of(executions, "execution")));
-    else if (rule == AuditRule::Always && n < executions)
-      unmet.push_back(fmt::format("audit {} occurred in only {} of {} (expect.audit: always)", key, n,
-                                  support::count_of(executions, "execution")));
-  }
-}
-
-void add_to_counters(const ExpectTally& t, std::map<std::string, uint64_t>& counters) {
-  for (const auto& [actor, ops] : t.occurrences)
-    for (const auto& [index, outs] : ops)
-      for (const auto& [out, n] : outs) counters[fmt::format("occurrence:{}:{}:{}", actor, index, out)] += n;
-  for (const auto& [key, n] : t.audit) counters["audit:" + key] += n;
-}
-
-ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters) {
-  ExpectTally t;
-  for (const auto& [name, n] : counters) {
-    if (name.rfind("audit:", 0) == 0) {
-      t.audit[name.substr(6)] += n;
-    } else if (name.rfind("occurrence:", 0) == 0) {
-      // Outcomes and indices hold no ':'; an actor name might, so it is what is left in the middle.
-      const size_t out_at = name.rfind(':');
-      const size_t index_at = name.rfind(':', out_at - 1);
-      if (index_at <= 10) continue;
-      const std::string actor = name.substr(11, index_at - 11);
-      const size_t index = std::stoul(name.substr(index_at + 1, out_at - index_at - 1));
-      t.occurrences[actor][index][name.substr(out_at + 1)] += n;
-    }
-  }
-  return t;
 }
 
 std::vector<std::string> read_occurrence_pin(const ScenarioReader& r, const Json& v, const std::string& ptr,

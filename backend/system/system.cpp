@@ -5,10 +5,9 @@
 
 #include "backend/invariants/state_view.h"
 #include "backend/model/barriers.h"
-#include "backend/scenario/expect_audit.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
+#include "backend/system/judge.h"
 #include "backend/system/shrink.h"
 #include "sim/assert.h"
 

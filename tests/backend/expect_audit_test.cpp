@@ -7,7 +7,9 @@
 
 #include "backend/scenario/expect_audit.h"
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
+#include "backend/system/judge.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim;
@@ -34,10 +36,10 @@ std::string scenario_with(const std::string& expect) {
          expect + "}";
 }
 
-ScenarioReport run_text(const std::string& text, uint64_t executions = 3) {
-  RunConfig cfg;
+campaign::RunReport run_text(const std::string& text, uint64_t executions = 3) {
+  campaign::ExploreConfig cfg;
   cfg.executions = executions;
-  return run_scenario(parse_scenario(text, "pins.json"), cfg);
+  return campaign::run(*subject_of(parse_scenario(text, "pins.json")), cfg);
 }
 
 }  // namespace
@@ -104,13 +106,13 @@ TEST_CASE("expect.audit: the kind vocabulary covers every kind the scenarios rec
        {"scenarios/alloc-005-last-out.json", "scenarios/alloc-033-crash-at-restore-after.json",
         "scenarios/alloc-004-simultaneous-claim.json", "scenarios/mutants/map-deleted-on-last-out.json",
         "scenarios/incident-operator-rewrites-shared-map.json"}) {
-    RunConfig cfg;
+    campaign::ExploreConfig cfg;
     cfg.executions = 200;
-    RunHooks hooks;
+    campaign::RunHooks hooks;
     hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
       for (const auto& m : static_cast<const BackendWorld&>(w).backend().state().audit) seen.insert(m.kind);
     };
-    run_scenario(load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/" + file), cfg, hooks);
+    campaign::run(*subject_of(load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/" + file)), cfg, hooks);
   }
   for (const auto& k : seen) {
     INFO(k);

@@ -10,7 +10,8 @@
 #include "backend/invariants/geometry.h"
 #include "backend/scenario/scenario.h"
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "tests/backend/invariant_test_support.h"
 
 using namespace allocsim;
@@ -288,13 +289,13 @@ TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole c
       { "op": "release" } ] } ]
   })";
   Scenario sc = parse_scenario(text, "whole-cards.json");
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 10;
-  const ScenarioReport mutated = run_scenario(sc, cfg);
+  const campaign::RunReport mutated = campaign::run(*subject_of(sc), cfg);
   CHECK(mutated.summary.violating_executions == 10);
   CHECK(mutated.summary.violations_by_invariant.count("bound-workload-covered") == 1);
   CHECK(mutated.summary.violations_by_invariant.size() == 1);
   sc.mutants.clear();
-  const ScenarioReport faithful = run_scenario(sc, cfg);
+  const campaign::RunReport faithful = campaign::run(*subject_of(sc), cfg);
   CHECK(faithful.summary.violating_executions == 0);
 }

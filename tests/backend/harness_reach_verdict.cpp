@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/system/runner.h"
+#include "backend/system/judge.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
@@ -16,7 +18,7 @@ namespace {
 Scenario load(const std::string& file) { return load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/" + file); }
 
 /// The unmet lines about expect.reach, in order.
-std::vector<std::string> reach_lines(const ScenarioReport& r) {
+std::vector<std::string> reach_lines(const campaign::RunReport& r) {
   std::vector<std::string> out;
   for (const auto& u : r.unmet)
     if (u.rfind("barrier ", 0) == 0) out.push_back(u);
@@ -29,10 +31,10 @@ TEST_CASE("reach: every execution stopped at a violation before the barrier", "[
   // alloc-021 under stale-success-readiness: reserve's own schedule step already reads as prepared, so every
   // execution ends there and mark_ready (claim.ready.after) never runs.
   const Scenario sc = load("scenarios/alloc-021-readiness-stages.json");
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 200;
   cfg.mutants = {"stale-success-readiness"};
-  const ScenarioReport r = run_scenario(sc, cfg);
+  const campaign::RunReport r = campaign::run(*subject_of(sc), cfg);
   REQUIRE(r.summary.executions == 200);
   REQUIRE(r.summary.violating_executions == 200);
   CHECK_FALSE(r.met);
@@ -47,9 +49,9 @@ TEST_CASE("reach: some executions ran on without a violation and still missed th
   // never fires although most executions ran to their end.
   Scenario sc = load("scenarios/mutants/client-side-claim.json");
   sc.expect.reach.push_back("delete.before");
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 200;
-  const ScenarioReport r = run_scenario(sc, cfg);
+  const campaign::RunReport r = campaign::run(*subject_of(sc), cfg);
   REQUIRE(r.summary.executions == 200);
   REQUIRE(r.summary.violating_executions > 0);
   REQUIRE(r.summary.violating_executions < 200);
@@ -62,7 +64,7 @@ TEST_CASE("reach: some executions ran on without a violation and still missed th
 TEST_CASE("reach: a run of no executions keeps the old wording", "[runner][reach]") {
   // Zero executions is not "every execution stopped at a violation": nothing ran at all.
   const Scenario sc = load("scenarios/alloc-021-readiness-stages.json");
-  ScenarioReport r;
+  campaign::RunReport r;
   judge_report(sc, r);
   CHECK(reach_lines(r) ==
         std::vector<std::string>{

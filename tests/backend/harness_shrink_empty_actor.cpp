@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "backend/scenario/scenario_json.h"
-#include "backend/system/runner.h"
 #include "backend/system/shrink.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
@@ -42,10 +43,10 @@ std::vector<std::string> actor_names(const Scenario& sc) {
 
 TEST_CASE("shrink: an actor left without ops is dropped with its faults.actors entry", "[shrink][faults]") {
   const Scenario sc = parse_scenario(kScenario, "binder-faults.json");
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 50;
   cfg.stop_at_first_violation = true;
-  const ScenarioReport run = run_scenario(sc, cfg);
+  const campaign::RunReport run = campaign::run(*subject_of(sc), cfg);
   REQUIRE(run.summary.first);
   REQUIRE(run.summary.first->result.violation->invariant == "readiness-answers-its-write");
 

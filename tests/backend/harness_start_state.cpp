@@ -6,7 +6,9 @@
 #include <string>
 
 #include "backend/scenario/scenario_json.h"
-#include "backend/system/runner.h"
+#include "backend/system/backend_world.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
@@ -32,14 +34,14 @@ const char* kStart = R"({
 
 /// The backend state at the end of execution 0 of `sc` (random strategy, one execution).
 backend::BackendState final_state(const Scenario& sc) {
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 1;
   backend::BackendState out;
-  RunHooks hooks;
+  campaign::RunHooks hooks;
   hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
     out = static_cast<const BackendWorld&>(w).backend().state();
   };
-  run_scenario(sc, cfg, hooks);
+  campaign::run(*subject_of(sc), cfg, hooks);
   return out;
 }
 
@@ -135,14 +137,14 @@ TEST_CASE("foreign writes: DPOR orders a relabel against a reserve as DFS does",
   // single order: only "claimed" would be seen. The relabel bumps n1's resourceVersion, so between the
   // reserve's inventory and its CAS it makes the reserve lose ("conflict").
   const Scenario sc = load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/incident-gfd-count-drop.json");
-  RunConfig dpor;
+  campaign::ExploreConfig dpor;
   dpor.strategy = "dfs";
   dpor.reduction = "dpor";
   dpor.executions = 100000;
-  RunConfig full = dpor;
+  campaign::ExploreConfig full = dpor;
   full.reduction = "none";
-  const ScenarioReport a = run_scenario(sc, dpor);
-  const ScenarioReport b = run_scenario(sc, full);
+  const campaign::RunReport a = campaign::run(*subject_of(sc), dpor);
+  const campaign::RunReport b = campaign::run(*subject_of(sc), full);
   REQUIRE(a.exhausted);
   REQUIRE(b.exhausted);
   CHECK(a.summary.executions > 1);

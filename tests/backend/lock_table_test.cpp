@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/scenario/scenario.h"
-#include "backend/system/runner.h"
+#include "backend/system/backend_world.h"
 #include "backend_fixtures.h"
 #include "sim/schedule.h"
 #include "sim/strategies/replay.h"

@@ -11,7 +11,8 @@
 #include <string>
 
 #include "backend/scenario/scenario.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/coverage.h"
 #include "tools/bench/alloc_counter.h"
 
@@ -23,7 +24,7 @@ namespace {
 constexpr uint64_t kWarmup = 2000, kMeasured = 2000;
 
 struct Measured {
-  harness::ScenarioReport report;
+  campaign::RunReport report;
   bench::AllocCounts used;      // over the measured executions, less the mirror's own (below)
   bench::AllocCounts coverage;  // the mirror's, over the same executions
 };
@@ -35,13 +36,13 @@ struct Measured {
 /// does. Its allocations are taken out of `used` and reported as `coverage`.
 Measured run_counted(const std::string& name, const std::string& strategy = "random") {
   const harness::Scenario sc = harness::load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/" + name);
-  harness::RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.strategy = strategy;
   cfg.executions = kWarmup + kMeasured;
   bench::AllocCounts start;
   Measured m;
   sim::PairCoverage mirror;
-  harness::RunHooks hooks;
+  campaign::RunHooks hooks;
   hooks.on_execution = [&](uint64_t index, const sim::World&, const sim::ExecutionResult& res) {
     const bench::AllocCounts before = alloc_counts();
     mirror.observe(res);
@@ -49,12 +50,12 @@ Measured run_counted(const std::string& name, const std::string& strategy = "ran
     if (index + 1 == kWarmup) start = alloc_counts();
     if (index + 1 == cfg.executions) m.used = alloc_counts() - start - m.coverage;
   };
-  m.report = harness::run_scenario(sc, cfg, hooks);
+  m.report = campaign::run(*harness::subject_of(sc), cfg, hooks);
   return m;
 }
 
 /// Executions in which `op` ended in `outcome`, summed over the actors.
-uint64_t ended(const harness::ScenarioReport& r, const std::string& op, const std::string& outcome) {
+uint64_t ended(const campaign::RunReport& r, const std::string& op, const std::string& outcome) {
   uint64_t n = 0;
   for (const auto& [actor, ops] : r.outcomes)
     if (const auto it = ops.find(op); it != ops.end())

@@ -8,7 +8,8 @@
 #include <filesystem>
 #include <set>
 
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
@@ -16,17 +17,17 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Outcome {
-  ScenarioReport report;
+  allocsim::campaign::RunReport report;
   std::set<std::string> violated;
 };
 
 Outcome run(const Scenario& sc, const std::string& reduction, std::vector<std::string> mutants = {}) {
-  RunConfig cfg;
+  allocsim::campaign::ExploreConfig cfg;
   cfg.strategy = "dfs";
   cfg.reduction = reduction;
   cfg.executions = 50000;  // above every tree below; exhaustion is asserted
   cfg.mutants = std::move(mutants);
-  Outcome o{run_scenario(sc, cfg), {}};
+  Outcome o{allocsim::campaign::run(*subject_of(sc), cfg), {}};
   for (const auto& [inv, n] : o.report.summary.violations_by_invariant) o.violated.insert(inv);
   return o;
 }

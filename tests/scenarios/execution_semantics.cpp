@@ -5,7 +5,8 @@
 #include <set>
 
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"
@@ -162,12 +163,12 @@ TEST_CASE("an actor parked at claim.create.after keeps another's release waiting
 
 TEST_CASE("replay --seed E reproduces execution E of a run byte for byte", "[replay]") {
   Scenario sc = load_scenario(path("scenarios/mutants/stale-last-out.json"));
-  RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 5000;
-  ScenarioReport rep = run_scenario(sc, cfg);
+  campaign::RunReport rep = campaign::run(*subject_of(sc), cfg);
   REQUIRE(rep.summary.first);
   const auto& f = *rep.summary.first;
-  sim::ExecutionResult again = replay_seed(sc, cfg, f.seed);
+  sim::ExecutionResult again = campaign::replay_seed(*subject_of(sc), cfg, f.seed);
   CHECK(again.fingerprint() == f.result.fingerprint());
   REQUIRE(again.violation);
   CHECK(again.violation->invariant == "shared-map-never-deleted");

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <map>
 
-#include "backend/system/runner.h"
 #include "backend/system/shrink.h"
 #include "backend/system/system.h"
 #include "sim/campaign/explain.h"
+#include "sim/campaign/run.h"
 #include "sim/campaign/trace_file.h"
 #include "tests/scenarios/scenario_files.h"
 
@@ -96,10 +96,10 @@ struct Explained {
 /// The first violation of `allocsim run FILE` (seed 0), shrunk with the default budget, explained.
 Explained explain_file(const std::string& file) {
   const harness::Scenario sc = harness::load_scenario(file);
-  harness::RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = 2000;
   cfg.stop_at_first_violation = true;
-  const harness::ScenarioReport rep = harness::run_scenario(sc, cfg);
+  const campaign::RunReport rep = campaign::run(*harness::subject_of(sc), cfg);
   REQUIRE(rep.summary.first);
   const campaign::SubjectPtr subject = harness::subject_of(sc);
   const uint64_t max_steps = subject->max_steps(std::nullopt);

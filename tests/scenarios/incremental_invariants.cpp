@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
 #include "backend/world/dirty.h"
+#include "sim/campaign/run.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -40,10 +41,10 @@ struct ModeGuard {
   ~ModeGuard() { set_check_mode(CheckMode::Incremental); }
 };
 
-Run run_in(CheckMode mode, const Scenario& sc, const RunConfig& cfg) {
+Run run_in(CheckMode mode, const Scenario& sc, const allocsim::campaign::ExploreConfig& cfg) {
   set_check_mode(mode);
   Run out;
-  RunHooks hooks;
+  allocsim::campaign::RunHooks hooks;
   hooks.on_fingerprint = [&](uint64_t index, uint64_t seed, uint64_t fp) {
     out.executions.push_back({index, seed, fp, 0, {}, {}, {}, {}});
   };
@@ -61,7 +62,7 @@ Run run_in(CheckMode mode, const Scenario& sc, const RunConfig& cfg) {
     if (r.violation)
       s->invariant = r.violation->invariant, s->message = r.violation->message, s->state = r.violation->state;
   };
-  const ScenarioReport r = run_scenario(sc, cfg, hooks);
+  const allocsim::campaign::RunReport r = allocsim::campaign::run(*subject_of(sc), cfg, hooks);
   out.by_invariant = r.summary.violations_by_invariant;
   out.met = r.met;
   out.unmet = r.unmet;
@@ -74,7 +75,7 @@ void compare_both_ways(const std::string& strategy, uint64_t executions) {
   for (const std::string& file : scenario_files()) {
     INFO(file << " under " << strategy);
     const Scenario sc = load_scenario(file);
-    RunConfig cfg;
+    allocsim::campaign::ExploreConfig cfg;
     cfg.strategy = strategy;
     cfg.executions = executions;
     cfg.seed = 7;

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -22,9 +23,9 @@ TEST_CASE("every mutant scenario passes under the faithful port (its mutants swi
     Scenario sc = load_scenario(file);
     REQUIRE_FALSE(sc.mutants.empty());
     sc.mutants.clear();
-    RunConfig cfg;
+    allocsim::campaign::ExploreConfig cfg;
     cfg.executions = 1000;
-    const ScenarioReport r = run_scenario(sc, cfg);
+    const allocsim::campaign::RunReport r = allocsim::campaign::run(*subject_of(sc), cfg);
     std::string found;
     for (const auto& [inv, n] : r.summary.violations_by_invariant) found += " " + inv;
     INFO("violated without the mutant:" << found);
@@ -37,9 +38,9 @@ TEST_CASE("release-clears-any-owner is caught by rollback-keeps-newer-owner itse
   // coverage of rollback-keeps-newer-owner (invariant_coverage.cpp) rests on this check.
   const Scenario sc =
       load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/mutants/release-clears-any-owner.json");
-  RunConfig cfg;
+  allocsim::campaign::ExploreConfig cfg;
   cfg.executions = 2000;
-  const ScenarioReport r = run_scenario(sc, cfg);
+  const allocsim::campaign::RunReport r = allocsim::campaign::run(*subject_of(sc), cfg);
   CHECK(r.met);
   CHECK(r.summary.violations_by_invariant.count("rollback-keeps-newer-owner") == 1);
 }

@@ -11,7 +11,8 @@
 
 #include "backend/model/barriers.h"
 #include "backend/scenario/op_syntax.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -29,11 +30,11 @@ TEST_CASE("point vocabulary: every step of every scenario resumes from a point i
         const OpSyntax& spec = op_syntax(op.kind);
         for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls) calls_listed.insert(call);
       }
-    RunConfig cfg;
+    allocsim::campaign::ExploreConfig cfg;
     cfg.strategy = "random";
     cfg.executions = 300;
     cfg.seed = 11;
-    RunHooks hooks;
+    allocsim::campaign::RunHooks hooks;
     hooks.on_execution = [&](uint64_t, const allocsim::sim::World&, const allocsim::sim::ExecutionResult& r) {
       for (const allocsim::sim::StepRecord& s : r.steps) {
         const std::vector<const char*>& known = points.per_actor.at(s.actor);
@@ -45,7 +46,7 @@ TEST_CASE("point vocabulary: every step of every scenario resumes from a point i
         ++steps_checked;
       }
     };
-    run_scenario(sc, cfg, hooks);
+    allocsim::campaign::run(*subject_of(sc), cfg, hooks);
   }
   CHECK(steps_checked > 100000);
   CHECK(calls_seen == calls_listed);

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -19,10 +20,10 @@ TEST_CASE("every scenario file meets its expectation under 2,000 random executio
   for (const std::string& file : files) {
     INFO(file);
     Scenario sc = load_scenario(file);
-    RunConfig cfg;
+    allocsim::campaign::ExploreConfig cfg;
     cfg.executions = 2000;
     cfg.seed = 0;
-    ScenarioReport r = run_scenario(sc, cfg);
+    allocsim::campaign::RunReport r = allocsim::campaign::run(*subject_of(sc), cfg);
     std::string why;
     for (const auto& u : r.unmet) why += u + "\n";
     INFO(why);

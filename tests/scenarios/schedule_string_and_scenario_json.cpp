@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "backend/scenario/scenario_json.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/schedule.h"
 #include "tests/scenarios/scenario_files.h"
 
@@ -32,7 +33,7 @@ TEST_CASE("schedule strings round-trip and are canonical", "[schedule]") {
   std::vector<std::string> actor_names;
   for (const auto& a : sc.actors) actor_names.push_back(a.name);
   for (uint64_t seed = 0; seed < 50; ++seed) {
-    const auto r = replay_seed(sc, RunConfig{}, seed);
+    const auto r = campaign::replay_seed(*subject_of(sc), campaign::ExploreConfig{}, seed);
     CHECK(sim::parse_schedule(sim::format_schedule(r.schedule, actor_names), actor_names) == r.schedule);
   }
 }

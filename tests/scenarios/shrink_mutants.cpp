@@ -10,8 +10,9 @@
 #include <sstream>
 
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
 #include "backend/system/shrink.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/engine.h"
 #include "tests/scenarios/scenario_files.h"
@@ -129,10 +130,10 @@ TEST_CASE("every mutant scenario shrinks to a 1-minimal trace with the fewest pr
     const auto want = expected.find(base);
     REQUIRE(want != expected.end());  // every mutant scenario records its expected minimal trace
     const Scenario sc = load_scenario(file);
-    RunConfig cfg;
+    campaign::ExploreConfig cfg;
     cfg.executions = 2000;
     cfg.stop_at_first_violation = true;
-    const ScenarioReport rep = run_scenario(sc, cfg);
+    const campaign::RunReport rep = campaign::run(*subject_of(sc), cfg);
     REQUIRE(rep.summary.first);
     const sim::ExecutionResult& raw = rep.summary.first->result;
     REQUIRE(raw.violation->invariant == want->second.invariant);

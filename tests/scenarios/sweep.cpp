@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "backend/system/runner.h"
 #include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/campaign/sweep.h"
 
 using namespace allocsim::harness;
@@ -32,11 +32,11 @@ TEST_CASE("sweep: plain DFS split into prefixes explores exactly the unsplit tre
     const auto outs = outcomes(res);
     REQUIRE(outs.size() == 1);
     CHECK(res.plans[0].units.size() >= kDfsTargetUnits);
-    RunConfig rc;
+    allocsim::campaign::ExploreConfig rc;
     rc.strategy = "dfs";
     rc.reduction = "none";
     rc.executions = 10'000'000;
-    const ScenarioReport single = run_scenario(load_scenario(path(rel)), rc);
+    const allocsim::campaign::RunReport single = allocsim::campaign::run(*subject_of(load_scenario(path(rel))), rc);
     REQUIRE(single.exhausted);
     const UnitResult& r = outs[0].result;
     CHECK(r.executions == single.summary.executions);
@@ -60,10 +60,10 @@ TEST_CASE("sweep: random sampling in execution ranges equals allocsim run with t
   const std::string f = path("scenarios/mutants/client-side-claim.json");
   const auto outs = outcomes(sweep({f}, c));
   REQUIRE(outs.size() == 1);
-  RunConfig rc;
+  allocsim::campaign::ExploreConfig rc;
   rc.executions = 500;
   rc.seed = 7;
-  const ScenarioReport single = run_scenario(load_scenario(f), rc);
+  const allocsim::campaign::RunReport single = allocsim::campaign::run(*subject_of(load_scenario(f)), rc);
   const UnitResult& r = outs[0].result;
   CHECK(r.executions == 500);
   CHECK(r.by_invariant == single.summary.violations_by_invariant);
@@ -121,10 +121,10 @@ TEST_CASE("sweep: the system's counters reach the judge, as in a single run", "[
   const auto res = sweep({f}, c);
   const auto outs = outcomes(res);
   REQUIRE(outs.size() == 1);
-  RunConfig rc;
+  allocsim::campaign::ExploreConfig rc;
   rc.strategy = "dpor";
   rc.executions = 10'000'000;
-  const ScenarioReport single = run_scenario(load_scenario(f), rc);
+  const allocsim::campaign::RunReport single = allocsim::campaign::run(*subject_of(load_scenario(f)), rc);
   REQUIRE(single.exhausted);
   CHECK(single.met);
   CHECK(single.counters.at("audit:stamp-owner") > 0);

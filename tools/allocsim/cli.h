@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
-#include "backend/system/runner.h"
+#include "sim/campaign/config.h"
 #include "tools/allocsim/trace_cli.h"
 
 namespace allocsim::cli {
@@ -115,12 +115,12 @@ struct Common {
 
 po::options_description common_options(Common& c, bool run);
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run);
-harness::RunConfig to_config(const Common& c, bool run);
+campaign::ExploreConfig to_config(const Common& c, bool run);
 std::vector<std::string> actor_names(const harness::Scenario& sc);
 /// Appends the --order blocks of `cfg` to `sc.order` (sim/order.h). Throws UsageError naming --order.
-void add_order_flags(harness::Scenario& sc, const harness::RunConfig& cfg);
+void add_order_flags(harness::Scenario& sc, const campaign::ExploreConfig& cfg);
 /// The exact command that replays execution seed `seed` of this run.
-std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg);
+std::string replay_command(const Common& c, uint64_t seed, const campaign::ExploreConfig& cfg);
 
 int cmd_run(int argc, char** argv);
 int cmd_replay(int argc, char** argv);

@@ -16,7 +16,7 @@ namespace allocsim::cli {
 int cmd_replay(int argc, char** argv) {
   Common c = parse_common("replay", argc, argv, false);
   if (campaign::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
-  harness::RunConfig cfg = to_config(c, false);
+  campaign::ExploreConfig cfg = to_config(c, false);
   harness::Scenario sc = harness::load_scenario(c.scenario);
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
@@ -26,7 +26,7 @@ int cmd_replay(int argc, char** argv) {
         fmt::format("replay {}: which execution? give --seed E or --schedule S, as the run's "
                     "replay line prints them",
                     c.scenario));
-  sim::ExecutionResult r = harness::replay_seed(sc, cfg, cfg.seed);
+  sim::ExecutionResult r = campaign::replay_seed(*harness::subject_of(sc), cfg, cfg.seed);
   // The header is the replay line itself (mutants, --max-steps and --order included), so it pastes back.
   std::cout << fmt::format("{}: {}, {}, fingerprint {:016x}\n",
                            cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = cfg.seed, .schedule = {}}),

@@ -11,9 +11,11 @@
 
 #include "backend/invariants/catalog.h"
 #include "backend/model/mutants.h"
+#include "backend/system/backend_world.h"
+#include "backend/system/judge.h"
 #include "backend/system/record.h"
-#include "backend/system/runner.h"
 #include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
 #include "sim/schedule.h"
@@ -29,8 +31,8 @@ using support::count_of;
 namespace {
 
 /// What the strategy adds to the summary: exhaustion and traces (exhaustive), PCT's bounds (calibrated).
-void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps& caps,
-                          const harness::ScenarioReport& rep) {
+void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::StrategyCaps& caps,
+                          const campaign::RunReport& rep) {
   const std::string interrupted =
       rep.summary.interrupted
           ? fmt::format("  interrupted: not exhausted ({}; the results cover the {} that ran)",
@@ -71,7 +73,7 @@ void print_strategy_lines(const harness::RunConfig& cfg, const sim::StrategyCaps
 
 /// What the scenario's `order` did (printed only when it has one): how many executions it blocked, and
 /// whether it left a single schedule.
-void print_order_lines(const harness::Scenario& sc, const harness::ScenarioReport& rep) {
+void print_order_lines(const harness::Scenario& sc, const campaign::RunReport& rep) {
   std::cout << fmt::format("  order: {}; {} order-blocked\n", count_of(sc.order.constraints.size(), "constraint"),
                            count_of(rep.summary.order_blocked_executions, "execution"));
   for (const size_t c : rep.order_inert) {
@@ -96,8 +98,8 @@ void print_order_lines(const harness::Scenario& sc, const harness::ScenarioRepor
 }
 
 /// A second run of an execution differed (`--check-determinism`).
-void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                          const harness::ScenarioReport& rep) {
+void print_nondeterminism(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                          const campaign::RunReport& rep) {
   const auto& d = *rep.divergence;
   // An execution seed identifies the execution only where `replay --seed` reproduces it (the registry's
   // replays_by_seed); elsewhere it would be a number that replays something else.
@@ -111,8 +113,8 @@ void print_nondeterminism(const Common& c, const harness::RunConfig& cfg, const 
 }
 
 /// The run's summary: counts, violations, the strategy's lines, outcomes and barriers reached.
-void print_summary(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                   const harness::ScenarioReport& rep) {
+void print_summary(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                   const campaign::RunReport& rep) {
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
   for (const auto& m : c.explore.mutants()) mut += ", mutant " + m;  // its own clause: not part of the seed
@@ -156,9 +158,9 @@ std::function<void(uint64_t, uint64_t)> progress_line(uint64_t executions) {
 int cmd_run(int argc, char** argv) {
   Common c = parse_common("run", argc, argv, true);
   check_shrink_flags(c.trace);
-  harness::RunConfig cfg = to_config(c, true);
+  campaign::ExploreConfig cfg = to_config(c, true);
   const sim::StrategyCaps caps = cfg.spec().caps;
-  harness::RunHooks hooks;
+  campaign::RunHooks hooks;
   harness::Scenario sc = harness::load_scenario(c.scenario);
   add_order_flags(sc, cfg);
   const bool tty = isatty(STDERR_FILENO);
@@ -181,9 +183,9 @@ int cmd_run(int argc, char** argv) {
   // execution 0 and is judged with the exploration's own (only the verdict changes; counts print as explored).
   const campaign::SubjectPtr plain = harness::subject_of(sc);
   const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *plain);
-  harness::ScenarioReport rep = harness::run_scenario(sc, cfg, hooks);
+  campaign::RunReport rep = campaign::run(*harness::subject_of(sc), cfg, hooks);
   if (std::any_of(corpus.begin(), corpus.end(), [](const auto& e) { return e.violating(); })) {
-    harness::ScenarioReport judged = rep;
+    campaign::RunReport judged = rep;
     campaign::count_corpus(corpus, *plain, judged);
     harness::judge_report(sc, judged);
     rep.met = judged.met, rep.unmet = judged.unmet;

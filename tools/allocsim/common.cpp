@@ -374,14 +374,14 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   return c;
 }
 
-harness::RunConfig to_config(const Common& c, bool run) {
-  harness::RunConfig cfg;
+campaign::ExploreConfig to_config(const Common& c, bool run) {
+  campaign::ExploreConfig cfg;
   if (!run) cfg.executions = 1;  // replay runs the one execution
   to_explore_config(c.explore, run ? Command::run : Command::replay, cfg);
   return cfg;
 }
 
-void add_order_flags(harness::Scenario& sc, const harness::RunConfig& cfg) {
+void add_order_flags(harness::Scenario& sc, const campaign::ExploreConfig& cfg) {
   const std::vector<std::string> names = actor_names(sc);
   const sim::PointVocabulary points = harness::point_vocabulary(sc);
   for (const std::string& text : cfg.order) {
@@ -399,7 +399,7 @@ std::vector<std::string> actor_names(const harness::Scenario& sc) {
   return out;
 }
 
-std::string replay_command(const Common& c, uint64_t seed, const harness::RunConfig& cfg) {
+std::string replay_command(const Common& c, uint64_t seed, const campaign::ExploreConfig& cfg) {
   return cfg.replay_line(c.scenario, campaign::ReplayTarget{.seed = seed, .schedule = {}});
 }
 

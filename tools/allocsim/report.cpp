@@ -49,7 +49,7 @@ std::string violation_report(const sim::ExecutionResult& r, const std::vector<st
   return out;
 }
 
-std::string outcome_table(const harness::ScenarioReport& report) {
+std::string outcome_table(const campaign::RunReport& report) {
   std::string out;
   for (const auto& [actor, ops] : report.outcomes) {
     for (const auto& [op, outcomes] : ops) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/system/runner.h"
 #include "sim/campaign/config.h"
+#include "sim/campaign/run.h"
 #include "sim/engine.h"
 #include "sim/world.h"
 
@@ -20,7 +20,7 @@ std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::st
 std::string violation_report(const sim::ExecutionResult& r, const std::vector<std::string>& actor_names);
 
 /// Per actor and op: outcome counts across executions.
-std::string outcome_table(const harness::ScenarioReport& report);
+std::string outcome_table(const campaign::RunReport& report);
 
 /// Shell-quotes `s` when it needs quoting (for replay lines that paste back as they are).
 using campaign::shell_quote;

@@ -8,8 +8,8 @@
 
 namespace allocsim::cli {
 
-campaign::HtmlPage run_page(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                            const harness::ScenarioReport& rep, const std::optional<campaign::Trace>& shown) {
+campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                            const campaign::RunReport& rep, const std::optional<campaign::Trace>& shown) {
   campaign::HtmlPage page;
   page.title = "allocsim run report";
   std::string mutants;
@@ -40,8 +40,8 @@ campaign::HtmlPage run_page(const Common& c, const harness::RunConfig& cfg, cons
   return page;
 }
 
-int write_run_html(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
-                   const harness::ScenarioReport& rep, const std::optional<campaign::Trace>& shown) {
+int write_run_html(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                   const campaign::RunReport& rep, const std::optional<campaign::Trace>& shown) {
   if (c.trace.report_html.empty()) return kExitOk;
   try {
     campaign::write_file_atomically(c.trace.report_html, campaign::render_html(run_page(c, cfg, sc, rep, shown)));

@@ -131,8 +131,8 @@ void print_divergence(const std::string& what, const sim::Divergence& d) {
                "deterministic); record a new trace with `allocsim run`\n";
 }
 
-int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc, const sim::Finding& f,
-                   campaign::Trace* shown) {
+int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                   const sim::Finding& f, campaign::Trace* shown) {
   const TraceFlags& tf = c.trace;
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
@@ -228,7 +228,7 @@ int replay_trace_file(const Common& c) {
   return rr.result.violation ? kExitFailed : kExitOk;
 }
 
-int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+int write_replay_perfetto(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                           const sim::ExecutionResult& r) {
   if (c.trace.perfetto.empty()) return kExitOk;
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
@@ -243,7 +243,7 @@ int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const 
   return kExitOk;
 }
 
-int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc) {
+int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc) {
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   std::vector<sim::Choice> schedule;
   try {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/scenario/scenario.h"
-#include "backend/system/runner.h"
+#include "sim/campaign/config.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/divergence.h"
@@ -45,7 +45,7 @@ void check_shrink_flags(const TraceFlags& f);
 /// never written twice); a raw trace (--no-shrink, an interrupted run) only to --trace-out.
 /// Returns kExitOk, or kExitUsage when an output file cannot be written.
 /// `shown`, when given, receives the trace printed (and written): the HTML report's.
-int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                    const sim::Finding& finding, campaign::Trace* shown = nullptr);
 
 /// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus.
@@ -62,10 +62,10 @@ int replay_trace_file(const Common& c);
 
 /// `allocsim replay SCENARIO --schedule S`: like --seed, with the schedule given; 4 when the schedule
 /// cannot be followed.
-int replay_schedule(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc);
+int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc);
 /// --perfetto of a replayed execution `r` of `sc` (replay by seed or by schedule): writes the file and prints
 /// its line. Returns kExitOk, or kExitUsage (after the message) when it cannot be written.
-int write_replay_perfetto(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
+int write_replay_perfetto(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                           const sim::ExecutionResult& r);
 
 /// Prints why the replay of `what` diverged (the step, what the trace expected, what the program did) and what

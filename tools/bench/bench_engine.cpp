@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "backend/system/backend_world.h"
-#include "backend/system/runner.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"
@@ -100,19 +101,19 @@ EngineCost engine_point_cost(double& pair_ns) {
 /// `run` (random, every invariant on) over kWarmup + `measured` executions; everything is counted over the
 /// last `measured` only, from the execution hook (the same point of every execution).
 struct RunWindow {
-  harness::ScenarioReport report;
+  campaign::RunReport report;
   uint64_t executions = 0, steps = 0;
   double cpu_s = 0;
   bench::AllocCounts allocs;
 };
 
 RunWindow run_measured(const harness::Scenario& sc, uint64_t measured) {
-  harness::RunConfig cfg;
+  campaign::ExploreConfig cfg;
   cfg.executions = kWarmup + measured;
   RunWindow w;
   double t0 = 0;
   bench::AllocCounts a0;
-  harness::RunHooks hooks;
+  campaign::RunHooks hooks;
   hooks.on_execution = [&](uint64_t index, const sim::World&, const sim::ExecutionResult& res) {
     if (index + 1 == kWarmup) {
       a0 = bench::alloc_counts();
@@ -126,7 +127,7 @@ RunWindow run_measured(const harness::Scenario& sc, uint64_t measured) {
       }
     }
   };
-  w.report = harness::run_scenario(sc, cfg, hooks);
+  w.report = campaign::run(*harness::subject_of(sc), cfg, hooks);
   return w;
 }
 

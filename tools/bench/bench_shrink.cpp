@@ -14,8 +14,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/system/runner.h"
 #include "backend/system/shrink.h"
+#include "backend/system/system.h"
+#include "sim/campaign/run.h"
 
 using namespace allocsim::harness;
 namespace fs = std::filesystem;
@@ -40,10 +41,10 @@ int main(int argc, char** argv) {
   for (const std::string& file : files) {
     try {
       const Scenario sc = load_scenario(file);
-      RunConfig cfg;
+      allocsim::campaign::ExploreConfig cfg;
       cfg.executions = 2000;
       cfg.stop_at_first_violation = true;
-      const ScenarioReport rep = run_scenario(sc, cfg);
+      const allocsim::campaign::RunReport rep = allocsim::campaign::run(*subject_of(sc), cfg);
       if (!rep.summary.first) {
         std::cout << fmt::format("{:<34} no violation in 2000 executions\n", fs::path(file).filename().string());
         continue;
