@@ -72,7 +72,7 @@ struct OrderSpec {
 
 /// The points each actor can resume from, by actor id (the world's own words: static strings, in the order
 /// its messages list them). A label whose point is not in its actor's list is refused. Built by the world's
-/// side (backend/harness/ops.h point_vocabulary); sim/ only looks names up.
+/// side (backend/scenario/op_syntax.h point_vocabulary); sim/ only looks names up.
 struct PointVocabulary {
   std::vector<std::vector<const char*>> per_actor;
   /// Optional: why actor `actor` never reaches `point` when the name means something to the world (an op whose

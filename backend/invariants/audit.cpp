@@ -1,4 +1,4 @@
-// audit-explains-state (invariants_client.h): the audit log, replayed, gives the state the backend holds.
+// audit-explains-state (audit.h): the audit log, replayed, gives the state the backend holds.
 // It runs after every step of every scenario, so the replay copies no string: it points into the start
 // state and into the log.
 #include <fmt/format.h>

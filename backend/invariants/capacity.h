@@ -1,5 +1,5 @@
 // Two invariants of issue 13 on what holds a node's cards (docs/DESIGN.md §5): capacity-within-cards and
-// bound-workload-covered. Checks over a WorldState after a step, like invariants.h.
+// bound-workload-covered. Checks over a WorldState after a step, like check.h.
 //
 // Contract: each returns the first violation it finds (nullopt when it holds), with a message naming the node,
 // workloads and claims involved and a state block (render_node lines plus one line of the check's own

@@ -1,4 +1,4 @@
-// check_invariants (invariants.h): the full check, and the incremental one (dirty.h) that gives the same first
+// check_invariants (check.h): the full check, and the incremental one (dirty.h) that gives the same first
 // violation. Why it does: every check before this one held (an execution ends at its first violation) and the
 // first check of an execution is full. So a row whose reads (InvariantSpec::reads_kinds) no step since wrote
 // still holds, and a per-node row can break only on a node whose inputs moved; visiting those nodes in

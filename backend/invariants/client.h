@@ -1,11 +1,11 @@
 // The client-side invariants of issue 17 (docs/DESIGN.md §5): what a caller of the backend is told, or can
 // read back, agrees with the backend's own record of the claim and of its writes.
 //
-// Contract: like invariants.h, each check reads a WorldState after a step and returns its first
+// Contract: like check.h, each check reads a WorldState after a step and returns its first
 // violation (nullopt when it holds); none calls the backend through a Caller of the world, so none adds
 // a scheduling point or a footprint of its own. bindings-match-grant calls MemoryBackend::bindings on a
 // copy of the backend with a SequentialCaller (a read: bindings writes nothing).
-// Their rows sit at the end of invariant_catalog() (invariants.cpp), so that a scenario's first
+// Their names sit at the end of invariant_names() (backend/scenario/invariant_names.cpp), so that a scenario's first
 // violation among the older invariants is unchanged.
 #pragma once
 

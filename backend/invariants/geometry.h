@@ -2,7 +2,7 @@
 // geometry on a node has its map entry and a claim, the map is never deleted and the pointer follows it, no
 // geometry is written under a workload or applied under a later one, every write converges, an applied layout
 // counts the claim's MIG devices, and an entry lists the nodes its claim carves. And the shadow the apply
-// checks read (WorldState::geometry_writes, world.h).
+// checks read (WorldState::geometry_writes, backend/world/world_state.h).
 //
 // no-apply-under-later-workload and geometry-converges:
 // Contract: a "geometry write" is a `label-geometry` audit entry (reserve relabelling a node with its

@@ -78,7 +78,7 @@ V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = null
 }
 
 // The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
-// scratch through `by_name` (sorted by head, then name: backend/name_head.h), so that a plan over N nodes costs
+// scratch through `by_name` (sorted by head, then name: backend/model/name_head.h), so that a plan over N nodes costs
 // O(N log N) rather than O(N^2).
 
 // The first entry of `by_name` not before (head, name): the order is by head, then by the whole name.

@@ -4,7 +4,7 @@
 // say nothing beyond the first 8 bytes, so ordering by (head, name) is byte order. Where names differ within
 // their first 8 bytes (n1, n2, ..., gpu-a, gpu-b) a comparison ends on the numbers, without a memcmp call; names
 // with a longer common prefix (gpu-node-01, ...) compare in full after equal heads. Used by the plan's node
-// index (backend/memory_backend.cpp) and the harness's NodeIndex (backend/harness/dirty.h).
+// index (backend/model/memory_backend.cpp) and the harness's NodeIndex (backend/world/dirty.h).
 #pragma once
 
 #include <bit>

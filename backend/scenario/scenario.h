@@ -64,19 +64,19 @@ enum class OpKind {
   FailGeometry,
   AdvanceClock,
   Recover,
-  // Foreign writes (ops_foreign.h): another controller's single locked write, not a seed call.
+  // Foreign writes (op_syntax_foreign.cpp, backend/ops/op_foreign.cpp): another controller's single locked write, not a seed call.
   SetLabels,
   SetMigState,
   WriteSharedMap,
   SetPointer,
-  // issue 13 items 3 and 4 (ops_faults.cpp): read and geometry faults with shape
+  // issue 13 items 3 and 4 (op_syntax_faults.cpp, backend/ops/op_faults.cpp): read and geometry faults with shape
   StaleReads,
   PartialReads,
   FailGeometryFor,
   GeometryNoEffect,
 };
 
-// Each kind's name, keys, outcomes and behaviour are its row of the op table (ops.h); these three read it.
+// Each kind's name, keys, outcomes and behaviour are its rows of the op table (op_syntax.h, backend/ops/op_behaviour.h); these three read the syntax row.
 /// The op's name as written in scenario files ("mark_ready"); a static string.
 const char* op_name(OpKind k);
 /// Every op name, in enum order.

@@ -2,7 +2,7 @@
 //
 // The bytes and JSON layers are the strict reader's (sim/support/json_reader.h); the Checker below walks the
 // document, resolving every reference, so a loaded scenario never fails for a reason the file could have
-// told. Each op's own fields are read by its row of the op table (ops.h).
+// told. Each op's own fields are read by its syntax row of the op table (op_syntax.h).
 #include <fmt/format.h>
 #include <xxhash.h>
 

@@ -1,6 +1,6 @@
 // ScenarioReader: the strict JSON reader (sim/support/json_reader.h) plus the getters that resolve a
 // scenario's own references: node names against /nodes, and the request lists of plan/reserve. The
-// loader (scenario_load.cpp) and the op table's parse functions (ops.cpp) read through it.
+// loader (scenario_load.cpp) and the op table's parse functions (op_syntax_*.cpp) read through it.
 //
 // Contract: `scenario` is the one being loaded; node getters need its nodes loaded already. Failures
 // throw support::InputError, which parse_scenario() turns into a ScenarioError.

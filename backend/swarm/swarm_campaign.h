@@ -2,6 +2,10 @@
 // under a per-scenario budget of executions with a mix of strategies, shrink every violation to a minimal
 // scenario and trace, and deduplicate the findings by signature.
 //
+// Where it lives: backend/swarm/ holds the generator and, for now, this campaign and its reports (swarm_report.h),
+// with their own worker pool, checkpoints, shard merge and JUnit writer. These are to become the generic campaign
+// machinery's (sim/campaign/), a swarm being a campaign over Subject; only the generator is the backend's.
+//
 // Per scenario (index i of the run; its generator seed is sim::execution_seed(run seed, i)):
 //   - Knuth's estimate of its DFS tree (sim/tree_estimate.h, 4 probes, seeded): when at most the
 //     per-scenario budget, exhaustive DPOR (`dfs`, reduction dpor) up to that many executions;

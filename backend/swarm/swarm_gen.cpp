@@ -252,7 +252,7 @@ Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
   return s;
 }
 
-/// Another controller's single writes (ops_foreign.cpp).
+/// Another controller's single writes (backend/ops/op_foreign.cpp).
 /// A relabel drops nvidia.com/gpu.count by one (a card went unhealthy) only where a card is free, and takes
 /// that card from the kubelet: a relabel under pods that fill the node breaks capacity-within-cards by the
 /// foreign write alone.
@@ -291,7 +291,7 @@ Json operator_script(Gen& g, Cluster& c) {
   return s;
 }
 
-/// Read and geometry faults as ops (ops_faults.cpp, the fail_* ops).
+/// Read and geometry faults as ops (backend/ops/op_faults.cpp, the fail_* ops).
 Json chaos_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::vector<std::string>& workloads) {
   Json s = Json::array();
   std::vector<int> kinds;

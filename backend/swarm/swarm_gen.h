@@ -3,7 +3,7 @@
 // Testing", ISSTA 2012): first a feature set (which ops, which fault kinds, which sharing kinds, MIG or
 // not, a start state or not, foreign writes or not), then the scenario inside those features.
 //
-// Shapes: the cluster is 1-4 nodes of 1-8 cards each, products from the real tables (backend/mig_geometry.h:
+// Shapes: the cluster is 1-4 nodes of 1-8 cards each, products from the real tables (backend/model/mig_geometry.h:
 // the GFD product labels of backend/CONTRACT.md §3, plus two products without a MIG table); an authority;
 // 2-4 actors. Flows run the protocol's natural sequences (reserve with 1-3 requests, or inventory + plan +
 // reserve, or reserve another flow's plan; then observe / await / mark_ready / reconcile, bind, release,

@@ -1,7 +1,7 @@
 // The backend's words for footprint objects (campaign::Subject::name_object, sim/campaign/explain.h): a
-// footprint id is XXH3 of (kind, name) (world.h object_id), so an id is named by hashing the names the
+// footprint id is XXH3 of (kind, name) (backend/world/object_ids.h object_id), so an id is named by hashing the names the
 // scenario and the execution can produce and looking the id up. Kinds and names are those of
-// backend/memory_backend.cpp and the harness (world.h: actor plans, the read faults, the visibility object).
+// backend/model/memory_backend.cpp and the harness (backend/world/object_ids.h: actor plans, the read faults, the visibility object).
 #include <fmt/format.h>
 
 #include <map>
@@ -52,7 +52,7 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
   m[object_id(Obj::Lock, "backend")] = {ObjectName::Sync, "the backend lock"};
   m[read_faults_id()] = {ObjectName::Data, "the armed read faults"};
   m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // actor_caller.h
-  m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // world.h
+  m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // object_ids.h
   std::map<std::string, bool> claims;
   claims_in_details(details, claims);
   for (const ActorSpec& a : sc.actors) {

@@ -27,8 +27,8 @@ const Scenario& scenario_of(const campaign::Subject& subject);
 
 /// Footprint object `object` of an execution of `sc` in the backend's words ("node n1", "claim
 /// claim-flowA-2", "the shared mig-parted map") and role: locks are Sync, the harness's visibility object
-/// (world.h invariant_visible_id) is View, the rest Data; "object <hex>" for an id it cannot name.
-/// `details`: the execution's step details (claim ids). backend/harness/explain_text.cpp.
+/// (backend/world/object_ids.h invariant_visible_id) is View, the rest Data; "object <hex>" for an id it cannot name.
+/// `details`: the execution's step details (claim ids). backend/system/explain_text.cpp.
 campaign::ObjectName name_object(const Scenario& sc, uint64_t object, const std::vector<std::string>& details);
 
 }  // namespace allocsim::harness

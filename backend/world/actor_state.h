@@ -83,15 +83,16 @@ struct ActorState {
   std::string op_epoch;               // generation of the reserve/release running now (rollback-keeps-newer-owner)
   std::vector<const char*> outcomes;  // per script op: the outcome it ended in (nullptr = not reached)
   Told told;
-  // -- scratch storage reused across executions (world.cpp reset_actor keeps it; never read as state) --
+  // -- scratch storage reused across executions (world_state.cpp reset_actor keeps it; never read as state) --
   backend::Observation<backend::InventorySnapshot> inventory_scratch;  // inventory_into's answer
   std::vector<backend::WorkloadRequest> requests_scratch;              // a plan's requests
   backend::PlanOutcome plan_scratch;              // plan_into's storage while `plan` is empty (ScriptRunner::plan)
   backend::ClaimObservation observation_scratch;  // try_reserve_into's answer (ScriptRunner::reserve)
   backend::ReserveLoss loss_scratch;              // try_reserve_into's lost CAS (ScriptRunner::reserve)
-  backend::FeasiblePlan borrowed_plan_scratch;    // a plan_from reserve's copy of another actor's plan (ops.cpp)
-  backend::ReleaseObservation release_scratch;    // release_into's answer (ops.cpp, release and recover)
-  std::string detail_scratch;                     // the detail of the barrier being fired (ActorCaller::detail_buffer)
+  backend::FeasiblePlan
+      borrowed_plan_scratch;  // a plan_from reserve's copy of another actor's plan (backend/ops/op_claims.cpp)
+  backend::ReleaseObservation release_scratch;  // release_into's answer (backend/ops/: release, recover)
+  std::string detail_scratch;                   // the detail of the barrier being fired (ActorCaller::detail_buffer)
 };
 
 /// `t` as a fresh Told, its observation's storage kept in `spare` (ScriptRunner::reserve installs it back).

@@ -4,7 +4,7 @@
 // Contract:
 // - CheckMode: `full` runs every enabled invariant over the whole state after every step (the behaviour
 //   before issue 16); `incremental` (the default) runs, after a step, only the rows whose declared reads
-//   (InvariantSpec::reads_kinds, catalog.h) the step wrote, and per-node rows only on the affected nodes;
+//   (InvariantSpec::reads_kinds, backend/invariants/catalog.h) the step wrote, and per-node rows only on the affected nodes;
 //   at quiescence, the quiescent-only rows in full and the rest only where they read something there alone.
 //   An execution's first check is incremental from the start state when compile() found that state clean
 //   (StartMemo), else full. The mode is process-wide, set once from the command line (--check-invariants)
@@ -68,7 +68,7 @@ class NodeIndex {
 
  private:
   struct Entry {
-    uint64_t head;  // backend/name_head.h: most lookups compare these alone
+    uint64_t head;  // backend/model/name_head.h: most lookups compare these alone
     std::string_view name;
     uint32_t index;
   };
@@ -131,7 +131,7 @@ class DirtySet {
   /// After a check: forgets what the steps since the previous check wrote; the execution's part stays.
   void clear();
   /// The nodes written since reset() (every check's writes): what the next execution's world reset restores
-  /// from the prototype (world.cpp). Exact only if every node write came through write().
+  /// from the prototype (world_state.cpp). Exact only if every node write came through write().
   const NodeBits& execution_nodes() const { return execution_nodes_; }
   /// Some write since reset() named a node no index resolves (or could move any node): the world reset must
   /// copy every node.
@@ -147,7 +147,7 @@ class DirtySet {
 };
 
 /// audit-explains-state's replay of the audit log, kept across steps so that a step folds in only the
-/// entries it appended (invariants_audit.cpp). Values are sources, not pointers (the log reallocates as it
+/// entries it appended (backend/invariants/audit.cpp). Values are sources, not pointers (the log reallocates as it
 /// grows): kNone, kStart (the start state's value) or the audit index whose entry wrote it. InvariantMemo::reset
 /// resets it field by field (to keep the vectors' capacity): a field added here is reset there too.
 struct AuditReplay {

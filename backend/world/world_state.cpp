@@ -46,7 +46,7 @@ void reset_actor(ActorState& a, const ActorSpec& spec) {
 }
 
 /// The backend as the prototype (copy-assigned, so containers keep their capacity), with the owner-epoch shadows
-/// and recorded configs of its nodes: only the nodes the previous execution wrote, unless unsure (world.h).
+/// and recorded configs of its nodes: only the nodes the previous execution wrote, unless unsure (world_state.h).
 void reset_backend(WorldStorage& s, const CompiledScenario& c) {
   const auto& proto = c.prototype.state().nodes;
   backend::BackendState& st = s.backend.mutable_state();

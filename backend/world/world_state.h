@@ -31,7 +31,7 @@ namespace allocsim::harness {
 struct NodeShadow {
   std::optional<std::string> owner_epoch;
 };
-/// One label geometry write (invariants_geometry.cpp: no-apply-under-later-workload, geometry-converges).
+/// One label geometry write (backend/invariants/geometry.cpp: no-apply-under-later-workload, geometry-converges).
 struct GeometryWrite {
   std::string node;
   int64_t version = 0;                 // the node's resourceVersion right after the write
@@ -39,7 +39,7 @@ struct GeometryWrite {
   std::vector<std::string> workloads;  // workload ids holding the node then
   std::optional<double> applied_at;    // fake clock when its apply ran (success or failed); nullopt: not yet
 };
-/// A flow workload bound at the previous check (bound-workload-covered, invariants_capacity.cpp).
+/// A flow workload bound at the previous check (bound-workload-covered, backend/invariants/capacity.cpp).
 struct BoundWorkload {
   std::string node;
   std::string workload;
@@ -112,13 +112,13 @@ class WorldState {
   /// Node owner epochs as of the previous check, and the audit length then.
   std::vector<NodeShadow>& shadow;
   size_t audit_seen = 0;
-  /// Every label geometry write seen so far, in audit order (invariants_geometry.cpp: what
+  /// Every label geometry write seen so far, in audit order (backend/invariants/geometry.cpp: what
   /// no-apply-under-later-workload and geometry-converges judge); kept only while either is enabled.
   std::vector<GeometryWrite>& geometry_writes;
   /// Flow workloads (ids some script requests) bound at the previous check, and whether a live claim has
-  /// granted each a device on its node since it was bound (bound-workload-covered, invariants_capacity.cpp).
+  /// granted each a device on its node since it was bound (bound-workload-covered, backend/invariants/capacity.cpp).
   std::vector<BoundWorkload>& bound_workloads;
-  /// The backend's state right after the latest foreign write (ops_foreign.cpp), if any. A foreign write is
+  /// The backend's state right after the latest foreign write (backend/ops/op_foreign.cpp), if any. A foreign write is
   /// another controller's, never in the backend's audit log, so audit-explains-state replays the log from
   /// here rather than from the start state.
   std::optional<backend::BackendState>& audit_base;

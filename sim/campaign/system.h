@@ -1,6 +1,6 @@
 // The interface between the generic campaign layer (sim/campaign/: the run loop, replay, shrink, trace
 // files, sweeps and their reports) and the simulated system it explores. The campaign code knows scenarios
-// only through it; backend/harness/system.h implements it for the GPU allocation backend.
+// only through it; backend/system/system.h implements it for the GPU allocation backend.
 //
 // Shapes:
 // - System: loads and parses scenario documents into Subjects.
@@ -37,7 +37,7 @@ struct RunReport;  // sim/campaign/run.h
 using Outcomes = std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>>;
 /// Counts the system defines for its own expectations (name -> executions), summed like outcomes across
 /// executions, units and shards; the campaign stores and merges them and never reads a name. The backend's:
-/// occurrence pins and expect.audit (backend/harness/expect_audit.h).
+/// occurrence pins and expect.audit (backend/scenario/expect_audit.h).
 using Counters = std::map<std::string, uint64_t>;
 
 /// A scenario compiled with its mutants; built once per run or work unit, never shared between threads.

@@ -1,4 +1,4 @@
-// Faults as choices and recovery (scenario `faults`, op `recover`; backend/harness/world.h): each action
+// Faults as choices and recovery (scenario `faults`, op `recover`; backend/system/backend_world.h): each action
 // does what it says, on fixed schedules. The schedule is written by hand: the lowest-numbered runnable
 // actor always runs (so flowA runs to its end before ctl, whose recover waits for it anyway) and the
 // draws are given in order (every further draw is 0, no fault).

@@ -1,4 +1,4 @@
-// Incremental invariants (backend/harness/dirty.h): the dirty set is what decides which nodes a check after a
+// Incremental invariants (backend/world/dirty.h): the dirty set is what decides which nodes a check after a
 // step visits. A node the steps wrote, or one a written claim references, or one a new audit entry targets, is
 // re-checked; a node nobody marked is not (so a writer that failed to mark would miss a violation, which the
 // both-ways comparison in tests/scenarios/incremental_invariants.cpp would then show).
@@ -81,7 +81,7 @@ TEST_CASE("NodeIndex finds a node by name, the last of two of one name, and noth
 TEST_CASE("NodeIndex: names that tie on their first 8 bytes, and bytes past ASCII or NUL, compare in full",
           "[invariants]") {
   using namespace std::string_literals;
-  // The index orders by a number made of the first 8 bytes (backend/name_head.h); these share it in pairs.
+  // The index orders by a number made of the first 8 bytes (backend/model/name_head.h); these share it in pairs.
   const std::vector<std::string> names = {"gpu-node-02",
                                           "gpu-node-01",
                                           "gpu-node-0",

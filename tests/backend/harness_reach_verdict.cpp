@@ -1,4 +1,4 @@
-// expect.reach verdicts (backend/harness/runner.h): a barrier that never fired is blamed on the schedule
+// expect.reach verdicts (backend/system/judge.h): a barrier that never fired is blamed on the schedule
 // only when some execution ran on without a violation; when every execution stopped at a violation first,
 // the verdict says so (issue 12, item 3).
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The scenario loader (backend/harness/scenario.h): every field and default of a valid file, every error
+// The scenario loader (backend/scenario/scenario.h): every field and default of a valid file, every error
 // path with its exact pointer, the digest, and a corpus of malformed files (tests/backend/malformed/,
 // listed with their expected errors in EXPECTED.tsv).
 #include <fmt/format.h>

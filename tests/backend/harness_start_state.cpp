@@ -1,5 +1,5 @@
-// Start state and foreign writes (issue 13 items 1 and 2): backend/harness/scenario_state.h and
-// backend/harness/ops_foreign.cpp. Loader rejections are in the malformed corpus (tests/backend/malformed/).
+// Start state and foreign writes (issue 13 items 1 and 2): backend/scenario/scenario_state.h and
+// backend/ops/op_foreign.cpp. Loader rejections are in the malformed corpus (tests/backend/malformed/).
 #include <catch2/catch.hpp>
 
 #include <set>

@@ -1,4 +1,4 @@
-// The world reset (backend/harness/world.h reset_world_storage): the next world restores exactly the nodes the
+// The world reset (backend/world/world_state.h reset_world_storage): the next world restores exactly the nodes the
 // previous execution wrote (the dirty set's execution part), and copies the whole prototype when it cannot
 // trust that set (a hand edit through mutable_backend(), a node write no index resolves).
 #include <catch2/catch.hpp>

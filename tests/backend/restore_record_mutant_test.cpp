@@ -1,4 +1,4 @@
-// The restore-record-overwritten mutant (backend/mutants.h, ALLOC-033's upstream defect) against the
+// The restore-record-overwritten mutant (backend/model/mutants.h, ALLOC-033's upstream defect) against the
 // faithful port: a second prepare on a node that already carries an allocsim entry must not re-record the
 // node's restore record, or the first cleanup restores a stale allocsim config.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The first field in which two backend states differ, for tests of the world reset (backend/harness/world.h
+// The first field in which two backend states differ, for tests of the world reset (backend/world/world_state.h
 // reset_world_storage): every field of every node, and the rest of the state through record_state (claims, map,
 // pointer, pending geometry, clock) plus the fields it leaves out. A field added to NodeFixture or BackendState
 // is added here too, or the reset tests stop seeing it.

@@ -1,4 +1,4 @@
-// The swarm's scenario generator (backend/harness/swarm_gen.h): every generated document loads through the
+// The swarm's scenario generator (backend/swarm/swarm_gen.h): every generated document loads through the
 // real loader, reads back to itself, validates against the JSON Schema, and is a pure function of its seed.
 // The nightly swarm stage (tools/nightly/nightly.sh) runs the loader check over 100,000 seeds; here the loader
 // sees kLoaderSeeds of them and the schema validator (python3-jsonschema, as in

@@ -1,4 +1,4 @@
-// MemoryBackend::plan_into (backend/memory_backend.h): once warm, planning over the same inventory allocates
+// MemoryBackend::plan_into (backend/model/memory_backend.h): once warm, planning over the same inventory allocates
 // nothing (issue 16 item 2), counted by the bench's counting operator new (tools/bench/alloc_counter.h, linked
 // into this binary only), with whole devices, an exclusion note and MIG sharers in the plan.
 #include <catch2/catch.hpp>

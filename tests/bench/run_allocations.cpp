@@ -1,7 +1,7 @@
 // `run` (random strategy, every invariant on): once warm, an execution allocates nothing (issue 16 item 2), on
 // a two-claimant scenario whose reserves lose their compare-and-swap (ReserveLoss keeps a lost CAS as raw values)
 // and on last-out, whose reserves publish map entries, point the policy and write audit entries, and whose
-// releases copy their claim and the shared map (backend/spares.h keeps removed values for their buffers, and the
+// releases copy their claim and the shared map (backend/model/spares.h keeps removed values for their buffers, and the
 // texts a list drops).
 // Counted by the bench's counting operator new (tools/bench/alloc_counter.h, linked into this binary only), from
 // the execution hook: the same point of every execution. Last, DPOR over a crash scenario (its own bound).
@@ -85,7 +85,7 @@ TEST_CASE("run: ALLOC-005's executions allocate nothing once warm: entries, audi
   CHECK(ended(m.report, "release", "released") > kMeasured);
   // 0.17 per execution before session 17: lists of texts that shrank and grew again between executions (a plan's
   // notes, release's answer and its copy of the shared map) freed and reallocated their texts; they now go
-  // through spares (backend/spares.h, resize_keeping and assign_keeping). 27.7 before issue 16's spares. What
+  // through spares (backend/model/spares.h, resize_keeping and assign_keeping). 27.7 before issue 16's spares. What
   // is left is the run's pair coverage, which allocates exactly as the mirror does.
   UNSCOPED_INFO("pair coverage allocations over " << kMeasured << " executions: " << m.coverage.allocations);
   CHECK(m.used.allocations == m.coverage.allocations);

@@ -70,7 +70,7 @@ TEST_CASE("determinism: 1,000 seeds in two separate processes give the same fing
 
 TEST_CASE("determinism: --check-determinism passes on real scenarios and exits 0/1 as usual", "[cli][determinism]") {
   // The flag must be seen to work: the run reports how many executions the runner really re-ran (counted
-  // where it re-runs them, backend/harness/runner.cpp), all of them, and nothing without the flag. That a
+  // where it re-runs them, backend/system/judge.cpp), all of them, and nothing without the flag. That a
   // re-run which differs is caught is tests/sim/determinism.cpp's ("state leaking between executions").
   const std::string checked = "executions re-run from their recorded schedules, identical";
   const Result pass = allocsim("run scenarios/alloc-005-last-out.json --executions 300 --check-determinism");

@@ -37,7 +37,7 @@ TEST_CASE("run --max-steps 8: every unmet expect.reach barrier is reported exact
   }
   // And over many executions, where the misses are summed: still one line each.
   const auto many = run("run scenarios/alloc-021-readiness-stages.json --max-steps 8 -n 200 --no-shrink --no-trace");
-  // Every execution stops at steps-bounded before the barrier: the verdict says so (runner.cpp, judge).
+  // Every execution stops at steps-bounded before the barrier: the verdict says so (backend/system/judge.cpp).
   CHECK(count(many.text,
               "barrier claim.ready.after never fired (expect.reach): every one of the 200 executions "
               "stopped at a violation before it could fire") == 1);

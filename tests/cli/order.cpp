@@ -109,7 +109,7 @@ TEST_CASE("order: the order flag adds to the file order, and bad blocks exit 2 n
   CHECK_THAT(actor.text, Catch::Contains(": /0/0: label \"flowC:x\": unknown actor \"flowC\" (actors: flowA, flowB)"));
   // Labels refused against the actor's points (scenario, --order, the message's end): a typo would silently
   // drop the pin; an op's name, or a call the actor never makes, is explained rather than corrected
-  // (backend/harness/ops.h, point_vocabulary): an await op polls with observe calls; the clock makes no reserve.
+  // (backend/scenario/op_syntax.h, point_vocabulary): an await op polls with observe calls; the clock makes no reserve.
   const std::string kRecarve = "scenarios/alloc-003-same-flow-recarve.json";
   const struct {
     std::string scenario, order, says;

@@ -3,7 +3,7 @@
 // Property: parse_scenario() either returns a Scenario or throws ScenarioError; anything else (another
 // exception, a crash, a sanitizer report, a leak) is a bug. A scenario it accepts must also compile into
 // a world (compile() plus one BackendWorld), since the loader promises that a loaded scenario never fails
-// for a reason the file could have told (backend/harness/scenario.h).
+// for a reason the file could have told (backend/scenario/scenario.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

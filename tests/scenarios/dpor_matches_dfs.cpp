@@ -101,7 +101,7 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
 TEST_CASE("dpor and plain dfs see the same traces when two actors compete for the fault bound", "[dpor][scenarios]") {
   // Both flows may fault at owner.read.after, and `max` allows one fault per execution: whether flowB may
   // still draw there depends on whether flowA's fault fired first. The two steps read and write nothing else
-  // in common, so only the harness's faults-fired counter (backend/harness/world.h) makes them dependent;
+  // in common, so only the harness's faults-fired counter (backend/ops/actor_caller.h) makes them dependent;
   // when it was in no footprint, DPOR took them for independent and lost the traces where flowB's step
   // comes first (fired or drew "no fault") and flowA's draw is then made, or not, after it.
   const std::string text = R"({

@@ -1,4 +1,4 @@
-// Incremental invariants (backend/harness/dirty.h, issue 16 item 3) against the full check: every scenario file,
+// Incremental invariants (backend/world/dirty.h, issue 16 item 3) against the full check: every scenario file,
 // run both ways under random and under DPOR (each capped), gives the same executions: the same fingerprint
 // (which covers every step and the violation's invariant and message), the same violation state block, the
 // same violating step and actor, and the same report.

@@ -1,5 +1,5 @@
 // Round trips: the v1 schedule string (sim/schedule.h) and scenario -> JSON -> scenario
-// (backend/harness/scenario_json.h), which trace files depend on to embed what they ran.
+// (backend/scenario/scenario_json.h), which trace files depend on to embed what they ran.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -1,11 +1,11 @@
 // The JSON Schema for scenario files (scenarios/schema/scenario.v1.schema.json) and the loader
-// (backend/harness/scenario_load.cpp and the op table, ops.cpp) agree (issue 6, "Bad input"):
+// (backend/scenario/scenario_load.cpp and the op table's syntax rows, op_syntax.h) agree (issue 6, "Bad input"):
 //   - every scenario file under scenarios/ validates against the schema and loads;
 //   - every file of the malformed corpus (tests/backend/malformed/) is rejected by both, at the same place
 //     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
 //     (the test also fails when a listed file starts being rejected by the schema: the list stays exact);
 //   - the schema's vocabularies (ops with their keys and outcomes, mutants, invariants, barriers, sharing,
-//     authorities) are exactly the loader's tables (the op table, ops.h; the invariant table, catalog.h), so
+//     authorities) are exactly the loader's tables (the op table's syntax rows, op_syntax.h; the invariant names, invariant_names.h), so
 //     a new op, invariant, mutant or barrier cannot be forgotten in the schema.
 // The schema side runs Debian's python3-jsonschema through tests/scenarios/validate_schema.py. When python3
 // or the module is missing the test FAILS (never skips): a skipped check would let the two drift apart.
@@ -323,7 +323,7 @@ TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenar
   const nlohmann::json s = load_schema();
   const auto& defs = s.at("$defs");
 
-  // The op table (ops.h): names, each op's keys and its outcome vocabulary.
+  // The op table (op_syntax.h): names, each op's keys and its outcome vocabulary.
   std::set<std::string> ops;
   for (const OpSyntax& op : op_syntax_rows()) ops.insert(op.name);
   CHECK(enum_of(defs.at("op").at("properties").at("op")) == ops);

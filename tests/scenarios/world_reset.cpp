@@ -1,4 +1,4 @@
-// The world reset (backend/harness/world.h reset_world_storage) over every scenario file: after every execution
+// The world reset (backend/world/world_state.h reset_world_storage) over every scenario file: after every execution
 // the storage the next world takes, reset from what that execution wrote, holds exactly the prototype's state
 // (every field of every node, claims, map, pointer, clock, audit) with the prototype's owner epochs as shadows
 // and its configs as the recorded ones. Random executions, faults and foreign writes included.

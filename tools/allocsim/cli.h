@@ -63,7 +63,7 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
                                 const po::options_description& hidden, const po::positional_options_description& pos,
                                 std::string_view usage = {});
 
-/// --check-invariants: "incremental" | "full" sets the process-wide check mode (backend/harness/dirty.h).
+/// --check-invariants: "incremental" | "full" sets the process-wide check mode (backend/world/dirty.h).
 /// Throws UsageError naming the flag for anything else.
 void set_check_invariants(const std::string& text);
 

@@ -1,7 +1,7 @@
 // Invariant cost against the size of the state (issue 16 item 3; tools/bench/README.md): one scenario family of
 // 1, 4, 16 and 64 nodes with the same two actors and ops (a MIG reserve, observe and release; an exclusive
 // reserve and release), every invariant on, run under `random` with the invariants checked in full and
-// incrementally (backend/harness/dirty.h).
+// incrementally (backend/world/dirty.h).
 //
 // Per size and mode it prints ns per step of the whole execution (a pass with no clock read inside it) and,
 // of the invariant checks alone (BackendWorld::check_step and check_quiescent: the difference to a pass

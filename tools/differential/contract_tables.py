@@ -1,5 +1,5 @@
 '''
-The contract tables the port uses (backend/mig_geometry.cpp, backend/gfd.cpp), for the seed side.
+The contract tables the port uses (backend/model/mig_geometry.cpp, backend/model/gfd.cpp), for the seed side.
 
 The runnable seed (../shared/pyref) imports minimal stand-ins for upstream's ``mig_geometry`` and
 ``cluster.classify_gfd_labels`` (one A100-40GB table; no ``unknown`` class). These are inputs of the backend,
@@ -131,7 +131,7 @@ def _digits(s: str) -> bool:
 
 
 def classify_gfd_labels(labels: dict[str, str]) -> str:
-    '''backend/CONTRACT.md's four rules, as backend/gfd.cpp reads them (no advertised unit count here).'''
+    '''backend/CONTRACT.md's four rules, as backend/model/gfd.cpp reads them (no advertised unit count here).'''
     product = labels.get('nvidia.com/gpu.product', '')
     replicas = labels.get('nvidia.com/gpu.replicas', '').strip()
     if labels.get('nvidia.com/gpu.sharing-strategy') == 'mps':

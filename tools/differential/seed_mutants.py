@@ -11,7 +11,7 @@ import inspect
 import textwrap
 from typing import Any
 
-# name -> [(method, old text, new text)], each mirroring backend/mutants.h's description of the defect.
+# name -> [(method, old text, new text)], each mirroring backend/model/mutants.h's description of the defect.
 MUTANTS: dict[str, list[tuple[str, str, str]]] = {
     'client-side-claim': [('reserve', 'if node.resource_version != seen_version:', 'if False:')],
     'stale-last-out': [('release', 'if not self._shared_config:',

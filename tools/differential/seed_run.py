@@ -1,6 +1,6 @@
 '''
 Runs one execution of a scenario on the seed along a schedule, with allocsim's harness semantics
-(backend/harness/world.h, ScriptRunner), and builds allocsim's comparable record (backend/harness/record.h).
+(backend/system/backend_world.h, ScriptRunner), and builds allocsim's comparable record (backend/system/record.h).
 '''
 from __future__ import annotations
 
@@ -56,14 +56,14 @@ class Actor:
         self.retry = 0  # the running op's retry (conditional_ops.h); 0 on its first attempt
 
 
-# Faults the seed has no hook for (read_faults.h, backend/geometry_hooks.cpp): their scenarios are skipped.
+# Faults the seed has no hook for (read_faults.h, backend/model/geometry_hooks.cpp): their scenarios are skipped.
 HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
-# Foreign writes (ops_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the seed's API
+# Foreign writes (backend/ops/op_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the seed's API
 # has no such writer). Replayed as the harness runs them: one Call point, then one write under the backend lock
 # that bumps the written object's version (Execution.foreign_write).
 FOREIGN_WRITE_OPS = frozenset({'set_labels', 'set_mig_state', 'write_shared_map', 'set_pointer'})
-_MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # ops_foreign.cpp kMigConfigLabel
-_MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # ops_foreign.cpp kMigStateLabel
+_MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # backend/scenario/op_syntax.h kMigConfigLabel
+_MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # backend/scenario/op_syntax.h kMigStateLabel
 
 
 def _map_entries(entries: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
@@ -122,7 +122,7 @@ class Execution:
             b._pointer = sc.cluster_policy.get('pointer', self.mb.DEFAULT_POINTER)
             b._pointer_restore = sc.cluster_policy.get('restore')
 
-    # -- faults (world.cpp: fault_at, environment_fault) --------------------------------------------------
+    # -- faults (backend/ops/: ActorCaller::fault_at, ScriptRunner::environment_fault) --------------------------------------------------
     def _eligible(self, a: Actor) -> bool:
         return self.faults_fired < self.f_max and (not self.f_actors or a.name in self.f_actors)
 
@@ -167,7 +167,7 @@ class Execution:
             self.ctx.note(f'fault=fail_geometry:{node}')
             self.b.fail_geometry(node)
 
-    # -- the actor's script (world.cpp: ScriptRunner) --------------------------------------------------------
+    # -- the actor's script (backend/ops/script_runner.cpp) --------------------------------------------------------
     def run_actor(self, a: Actor) -> None:
         life = self.life.get(a.name)
         if life is not None:
@@ -296,7 +296,7 @@ class Execution:
         return 'done'
 
     def foreign_write(self, a: Actor, op: Any) -> str:
-        '''ops_foreign.cpp: one Call point (its detail as detail_<op> writes it), then one write under the backend
+        '''backend/ops/op_foreign.cpp: one Call point (its detail as detail_<op> writes it), then one write under the backend
         lock bumping the written object's version. No audit row, no barrier; the outcome is always done.'''
         k, node, b = op.kind, op.get('node'), self.b
         if k == 'set_labels':
@@ -369,7 +369,7 @@ class Execution:
         return self.reserve(a, a.plan)
 
     def release(self, a: Actor, op: Any) -> str:
-        # world.h: the oldest claim held; with none held, the last released one again (a duplicate release).
+        # backend/system/backend_world.h: the oldest claim held; with none held, the last released one again (a duplicate release).
         duplicate = not a.held
         if duplicate and a.last_released is None:
             return 'skipped'
@@ -409,7 +409,7 @@ class Execution:
         return out
 
 
-# -- the engine loop (sim/engine.cpp) and the record (backend/harness/record.h) ------------------------------------
+# -- the engine loop (sim/engine.cpp) and the record (backend/system/record.h) ------------------------------------
 
 def _thread_body(ex: Execution, name: str) -> None:
     ctx = ex.ctx

@@ -1,7 +1,7 @@
 '''
 One execution of an allocsim scenario on the seed's Python backend, along a schedule allocsim printed, with
-allocsim's own harness semantics (backend/harness/world.h), producing allocsim's comparable record
-(backend/harness/record.h).
+allocsim's own harness semantics (backend/system/backend_world.h), producing allocsim's comparable record
+(backend/system/record.h).
 
 Scheduling: one thread per actor, exactly one running at a time; control changes hands only at allocsim's
 scheduling points: before every backend call (Call), at every ``faults.barrier`` (Barrier), and at a contended
@@ -153,7 +153,7 @@ class SimLock:
 
 
 class PerActorIds:
-    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so the seed's ids read "claim-flowA-2" (world.h).'''
+    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so the seed's ids read "claim-flowA-2" (backend/system/backend_world.h).'''
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
