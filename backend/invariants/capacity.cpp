@@ -8,8 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
-
 namespace allocsim::harness {
 
 using backend::Claim;

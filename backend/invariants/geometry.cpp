@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/state_view.h"
 
 namespace allocsim::harness {

@@ -16,8 +16,7 @@
 #include <optional>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
-#include "backend/invariants/check.h"
+#include "backend/invariants/family.h"
 #include "sim/world.h"
 
 namespace allocsim::harness {

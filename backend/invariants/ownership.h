@@ -10,8 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
-#include "backend/invariants/check.h"
+#include "backend/invariants/family.h"
 
 namespace allocsim::harness {
 

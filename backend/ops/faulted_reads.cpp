@@ -1,12 +1,19 @@
-// Faulted reads (faulted_reads.h): inventory and observe answered from a faulted copy of the backend.
-#include "backend/ops/faulted_reads.h"
+// The actor's reads under an armed read fault (backend/world/read_faults.h says what stale_reads and
+// partial_reads are, what a write is, and how the history of read states is kept): ScriptRunner's
+// faulted_inventory and faulted_observe, through which it reads when the scenario has read-fault ops (it
+// takes the backend lock first, so the fault is decided on the state the read sees, then answers from the
+// live backend or from a faulted copy of it).
+//
+// Footprints (DPOR): a read reads the armed faults' object (read_faults_id) and writes it when it consumes a
+// fault; a stale read also reads the visibility object (invariant_visible_id). A faulted read adds
+// "fault=stale_reads:K" / "fault=partial_reads:w1,w2" to its step's detail.
+#include "backend/ops/script_runner.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "backend/ops/script_runner.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 
@@ -42,26 +49,26 @@ bool apply_partial(ScriptRunner& run, backend::MemoryBackend& view) {
 
 }  // namespace
 
-backend::Observation<backend::InventorySnapshot> faulted_inventory(
-    ScriptRunner& run, const std::optional<std::vector<std::string>>& scope) {
-  const backend::LockGuard lock(run.caller());  // re-entrant: inventory() takes it again without waiting
-  ReadFaults& f = run.world().read_faults;
-  run.ctx().touch(read_faults_id(), f.stale_reads > 0 || f.partial_reads > 0);
-  if (f.stale_reads == 0 && f.partial_reads == 0) return run.backend().inventory(run.caller(), scope);
-  backend::MemoryBackend view = run.backend();
-  apply_stale(run, view);
-  apply_partial(run, view);
-  return view.inventory(run.caller(), scope);
+backend::Observation<backend::InventorySnapshot> ScriptRunner::faulted_inventory(
+    const std::optional<std::vector<std::string>>& scope) {
+  const backend::LockGuard lock(caller_);  // re-entrant: inventory() takes it again without waiting
+  ReadFaults& f = w_.read_faults;
+  ctx_.touch(read_faults_id(), f.stale_reads > 0 || f.partial_reads > 0);
+  if (f.stale_reads == 0 && f.partial_reads == 0) return b_.inventory(caller_, scope);
+  backend::MemoryBackend view = b_;
+  apply_stale(*this, view);
+  apply_partial(*this, view);
+  return view.inventory(caller_, scope);
 }
 
-backend::Observation<backend::ClaimObservation> faulted_observe(ScriptRunner& run, const std::string& claim_id) {
-  const backend::LockGuard lock(run.caller());
-  ReadFaults& f = run.world().read_faults;
-  run.ctx().touch(read_faults_id(), f.stale_reads > 0);
-  if (f.stale_reads == 0) return run.backend().observe(run.caller(), claim_id);
-  backend::MemoryBackend view = run.backend();
-  apply_stale(run, view);
-  return view.observe(run.caller(), claim_id);
+backend::Observation<backend::ClaimObservation> ScriptRunner::faulted_observe(const std::string& claim_id) {
+  const backend::LockGuard lock(caller_);
+  ReadFaults& f = w_.read_faults;
+  ctx_.touch(read_faults_id(), f.stale_reads > 0);
+  if (f.stale_reads == 0) return b_.observe(caller_, claim_id);
+  backend::MemoryBackend view = b_;
+  apply_stale(*this, view);
+  return view.observe(caller_, claim_id);
 }
 
 }  // namespace allocsim::harness

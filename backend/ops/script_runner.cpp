@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "backend/ops/faulted_reads.h"
 #include "backend/ops/op_behaviour.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
@@ -143,7 +142,7 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
   // Into the actor's scratch observation (reused across executions), then swapped into st_.inventory.
   backend::Observation<backend::InventorySnapshot>& obs = st_.inventory_scratch;
   if (w_.read_faults.enabled)
-    obs = faulted_inventory(*this, scope);
+    obs = faulted_inventory(scope);
   else
     b_.inventory_into(caller_, scope, obs);
   // Read after the call: inventory() may block on the lock, and while it waits another actor may fail or
@@ -202,7 +201,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
 }
 
 const char* ScriptRunner::observe_once() {
-  auto obs = w_.read_faults.enabled ? faulted_observe(*this, *st_.claim_id) : b_.observe(caller_, *st_.claim_id);
+  auto obs = w_.read_faults.enabled ? faulted_observe(*st_.claim_id) : b_.observe(caller_, *st_.claim_id);
   remember_envelope("observe", obs, obs.known ? obs.value.desired_generation : std::string(), obs.observed_at);
   if (!obs.known) return "unknown";
   st_.told.observation = obs.value;

@@ -54,6 +54,11 @@ class ScriptRunner {
  private:
   const char* run_op(const Op& op);
   void environment_fault();
+  /// inventory / observe with an armed read fault applied (faulted_reads.cpp), when the scenario has read-fault
+  /// ops: the backend lock first, then the live backend's answer or a faulted copy's.
+  backend::Observation<backend::InventorySnapshot> faulted_inventory(
+      const std::optional<std::vector<std::string>>& scope);
+  backend::Observation<backend::ClaimObservation> faulted_observe(const std::string& claim_id);
   /// Keeps the envelope of answer `obs` of `call` for observation-envelope-complete; `value_gen` and
   /// `value_at` are the generation and time stamp inside the value ("" and the envelope's when it has none).
   template <class T>

@@ -1,93 +1,11 @@
 #include "backend/system/shrink.h"
 
-#include <algorithm>
-#include <stdexcept>
-#include <tuple>
+#include <utility>
 
-#include "backend/scenario/conditional_ops.h"
-#include "backend/scenario/op_syntax.h"
 #include "backend/system/system.h"
 #include "sim/campaign/trace_replay.h"
-#include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
-
-size_t op_count(const Scenario& sc) {
-  size_t n = 0;
-  for (const ActorSpec& a : sc.actors) n += a.script.size();
-  return n;
-}
-
-namespace {
-
-// Drops expect.actors entries for ops an actor no longer has (the loader rejects them).
-void prune_expect(Scenario& sc) {
-  auto& actors = sc.expect.actors;
-  for (size_t i = 0; i < actors.size();) {
-    const ActorSpec* spec = nullptr;
-    for (const ActorSpec& a : sc.actors)
-      if (a.name == actors[i].first) spec = &a;
-    auto& ops = actors[i].second;
-    for (size_t k = 0; spec && k < ops.size();) {
-      bool present = false;
-      for (const Op& op : spec->script) present |= ops[k].first == op_name(op.kind);
-      if (present)
-        ++k;
-      else
-        ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(k));
-    }
-    if (spec && !ops.empty())
-      ++i;
-    else
-      actors.erase(actors.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-}
-
-}  // namespace
-
-std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
-  if (sc.actors.size() <= 1) return std::nullopt;
-  const std::string& name = sc.actors[index].name;
-  for (size_t a = 0; a < sc.actors.size(); ++a)
-    for (const Op& op : sc.actors[a].script)
-      if (a != index && ((op.plan_from && *op.plan_from == name) || (op.kind == OpKind::Recover && op.flow == name)))
-        return std::nullopt;  // another actor's op names it
-  // faults.actors: the name leaves the list. Dropping its only entry would make every actor eligible, so an
-  // actor that still has ops stays. One without ops makes no call, so no fault can strike anywhere: the
-  // faults go with it (an empty script column in a minimal trace is noise).
-  auto& eligible = sc.faults.actors;
-  const auto listed = std::find(eligible.begin(), eligible.end(), name);
-  const bool only_eligible = listed != eligible.end() && eligible.size() == 1;
-  if (only_eligible && !sc.actors[index].script.empty()) return std::nullopt;
-  Scenario out = sc;
-  out.actors.erase(out.actors.begin() + static_cast<std::ptrdiff_t>(index));
-  if (only_eligible)
-    out.faults = FaultSpec{};
-  else
-    std::erase(out.faults.actors, name);
-  prune_expect(out);
-  std::vector<std::string> names;
-  for (const ActorSpec& a : out.actors) names.push_back(a.name);
-  out.order = sim::remap_order(out.order, names);  // constraints naming the dropped actor go with it
-  return out;
-}
-
-Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
-  Scenario out = sc;
-  auto& script = out.actors[actor].script;
-  script.erase(script.begin() + static_cast<std::ptrdiff_t>(op));
-  reindex_conditions(out, actor, op);  // `when` indices (conditional_ops.h)
-  prune_expect(out);
-  // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
-  // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one
-  // whose X vanished would hold Y back for ever, and without it the candidate is a smaller scenario judged
-  // like any other (it must still violate the same invariant to be kept).
-  const sim::PointVocabulary points = point_vocabulary(out);
-  const auto reachable = [&](const sim::StepLabel& l) { return support::contains(points.per_actor[l.actor], l.point); };
-  std::erase_if(out.order.constraints,
-                [&](const sim::OrderConstraint& c) { return !reachable(c.before) || !reachable(c.after); });
-  return out;
-}
 
 ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options) {
   campaign::ShrinkResult r = campaign::shrink(backend_system(), subject_of(scenario), schedule, options);

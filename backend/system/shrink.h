@@ -1,6 +1,6 @@
-// The scenario-reducing half of the shrinker: the reductions the campaign shrinker (sim/campaign/shrink.h,
-// which documents the passes and the budget) tries through ScenarioSubject (system.h), and the shrinker
-// bound to a Scenario for tools and tests.
+// The shrinker bound to a Scenario, for tools and tests: campaign::shrink and campaign::run_lenient (sim/campaign/
+// shrink.h, which documents the passes and the budget) through backend_system() (system.h), whose subjects reduce
+// themselves with the reductions of reductions.h.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
+#include "backend/system/reductions.h"
 #include "sim/campaign/shrink.h"
 #include "sim/engine.h"
 
@@ -32,17 +33,6 @@ ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> sched
 /// campaign::run_lenient of `scenario` (compiled with no extra mutants).
 sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
 
-/// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt
-/// when another actor's reserve names it in plan_from (the scenario would not load), when it is the only
-/// actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
-std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
-
-/// `scenario` without op `op` of actor `actor` (expect.actors pruned to the ops that remain).
-Scenario without_op(const Scenario& scenario, size_t actor, size_t op);
-
 using campaign::schedule_without_actor;
-
-/// Number of ops over all scripts.
-size_t op_count(const Scenario& scenario);
 
 }  // namespace allocsim::harness

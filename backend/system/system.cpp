@@ -8,7 +8,7 @@
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/judge.h"
-#include "backend/system/shrink.h"
+#include "backend/system/reductions.h"
 #include "sim/assert.h"
 
 namespace allocsim::harness {

@@ -6,7 +6,6 @@
 
 #include "backend/scenario/scenario_state.h"
 #include "backend/world/object_ids.h"
-#include "backend/world/world_state.h"
 
 namespace allocsim::harness {
 
@@ -49,9 +48,5 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
     }
   return c;
 }
-
-CompiledScenario::CompiledScenario(const Scenario* sc, backend::MemoryBackend proto)
-    : scenario(sc), prototype(std::move(proto)) {}
-CompiledScenario::~CompiledScenario() = default;
 
 }  // namespace allocsim::harness

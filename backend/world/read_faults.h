@@ -19,7 +19,7 @@
 // of the last K writes) is ordered against each of them. Scenarios without these ops touch nothing new.
 //
 // Here: the armed faults and the history of read states, per execution (the world's); the faulted reads
-// themselves are the actor's (backend/ops/faulted_reads.h), the ops that arm them backend/ops/op_faults.cpp.
+// themselves are the actor's (backend/ops/faulted_reads.cpp), the ops that arm them backend/ops/op_faults.cpp.
 //
 // Contract: at most one stale and one partial fault are armed at a time; arming again replaces the old one.
 // A faulted read adds "fault=stale_reads:K" / "fault=partial_reads:w1,w2" to its step's detail.

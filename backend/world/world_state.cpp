@@ -7,6 +7,11 @@
 
 namespace allocsim::harness {
 
+// Here rather than in compiled_scenario.cpp: both destroy the spare storages, which needs WorldStorage whole.
+CompiledScenario::CompiledScenario(const Scenario* sc, backend::MemoryBackend proto)
+    : scenario(sc), prototype(std::move(proto)) {}
+CompiledScenario::~CompiledScenario() = default;
+
 void reset_told(Told& t, backend::ClaimObservation& spare) {
   static_assert(sizeof(Told) == 456, "Told changed: reset the new field in reset_told");
   t.plan_feasible.reset();

@@ -1,4 +1,4 @@
-// The shrinker's candidates keep their `order` loadable (backend/system/shrink.h without_op): removing an op
+// The shrinker's candidates keep their `order` loadable (backend/system/reductions.h without_op): removing an op
 // removes the constraints whose labels name a point its actor no longer reaches, since the loader refuses
 // such a label (sim/order.h) and every candidate is read back through it.
 #include <catch2/catch.hpp>

@@ -1,0 +1,24 @@
+// The scenario-reducing half of the shrinker: the reductions the campaign shrinker (sim/campaign/shrink.h,
+// which documents the passes and the budget) tries through ScenarioSubject (system.h). The shrinker bound to a
+// Scenario, for tools and tests, is shrink.h.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "backend/scenario/scenario.h"
+
+namespace allocsim::harness {
+
+/// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt
+/// when another actor's reserve names it in plan_from (the scenario would not load), when it is the only
+/// actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
+std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
+
+/// `scenario` without op `op` of actor `actor` (expect.actors pruned to the ops that remain).
+Scenario without_op(const Scenario& scenario, size_t actor, size_t op);
+
+/// Number of ops over all scripts.
+size_t op_count(const Scenario& scenario);
+
+}  // namespace allocsim::harness
