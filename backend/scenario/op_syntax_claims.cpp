@@ -72,9 +72,9 @@ void json_reserve(const Op& op, Json& j) {
   if (op.plan_from) j["plan_from"] = *op.plan_from;
 }
 
-/// Every Call point of a reserve with `requests` (run_reserve, backend/ops/op_claims.cpp; retries included); one without calls
-/// only "reserve". A function, not a namespace-scope constant: the table may be built during another file's
-/// static initialisation.
+/// Every Call point of a reserve with `requests` (run_reserve, backend/ops/op_claims.cpp; retries included); one
+/// without calls only "reserve". A function, not a namespace-scope constant: the table may be built during another
+/// file's static initialisation.
 std::vector<const char*> reserve_all_calls() { return {"inventory", "plan", "reserve"}; }
 
 std::vector<const char*> reserve_calls(const Op& op) {

@@ -1,6 +1,6 @@
 // Scenario types (scenario.h) that are not the loader's: fault action names, FaultSpec. The loader is
-// scenario_load.cpp (over sim/support/json_reader.h), the ops' vocabulary is the op table's syntax rows (op_syntax.h), the
-// encoder is scenario_json.cpp.
+// scenario_load.cpp (over sim/support/json_reader.h), the ops' vocabulary is the op table's syntax rows
+// (op_syntax.h), the encoder is scenario_json.cpp.
 #include "backend/scenario/scenario.h"
 
 #include <algorithm>

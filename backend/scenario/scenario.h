@@ -64,7 +64,8 @@ enum class OpKind {
   FailGeometry,
   AdvanceClock,
   Recover,
-  // Foreign writes (op_syntax_foreign.cpp, backend/ops/op_foreign.cpp): another controller's single locked write, not a seed call.
+  // Foreign writes (op_syntax_foreign.cpp, backend/ops/op_foreign.cpp): another controller's single locked
+  // write, not a seed call.
   SetLabels,
   SetMigState,
   WriteSharedMap,
@@ -76,7 +77,8 @@ enum class OpKind {
   GeometryNoEffect,
 };
 
-// Each kind's name, keys, outcomes and behaviour are its rows of the op table (op_syntax.h, backend/ops/op_behaviour.h); these three read the syntax row.
+// Each kind's name, keys, outcomes and behaviour are its rows of the op table (op_syntax.h,
+// backend/ops/op_behaviour.h); these three read the syntax row.
 /// The op's name as written in scenario files ("mark_ready"); a static string.
 const char* op_name(OpKind k);
 /// Every op name, in enum order.

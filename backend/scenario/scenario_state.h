@@ -45,10 +45,10 @@ void read_cluster_policy(const ScenarioReader& r, const support::Json& v, StartS
 OrderedMap<std::string, OrderedMap<std::string, int>> read_map_entries(const ScenarioReader& r, const support::Json& v,
                                                                        const std::string& ptr);
 
-/// Writes the start state of `sc` into a freshly built backend's state (compile_prototype, backend/world/compiled_scenario.cpp): the node fields
-/// the seed's NodeFixture takes, then the map and pointer the seed's constructor initialises. Harness-only:
-/// the seed has no entry point for the map or the pointer, so this writes BackendState directly and is never
-/// on a seed-mirroring code path.
+/// Writes the start state of `sc` into a freshly built backend's state (compile_prototype,
+/// backend/world/compiled_scenario.cpp): the node fields the seed's NodeFixture takes, then the map and pointer
+/// the seed's constructor initialises. Harness-only: the seed has no entry point for the map or the pointer, so
+/// this writes BackendState directly and is never on a seed-mirroring code path.
 void apply_start_state(const Scenario& sc, backend::BackendState& s);
 
 /// Adds the node's start-state keys to `j`, each only when it differs from its default (scenario_json).

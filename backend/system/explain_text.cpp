@@ -1,7 +1,8 @@
 // The backend's words for footprint objects (campaign::Subject::name_object, sim/campaign/explain.h): a
-// footprint id is XXH3 of (kind, name) (backend/world/object_ids.h object_id), so an id is named by hashing the names the
-// scenario and the execution can produce and looking the id up. Kinds and names are those of
-// backend/model/memory_backend.cpp and the harness (backend/world/object_ids.h: actor plans, the read faults, the visibility object).
+// footprint id is XXH3 of (kind, name) (backend/world/object_ids.h object_id), so an id is named by hashing the
+// names the scenario and the execution can produce and looking the id up. Kinds and names are those of
+// backend/model/memory_backend.cpp and the harness (backend/world/object_ids.h: actor plans, the read faults,
+// the visibility object).
 #include <fmt/format.h>
 
 #include <map>

@@ -51,7 +51,8 @@ struct CompiledScenario {
   /// The storage of worlds that have ended, reset in place by the next world (its containers keep their
   /// capacity, so an execution after the first few allocates little); one per world alive at once.
   mutable std::vector<std::unique_ptr<WorldStorage>> spare;
-  /// Per actor: the footprint id of its "life" mutex when some `recover` op names it (backend/system/backend_world.h), else nullopt.
+  /// Per actor: the footprint id of its "life" mutex when some `recover` op names it
+  /// (backend/system/backend_world.h), else nullopt.
   std::vector<std::optional<uint64_t>> life_ids;
   bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
   CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);

@@ -4,8 +4,9 @@
 // Contract:
 // - CheckMode: `full` runs every enabled invariant over the whole state after every step (the behaviour
 //   before issue 16); `incremental` (the default) runs, after a step, only the rows whose declared reads
-//   (InvariantSpec::reads_kinds, backend/invariants/catalog.h) the step wrote, and per-node rows only on the affected nodes;
-//   at quiescence, the quiescent-only rows in full and the rest only where they read something there alone.
+//   (InvariantSpec::reads_kinds, backend/invariants/family.h) the step wrote, and per-node rows only on the
+//   affected nodes; at quiescence, the quiescent-only rows in full and the rest only where they read something
+//   there alone.
 //   An execution's first check is incremental from the start state when compile() found that state clean
 //   (StartMemo), else full. The mode is process-wide, set once from the command line (--check-invariants)
 //   before any run; tests switch it between runs.

@@ -5,8 +5,8 @@
 //     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
 //     (the test also fails when a listed file starts being rejected by the schema: the list stays exact);
 //   - the schema's vocabularies (ops with their keys and outcomes, mutants, invariants, barriers, sharing,
-//     authorities) are exactly the loader's tables (the op table's syntax rows, op_syntax.h; the invariant names, invariant_names.h), so
-//     a new op, invariant, mutant or barrier cannot be forgotten in the schema.
+//     authorities) are exactly the loader's tables (the op table's syntax rows, op_syntax.h; the invariant
+//     names, invariant_names.h), so a new op, invariant, mutant or barrier cannot be forgotten in the schema.
 // The schema side runs Debian's python3-jsonschema through tests/scenarios/validate_schema.py. When python3
 // or the module is missing the test FAILS (never skips): a skipped check would let the two drift apart.
 #include <catch2/catch.hpp>

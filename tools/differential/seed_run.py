@@ -58,9 +58,9 @@ class Actor:
 
 # Faults the seed has no hook for (read_faults.h, backend/model/geometry_hooks.cpp): their scenarios are skipped.
 HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
-# Foreign writes (backend/ops/op_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the seed's API
-# has no such writer). Replayed as the harness runs them: one Call point, then one write under the backend lock
-# that bumps the written object's version (Execution.foreign_write).
+# Foreign writes (backend/ops/op_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the
+# seed's API has no such writer). Replayed as the harness runs them: one Call point, then one write under the
+# backend lock that bumps the written object's version (Execution.foreign_write).
 FOREIGN_WRITE_OPS = frozenset({'set_labels', 'set_mig_state', 'write_shared_map', 'set_pointer'})
 _MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # backend/scenario/op_syntax.h kMigConfigLabel
 _MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # backend/scenario/op_syntax.h kMigStateLabel
@@ -122,7 +122,7 @@ class Execution:
             b._pointer = sc.cluster_policy.get('pointer', self.mb.DEFAULT_POINTER)
             b._pointer_restore = sc.cluster_policy.get('restore')
 
-    # -- faults (backend/ops/: ActorCaller::fault_at, ScriptRunner::environment_fault) --------------------------------------------------
+    # -- faults (backend/ops/: ActorCaller::fault_at, ScriptRunner::environment_fault) ----------------------------
     def _eligible(self, a: Actor) -> bool:
         return self.faults_fired < self.f_max and (not self.f_actors or a.name in self.f_actors)
 
@@ -296,8 +296,8 @@ class Execution:
         return 'done'
 
     def foreign_write(self, a: Actor, op: Any) -> str:
-        '''backend/ops/op_foreign.cpp: one Call point (its detail as detail_<op> writes it), then one write under the backend
-        lock bumping the written object's version. No audit row, no barrier; the outcome is always done.'''
+        '''backend/ops/op_foreign.cpp: one Call point (its detail as detail_<op> writes it), then one write under the
+        backend lock bumping the written object's version. No audit row, no barrier; the outcome is always done.'''
         k, node, b = op.kind, op.get('node'), self.b
         if k == 'set_labels':
             put, remove = op.get('set', {}), op.get('remove', [])
@@ -369,7 +369,8 @@ class Execution:
         return self.reserve(a, a.plan)
 
     def release(self, a: Actor, op: Any) -> str:
-        # backend/system/backend_world.h: the oldest claim held; with none held, the last released one again (a duplicate release).
+        # backend/system/backend_world.h: the oldest claim held; with none held, the last released one again (a
+        # duplicate release).
         duplicate = not a.held
         if duplicate and a.last_released is None:
             return 'skipped'

@@ -153,7 +153,8 @@ class SimLock:
 
 
 class PerActorIds:
-    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so the seed's ids read "claim-flowA-2" (backend/system/backend_world.h).'''
+    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so the seed's ids read "claim-flowA-2"
+    (backend/system/backend_world.h).'''
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
