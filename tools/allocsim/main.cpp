@@ -14,6 +14,7 @@
 
 #include "backend/harness/scenario.h"
 #include "sim/interrupt.h"
+#include "tools/allocsim/build_info.h"
 #include "tools/allocsim/cli.h"
 
 using namespace allocsim::cli;
@@ -130,7 +131,8 @@ int dispatch(int argc, char** argv) {
       return kExitOk;
     }
     if (cmd == "--version") {
-      std::cout << "allocsim " << ALLOCSIM_VERSION << "\n";
+      // The commit only here: reports and traces carry ALLOCSIM_VERSION alone (build_info.h).
+      std::cout << "allocsim " << ALLOCSIM_VERSION << " (git " << build_commit() << ")\n";
       return kExitOk;
     }
     const Command* command = find_command(cmd);

@@ -105,6 +105,9 @@ void store_trace(const Common& c, const campaign::Trace& t) {
     std::cout << "trace not written (a raw trace is not kept in the corpus; --trace-out FILE writes it)\n";
   } else if (tf.no_corpus) {
     std::cout << "minimal trace not written (--no-corpus; --trace-out FILE writes it)\n";
+  } else if (corpus_for(c).empty()) {  // an installed example scenario (campaign::installed_example)
+    std::cout << "minimal trace not written (an installed example scenario keeps no corpus beside it; --corpus "
+                 "DIR or --trace-out FILE writes it)\n";
   } else if (!t.violation) {  // the corpus keeps violations; a trace that lost its violation is none
     std::cout << "minimal trace not stored in the corpus: it records no violation (--trace-out FILE writes it)\n";
   } else {
@@ -180,7 +183,11 @@ int report_finding(const Common& c, const harness::RunConfig& cfg, const harness
 }
 
 std::string corpus_for(const Common& c) {
-  return c.trace.no_corpus ? "" : campaign::corpus_dir(c.scenario, c.trace.corpus);
+  if (c.trace.no_corpus) return "";
+  // An installed scenario's folder (a system folder, maybe read-only) gets no default corpus: README
+  // "Installing". --corpus DIR still names one.
+  if (c.trace.corpus.empty() && campaign::installed_example(c.scenario)) return "";
+  return campaign::corpus_dir(c.scenario, c.trace.corpus);
 }
 
 std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain) {

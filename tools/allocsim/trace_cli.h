@@ -48,7 +48,8 @@ void check_shrink_flags(const TraceFlags& f);
 int report_finding(const Common& c, const harness::RunConfig& cfg, const harness::Scenario& sc,
                    const sim::Finding& finding, campaign::Trace* shown = nullptr);
 
-/// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus.
+/// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus and, without
+/// --corpus, for an installed example scenario (campaign::installed_example).
 std::string corpus_for(const Common& c);
 
 /// `run`: replays the scenario's corpus entries (none with --no-corpus) before exploring, prints them (nothing
