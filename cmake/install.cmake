@@ -2,6 +2,7 @@
 # the example scenarios with their JSON Schema, and the docs. Layout under the prefix:
 #   bin/allocsim
 #   share/man/man1/allocsim.1.gz                  (generated from --help by help2man; skipped without it)
+#   share/bash-completion/completions/allocsim    (tools/completion/allocsim.bash)
 #   share/allocsim/scenarios/                     (scenarios/: *.json, mutants/, schema/, README.md, FINDINGS.md)
 #   share/doc/allocsim/                           (README.md, docs/*.md, backend/CONTRACT.md)
 # The installed scenario folders carry a `.allocsim-installed` marker: a run of an installed scenario keeps
@@ -23,6 +24,9 @@ set(ALLOCSIM_DOC ${CMAKE_INSTALL_DATADIR}/doc/allocsim)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${ALLOCSIM_DOC})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${ALLOCSIM_DOC}/docs FILES_MATCHING PATTERN "*.md")
 install(FILES ${PROJECT_SOURCE_DIR}/backend/CONTRACT.md DESTINATION ${ALLOCSIM_DOC}/backend)
+
+install(FILES ${PROJECT_SOURCE_DIR}/tools/completion/allocsim.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME allocsim)
 
 # The man page: help2man over `allocsim --help`, with every command's --help appended (cmake/man.cmake).
 # The version string is the project version, not the commit, so the page is the same for every commit.

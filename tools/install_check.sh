@@ -27,7 +27,7 @@ SCENARIO=share/allocsim/scenarios/alloc-004-one-plan-two-claimants.json
 # -- 1. cmake --install into a fresh prefix ---------------------------------------------------------------
 P="$TMP/prefix"
 cmake --install "$BUILD" --prefix "$P" >/dev/null
-for f in bin/allocsim share/man/man1/allocsim.1.gz \
+for f in bin/allocsim share/man/man1/allocsim.1.gz share/bash-completion/completions/allocsim \
          share/allocsim/scenarios/schema/scenario.v1.schema.json share/allocsim/scenarios/mutants/stale-last-out.json \
          share/allocsim/scenarios/README.md share/allocsim/scenarios/FINDINGS.md \
          share/allocsim/scenarios/.allocsim-installed share/doc/allocsim/README.md share/doc/allocsim/docs/DESIGN.md \
@@ -76,7 +76,7 @@ for dep in $(tr ',' '\n' <<<"$depends" | sed -E 's/\|.*//; s/\(.*\)//; s/:any//;
 done
 dpkg --root="$R" --force-not-root --log=/dev/null -i "$DEB" >"$TMP/dpkg.txt" 2>&1 || fail "dpkg --root -i: $(cat "$TMP/dpkg.txt")"
 dpkg --root="$R" -s allocsim | grep -q '^Status: install ok installed' || fail "dpkg --root: allocsim is not installed"
-for f in usr/bin/allocsim usr/share/man/man1/allocsim.1.gz \
+for f in usr/bin/allocsim usr/share/man/man1/allocsim.1.gz usr/share/bash-completion/completions/allocsim \
          "usr/$SCENARIO"; do
   [ -e "$R/$f" ] || fail "the .deb did not install /$f"
 done
