@@ -6,7 +6,7 @@
 get_filename_component(dir "${OUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${dir}")
 set(include_text "[COMMANDS]\nEach command's options, as `allocsim COMMAND --help` prints them.\n")
-foreach(cmd run replay shrink trace sweep merge corpus swarm list)
+foreach(cmd run replay shrink trace sweep merge corpus swarm findings list)
   execute_process(COMMAND "${ALLOCSIM}" ${cmd} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "man page: `allocsim ${cmd} --help` exited ${rc}: ${err}")
