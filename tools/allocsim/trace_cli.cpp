@@ -33,7 +33,10 @@ po::options_description trace_options(TraceFlags& f, bool run) {
                     "(default: .allocsim/corpus beside the scenario file)");
     d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "neither replay nor store corpus entries");
     d.add_options()("report-html", po::value(&f.report_html),
-                    "write a self-contained HTML page here: the verdict, and the violation's trace as swimlanes");
+                    "write a self-contained HTML page here: the verdict, coverage, and the violation's trace as "
+                    "swimlanes");
+    d.add_options()("report-json", po::value(&f.report_json),
+                    "write the run's JSON report here (allocsim/run-report/v1: verdict, counts, coverage)");
     d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
     d.add_options()("shrink-budget", po::value(&f.shrink_budget)->default_value("60"),
                     "shrinking stops early after this many seconds (and says so); 0 = no time limit");

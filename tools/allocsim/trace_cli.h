@@ -30,6 +30,7 @@ struct TraceFlags {
   std::string perfetto;                // Chrome trace-event JSON of the printed trace
   std::string schedule;                // replay: a v1 schedule string (sim/schedule.h)
   std::string report_html;             // run: the HTML report (sim/campaign/report_html.h)
+  std::string report_json;             // run: the JSON report (run_html.h)
 };
 
 /// The options above, for `run` (run = true) or `replay`.

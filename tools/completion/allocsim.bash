@@ -87,7 +87,7 @@ _allocsim() {
       return 0
       ;;
     -o | --out | --corpus | --checkpoint | --resume | --trace-out | --report-json | --junit | --report-html | \
-      --perfetto | --fingerprints | --record | --history)
+      --perfetto | --fingerprints | --record)
       compopt -o filenames 2>/dev/null
       local IFS=$'\n'
       COMPREPLY=($(compgen -f -- "$cur"))
