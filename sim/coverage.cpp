@@ -23,4 +23,17 @@ void PairCoverage::observe(const ExecutionResult& r) {
     }
 }
 
+void FaultCoverage::observe(const ExecutionResult& r) {
+  constexpr std::string_view kMark = "fault=";
+  for (const StepRecord& step : r.steps) {
+    const std::string_view d = step.detail;
+    for (size_t p = d.find(kMark); p != std::string_view::npos; p = d.find(kMark, p + kMark.size())) {
+      if (p > 0 && d[p - 1] != ' ') continue;  // a word of its own, not the tail of another
+      const size_t b = p + kMark.size();
+      const std::string_view kind = d.substr(b, d.find_first_of(": ", b) - b);
+      if (!kind.empty() && kinds_.find(kind) == kinds_.end()) kinds_.emplace(kind);
+    }
+  }
+}
+
 }  // namespace allocsim::sim

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -53,6 +54,23 @@ class PairCoverage {
   /// The pairs already in seen_, sorted by where their names are: a lookup without comparing strings. Only a
   /// shortcut to skip the set: it never reaches a report, so the order of addresses decides nothing visible.
   std::vector<Where> known_;
+};
+
+/// The kinds of fault that fired in the executions observed: a step whose detail holds the word
+/// `fault=KIND` or `fault=KIND:ARG` (the note a system writes into the step where it fires a fault; the
+/// backend's: crash, raise, drop_response, fail_reads, fail_geometry, stale_reads, partial_reads) adds KIND.
+/// For the reports' coverage ("never reached", docs/DESIGN.md §7); it decides nothing. Cost: one substring
+/// search per step detail.
+class FaultCoverage {
+ public:
+  using Set = std::set<std::string, std::less<>>;
+  /// Adds the faults of one execution.
+  void observe(const ExecutionResult& result);
+  /// The kinds seen so far, ordered.
+  const Set& kinds() const { return kinds_; }
+
+ private:
+  Set kinds_;
 };
 
 }  // namespace allocsim::sim

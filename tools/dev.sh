@@ -8,6 +8,11 @@
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time
 #   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
 #                       (tools/differential/README.md); needs the seed at ALLOCSIM_SEED_DIR
+#   tools/dev.sh package       build allocsim and its man page, then the Debian package (cpack -G DEB) in
+#                       $BUILD/package/ (README "Installing")
+#   tools/dev.sh install-check  reuse the build dir: `cmake --install` into a fresh prefix and run an installed
+#                       scenario from another folder, then build the .deb, install it into a clean root with
+#                       `dpkg --root` and run the binary there on an installed scenario (CI)
 #   tools/dev.sh format        apply clang-format (.clang-format) in place to the C++ sources
 #   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
@@ -21,7 +26,9 @@ BUILD="${ALLOCSIM_BUILD_DIR:-$ROOT/build}"
 JOBS="${ALLOCSIM_JOBS:-2}"
 PACKAGES=(g++ cmake ninja-build pkg-config libboost-context-dev libboost-program-options-dev
           nlohmann-json3-dev catch2 libfmt-dev libxxhash-dev python3-jsonschema
-          python3-yaml chromium)
+          python3-yaml chromium help2man dpkg-dev)
+# help2man: the man page, generated from --help at build time (cmake/install.cmake; without it the build skips
+# the page and says so). dpkg-dev: dpkg-shlibdeps, which computes the .deb's Depends line (cmake/package.cmake).
 # python3-yaml: tests/cli/nightly.cpp checks tools/nightly/*.yaml. chromium: tests/html/check_report.py renders
 # the HTML report headless (screenshot + DOM); Debian's package, no browser download of its own.
 # Only `fuzz` needs these: clang with libFuzzer and the sanitizer runtimes (Debian 12: clang 14).
@@ -71,6 +78,14 @@ build() {
   else
     cmake --build "$BUILD" -j "$JOBS" --target "$@"
   fi
+}
+
+# package: the .deb of what `cmake --install` installs (cmake/package.cmake), into $BUILD/package/. CPack's
+# preinstall step builds the targets `all` names first: after `tools/dev.sh build` or `test`, none is stale.
+package() {
+  rm -rf "$BUILD/package"
+  (cd "$BUILD" && cpack -G DEB -B "$BUILD/package" >/dev/null)
+  ls "$BUILD"/package/*.deb
 }
 
 case "${1:-}" in
@@ -166,6 +181,16 @@ case "${1:-}" in
     python3 "$ROOT/tools/differential/differential.py" selftest --allocsim "$BUILD/tools/allocsim"
     python3 "$ROOT/tools/differential/differential.py" stage --allocsim "$BUILD/tools/allocsim" --jobs "$JOBS"
     ;;
+  package)
+    install_missing "${PACKAGES[@]}"
+    build allocsim allocsim_man
+    package
+    ;;
+  install-check)
+    install_missing "${PACKAGES[@]}"
+    build allocsim allocsim_man  # nothing to do after `test`: the stage reuses its build dir
+    "$ROOT/tools/install_check.sh" "$BUILD"
+    ;;
   format)
     install_missing "${FORMAT_PACKAGES[@]}"
     cd "$ROOT"
@@ -188,7 +213,7 @@ case "${1:-}" in
     echo "dev.sh: format-check: all C++ sources formatted" >&2
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|format|format-check" >&2
+    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|package|install-check|format|format-check" >&2
     exit 2
     ;;
 esac

@@ -10,9 +10,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "backend/model/contract.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/system/system.h"
+#include "sim/campaign/coverage_report.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
@@ -36,7 +38,9 @@ struct ScenarioOutcome {
   uint64_t executions = 0, faithful_executions = 0;
   bool dpor = false, exhausted = false;
   std::optional<SwarmFinding> finding;
-  bool also_faithful = false;  // mutant runs: the faithful port shares the violation
+  bool also_faithful = false;         // mutant runs: the faithful port shares the violation
+  campaign::Reach reach;              // what its exploration reached (coverage)
+  std::vector<std::string> features;  // the features it was drawn with (swarm_feature_words)
 };
 
 /// One scenario explored with the swarm's strategy plan: its executions and first violation, if any.
@@ -44,7 +48,8 @@ struct Exploration {
   uint64_t executions = 0;
   bool dpor = false, exhausted = false;
   std::optional<sim::ExecutionResult> found;
-  std::string strategy;  // the strategy that found it
+  std::string strategy;   // the strategy that found it
+  campaign::Reach reach;  // what its runs reached (coverage_report.h)
 };
 
 /// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
@@ -219,6 +224,7 @@ Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uin
     if (n == 0) continue;
     const campaign::RunReport r = explore_with(subject, strategy, gen_seed, n);
     out.executions += r.summary.executions;
+    out.reach.add(r);
     out.exhausted |= out.dpor && r.exhausted;
     if (r.summary.first) {
       out.found = r.summary.first->result;
@@ -256,6 +262,8 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   out.executions = e.executions;
   out.dpor = e.dpor;
   out.exhausted = e.exhausted;
+  out.reach = e.reach;  // the faithful-port checks below are not the night's exploration: not counted
+  out.features = swarm_feature_words(swarm_features(gen_seed));
   if (!e.found) return out;
   out.finding = make_finding(o, subject, *e.found, index, gen_seed, e.strategy);
   if (!o.mutants.empty())
@@ -290,6 +298,8 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, Scenario
   r.faithful_executions += s.faithful_executions;
   r.dpor_scenarios += s.dpor;
   r.dpor_exhausted += s.exhausted;
+  r.reach.add(s.reach);
+  for (const std::string& f : s.features) ++r.features[f];
   if (!s.finding) return;
   ++r.violations;
   SwarmFinding& f = *s.finding;
@@ -316,6 +326,32 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, Scenario
 }
 
 }  // namespace
+
+std::vector<std::string> swarm_feature_words(const SwarmFeatures& f) {
+  std::vector<std::string> out;
+  for (const std::string& name : f.names()) {
+    if (!name.starts_with("sharing=")) {
+      out.push_back(name);
+      continue;
+    }
+    // "sharing=a+b": one word per sharing kind, so "never drawn" can name a kind.
+    for (size_t b = 8, e; b <= name.size(); b = e + 1) {
+      e = std::min(name.find('+', b), name.size());
+      out.push_back("sharing=" + name.substr(b, e - b));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> swarm_feature_universe() {
+  SwarmFeatures all;
+  all.mig = all.split_reserve = all.status_ops = all.release = all.second_reserve = all.binds = true;
+  all.foreign_writes = all.read_faults = all.geometry_faults = all.barrier_faults = all.recover = true;
+  all.start_state = all.conditional = all.clock = all.flow_clock = true;
+  all.sharing = {backend::kSharingExclusive, backend::kSharingIsolatedMig, backend::kSharingCooperative,
+                 backend::kSharingAccountingOnly};
+  return swarm_feature_words(all);
+}
 
 std::optional<uint64_t> SwarmReport::first_index_of(const std::string& invariant) const {
   std::optional<uint64_t> best;

@@ -35,12 +35,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/campaign/coverage_report.h"
 #include "sim/campaign/trace_file.h"
 
 namespace allocsim::harness {
@@ -91,9 +93,20 @@ struct SwarmReport {
   bool stopped_by_until = false;
   bool interrupted = false;            // SIGINT/SIGTERM: the report covers the scenarios that finished before it
   std::vector<SwarmFinding> findings;  // in order of first_index
+  /// Coverage (sim/campaign/coverage_report.h): what the scenarios' explorations reached (the faithful-port
+  /// checks of a mutant run aside), and per generator feature word (swarm_feature_words) the scenarios
+  /// drawn with it.
+  campaign::Reach reach;
+  std::map<std::string, uint64_t> features;
   /// A finding's first scenario index, for each invariant found (measurement: scenarios until found).
   std::optional<uint64_t> first_index_of(const std::string& invariant) const;
 };
+
+struct SwarmFeatures;  // swarm_gen.h
+/// A scenario's features as words: SwarmFeatures::names(), with "sharing=a+b" split into one word per kind.
+std::vector<std::string> swarm_feature_words(const SwarmFeatures& features);
+/// Every feature word a scenario can be drawn with, in SwarmFeatures' order (the coverage's universe).
+std::vector<std::string> swarm_feature_universe();
 
 /// Runs the swarm from `start` (a checkpoint's report: the scenarios it counts are not run again; default:
 /// from the first scenario). `after_batch` (may be empty) sees the report after each whole batch of `jobs`

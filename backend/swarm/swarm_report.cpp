@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "backend/system/system.h"
+#include "sim/campaign/coverage_report.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/prng.h"
@@ -59,7 +61,50 @@ Json finding_json(const SwarmFinding& f, bool mutant_run) {
   return j;
 }
 
+/// "coverage" (sim/campaign/coverage_report.h) plus "features": {"drawn": {word: scenarios}, "never": [...]}.
+Json coverage_of(const SwarmReport& r) {
+  Json c = campaign::coverage_json(backend_system().coverage_universe(), r.reach);
+  Json drawn = Json::object(), never = Json::array();
+  for (const std::string& w : swarm_feature_universe())
+    if (const auto it = r.features.find(w); it != r.features.end())
+      drawn[w] = it->second;
+    else
+      never.push_back(w);
+  c["features"] = {{"drawn", drawn}, {"never", never}};
+  return c;
+}
+
 // -- reading ------------------------------------------------------------------------------------------
+
+/// The reached names and drawn features of a summary's "coverage" (absent in summaries written before it
+/// existed: nothing reached) into `r` (coverage_report.h: the round trip that merge and resume rely on).
+void coverage_from(const JsonReader& rd, const nlohmann::json& j, const std::string& ptr, SwarmReport& r) {
+  if (!j.contains("coverage")) return;
+  const std::string cptr = ptr + "/coverage";
+  const nlohmann::json& c = j["coverage"];
+  rd.want_object(c, cptr);
+  for (const char* dim : {"barriers", "barrier_pairs", "ops", "outcomes", "faults"}) {
+    const std::string dptr = cptr + "/" + dim;
+    const nlohmann::json& d = rd.require(c, cptr, dim);
+    rd.want_object(d, dptr);
+    const nlohmann::json& reached = rd.require(d, dptr, "reached");
+    rd.want_array(reached, dptr + "/reached");
+    for (size_t i = 0; i < reached.size(); ++i) {
+      const std::string iptr = fmt::format("{}/reached/{}", dptr, i);
+      rd.want(reached[i], iptr,
+              reached[i].is_string() && campaign::add_reached(r.reach, dim, reached[i].get<std::string>()),
+              "a name as coverage lists it");
+    }
+  }
+  const nlohmann::json& f = rd.require(c, cptr, "features");
+  rd.want_object(f, cptr + "/features");
+  const nlohmann::json& drawn = rd.require(f, cptr + "/features", "drawn");
+  rd.want_object(drawn, cptr + "/features/drawn");
+  for (const auto& [word, n] : drawn.items()) {
+    rd.want(n, cptr + "/features/drawn/" + support::escape_token(word), n.is_number_unsigned(), "an unsigned integer");
+    r.features[word] = n.get<uint64_t>();
+  }
+}
 
 uint64_t u64(const JsonReader& rd, const nlohmann::json& obj, const std::string& ptr, const char* key) {
   const nlohmann::json& v = rd.require(obj, ptr, key);
@@ -121,6 +166,7 @@ SwarmReport report_from(const JsonReader& rd, const nlohmann::json& j, const std
   rd.want_array(fs, ptr + "/findings");
   for (size_t i = 0; i < fs.size(); ++i)
     r.findings.push_back(finding_from(rd, fs[i], fmt::format("{}/findings/{}", ptr, i), mutant_run));
+  coverage_from(rd, j, ptr, r);
   return r;
 }
 
@@ -189,6 +235,7 @@ Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
   j["stopped_by_until"] = r.stopped_by_until;
   j["interrupted"] = r.interrupted;
   j["findings"] = std::move(findings);
+  j["coverage"] = coverage_of(r);
   return j;
 }
 
@@ -352,6 +399,8 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
     r.dpor_scenarios += s.report.dpor_scenarios;
     r.dpor_exhausted += s.report.dpor_exhausted;
     r.violations += s.report.violations;
+    r.reach.add(s.report.reach);  // coverage: the unions and sums the unsharded run has
+    for (const auto& [word, n] : s.report.features) r.features[word] += n;
     for (const SwarmFinding& f : s.report.findings) {
       const auto [it, fresh] = by_signature.emplace(f.signature, r.findings.size());
       if (fresh) {

@@ -9,7 +9,11 @@
 //    "violations", "distinct", "stopped_by_until", "interrupted",
 //    "findings": [{"signature", "invariant", "count", "first_index", "first_seed", "file", "trace",
 //                  "from_index", "from_seed", "strategy", "actors", "ops", "steps",
-//                  "also_faithful", "first_mutant_only_index" (these two in mutant runs only)}]}
+//                  "also_faithful", "first_mutant_only_index" (these two in mutant runs only)}],
+//    "coverage": {barriers, barrier_pairs, ops, outcomes, faults (sim/campaign/coverage_report.h), "features":
+//                 {"drawn": {feature word: scenarios}, "never": [...]}}}
+// (coverage: of the scenarios' explorations, not of a mutant run's faithful-port checks; a summary without
+// it, written before it existed, reads as nothing reached.)
 // A finding's files are DIR/<file> (the minimal scenario, expect.violation) and DIR/<trace>.
 //
 // JUnit (--junit): one <testcase> per distinct finding, named by its file (the signature's hash: the same

@@ -5,11 +5,13 @@
 
 #include "backend/invariants/state_view.h"
 #include "backend/model/barriers.h"
+#include "backend/scenario/op_syntax.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/judge.h"
 #include "backend/system/reductions.h"
 #include "sim/assert.h"
+#include "sim/campaign/coverage_report.h"
 
 namespace allocsim::harness {
 
@@ -118,6 +120,17 @@ class ScenarioSubject final : public campaign::Subject {
 
 class BackendSystem final : public campaign::System {
  public:
+  /// The barrier catalogue, the op table with each op's outcome vocabulary, and the fault kinds: the KIND of
+  /// each `fault=KIND` note (barrier actions in actor_caller.cpp, the faults drawn before a call in
+  /// script_runner.cpp, the read faults of read_faults.cpp), in README's order.
+  campaign::CoverageUniverse coverage_universe() const override {
+    campaign::CoverageUniverse u;
+    for (const auto& b : backend::barrier_catalog()) u.barriers.emplace_back(b.name);
+    for (const auto& op : op_syntax_rows())
+      u.ops.emplace_back(op.name, std::vector<std::string>(op.outcomes.begin(), op.outcomes.end()));
+    u.faults = {"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads"};
+    return u;
+  }
   campaign::SubjectPtr load(const std::string& path) const override { return subject_of(load_scenario(path)); }
   campaign::SubjectPtr parse(const std::string& text, const std::string& file, const std::string& path,
                              const std::optional<std::string>& digest) const override {

@@ -125,6 +125,11 @@ std::string corpus_dir(const std::string& scenario_path, const std::string& flag
   return (fs::path(scenario_path).parent_path() / ".allocsim" / "corpus").string();
 }
 
+bool installed_example(const std::string& scenario_path) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(scenario_path).parent_path() / kInstalledMarker, ec);
+}
+
 std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants) {
   std::sort(extra_mutants.begin(), extra_mutants.end());
   extra_mutants.erase(std::unique(extra_mutants.begin(), extra_mutants.end()), extra_mutants.end());

@@ -50,6 +50,14 @@ struct CorpusError : std::runtime_error {
 /// `scenario_path`.
 std::string corpus_dir(const std::string& scenario_path, const std::string& flag);
 
+/// The marker file of an installed scenario folder (cmake/install.cmake puts one in
+/// share/allocsim/scenarios/ and its mutants/).
+inline constexpr const char* kInstalledMarker = ".allocsim-installed";
+/// Whether `scenario_path` lies in an installed scenario folder (its folder holds kInstalledMarker). `run`
+/// keeps no default corpus beside such a scenario: the folder may be read-only or a system folder (README
+/// "Installing"); --corpus DIR still names one.
+bool installed_example(const std::string& scenario_path);
+
 /// The file-name key of a scenario and its extra mutants: "STEM" or "STEM+m1+m2" (mutants sorted).
 std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants);
 

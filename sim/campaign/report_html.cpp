@@ -310,6 +310,7 @@ std::string render_html(const HtmlPage& page) {
   for (const auto& m : page.meta) h += "<p class=\"meta\">" + html_escape(m) + "</p>\n";
   h += "</header>\n" + render_table(page);
   if (!page.totals.empty()) h += "<p class=\"totals\">" + html_escape(page.totals) + "</p>\n";
+  h += render_coverage(page.coverage);
   for (size_t k = 0; k < page.violations.size(); ++k) h += render_violation(page.violations[k], k + 1);
   return h + "</body>\n</html>\n";
 }
@@ -350,6 +351,7 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report) {
                   support::count_of(t.value("input_errors", uint64_t{0}), "input error"),
                   support::count_of(t.value("executions", uint64_t{0}), "execution"),
                   t.value("violating_executions", uint64_t{0}));
+  if (report.contains("coverage")) page.coverage = report["coverage"];
   return page;
 }
 

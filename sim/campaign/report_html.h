@@ -64,7 +64,15 @@ struct HtmlPage {
   std::vector<HtmlRow> rows;              // table order
   std::string totals;                     // one line under the table ("" = none)
   std::vector<HtmlViolation> violations;  // section order; a row links to the first one of its file
+  /// The report's "coverage" object (docs/DESIGN.md §7 "Coverage": dimension -> {"reached": [...], "never":
+  /// [...]}), or null for none: rendered after the table as <section class="coverage" id="coverage"> with a
+  /// row per dimension (tr[data-dimension]), its never-reached names listed (li.never).
+  nlohmann::json coverage;
 };
+
+/// The coverage section of a page (see HtmlPage::coverage); "" for null. Unknown shapes render as far as
+/// they are well-formed (the page is a view).
+std::string render_coverage(const nlohmann::json& coverage);
 
 /// The page (see above). Ends in '\n'.
 std::string render_html(const HtmlPage& page);

@@ -62,6 +62,7 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   r.reduction = resolved.reduction;
   sim::TraceCounter traces;
   sim::PairCoverage coverage;
+  sim::FaultCoverage faults;
   const std::unique_ptr<Tally> tally = sc.tally();
   sim::ExploreOptions opt{.seed = config.seed,
                           .executions = config.executions,
@@ -88,6 +89,7 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
     tally->add(w);
     if (caps.exhaustive) traces.add(res);
     coverage.observe(res);
+    faults.observe(res);
     violating += res.violation.has_value();
     if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
     if (hooks.on_execution) hooks.on_execution(index, w, res);
@@ -112,6 +114,8 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   r.exhausted = strategy->exhausted();
   if (caps.exhaustive) r.distinct_traces = traces.distinct();
   r.pair_coverage = coverage.pairs();
+  r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
+  r.faults.insert(faults.kinds().begin(), faults.kinds().end());
   if (caps.calibrated) r.pct = pct_section(pct_steps, actors, config.pct_depth, r.summary.executions);
   sc.judge(r);
   return r;

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/campaign/config.h"
@@ -50,7 +52,11 @@ struct RunReport {
   };
   std::optional<Pct> pct;
   uint64_t pair_coverage = 0;  // ordered point-name pairs at switches between actors (sim/coverage.h)
-  bool met = false;            // every expectation held
+  /// Coverage for the reports' "never reached" lists (docs/DESIGN.md §7): the pairs counted above, and the
+  /// fault kinds that fired (sim::FaultCoverage).
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::set<std::string> faults;
+  bool met = false;  // every expectation held
   /// check_determinism: the first execution whose second run differed, and how many did.
   struct Divergence {
     uint64_t index = 0, seed = 0;

@@ -228,10 +228,12 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   };
   std::vector<uint64_t> pending_traces;  // merged into r.traces in sorted batches: 8 bytes per trace
   sim::PairCoverage coverage;
+  sim::FaultCoverage faults;
   // Brings `r` up to date (the batched traces and the coverage) before it is saved or returned.
   const auto flush_traces = [&] {
     tally->drain(r.outcomes, r.barrier_hits, r.counters);
     r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
+    r.faults.insert(faults.kinds().begin(), faults.kinds().end());
     if (pending_traces.empty()) return;
     std::sort(pending_traces.begin(), pending_traces.end());
     pending_traces.erase(std::unique(pending_traces.begin(), pending_traces.end()), pending_traces.end());
@@ -266,6 +268,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
                      if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
                      if (pending_traces.size() >= 4096) flush_traces();
                      coverage.observe(res);
+                     faults.observe(res);
                      if (hooks.progress) {
                        hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
                        if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);

@@ -111,6 +111,7 @@ struct UnitResult {
   std::map<std::string, uint64_t> barrier_hits;         // barrier name -> fires (only fired ones)
   std::vector<uint64_t> traces;                         // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
+  std::set<std::string> faults;                         // fault kinds that fired (sim::FaultCoverage)
   Counters counters;                                    // the system's own expectation counts (system.h)
   bool exhausted = true;  // dfs: every subtree explored (false when a unit hit the --executions cap)
   bool complete = true;   // the unit ran to its end (false: stopped by the time budget)

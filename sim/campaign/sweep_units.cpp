@@ -28,6 +28,7 @@ void combine(UnitResult& a, const UnitResult& b) {
   std::set_union(a.traces.begin(), a.traces.end(), b.traces.begin(), b.traces.end(), std::back_inserter(merged));
   a.traces = std::move(merged);
   a.pairs.insert(b.pairs.begin(), b.pairs.end());
+  a.faults.insert(b.faults.begin(), b.faults.end());
   a.exhausted = a.exhausted && b.exhausted;
   a.complete = a.complete && b.complete;
   for (const auto& [k, n] : b.counters) a.counters[k] += n;
@@ -61,6 +62,7 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   if (!r.counters.empty()) j["counters"] = r.counters;  // only when a scenario has expectations that count
   if (r.order_blocked) j["order_blocked"] = {{"executions", r.order_blocked}, {"first", r.first_order_block}};
   if (r.abandoned) j["abandoned"] = r.abandoned;  // only the dpor reduction abandons
+  if (!r.faults.empty()) j["faults"] = r.faults;  // only when a fault fired (coverage, docs/DESIGN.md §7)
   return j;
 }
 
@@ -102,6 +104,7 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     r.exhausted = j.at("exhausted").get<bool>();
     r.complete = j.at("complete").get<bool>();
     if (j.contains("counters")) r.counters = j.at("counters").get<Counters>();
+    if (j.contains("faults")) r.faults = j.at("faults").get<std::set<std::string>>();  // absent: none fired
     return r;
   } catch (const std::exception& e) {
     throw SweepInputError(fmt::format("{}: malformed unit result: {}", where, e.what()));

@@ -116,9 +116,14 @@ class Subject {
   size_t op_count() const;
 };
 
+struct CoverageUniverse;  // coverage_report.h
+
 class System {
  public:
   virtual ~System() = default;
+  /// Everything an execution could reach, for the reports' "never reached" lists (coverage_report.h). The
+  /// default: nothing (no list has a "never" entry).
+  virtual CoverageUniverse coverage_universe() const;
   /// Loads and validates a scenario file. Throws support::InputError.
   virtual SubjectPtr load(const std::string& path) const = 0;
   /// Parses a scenario document `text` as if read from `file`; the subject's path is `path` and its

@@ -238,6 +238,7 @@ int cmd_run(int argc, char** argv) {
     shown = std::move(t);
   }
   if (const int rc = write_run_html(c, cfg, sc, rep, shown); rc != kExitOk) return rc;  // run_html.cpp
+  if (const int rc = write_run_json(c, cfg, sc, rep); rc != kExitOk) return rc;
   if (rep.summary.interrupted) {
     // The expectation is over the whole budget (every execution, the tree exhausted): a run cut short neither
     // meets nor refutes it. What ran is summarised above; main exits 128 + the signal.

@@ -24,6 +24,7 @@
 #include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
+#include "tools/allocsim/swarm_html.h"
 
 namespace allocsim::cli {
 
@@ -31,13 +32,15 @@ namespace {
 
 struct SwarmFlags {
   std::string seed = "1", scenarios, budget, per_scenario = "200", shrink_runs = "5000", jobs = "1", shard, out,
-              generate, max_steps, checkpoint, resume, report_json, junit, junit_alias, interval = "2";
+              generate, max_steps, checkpoint, resume, report_json, report_html, junit, junit_alias, interval = "2";
   std::vector<std::string> mutants, until;
 };
 
 void add_output_options(po::options_description& d, SwarmFlags& f) {
   d.add_options()("out", po::value(&f.out), "directory for the findings and summary.json (created)");
   d.add_options()("report-json", po::value(&f.report_json), "also write summary.json's document here");
+  d.add_options()("report-html", po::value(&f.report_html),
+                  "write a self-contained HTML page here: the findings with their traces, and coverage");
   d.add_options()("junit", po::value(&f.junit), "write a JUnit XML report here (one testcase per finding)");
   d.add_options()("report-junit", po::value(&f.junit_alias), "the same as --junit");
 }
@@ -120,6 +123,7 @@ void check_outputs(SwarmFlags& f) {
   if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
   check_output_dir("--report-json", f.report_json);  // before --out is created: a refused command writes nothing
   check_output_dir("--junit", f.junit);
+  check_output_dir("--report-html", f.report_html);
   check_output_dir("--checkpoint", f.checkpoint);
   std::error_code ec;
   std::filesystem::create_directories(f.out, ec);
@@ -127,13 +131,14 @@ void check_outputs(SwarmFlags& f) {
   check_output_dir("--out", (std::filesystem::path(f.out) / "summary.json").string());
 }
 
-/// Writes --out, --report-json and --junit.
+/// Writes --out, --report-json, --junit and --report-html.
 void write_outputs(const SwarmFlags& f, const harness::SwarmOptions& o, const harness::SwarmReport& r) {
   try {
     harness::write_swarm(o, r, f.out);
     if (!f.report_json.empty())
       campaign::write_file_atomically(f.report_json, harness::swarm_summary(o, r).dump(2) + "\n");
     if (!f.junit.empty()) campaign::write_file_atomically(f.junit, harness::swarm_junit(o, r));
+    if (!f.report_html.empty()) campaign::write_file_atomically(f.report_html, swarm_html(o, r, f.out));
   } catch (const campaign::OutputError& e) {
     throw UsageError(e.what());
   }

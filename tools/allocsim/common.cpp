@@ -366,6 +366,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   check_output_dir("--fingerprints", c.fingerprints);
   check_output_dir("--record", c.record);
   check_output_dir("--report-html", c.trace.report_html);
+  check_output_dir("--report-json", c.trace.report_json);
   for (const auto& m : c.explore.mutants())
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,

@@ -14,6 +14,7 @@
 
 #include "backend/scenario/scenario.h"
 #include "sim/interrupt.h"
+#include "tools/allocsim/build_info.h"
 #include "tools/allocsim/cli.h"
 
 using namespace allocsim::cli;
@@ -36,11 +37,12 @@ usage:
   allocsim corpus show ENTRY             print one corpus entry's trace
   allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
   allocsim swarm merge DIR... --out DIR  combine the folders of `swarm --shard K/N` into the unsharded one
+  allocsim findings diff LAST TONIGHT    nightly findings by signature: new, still failing, rare, resolved
   allocsim list barriers|invariants|mutants|ops|strategies
-  allocsim --version
+  allocsim --version                     the version and the git commit it was built from
 
 Run `allocsim COMMAND --help` or `allocsim help COMMAND` (run, replay, shrink, trace, sweep, merge, corpus, swarm,
-list) for its options.
+findings, list) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge), a finding (swarm) or a
             violation (replay, shrink: the minimal trace still violates); 2 usage or input error; 3 internal
@@ -62,9 +64,11 @@ int trace_command(int argc, char** argv) {
 }
 
 constexpr Command kCommands[] = {
-    {"run", cmd_run, true},        {"replay", cmd_replay, true}, {"shrink", cmd_shrink, true},
-    {"sweep", cmd_sweep, true},    {"merge", cmd_merge, false},  {"list", cmd_list, false},
-    {"corpus", cmd_corpus, false}, {"swarm", cmd_swarm, true},   {"trace", trace_command, true},
+    {"run", cmd_run, true},         {"replay", cmd_replay, true},
+    {"shrink", cmd_shrink, true},   {"sweep", cmd_sweep, true},
+    {"merge", cmd_merge, false},    {"list", cmd_list, false},
+    {"corpus", cmd_corpus, false},  {"swarm", cmd_swarm, true},
+    {"trace", trace_command, true}, {"findings", cmd_findings, false},
 };
 
 const Command* find_command(std::string_view name) {
@@ -130,7 +134,8 @@ int dispatch(int argc, char** argv) {
       return kExitOk;
     }
     if (cmd == "--version") {
-      std::cout << "allocsim " << ALLOCSIM_VERSION << "\n";
+      // The commit only here: reports and traces carry ALLOCSIM_VERSION alone (build_info.h).
+      std::cout << "allocsim " << ALLOCSIM_VERSION << " (git " << build_commit() << ")\n";
       return kExitOk;
     }
     const Command* command = find_command(cmd);

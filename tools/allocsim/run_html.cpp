@@ -4,9 +4,31 @@
 
 #include <iostream>
 
+#include "backend/system/system.h"
+#include "sim/campaign/coverage_report.h"
 #include "sim/schedule.h"
 
 namespace allocsim::cli {
+
+namespace {
+
+/// The run's coverage (sim/campaign/coverage_report.h).
+nlohmann::ordered_json run_coverage(const campaign::RunReport& rep) {
+  campaign::Reach reach;
+  reach.add(rep);
+  return campaign::coverage_json(harness::backend_system().coverage_universe(), reach);
+}
+
+/// The command that replays the run's first violation.
+std::string first_replay(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                         const sim::Finding& f) {
+  return cfg.spec().caps.replays_by_seed
+             ? replay_command(c, f.seed, cfg)
+             : cfg.replay_line(c.scenario, {.seed = std::nullopt,
+                                            .schedule = sim::format_schedule(f.result.schedule, actor_names(sc))});
+}
+
+}  // namespace
 
 campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                             const campaign::RunReport& rep, const std::optional<campaign::Trace>& shown) {
@@ -28,15 +50,10 @@ campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg,
   row.notes = rep.unmet;
   if (rep.met && !sc.expect.pass && !rep.summary.interrupted) row.notes.push_back("the expected violation was found");
   page.rows.push_back(std::move(row));
-  if (rep.summary.first && shown) {
-    const auto& f = *rep.summary.first;
-    const std::string replay =
-        cfg.spec().caps.replays_by_seed
-            ? replay_command(c, f.seed, cfg)
-            : cfg.replay_line(c.scenario, {.seed = std::nullopt,
-                                           .schedule = sim::format_schedule(f.result.schedule, actor_names(sc))});
-    page.violations.push_back(campaign::html_violation_of_trace(c.scenario, *shown, replay));
-  }
+  page.coverage = run_coverage(rep);
+  if (rep.summary.first && shown)
+    page.violations.push_back(
+        campaign::html_violation_of_trace(c.scenario, *shown, first_replay(c, cfg, sc, *rep.summary.first)));
   return page;
 }
 
@@ -50,6 +67,47 @@ int write_run_html(const Common& c, const campaign::ExploreConfig& cfg, const ha
     return kExitUsage;
   }
   std::cout << fmt::format("html report written: {}\n", c.trace.report_html);
+  return kExitOk;
+}
+
+nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                                const campaign::RunReport& rep) {
+  using J = nlohmann::ordered_json;
+  J j = {{"schema", "allocsim/run-report/v1"},
+         {"tool_version", ALLOCSIM_VERSION},
+         {"scenario", {{"path", c.scenario}, {"name", sc.name}, {"digest", sc.digest}}},
+         {"strategy", cfg.strategy}};
+  if (cfg.spec().caps.seeded) j["seed"] = cfg.seed;
+  j["mutants"] = c.explore.mutants();
+  j["executions"] = rep.summary.executions;
+  j["steps"] = rep.summary.steps;
+  j["violating_executions"] = rep.summary.violating_executions;
+  j["violations"] = rep.summary.violations_by_invariant;
+  if (const auto& f = rep.summary.first; f && f->result.violation)
+    j["first_violation"] = {{"invariant", f->result.violation->invariant},
+                            {"message", f->result.violation->message},
+                            {"replay", first_replay(c, cfg, sc, *f)}};
+  else
+    j["first_violation"] = nullptr;
+  j["outcomes"] = rep.outcomes;
+  j["reached"] = rep.reached;
+  j["pair_coverage"] = rep.pair_coverage;
+  j["interrupted"] = rep.summary.interrupted;
+  j["expectation"] = {{"met", rep.summary.interrupted ? J(nullptr) : J(rep.met)}, {"unmet", rep.unmet}};
+  j["coverage"] = run_coverage(rep);
+  return j;
+}
+
+int write_run_json(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                   const campaign::RunReport& rep) {
+  if (c.trace.report_json.empty()) return kExitOk;
+  try {
+    campaign::write_file_atomically(c.trace.report_json, run_json(c, cfg, sc, rep).dump(2) + "\n");
+  } catch (const campaign::OutputError& e) {
+    std::cerr << "allocsim: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::cout << fmt::format("json report written: {}\n", c.trace.report_json);
   return kExitOk;
 }
 

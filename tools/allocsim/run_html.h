@@ -1,6 +1,13 @@
 // `allocsim run --report-html FILE`: the run's page (sim/campaign/report_html.h): one table row (the
-// scenario, its verdict, executions, violations, unmet reasons) and, when a violation was found, the trace
-// `run` printed (the minimal one unless --no-shrink) as swimlanes, with its replay command.
+// scenario, its verdict, executions, violations, unmet reasons), the coverage section (sim/campaign/coverage_report.h) and, when
+// a violation was found, the trace `run` printed (the minimal one unless --no-shrink) as swimlanes, with its
+// replay command.
+// `allocsim run --report-json FILE`: the run's JSON report, schema allocsim/run-report/v1 (docs/DESIGN.md §7):
+//   {"schema", "tool_version", "scenario": {"path", "name", "digest"}, "strategy", "seed" (seeded strategies),
+//    "mutants", "executions", "steps", "violating_executions", "violations": {invariant: n},
+//    "first_violation": null | {"invariant", "message", "replay"}, "outcomes", "reached", "pair_coverage",
+//    "interrupted", "expectation": {"met": true|false|null (interrupted), "unmet": [...]}, "coverage"}
+// Like every report: deterministic, no time, no host; tool_version is the version, never the git commit.
 #pragma once
 
 #include <optional>
@@ -20,5 +27,14 @@ campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg,
 /// kExitUsage (message on stderr) when the file cannot be written.
 int write_run_html(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                    const campaign::RunReport& rep, const std::optional<campaign::Trace>& shown);
+
+/// The run's JSON report (see above).
+nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                                const campaign::RunReport& rep);
+
+/// Writes run_json() atomically to c.trace.report_json when set and says so on stdout. Returns kExitOk, or
+/// kExitUsage (message on stderr) when the file cannot be written.
+int write_run_json(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                   const campaign::RunReport& rep);
 
 }  // namespace allocsim::cli

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "backend/system/system.h"
+#include "sim/campaign/coverage_report.h"
 #include "sim/campaign/report_html.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"
@@ -50,6 +51,15 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     if (p.error) std::cout << "ERR  " << p.error->what() << "\n";
   nlohmann::json report = campaign::sweep_report_json(res, outs);
   if (!shards.is_null()) report["shards"] = shards;
+  // The whole sweep's "never reached" lists (sim/campaign/coverage_report.h): a key of its own, computed from the unit results.
+  campaign::Reach reach;
+  for (const auto& o : outs) {
+    for (const auto& [b, n] : o.result.barrier_hits) reach.barriers.insert(b);
+    reach.pairs.insert(o.result.pairs.begin(), o.result.pairs.end());
+    reach.add_outcomes(o.result.outcomes);
+    reach.faults.insert(o.result.faults.begin(), o.result.faults.end());
+  }
+  report["coverage"] = campaign::coverage_json(harness::backend_system().coverage_universe(), reach);
   const auto& t = report["totals"];
   // Undecided scenarios exist only in a shard (the other shards decide them): the count is shown only then.
   // The first count is of every file given, so that it is the sum of the ones after it (totals.scenarios

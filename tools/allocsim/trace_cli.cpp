@@ -33,7 +33,10 @@ po::options_description trace_options(TraceFlags& f, bool run) {
                     "(default: .allocsim/corpus beside the scenario file)");
     d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "neither replay nor store corpus entries");
     d.add_options()("report-html", po::value(&f.report_html),
-                    "write a self-contained HTML page here: the verdict, and the violation's trace as swimlanes");
+                    "write a self-contained HTML page here: the verdict, coverage, and the violation's trace as "
+                    "swimlanes");
+    d.add_options()("report-json", po::value(&f.report_json),
+                    "write the run's JSON report here (allocsim/run-report/v1: verdict, counts, coverage)");
     d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
     d.add_options()("shrink-budget", po::value(&f.shrink_budget)->default_value("60"),
                     "shrinking stops early after this many seconds (and says so); 0 = no time limit");
@@ -105,6 +108,9 @@ void store_trace(const Common& c, const campaign::Trace& t) {
     std::cout << "trace not written (a raw trace is not kept in the corpus; --trace-out FILE writes it)\n";
   } else if (tf.no_corpus) {
     std::cout << "minimal trace not written (--no-corpus; --trace-out FILE writes it)\n";
+  } else if (corpus_for(c).empty()) {  // an installed example scenario (campaign::installed_example)
+    std::cout << "minimal trace not written (an installed example scenario keeps no corpus beside it; --corpus "
+                 "DIR or --trace-out FILE writes it)\n";
   } else if (!t.violation) {  // the corpus keeps violations; a trace that lost its violation is none
     std::cout << "minimal trace not stored in the corpus: it records no violation (--trace-out FILE writes it)\n";
   } else {
@@ -180,7 +186,11 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
 }
 
 std::string corpus_for(const Common& c) {
-  return c.trace.no_corpus ? "" : campaign::corpus_dir(c.scenario, c.trace.corpus);
+  if (c.trace.no_corpus) return "";
+  // An installed scenario's folder (a system folder, maybe read-only) gets no default corpus: README
+  // "Installing". --corpus DIR still names one.
+  if (c.trace.corpus.empty() && campaign::installed_example(c.scenario)) return "";
+  return campaign::corpus_dir(c.scenario, c.trace.corpus);
 }
 
 std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain) {

@@ -30,6 +30,7 @@ struct TraceFlags {
   std::string perfetto;                // Chrome trace-event JSON of the printed trace
   std::string schedule;                // replay: a v1 schedule string (sim/schedule.h)
   std::string report_html;             // run: the HTML report (sim/campaign/report_html.h)
+  std::string report_json;             // run: the JSON report (run_html.h)
 };
 
 /// The options above, for `run` (run = true) or `replay`.
@@ -48,7 +49,8 @@ void check_shrink_flags(const TraceFlags& f);
 int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                    const sim::Finding& finding, campaign::Trace* shown = nullptr);
 
-/// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus.
+/// The corpus folder of `run` (--corpus, else beside the scenario), or "" with --no-corpus and, without
+/// --corpus, for an installed example scenario (campaign::installed_example).
 std::string corpus_for(const Common& c);
 
 /// `run`: replays the scenario's corpus entries (none with --no-corpus) before exploring, prints them (nothing

@@ -26,6 +26,14 @@
 #   tools/nightly/nightly.sh swarm-merge OUT SHARD_OUT...
 #       Merges the shards' OUT/swarm folders into OUT/swarm and OUT/swarm-junit.xml (allocsim swarm merge):
 #       the same files the unsharded run writes.
+#   tools/nightly/nightly.sh findings OUT [-H HISTORY] [-k KEEP] [--night NAME] [--fail-on-still-failing]
+#       What changed since the nights before (allocsim findings diff): tonight's OUT (sweep.json, swarm/)
+#       against the nights kept in HISTORY (default OUT/history; keep it somewhere that outlives OUT, e.g. a
+#       CI cache), oldest first. Writes OUT/findings.txt, OUT/findings.json and OUT/findings.html, then
+#       copies tonight's reports (sweep.json, sweep.html, the swarm folder) into HISTORY/NAME (default:
+#       tonight's date, YYYYMMDD, UTC) and keeps the newest KEEP nights there (default 7: a finding seen in
+#       some of the last week's nights only is "rare"). Exit 1 when a finding is new (with
+#       --fail-on-still-failing also when one is still failing); the first night, with no history, exits 0.
 #
 # Environment: ALLOCSIM (the binary; default build/tools/allocsim under the repository root),
 # ALLOCSIM_SWEEP_FLAGS (extra sweep flags, e.g. "--preemption-bound 2 --reduction none").
@@ -36,7 +44,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ALLOCSIM="${ALLOCSIM:-$ROOT/build/tools/allocsim}"
 
 usage() {
-  sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -93,6 +101,8 @@ case "$cmd" in
     [ "$fresh" -eq 1 ] && rm -f "$out/checkpoint.json"
     args=(sweep "${inputs[@]}" --strategy dfs --jobs "$jobs" --shard "$shard"
           --checkpoint "$out/checkpoint.json" --report-json "$out/sweep.json" --junit "$out/junit.xml")
+    # The page (each first violation's trace, coverage) for an unsharded sweep; a merge writes its own JSON.
+    [ "$shard" = 1/1 ] && args+=(--report-html "$out/sweep.html")
     [ -f "$out/checkpoint.json" ] && args+=(--resume "$out/checkpoint.json")
     [ -n "$budget" ] && args+=(--time-budget "$budget")
     # shellcheck disable=SC2206  # word splitting of the extra flags is intended
@@ -124,7 +134,8 @@ case "$cmd" in
     [ "$fresh" -eq 1 ] && rm -f "$out/swarm-checkpoint-$seed.json"
     echo "nightly.sh: swarm --seed $seed --scenarios $scenarios --shard $shard" >&2
     args=(swarm --seed "$seed" --scenarios "$scenarios" --jobs "$jobs" --shard "$shard" --out "$out/swarm"
-          --junit "$out/swarm-junit.xml" --checkpoint "$out/swarm-checkpoint-$seed.json")
+          --junit "$out/swarm-junit.xml" --report-html "$out/swarm/report.html"
+          --checkpoint "$out/swarm-checkpoint-$seed.json")
     [ -f "$out/swarm-checkpoint-$seed.json" ] && args+=(--resume "$out/swarm-checkpoint-$seed.json")
     set +e
     "$ALLOCSIM" "${args[@]}" >"$out/swarm.log" 2>&1
@@ -146,11 +157,58 @@ case "$cmd" in
     for d in "$@"; do dirs+=("$d/swarm"); done
     mkdir -p "$out/swarm"
     set +e
-    "$ALLOCSIM" swarm merge "${dirs[@]}" --out "$out/swarm" --junit "$out/swarm-junit.xml"
+    "$ALLOCSIM" swarm merge "${dirs[@]}" --out "$out/swarm" --junit "$out/swarm-junit.xml" \
+      --report-html "$out/swarm/report.html"
     rc=$?
     set -e
     [ "$rc" -le 1 ] || exit "$rc"
     exit 0
+    ;;
+  findings)
+    [ $# -ge 1 ] || usage
+    out="$1"; shift
+    history="$out/history" keep=7 night="$(date -u +%Y%m%d)" extra=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        -H) history="$2"; shift 2 ;;
+        -k) keep="$2"; shift 2 ;;
+        --night) night="$2"; shift 2 ;;
+        --fail-on-still-failing) extra+=(--fail-on-still-failing); shift ;;
+        -h|--help) usage ;;
+        *) echo "nightly.sh: unknown option $1" >&2; usage ;;
+      esac
+    done
+    case "$keep" in ''|*[!0-9]*|0) echo "nightly.sh: -k: expected a number of nights >= 1, got '$keep'" >&2; exit 2 ;; esac
+    mkdir -p "$history"
+    # The earlier nights, oldest first (names sort by date), without tonight's own copy of an earlier run.
+    earlier=()
+    while IFS= read -r d; do
+      case "$d" in *.tmp) continue ;; esac  # a copy an earlier job did not finish
+      [ -n "$d" ] && [ "$(basename "$d")" != "$night" ] && earlier+=("$d")
+    done < <(find "$history" -mindepth 1 -maxdepth 1 -type d | LC_ALL=C sort)
+    rc=0
+    if [ ${#earlier[@]} -eq 0 ]; then
+      echo "nightly.sh: findings: no earlier night in $history yet: nothing to compare tonight with" | tee "$out/findings.txt" >&2
+    else
+      set +e
+      "$ALLOCSIM" findings diff "${earlier[@]}" "$out" --report-json "$out/findings.json" \
+        --report-html "$out/findings.html" "${extra[@]}" >"$out/findings.txt"
+      rc=$?
+      set -e
+      cat "$out/findings.txt"
+      [ "$rc" -le 1 ] || exit "$rc"
+    fi
+    # Keep tonight's reports (the swarm folder whole: its replay lines name its trace files), then the newest
+    # $keep nights.
+    dest="$history/$night"
+    rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+    for f in sweep.json sweep.html; do [ -f "$out/$f" ] && cp "$out/$f" "$dest.tmp/"; done
+    [ -d "$out/swarm" ] && cp -r "$out/swarm" "$dest.tmp/swarm"
+    rm -rf "$dest" && mv "$dest.tmp" "$dest"
+    find "$history" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' | LC_ALL=C sort | head -n "-$keep" | while IFS= read -r d; do
+      rm -rf "$d"
+    done
+    exit "$rc"
     ;;
   merge)
     [ $# -ge 2 ] || usage
