@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -146,6 +147,24 @@ VerdictChecks check_violation(const System& system, const FoundViolation& v, con
 /// Re-runs the probe's schedule strictly under the current mode: "" when the verdict is the expected one,
 /// else what it was instead.
 std::string probe(const ModeProbe& p);
+
+/// A world of a scenario with its `order` taken away (the engine then holds no actor back): the order-blocked
+/// check continues an execution without it, and the slice run chooses its own schedule.
+class WithoutOrder final : public sim::World {
+ public:
+  explicit WithoutOrder(std::unique_ptr<sim::World> inner) : inner_(std::move(inner)) {}
+  size_t actor_count() const override { return inner_->actor_count(); }
+  std::string_view actor_name(sim::ActorId id) const override { return inner_->actor_name(id); }
+  void run_actor(sim::ActorId id, sim::ActorContext& ctx) override { inner_->run_actor(id, ctx); }
+  std::optional<sim::Violation> check_step(uint64_t step, sim::ActorId actor) override {
+    return inner_->check_step(step, actor);
+  }
+  std::optional<sim::Violation> check_quiescent() override { return inner_->check_quiescent(); }
+  const sim::OrderSpec* order() const override { return nullptr; }
+
+ private:
+  std::unique_ptr<sim::World> inner_;
+};
 
 // -- verdict_slice.cpp ----------------------------------------------------------------------------------
 

@@ -20,27 +20,6 @@
 
 namespace allocsim::campaign {
 
-namespace {
-
-/// A world of the scenario with its order taken away (the engine then filters nothing).
-class WithoutOrder final : public sim::World {
- public:
-  explicit WithoutOrder(std::unique_ptr<sim::World> inner) : inner_(std::move(inner)) {}
-  size_t actor_count() const override { return inner_->actor_count(); }
-  std::string_view actor_name(sim::ActorId id) const override { return inner_->actor_name(id); }
-  void run_actor(sim::ActorId id, sim::ActorContext& ctx) override { inner_->run_actor(id, ctx); }
-  std::optional<sim::Violation> check_step(uint64_t step, sim::ActorId actor) override {
-    return inner_->check_step(step, actor);
-  }
-  std::optional<sim::Violation> check_quiescent() override { return inner_->check_quiescent(); }
-  const sim::OrderSpec* order() const override { return nullptr; }
-
- private:
-  std::unique_ptr<sim::World> inner_;
-};
-
-}  // namespace
-
 std::optional<Contradiction> check_order_blocked(const Subject& sc, const ExploreConfig& config, uint64_t index,
                                                  const sim::ExecutionResult& r, const VerdictOptions& o,
                                                  std::map<std::string, uint64_t>& run,

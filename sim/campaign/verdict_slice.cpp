@@ -13,7 +13,8 @@
 //     kept actor cannot go on (it waits for a lock that a left-out step releases), or after the last kept step
 //     when no violation has fired yet, a left-out step may run if it comes earlier in the execution and writes
 //     no state (only reads and locks: it cannot change what the invariant sees). A left-out step that writes
-//     state never runs: the violation must not need it.
+//     state never runs: the violation must not need it. The scenario's `order` is taken away for this run: it
+//     could only hold back a step the run chose (a constraint on a lock wait that no longer happens, say).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -276,8 +277,10 @@ std::vector<std::pair<std::string, std::string>> check_explanation(const Subject
   sim::Engine plain(sim::EngineOptions{.max_steps = max_steps});
   SliceReplay only(r, e->slice, names, std::move(writes_state));
   only.begin_execution(0);
-  const std::unique_ptr<sim::World> world = compiled->make_world();
-  const sim::ExecutionResult s = plain.run(*world, only);
+  // The slice run picks every step itself: the scenario's order could only hold a step back (a constraint on a
+  // lock wait that this run does not have, say).
+  WithoutOrder world(compiled->make_world());
+  const sim::ExecutionResult s = plain.run(world, only);
   const std::string steps = fmt::format("the causal slice's {} steps alone", e->slice.size());
   if (!only.stuck().empty())
     out.emplace_back("explain-slice-replay", fmt::format("{} cannot be run: {}", steps, only.stuck()));
