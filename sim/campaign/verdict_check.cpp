@@ -254,6 +254,12 @@ void Checker::pinned(const Subject& minimal, const File& min_scenario, const Fil
   } targets[] = {{"order-pin", minimal, o.prefix + ".min-order.json", {min_scenario, min_trace}},
                  {"order-pin-file", *v.scenario, o.prefix + ".order.json", {scenario_file, min_trace}}};
   for (const auto& target : targets) {
+    if (e->order.empty() && target.kind == std::string_view("order-pin-file")) {
+      // Nothing is printed to paste (the explanation is sequential): the scenario alone is what the minimal
+      // check judged, and a larger one may well not break in every order.
+      out.skipped["order-pin-file: the explanation has no order block to paste"] += o.order_strategies.size();
+      continue;
+    }
     Json doc = target.sc.to_json();
     if (!doc.contains("order")) doc["order"] = Json::array();
     for (const Json& c : pasted) doc["order"].push_back(c);

@@ -23,7 +23,8 @@
 //     steps the slice leaves out are kept out);
 //   4 order-pin: the explanation's `order` block, appended to the minimal scenario's own, gives the violation
 //     in the first execution under each of VerdictOptions::order_strategies; order-pin-file: the same with
-//     the block appended to the explored scenario (where a user pastes it). An order cannot pin a fault draw:
+//     the block appended to the explored scenario (where a user pastes it; not when the block is empty, as
+//     for a sequential explanation, since nothing is printed to paste). An order cannot pin a fault draw:
 //     skipped when the minimal schedule draws a fault, and a first execution that drew one and did not
 //     violate the invariant is not judged;
 //   5 check-modes: ModeProbes of the violating and the minimal execution, which the caller re-runs under the

@@ -8,13 +8,12 @@
 //     by a backward search;
 //   - is it enough: the slice's steps alone, in their order, break the same invariant. The steps left out are
 //     the ones the violation does not depend on, so leaving them out must not change what the kept steps do.
-//     Locks carry no state and are left out of the dependencies (explain.h), so the run allows for them
-//     (SliceReplay): a lock wait the execution had may vanish and one it did not have may appear; and when a
-//     kept actor cannot go on (it waits for a lock that a left-out step releases), or after the last kept step
-//     when no violation has fired yet, a left-out step may run if it comes earlier in the execution and writes
-//     no state (only reads and locks: it cannot change what the invariant sees). A left-out step that writes
-//     state never runs: the violation must not need it. The scenario's `order` is taken away for this run: it
-//     could only hold back a step the run chose (a constraint on a lock wait that no longer happens, say).
+//     Locks carry no state and are left out of the dependencies (explain.h), so the run keeps, in their
+//     places, the left-out steps that write no state (only reads and Sync objects: they cannot change what the
+//     invariant sees, and they hand locks over as the execution did); a lock wait may still vanish or appear.
+//     A left-out step that writes state never runs: the violation must not need it. The scenario's `order` is
+//     taken away for this run: it could only hold back a step the run chose (a constraint on a lock wait that
+//     no longer happens, say).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,18 +90,21 @@ Needed needed_steps(const Subject& sc, const sim::ExecutionResult& r, const std:
   return out;
 }
 
-/// Runs the slice's steps alone (see the file comment). Choices: the next slice step's actor when it is
-/// runnable at that step's point; a lock wait the original did not have is let through, one it had and this
-/// run does not is passed over; when the actor cannot run, the earliest left-out step before it that can.
-/// Draws: each actor's own draws, in its order (the original schedule's draws follow their step's actor).
+/// Runs the slice's steps, and the left-out steps that write no state, in the execution's order (see the file
+/// comment). A step that writes no state (only reads and Sync objects) cannot change what the invariant sees;
+/// keeping it keeps the lock hand-overs the execution had. Choices: the next such step's actor when it is
+/// runnable at that step's point; a lock wait the execution had and this run does not is passed over, one this
+/// run has and the execution did not is let through. A kept step of the slice that cannot be taken ends the run
+/// (stuck); a left-out one is dropped, with the rest of its actor's. Draws: each actor's own, in its order.
 class SliceReplay final : public sim::Strategy {
  public:
-  /// `writes_state[k]`: step k writes an object that is not Sync.
   SliceReplay(const sim::ExecutionResult& r, const std::vector<uint64_t>& slice, const std::vector<std::string>& names,
-              std::vector<bool> writes_state)
-      : r_(r), names_(names), in_slice_(r.steps.size(), false), writes_state_(std::move(writes_state)) {
+              const std::vector<bool>& writes_state)
+      : r_(r), names_(names), in_slice_(r.steps.size(), false) {
     for (uint64_t k : slice)
-      if (k < r.steps.size()) in_slice_[k] = true, targets_.push_back(k);
+      if (k < r.steps.size()) in_slice_[k] = true;
+    for (uint64_t k = 0; k < r.steps.size(); ++k)
+      if (in_slice_[k] || !writes_state[k]) targets_.push_back(k);
     sim::ActorId actor = sim::kNoActor;
     size_t step = 0;
     for (const sim::Choice& c : r.schedule) {
@@ -132,13 +134,14 @@ class SliceReplay final : public sim::Strategy {
   }
   bool end_execution(const sim::ExecutionResult&) override { return false; }
 
-  bool all_taken() const { return next_ == targets_.size(); }
+  /// Every step of the slice was taken.
+  bool all_taken() const { return next_ == targets_.size() && stuck_.empty(); }
   const std::string& stuck() const { return stuck_; }
 
  private:
   void grow(sim::ActorId a) {
     if (a >= steps_of_.size()) steps_of_.resize(a + 1), draws_of_.resize(a + 1), draw_at_.resize(a + 1);
-    if (a >= taken_.size()) taken_.resize(a + 1, 0);
+    if (a >= taken_.size()) taken_.resize(a + 1, 0), dropped_.resize(a + 1, false);
   }
   bool at(const sim::Candidate& c, uint64_t k) const {
     return c.kind == r_.steps[k].kind && c.what == r_.steps[k].what;
@@ -148,36 +151,23 @@ class SliceReplay final : public sim::Strategy {
     return fmt::format("step {} ({} at {})", k, a < names_.size() ? names_[a] : std::to_string(a), r_.steps[k].what);
   }
   sim::ActorId take(sim::ActorId a) { return current_ = a; }
-  /// The earliest left-out step before step `bound` that writes no state and whose actor can take it now.
-  std::optional<sim::ActorId> filler(std::span<const sim::Candidate> runnable, uint64_t bound) {
-    std::optional<uint64_t> best;
-    sim::ActorId who = sim::kNoActor;
-    for (const sim::Candidate& x : runnable) {
-      grow(x.actor);
-      if (taken_[x.actor] >= steps_of_[x.actor].size()) continue;
-      const uint64_t k = steps_of_[x.actor][taken_[x.actor]];
-      if (!in_slice_[k] && !writes_state_[k] && k < bound && at(x, k) && (!best || k < *best)) best = k, who = x.actor;
-    }
-    if (!best) return std::nullopt;
-    ++taken_[who];
-    return who;
+  sim::ActorId give_up(std::string why) {
+    stuck_ = std::move(why);
+    return sim::kAbandon;
   }
   /// Whether actor `a`, at a lock wait now, waits where the execution did not.
   bool extra_wait(sim::ActorId a) const {
     return taken_[a] >= steps_of_[a].size() || r_.steps[steps_of_[a][taken_[a]]].kind != sim::PointKind::LockWait;
   }
-  sim::ActorId give_up(std::string why) {
-    stuck_ = std::move(why);
-    return sim::kAbandon;
-  }
 
   const sim::ExecutionResult& r_;
   const std::vector<std::string>& names_;
-  std::vector<bool> in_slice_, writes_state_;
-  std::vector<uint64_t> targets_;
+  std::vector<bool> in_slice_;
+  std::vector<uint64_t> targets_;                // the slice's steps and the left-out ones that write no state
   std::vector<size_t> pos_in_actor_;             // step -> its position among its actor's steps
   std::vector<std::vector<uint64_t>> steps_of_;  // actor -> its steps, in order
   std::vector<size_t> taken_;                    // actor -> how many of its steps this run has taken
+  std::vector<bool> dropped_;                    // actor -> a left-out step of it could not be taken
   std::vector<std::vector<uint64_t>> draws_of_;
   std::vector<size_t> draw_at_;
   std::vector<uint64_t> prologue_draws_;
@@ -191,38 +181,37 @@ sim::ActorId SliceReplay::choose(std::span<const sim::Candidate> runnable, sim::
     const uint64_t t = targets_[next_];
     const sim::ActorId a = r_.steps[t].actor;
     grow(a);
-    if (taken_[a] > pos_in_actor_[t]) {  // passed over as a lock wait this run did not have
+    if (taken_[a] > pos_in_actor_[t] || (!in_slice_[t] && dropped_[a])) {  // passed over, or its actor dropped
       ++next_;
       continue;
     }
     const auto c =
         std::find_if(runnable.begin(), runnable.end(), [&](const sim::Candidate& x) { return x.actor == a; });
-    if (c != runnable.end()) {
-      const uint64_t k = steps_of_[a][taken_[a]];
-      if (!in_slice_[k]) return give_up(fmt::format("{} comes before {} but is not in the slice", label(k), label(t)));
-      if (at(*c, k)) {
-        ++taken_[a];
-        if (k == t) ++next_;
-        return take(a);
-      }
-      if (r_.steps[k].kind == sim::PointKind::LockWait) {
-        ++taken_[a];  // the original waited for a lock here; this run did not
-        continue;
-      }
-      if (c->kind == sim::PointKind::LockWait) return take(a);  // this run waits where the original did not
-      return give_up(fmt::format("{} is at {} where the execution had {}", names_.at(a), c->what, label(k)));
+    const uint64_t k = steps_of_[a][taken_[a]];  // <= t: the actor's next step of the execution
+    if (c != runnable.end() && k == t && at(*c, k)) {
+      ++taken_[a];
+      ++next_;
+      return take(a);
     }
-    // `a` waits for a lock (or the order holds it back): a left-out step that writes no state may free it.
-    if (const auto who = filler(runnable, t)) return take(*who);
-    return give_up(fmt::format("{} cannot run, and no left-out step before it that writes no state can", label(t)));
+    if (c != runnable.end() && r_.steps[k].kind == sim::PointKind::LockWait && !at(*c, k)) {
+      ++taken_[a];  // the execution waited for a lock here; this run did not
+      continue;
+    }
+    if (c != runnable.end() && c->kind == sim::PointKind::LockWait) return take(a);  // waits where it did not
+    if (!in_slice_[t]) {  // a left-out step that cannot be taken: leave the rest of its actor out too
+      dropped_[a] = true;
+      ++next_;
+      continue;
+    }
+    if (k != t) return give_up(fmt::format("{} comes before {} but is not in the slice", label(k), label(t)));
+    if (c == runnable.end()) return give_up(fmt::format("{} cannot run (it waits for a lock)", label(t)));
+    return give_up(fmt::format("{} is at {} where the execution had {}", names_.at(a), c->what, label(k)));
   }
-  // Every slice step ran and no violation has fired: a kept step may have stopped at a lock wait the execution
-  // did not have (its holder's release left out); let it retry, or free its lock.
+  // Every step ran and no violation has fired: a kept step may have stopped at a lock wait the execution did not
+  // have; let it retry.
   for (const sim::Candidate& x : runnable)
     if (x.kind == sim::PointKind::LockWait && extra_wait(x.actor)) return take(x.actor);
-  if (!targets_.empty())
-    if (const auto who = filler(runnable, targets_.back())) return take(*who);
-  return give_up("");
+  return sim::kAbandon;
 }
 
 }  // namespace
@@ -275,7 +264,7 @@ std::vector<std::pair<std::string, std::string>> check_explanation(const Subject
       return a.write && need.roles.at(a.object) != ObjectName::Sync;
     }));
   sim::Engine plain(sim::EngineOptions{.max_steps = max_steps});
-  SliceReplay only(r, e->slice, names, std::move(writes_state));
+  SliceReplay only(r, e->slice, names, writes_state);
   only.begin_execution(0);
   // The slice run picks every step itself: the scenario's order could only hold a step back (a constraint on a
   // lock wait that this run does not have, say).
