@@ -130,3 +130,28 @@ TEST_CASE("selfcheck: usage errors exit 2 and name the flag or file", "[selfchec
       {"selfcheck --report-json " + (dir / "no/such/dir.json"), "--report-json"},
   });
 }
+
+TEST_CASE("nightly.sh selfcheck: writes the report, and a longer run resumes the night's checkpoint", "[selfcheck]") {
+  TempDir dir;
+  const std::string env = std::string("ALLOCSIM=") + ALLOCSIM_BINARY + " ";
+  const std::string night = env + "tools/nightly/nightly.sh selfcheck --seed 7 -j 1 ";
+  const auto first = cli_test::sh(night + "-n 4 -o " + (dir / "a"));
+  INFO(first.text);
+  REQUIRE(first.code <= 1);
+  CHECK(read_json(dir / "a/selfcheck.json")["scenarios"] == 4);
+  CHECK(std::filesystem::exists(dir / "a/selfcheck-checkpoint-7.json"));
+  CHECK_THAT(first.text, Catch::Contains("nightly.sh: selfcheck --seed 7 --scenarios 4"));
+  // Six scenarios: the four of the checkpoint and two more, the report of a fresh run of six (but its folder).
+  const auto longer = cli_test::sh(night + "-n 6 -o " + (dir / "a"));
+  INFO(longer.text);
+  const auto fresh = cli_test::sh(night + "-n 6 -o " + (dir / "b"));
+  INFO(fresh.text);
+  CHECK(longer.code == fresh.code);
+  auto a = read_json(dir / "a/selfcheck.json"), b = read_json(dir / "b/selfcheck.json");
+  CHECK(a["scenarios"] == 6);
+  a["config"].erase("out"), b["config"].erase("out");
+  for (auto* r : {&a, &b})
+    for (auto& c : (*r)["contradictions"]["list"]) c.erase("replay");  // names the folder
+  CHECK(a == b);
+  CHECK(cli_test::sh(night + "--nope").code == 2);
+}
