@@ -38,12 +38,8 @@ campaign::SubjectPtr parse_doc(const Json& doc, const std::string& file) {
   }
 }
 
+/// The catalogue mutant generated scenario `index` switches on ("" for none).
 std::string mutant_of(const SelfcheckOptions& o, uint64_t index) {
-  if (!o.files.empty()) {
-    std::string out;
-    for (const std::string& m : o.file_mutants) out += (out.empty() ? "" : "+") + m;
-    return out;
-  }
   if (!o.mutants || index % 2 == 0) return "";
   const auto& catalog = backend::mutant_catalog();
   return catalog[(index / 2) % catalog.size()].name;
@@ -170,9 +166,11 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
   SelfcheckReport& p = out.part;
   p.scenarios = 1;
   p.with_order = doc.contains("order");
-  p.with_mutant = !mutant_of(o, index).empty();
+  std::string mutants;  // the scenario's own, a named file's included
+  for (const Json& m : doc["backend"]["mutants"]) mutants += (mutants.empty() ? "" : "+") + m.get<std::string>();
+  p.with_mutant = !mutants.empty();
   for (const std::string& tag : used(doc, o.files.empty() ? std::optional(gen_seed) : std::nullopt)) ++p.coverage[tag];
-  out.proto = SelfcheckContradiction{index, gen_seed, mutant_of(o, index), p.with_order != 0, "", "", 1, {}};
+  out.proto = SelfcheckContradiction{index, gen_seed, mutants, p.with_order != 0, "", "", 1, {}};
   const campaign::VerdictOptions every = verdict_options(o, gen_seed, name);
   out.file = {name + ".json", out.subject->to_json().dump(2) + "\n"};
   out.path = o.out.empty() ? out.file.first : (std::filesystem::path(o.out) / out.file.first).string();

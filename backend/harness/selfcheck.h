@@ -62,7 +62,7 @@ struct SelfcheckOptions {
 /// A contradiction found in scenario `index`, with what the scenario was.
 struct SelfcheckContradiction {
   uint64_t index = 0, generator_seed = 0;
-  std::string mutant;     // "" for the faithful port
+  std::string mutant;     // the scenario's mutants, joined by "+" ("" for the faithful port)
   bool order = false;     // the scenario had an `order` block
   std::string strategy;   // the exploration it came from
   std::string invariant;  // the violation it is about ("" for an execution without one)
@@ -71,7 +71,7 @@ struct SelfcheckContradiction {
 };
 
 struct SelfcheckReport {
-  uint64_t scenarios = 0, with_order = 0, with_mutant = 0, executions = 0;
+  uint64_t scenarios = 0, with_order = 0, with_mutant = 0, executions = 0;  // with_mutant: a mutant of its own or added
   /// Executions by how they ended: "quiescent", "violation", "deadlock" (no-deadlock), "order-blocked".
   std::map<std::string, uint64_t> endings;
   /// Scenarios that used each thing: "feature:F" (SwarmFeatures::names), "fault:ACTION", "op:OP", "order",
