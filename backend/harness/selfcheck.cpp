@@ -156,7 +156,9 @@ campaign::VerdictOptions verdict_options(const SelfcheckOptions& o, uint64_t gen
 Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
   Outcome out;
   const uint64_t gen_seed = sim::execution_seed(o.seed, index);
-  const std::string name = fmt::format("s{}", index);
+  const std::string name = o.files.empty()
+                               ? fmt::format("s{}", index)
+                               : fmt::format("s{}-{}", index, std::filesystem::path(o.files.at(index)).stem().string());
   Json doc = selfcheck_base_scenario(o, index);
   out.subject = parse_doc(doc, name + ".json");
   if (o.files.empty() && ordered(index)) {

@@ -19,7 +19,8 @@
 //   - then, with the invariant checks switched to `full` (dirty.h; the default is `incremental`), every
 //     exploration runs again and must give the same verdict for every execution, and every ModeProbe must
 //     agree (check-modes).
-// With SelfcheckOptions::files, scenario i is the i-th file instead (its actors' seeds still g).
+// With SelfcheckOptions::files, scenario i is the i-th file instead (its seeded strategies still use g), and
+// its files are named s<i>-<file stem>.
 // Contradictions are listed per scenario, each with its replay line; one per (scenario, strategy, kind) for
 // the per-execution checks, with a count of the executions it stands for.
 //

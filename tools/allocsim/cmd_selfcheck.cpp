@@ -141,7 +141,8 @@ void print_report(const harness::SelfcheckOptions& o, const harness::SelfcheckRe
     std::cout << fmt::format("  {:<20} {}\n", k, kinds.count(k) ? kinds.at(k) : 0);
   for (size_t i = 0; i < r.contradictions.size(); ++i) {
     const harness::SelfcheckContradiction& c = r.contradictions[i];
-    std::string what = fmt::format("scenario #{} (generator seed {}", c.index, c.generator_seed);
+    std::string what = o.files.empty() ? fmt::format("scenario #{} (generator seed {}", c.index, c.generator_seed)
+                                       : fmt::format("{} (seed {}", o.files.at(c.index), c.generator_seed);
     if (!c.mutant.empty()) what += ", mutant " + c.mutant;
     if (c.order) what += ", with an order block";
     what += fmt::format("), {}", c.strategy);
