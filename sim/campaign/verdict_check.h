@@ -3,7 +3,7 @@
 // through the library entry points the commands use (run.h, trace_replay.h, trace_file.h, explain.h, shrink.h)
 // over the campaign interface (system.h), so no GPU word appears here.
 //
-// Per execution (check_execution, every execution an exploration ran, however it ended):
+// Per execution (check_execution, check_order_blocked: every execution an exploration ran, however it ended):
 //   replay-schedule  the strict replay of its schedule has the same verdict (verdict_of: fingerprint and end);
 //   replay-seed      a `random` execution re-run from its execution seed has the same verdict;
 //   order-blocked    one that ended order-blocked is judged as an execution's end is (verdict_ending.cpp): when
@@ -19,8 +19,8 @@
 //     violates the trace's invariant, whose summary names it; explain-slice: its causal slice holds the
 //     violating step(s) and, closed under happens-before (program order and data conflicts of the recorded
 //     footprints: explain.h's rule), every step they depend on; explain-slice-replay: the slice's steps alone,
-//     run in their order, break the same invariant at the slice's last step (verdict_slice.cpp says how the
-//     steps the slice leaves out are kept out);
+//     run in their order, break the same invariant (verdict_slice.cpp: the left-out steps that write no state
+//     stay, for the locks they hand over). A minimal trace met again (VerdictOptions::minimal_seen) skips 3, 4;
 //   4 order-pin: the explanation's `order` block, appended to the minimal scenario's own, gives the violation
 //     in the first execution under each of VerdictOptions::order_strategies; order-pin-file: the same with
 //     the block appended to the explored scenario (where a user pastes it; not when the block is empty, as
