@@ -13,11 +13,14 @@
 #   tools/dev.sh install-check  reuse the build dir: `cmake --install` into a fresh prefix and run an installed
 #                       scenario from another folder, then build the .deb, install it into a clean root with
 #                       `dpkg --root` and run the binary there on an installed scenario (CI)
+#   tools/dev.sh selfcheck     build allocsim and run the bounded verdict self-check (README "Verdict
+#                       self-check"): fails on any contradiction; report and files in $BUILD/selfcheck/
 #   tools/dev.sh format        apply clang-format (.clang-format) in place to the C++ sources
 #   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
 #              ALLOCSIM_FUZZ_SECONDS (default 60, per fuzz target),
-#              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root).
+#              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root),
+#              ALLOCSIM_SELFCHECK_SCENARIOS (selfcheck: default 300), ALLOCSIM_SELFCHECK_SEED (default 1).
 # Builds use ccache when it is on PATH (optional; never installed here).
 set -euo pipefail
 
@@ -191,6 +194,21 @@ case "${1:-}" in
     build allocsim allocsim_man  # nothing to do after `test`: the stage reuses its build dir
     "$ROOT/tools/install_check.sh" "$BUILD"
     ;;
+  selfcheck)
+    # The verdict self-check, bounded by counts (so its verdict is the same on every machine): generated
+    # scenarios, every strategy, every execution replayed, every violation shrunk, explained, pinned by its
+    # order block and re-checked under the other invariant-check mode. Any contradiction fails the stage; its
+    # replay line names the files written under $BUILD/selfcheck/files.
+    install_missing "${PACKAGES[@]}"
+    cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" >/dev/null
+    cmake --build "$BUILD" -j "$JOBS" --target allocsim
+    out="$BUILD/selfcheck"
+    rm -rf "$out"
+    mkdir -p "$out"
+    "$BUILD/tools/allocsim" selfcheck --seed "${ALLOCSIM_SELFCHECK_SEED:-1}" \
+      --scenarios "${ALLOCSIM_SELFCHECK_SCENARIOS:-300}" --jobs "$JOBS" --out "$out/files" \
+      --report-json "$out/report.json"
+    ;;
   format)
     install_missing "${FORMAT_PACKAGES[@]}"
     cd "$ROOT"
@@ -213,7 +231,7 @@ case "${1:-}" in
     echo "dev.sh: format-check: all C++ sources formatted" >&2
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|package|install-check|format|format-check" >&2
+    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|package|install-check|selfcheck|format|format-check" >&2
     exit 2
     ;;
 esac

@@ -28,7 +28,7 @@ check() {
   fi
 }
 
-check "allocsim " "corpus findings list merge replay run shrink swarm sweep trace help"
+check "allocsim " "corpus findings list merge replay run selfcheck shrink swarm sweep trace help"
 check "allocsim sw" "swarm sweep"
 check "allocsim --v" "--version"
 check "allocsim run --strat" "--strategy"
@@ -49,6 +49,9 @@ check "allocsim run scenarios/alloc-004-o" "scenarios/alloc-004-one-plan-two-cla
 check "allocsim sweep scenarios/mut" "scenarios/mutants"
 check "allocsim replay scenarios/mutants/stale-l" "scenarios/mutants/stale-last-out.json"
 check "allocsim run scenarios/mutants/expected" ""
+check "allocsim selfcheck --no-m" "--no-mutants"
+check "allocsim selfcheck --mutant stale-l" "stale-last-out"
+check "allocsim selfcheck scenarios/alloc-004-o" "scenarios/alloc-004-one-plan-two-claimants.json"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -125,10 +125,11 @@ std::string replay_command(const Common& c, uint64_t seed, const campaign::Explo
 int cmd_run(int argc, char** argv);
 int cmd_replay(int argc, char** argv);
 int cmd_list(int argc, char** argv);
-int cmd_sweep(int argc, char** argv);     // cmd_sweep.cpp
-int cmd_merge(int argc, char** argv);     // cmd_merge.cpp
-int cmd_corpus(int argc, char** argv);    // cmd_corpus.cpp
-int cmd_swarm(int argc, char** argv);     // cmd_swarm.cpp
-int cmd_findings(int argc, char** argv);  // cmd_findings.cpp
+int cmd_sweep(int argc, char** argv);      // cmd_sweep.cpp
+int cmd_merge(int argc, char** argv);      // cmd_merge.cpp
+int cmd_corpus(int argc, char** argv);     // cmd_corpus.cpp
+int cmd_swarm(int argc, char** argv);      // cmd_swarm.cpp
+int cmd_findings(int argc, char** argv);   // cmd_findings.cpp
+int cmd_selfcheck(int argc, char** argv);  // cmd_selfcheck.cpp
 
 }  // namespace allocsim::cli

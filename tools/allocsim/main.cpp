@@ -38,16 +38,18 @@ usage:
   allocsim swarm --out DIR [options]     generate scenarios from a seed, explore, shrink and dedup findings
   allocsim swarm merge DIR... --out DIR  combine the folders of `swarm --shard K/N` into the unsharded one
   allocsim findings diff LAST TONIGHT    nightly findings by signature: new, still failing, rare, resolved
+  allocsim selfcheck [options]           check that replay, shrink, explain and order blocks agree with every
+                                         execution and violation of generated scenarios
   allocsim list barriers|invariants|mutants|ops|strategies
   allocsim --version                     the version and the git commit it was built from
 
 Run `allocsim COMMAND --help` or `allocsim help COMMAND` (run, replay, shrink, trace, sweep, merge, corpus, swarm,
-findings, list) for its options.
+findings, selfcheck, list) for its options.
 
-exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge), a finding (swarm) or a
-            violation (replay, shrink: the minimal trace still violates); 2 usage or input error; 3 internal
-            error; 4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run, sweep: the summary so far is
-            printed and pending files are written).
+exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge), a finding (swarm), a
+            contradiction (selfcheck) or a violation (replay, shrink: the minimal trace still violates); 2 usage
+            or input error; 3 internal error; 4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run,
+            sweep: the summary so far is printed and pending files are written).
 )";
 
 /// The commands: what the user types, what runs it, and whether a SIGINT/SIGTERM stops it at an execution
@@ -64,11 +66,17 @@ int trace_command(int argc, char** argv) {
 }
 
 constexpr Command kCommands[] = {
-    {"run", cmd_run, true},         {"replay", cmd_replay, true},
-    {"shrink", cmd_shrink, true},   {"sweep", cmd_sweep, true},
-    {"merge", cmd_merge, false},    {"list", cmd_list, false},
-    {"corpus", cmd_corpus, false},  {"swarm", cmd_swarm, true},
-    {"trace", trace_command, true}, {"findings", cmd_findings, false},
+    {"run", cmd_run, true},
+    {"replay", cmd_replay, true},
+    {"shrink", cmd_shrink, true},
+    {"sweep", cmd_sweep, true},
+    {"merge", cmd_merge, false},
+    {"list", cmd_list, false},
+    {"corpus", cmd_corpus, false},
+    {"swarm", cmd_swarm, true},
+    {"trace", trace_command, true},
+    {"findings", cmd_findings, false},
+    {"selfcheck", cmd_selfcheck, false},
 };
 
 const Command* find_command(std::string_view name) {

@@ -123,7 +123,7 @@ _allocsim() {
     return 0
   fi
   case $cmd in
-    run | replay | shrink | sweep | merge | trace | corpus | findings) _allocsim_json_args ;;
+    run | replay | shrink | sweep | merge | trace | corpus | findings | selfcheck) _allocsim_json_args ;;
     swarm) [ "$sub" = merge ] && { compopt -o filenames 2>/dev/null; local IFS=$'\n'; COMPREPLY=($(compgen -d -- "$cur")); } ;;
   esac
   return 0

@@ -34,6 +34,12 @@
 #       tonight's date, YYYYMMDD, UTC) and keeps the newest KEEP nights there (default 7: a finding seen in
 #       some of the last week's nights only is "rare"). Exit 1 when a finding is new (with
 #       --fail-on-still-failing also when one is still failing); the first night, with no history, exits 0.
+#   tools/nightly/nightly.sh selfcheck [-o OUT] [-j JOBS] [-n SCENARIOS] [--seed S] [--fresh]
+#       The verdict self-check at scale (README "Verdict self-check"): `allocsim selfcheck` over SCENARIOS
+#       generated scenarios (default 10000) from seed S (default: tonight's date as YYYYMMDD, UTC, printed).
+#       Writes OUT/selfcheck.json (the report), OUT/selfcheck/ (the files every contradiction's replay line
+#       names), OUT/selfcheck.log and OUT/selfcheck-checkpoint-S.json: an existing checkpoint is resumed (a
+#       restarted pod continues), --fresh deletes it first. Exit 1 on any contradiction.
 #
 # Environment: ALLOCSIM (the binary; default build/tools/allocsim under the repository root),
 # ALLOCSIM_SWEEP_FLAGS (extra sweep flags, e.g. "--preemption-bound 2 --reduction none").
@@ -44,7 +50,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ALLOCSIM="${ALLOCSIM:-$ROOT/build/tools/allocsim}"
 
 usage() {
-  sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,46p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -208,6 +214,35 @@ case "$cmd" in
     find "$history" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' | LC_ALL=C sort | head -n "-$keep" | while IFS= read -r d; do
       rm -rf "$d"
     done
+    exit "$rc"
+    ;;
+  selfcheck)
+    out="nightly-out" jobs=2 scenarios=10000 seed="$(date -u +%Y%m%d)" fresh=0
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        -o) out="$2"; shift 2 ;;
+        -j) jobs="$2"; shift 2 ;;
+        -n) scenarios="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
+        --fresh) fresh=1; shift ;;
+        -h|--help) usage ;;
+        *) echo "nightly.sh: unknown option $1" >&2; usage ;;
+      esac
+    done
+    mkdir -p "$out/selfcheck"
+    checkpoint="$out/selfcheck-checkpoint-$seed.json"
+    [ "$fresh" -eq 1 ] && rm -f "$checkpoint"
+    echo "nightly.sh: selfcheck --seed $seed --scenarios $scenarios" >&2
+    args=(selfcheck --seed "$seed" --scenarios "$scenarios" --jobs "$jobs" --out "$out/selfcheck"
+          --report-json "$out/selfcheck.json" --checkpoint "$checkpoint")
+    [ -f "$checkpoint" ] && args+=(--resume "$checkpoint")
+    start=$(date +%s)
+    set +e
+    "$ALLOCSIM" "${args[@]}" >"$out/selfcheck.log" 2>&1
+    rc=$?
+    set -e
+    cat "$out/selfcheck.log"
+    echo "nightly.sh: selfcheck exit $rc after $(( $(date +%s) - start ))s; report in $out/selfcheck.json" >&2
     exit "$rc"
     ;;
   merge)

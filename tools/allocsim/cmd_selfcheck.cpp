@@ -1,0 +1,211 @@
+// allocsim selfcheck: the verdict self-check (docs/DESIGN.md §7, "Verdict self-check"; backend/swarm/selfcheck.h,
+// sim/campaign/verdict_check.h). Generates scenarios as the swarm does, explores each with every strategy, and
+// checks that replay, trace files, the shrinker, explanations, order blocks and both invariant-check modes say
+// what each execution said. Budgets are counts; the report does not depend on --jobs.
+// Exit 0: no contradiction; 1: contradictions (each printed with its replay line, its files under --out);
+// 2: usage or input error.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "backend/model/mutants.h"
+#include "backend/swarm/selfcheck.h"
+#include "backend/system/system.h"
+#include "sim/campaign/trace_file.h"
+#include "sim/support/words.h"
+#include "tools/allocsim/cli.h"
+
+namespace allocsim::cli {
+
+namespace {
+
+const char* const kUsage =
+    "allocsim selfcheck [--seed S] [--scenarios N] [--per-scenario P] [--jobs K] [--report-json F] [--out DIR]\n"
+    "       allocsim selfcheck SCENARIO... [--mutant M]... [options]";
+
+struct SelfcheckFlags {
+  std::string seed = "1", scenarios = "100", per_scenario = "40", shrink_runs = "2000", max_steps, jobs = "1", out,
+              report_json, checkpoint, resume;
+  bool no_mutants = false;
+  std::vector<std::string> files, mutants;
+};
+
+po::options_description selfcheck_options(SelfcheckFlags& f) {
+  po::options_description d("selfcheck options");
+  d.add_options()("help,h", "show this help");
+  d.add_options()("seed", po::value(&f.seed)->default_value("1"),
+                  "the run's seed: scenario i is generated from execution_seed(seed, i), as by swarm");
+  d.add_options()("scenarios", po::value(&f.scenarios)->default_value("100"), "scenarios to generate and check");
+  d.add_options()("per-scenario", po::value(&f.per_scenario)->default_value("40"),
+                  "executions per strategy (random, pct, dfs, dpor) per scenario, each stopping at its first "
+                  "violation");
+  d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("2000"),
+                  "candidate executions per shrink (the deterministic bound)");
+  d.add_options()("max-steps", po::value(&f.max_steps),
+                  fmt::format("steps per execution before steps-bounded fires (default {})", harness::kSwarmMaxSteps)
+                      .c_str());
+  d.add_options()("no-mutants", po::bool_switch(&f.no_mutants),
+                  "the faithful port only (default: every odd scenario switches one catalogue mutant on, in turn)");
+  d.add_options()("mutant", po::value(&f.mutants)->composing(),
+                  "with SCENARIO files: switch this catalogue mutant on in each (repeatable)");
+  d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "threads (the report does not depend on it)");
+  d.add_options()("report-json", po::value(&f.report_json), "write the report (allocsim/selfcheck-report/v1) here");
+  d.add_options()("out", po::value(&f.out),
+                  "write the files each contradiction's replay line needs into this directory (created)");
+  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here after every batch of --jobs");
+  d.add_options()("resume", po::value(&f.resume),
+                  "continue from this checkpoint (and keep checkpointing to it); a larger --scenarios extends the run");
+  return d;
+}
+
+harness::SelfcheckOptions to_options(const SelfcheckFlags& f, const po::variables_map& vm) {
+  harness::SelfcheckOptions o;
+  o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
+  o.scenarios = parse_u64("--scenarios", f.scenarios, 1, 100'000'000);
+  if (!f.files.empty()) {
+    for (const char* flag : {"scenarios", "no-mutants"})
+      if (vm.count(flag) && !vm[flag].defaulted())
+        throw UsageError(fmt::format("--{}: not with SCENARIO files (each file is checked as it is)", flag));
+    for (const auto& m : f.mutants)
+      if (!backend::mutant_by_name(m))
+        throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
+                                     did_you_mean(m, mutant_names())));
+    for (const auto& file : f.files) harness::backend_system().load(file);  // a bad file: exit 2 before any work
+    o.files = f.files;
+    o.file_mutants = f.mutants;
+    o.scenarios = f.files.size();
+  } else if (!f.mutants.empty()) {
+    throw UsageError("--mutant: only with SCENARIO files (generated scenarios take the catalogue in turn)");
+  }
+  o.per_scenario = parse_u64("--per-scenario", f.per_scenario, 1, 100'000'000);
+  o.shrink_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000);
+  if (!f.max_steps.empty()) o.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
+  o.jobs = static_cast<unsigned>(parse_u64("--jobs", f.jobs, 1, 256));
+  o.mutants = !f.no_mutants;
+  o.out = f.out;
+  o.tool_version = ALLOCSIM_VERSION;
+  return o;
+}
+
+/// Usage errors before any work: the report's and checkpoint's folders, --out created.
+void check_outputs(const SelfcheckFlags& f) {
+  check_output_dir("--report-json", f.report_json);
+  check_output_dir("--checkpoint", f.checkpoint);
+  if (f.out.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(f.out, ec);
+  if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
+  check_output_dir("--out", (std::filesystem::path(f.out) / "x.json").string());
+}
+
+/// Writes the files of contradictions [from, end) under --out (each name once).
+void write_files(const std::string& out, const harness::SelfcheckReport& r, size_t from, std::set<std::string>& done) {
+  if (out.empty()) return;
+  for (size_t k = from; k < r.contradictions.size(); ++k)
+    for (const auto& [name, text] : r.contradictions[k].c.files)
+      if (done.insert(name).second) campaign::write_file_atomically((std::filesystem::path(out) / name).string(), text);
+}
+
+std::string joined(const std::map<std::string, uint64_t>& m, const std::string& prefix) {
+  std::string out;
+  for (const auto& [k, n] : m)
+    if (k.starts_with(prefix)) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k.substr(prefix.size()), n);
+  return out.empty() ? "none" : out;
+}
+
+void print_report(const harness::SelfcheckOptions& o, const harness::SelfcheckReport& r) {
+  using support::count_of;
+  std::cout << fmt::format("allocsim selfcheck --seed {}{}: {} ({} with a mutant, {} with an order block), {}\n",
+                           o.seed, o.files.empty() ? "" : fmt::format(" ({})", count_of(o.files.size(), "file")),
+                           count_of(r.scenarios, "scenario"), r.with_mutant, r.with_order,
+                           count_of(r.executions, "execution"));
+  std::cout << fmt::format("  endings: {}\n", joined(r.endings, ""));
+  std::cout << fmt::format("  coverage: features: {}\n", joined(r.coverage, "feature:"));
+  std::cout << fmt::format("            sharing: {}\n", joined(r.coverage, "sharing:"));
+  std::cout << fmt::format("            barrier faults: {}\n", joined(r.coverage, "fault:"));
+  std::cout << fmt::format("            ops: {}\n", joined(r.coverage, "op:"));
+  std::cout << fmt::format("            conditional keys: {}; order blocks: {}; mutants: {}\n",
+                           joined(r.coverage, "op-key:"), r.coverage.count("order") ? r.coverage.at("order") : 0,
+                           joined(r.coverage, "mutant:"));
+  std::cout << fmt::format("  violations: {} found, {} distinct checked ({})\n", r.violations_found,
+                           r.violations_checked, joined(r.checked_by_invariant, ""));
+  std::cout << fmt::format("  checks: {}\n", joined(r.checks, ""));
+  for (const auto& [why, n] : r.skipped) std::cout << fmt::format("  skipped {}: {}\n", n, why);
+  const std::map<std::string, uint64_t> kinds = r.by_kind();
+  std::cout << fmt::format("contradictions: {}\n", r.contradiction_count());
+  for (const char* k : campaign::kContradictionKinds)
+    std::cout << fmt::format("  {:<20} {}\n", k, kinds.count(k) ? kinds.at(k) : 0);
+  for (size_t i = 0; i < r.contradictions.size(); ++i) {
+    const harness::SelfcheckContradiction& c = r.contradictions[i];
+    std::string what = o.files.empty() ? fmt::format("scenario #{} (generator seed {}", c.index, c.generator_seed)
+                                       : fmt::format("{} (seed {}", o.files.at(c.index), c.generator_seed);
+    if (!c.mutant.empty()) what += ", mutant " + c.mutant;
+    if (c.order) what += ", with an order block";
+    what += fmt::format("), {}", c.strategy);
+    if (!c.invariant.empty()) what += ", " + c.invariant;
+    if (c.repeats > 1) what += fmt::format(", {} executions like it", c.repeats);
+    std::cout << fmt::format("\n[{}] {}: {}\n    {}\n    replay: {}\n", i + 1, c.c.kind, what, c.c.detail, c.c.replay);
+  }
+  if (!r.contradictions.empty() && o.out.empty())
+    std::cout << "\nfiles not written: rerun with --out DIR to write the files the replay lines name\n";
+}
+
+}  // namespace
+
+int cmd_selfcheck(int argc, char** argv) {
+  SelfcheckFlags f;
+  const po::options_description d = selfcheck_options(f);
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value(&f.files)->composing());
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", -1, kUsage);
+  if (vm.count("help")) {
+    std::cout << "usage: " << kUsage
+              << "\n\nChecks that allocsim's tools agree about every execution and violation of generated scenarios:\n"
+                 "replay (seed, schedule, trace file), shrink, trace explain, the explanation's order block, and\n"
+                 "--check-invariants full against incremental (README: Verdict self-check).\n\n"
+              << d;
+    return kExitOk;
+  }
+  const harness::SelfcheckOptions o = to_options(f, vm);
+  check_outputs(f);
+  harness::SelfcheckReport start;
+  try {
+    if (!f.resume.empty()) start = harness::load_selfcheck_checkpoint(f.resume, o);
+  } catch (const support::InputError& e) {
+    throw UsageError(fmt::format("--resume: {}", e.what()));
+  }
+  const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
+  std::set<std::string> written;
+  size_t files_done = 0;
+  const uint64_t resumed = start.scenarios;
+  // Wall clock only for the rate line on stderr; it decides nothing.
+  const auto t0 = std::chrono::steady_clock::now();
+  harness::SelfcheckReport r;
+  try {
+    write_files(o.out, start, 0, written);
+    files_done = start.contradictions.size();
+    r = harness::run_selfcheck(
+        o,
+        [&](const harness::SelfcheckReport& now) {
+          write_files(o.out, now, files_done, written);
+          files_done = now.contradictions.size();
+          if (!checkpoint.empty()) harness::write_selfcheck_checkpoint(checkpoint, o, now);
+        },
+        std::move(start));
+    if (!f.report_json.empty())
+      campaign::write_file_atomically(f.report_json, harness::selfcheck_json(o, r).dump(2) + "\n");
+  } catch (const campaign::OutputError& e) {
+    throw UsageError(e.what());
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "selfcheck: %llu scenarios, %llu executions in %.1f s\n",
+               (unsigned long long)(r.scenarios - resumed), (unsigned long long)r.executions, secs);
+  print_report(o, r);
+  return r.contradiction_count() == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace allocsim::cli
