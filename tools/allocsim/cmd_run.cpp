@@ -176,7 +176,7 @@ int cmd_run(int argc, char** argv) {
   std::string record_lines;  // --record: like --fingerprints, written in one atomic rename at the end
   if (!c.record.empty())
     hooks.on_execution = [&](uint64_t index, const sim::World& w, const sim::ExecutionResult& res) {
-      // The worlds of a backend scenario are BackendWorlds (harness/system.h).
+      // The worlds of a backend scenario are BackendWorlds (backend/system/backend_world.h).
       record_lines += harness::record_execution(index, static_cast<const harness::BackendWorld&>(w), res).dump() + "\n";
     };
   // The regression corpus first (trace_cli.cpp): a stored violation that still breaks counts as found on
