@@ -40,6 +40,7 @@ void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
 
 uint64_t Engine::Impl::draw(uint64_t bound) {
   if (bound == 0) throw std::invalid_argument("draw(0)");
+  if (running_out) return 0;  // the run-out draws nothing: every draw is "no fault" (engine_impl.h)
   branching_draw |= bound > 1;
   const uint64_t v = strategy->draw(bound);
   ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);

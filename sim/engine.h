@@ -12,10 +12,16 @@
 // Order (sim/order.h, a world's `order()`): when the world has constraints, the engine counts every actor's
 // resumptions per point and, before each choice, removes from the runnable set any actor whose next step is
 // the Y of a constraint whose X has not been taken, so every strategy chooses only among eligible actors.
-// When actors are runnable but none is eligible, the execution ends *order-blocked*
-// (ExecutionResult::order_blocked): neither a violation nor quiescence. Both steps of a constraint record a
-// write of OrderTracker::footprint_object (with record_footprints), so DPOR sees them as dependent. Without
-// an order none of this runs.
+// When actors are runnable but none is eligible, the execution is *order-blocked*
+// (ExecutionResult::order_blocked): no schedule of it can meet the order any more. It then *runs out* to its
+// end without the order, in one canonical way that asks the strategy nothing: the lowest-id runnable actor
+// steps (a function of the state, so equivalent prefixes run out alike); every draw takes 0 (no fault); no
+// choice is recorded (the schedule ends at the block and replays the run-out too), and no step of it counts
+// as a preemption. The run-out is judged like any execution
+// (invariants after every step, quiescence, a deadlock, the step limit), so an order never hides a check
+// (docs/DESIGN.md §2 "Order"). Both steps of a constraint record a write of OrderTracker::footprint_object
+// (with record_footprints), so DPOR sees them as dependent; DPOR analyses an order-blocked execution as cut
+// short at the block (sim/strategies/dpor.h). Without an order none of this runs.
 //
 // Abandoned: a strategy that chooses kAbandon (sim/strategy.h) ends the execution before that step; the actors
 // are unwound as after a violation, and the result says ExecutionResult::abandoned.
@@ -94,11 +100,15 @@ struct ExecutionResult {
   bool abandoned = false;
   uint32_t preemptions = 0;
   bool quiescent = false;  // ended with every actor finished (crashed actors count as finished)
-  /// Ended order-blocked (see above): the first unmet constraint (index into the world's order) holding back
-  /// the lowest-id runnable actor, and a sentence saying why its X did not happen.
+  /// Became order-blocked (see above): the first unmet constraint (index into the world's order) holding back
+  /// the lowest-id runnable actor, a sentence saying why its X did not happen, the index of the first step
+  /// taken after the block (steps before it are the order's; from it on, the run-out's), and the actors that
+  /// had not finished then, ascending. The run-out records no choice: `schedule` ends at the block.
   struct OrderBlock {
     size_t constraint = 0;
     std::string message;
+    uint64_t step = 0;
+    std::vector<ActorId> unfinished;
   };
   std::optional<OrderBlock> order_blocked;
   /// The world has an order and every choice of this execution had one option (one eligible actor, no draw

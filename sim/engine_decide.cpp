@@ -83,7 +83,10 @@ std::optional<ExecutionResult::OrderBlock> Engine::Impl::filter(const OrderTrack
   }
   ncands = kept;
   if (kept > 0) return std::nullopt;
-  return ExecutionResult::OrderBlock{*first, order_block_message(order, *first)};
+  return ExecutionResult::OrderBlock{*first,
+                                     order_block_message(order, *first),
+                                     0,
+                                     {}};  // begin_run_out() fills the rest
 }
 
 void Engine::Impl::order_begin(const World& w) {
@@ -91,6 +94,16 @@ void Engine::Impl::order_begin(const World& w) {
   if (const OrderSpec* o = w.order(); o && !o->empty()) order.emplace(*o);
   one_option = true;
   branching_draw = false;
+  running_out = false;
+}
+
+void Engine::Impl::begin_run_out() {
+  ExecutionResult::OrderBlock& b = *res.order_blocked;
+  b.step = nsteps;
+  for (ActorId a = 0; a < slots.size(); ++a)
+    if (slots[a].state != SlotState::Done) b.unfinished.push_back(a);
+  running_out = true;
+  collect();  // filter() emptied the options: every runnable actor is one again
 }
 
 ActorId Engine::Impl::decide(bool after) {
@@ -118,13 +131,23 @@ ActorId Engine::Impl::decide(bool after) {
     }
     return kNoActor;
   }
-  if (order) {
-    if ((r.order_blocked = filter(*order))) return kNoActor;
-    one_option &= ncands == 1;
+  if (order && !running_out) {
+    if ((r.order_blocked = filter(*order)))
+      begin_run_out();
+    else
+      one_option &= ncands == 1;
   }
   if (nsteps >= max_steps) {
     r.violation = steps_bounded(max_steps);
     return kNoActor;
+  }
+  if (running_out) {
+    // The lowest-id runnable actor (engine_impl.h, running_out): a function of the state alone, so executions
+    // whose prefixes are equivalent run out alike. Not a preemption: no strategy chose it.
+    const ActorId pick = cands[0].actor;
+    record_step(pick, false);
+    current = pick;
+    return pick;
   }
   const std::span<const Candidate> opts = options();
   const ActorId pick = strategy->choose(opts, current);

@@ -304,7 +304,7 @@ struct Engine::Impl {
   [[gnu::always_inline]] void record_step(ActorId pick, bool preempt) {
     // Every field of a reused record is set below: a field added to StepRecord must be set here too.
     static_assert(sizeof(StepRecord) == 96, "StepRecord changed: set its new field in record_step");
-    res.schedule.push_back({Choice::Actor, pick});
+    if (!running_out) res.schedule.push_back({Choice::Actor, pick});
     Slot& s = slots[pick];
     StepRecord& st = next_step();
     st.actor = pick;
@@ -321,15 +321,23 @@ struct Engine::Impl {
     st.footprint.clear();
     if (st.footprint.capacity() < footprint_hint) st.footprint.reserve(footprint_hint);
     st.waited_lock = s.state == SlotState::Blocked ? s.waiting->footprint_id() : 0;
-    if (order) order_took(pick, s.what, st);
+    if (order && !running_out) order_took(pick, s.what, st);
   }
 
   // -- the order (sim/order.h), active only when the world has one --
   std::optional<OrderTracker> order;
   bool one_option = true;  // every choice so far had one eligible actor
+  /// The execution became order-blocked and runs out (ExecutionResult::OrderBlock, docs/DESIGN.md §2 "Order"):
+  /// from here the engine picks every step itself (the lowest-id runnable actor) and every draw takes 0,
+  /// without asking the strategy or recording a choice.
+  bool running_out = false;
   std::vector<size_t> labelled;
 
   void order_begin(const World& w);
+
+  /// The execution has just become order-blocked (res.order_blocked set by filter()): records where, and starts
+  /// the run-out.
+  void begin_run_out();
 
   /// Records the step `pick` is about to take from `what`; with footprints, both steps of a constraint write
   /// its object (OrderTracker::footprint_object).

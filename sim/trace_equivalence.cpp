@@ -109,8 +109,11 @@ uint64_t trace_fingerprint(const ExecutionResult& r) {
       if (s.draws_from.empty()) prologue_end = c;
       s.draws_from.push_back(c + 1);
     }
-  ALLOCSIM_ASSERT(s.draws_from.size() == n, "trace_fingerprint: {} actor choices for {} steps", s.draws_from.size(), n);
-  s.draws_from.push_back(r.schedule.size() + 1);
+  // An order-blocked execution's run-out (sim/engine.h) takes its steps without choices and draws nothing.
+  const size_t chosen = r.order_blocked ? r.order_blocked->step : n;
+  ALLOCSIM_ASSERT(s.draws_from.size() == chosen, "trace_fingerprint: {} actor choices for {} chosen steps",
+                  s.draws_from.size(), chosen);
+  s.draws_from.resize(n + 1, r.schedule.size() + 1);
   const auto draws_of = [&](size_t k, auto&& each) {
     for (size_t c = s.draws_from[k]; c + 1 < s.draws_from[k + 1] && c < r.schedule.size(); ++c) each(r.schedule[c]);
   };

@@ -129,7 +129,11 @@ std::string render_like(const WorldState& world, const std::string& reported) {
         if (candidate.name == name) a = &candidate;
       out += a ? render_actor_claims(*a) : std::string(line) + "\n";
     } else {
-      out += std::string(line) + "\n";
+      // A line computed by the invariant itself (capacity, geometry write, flow workload, what an actor
+      // was told, ...) describes the violation's moment only: copying it would show a value from after
+      // the step as if it held before (README "Traces and shrinking"). Its subject stays, its values do not.
+      const size_t colon = line.find(':');
+      out += std::string(line.substr(0, colon)) + ": (computed at the violation only)\n";
     }
   }
   return out;

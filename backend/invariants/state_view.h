@@ -27,7 +27,9 @@ std::string render_actor_claims(const ActorState& a);
 /// rendered from `world`: "node N:" lines re-render node N, "claim C:" lines claim C, "shared map:" the
 /// map and pointer, "failed reads:" the failed reads, "stale reserves:" and "actor A: claims_made=" those;
 /// a claim line keeps its optional fields (ClaimFields). An object missing from `world` renders as
-/// "node N: (absent)"; a line of another shape is kept as it is. Lines end in '\n'.
+/// "node N: (absent)". A line of another shape is one the invariant computed at the violation (capacity,
+/// geometry write, flow workload, told): it keeps its subject, the text before its first ':', and its values
+/// become "(computed at the violation only)", never the values after the step. Lines end in '\n'.
 std::string render_like(const WorldState& world, const std::string& reported);
 
 }  // namespace allocsim::harness

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "backend/mig_geometry.h"
+#include "backend/pyrepr.h"
+
 namespace allocsim::harness {
 
 namespace {
@@ -83,7 +86,22 @@ void read_node_start(const ScenarioReader& r, const Json& v, const std::string& 
                             "answers a write the node has had)",
                             n.mig_state_generation, n.resource_version));
   }
-  if (const Json* x = r.find(v, "mig_layout")) n.mig_layout = read_layout(r, *x, child(ptr, "mig_layout"));
+  if (const Json* x = r.find(v, "mig_layout")) {
+    const std::string p = child(ptr, "mig_layout");
+    n.mig_layout = read_layout(r, *x, p);
+    // Rule layout-fits-the-card: the backend only ever applies a layout its plan checked against the node's
+    // product (check_layout, backend/CONTRACT.md §3: one card's profiles, totals, per-profile caps and a
+    // placement), so a start layout that fails that check is a state the backend could never be in.
+    if (!n.mig_layout.empty()) {
+      const std::vector<std::string> problems = backend::check_layout(n.product, n.mig_layout);
+      std::string why;
+      for (const std::string& problem : problems) why += (why.empty() ? "" : "; ") + problem;
+      if (!why.empty())
+        r.fail(p, fmt::format("{} does not fit one {} card: {} (rule layout-fits-the-card: the backend applies only "
+                              "a layout its plan checked against the product's MIG table)",
+                              backend::py::dict(n.mig_layout), n.product, why));
+    }
+  }
   if (const Json* x = r.find(v, "restore_record"))
     n.restore_record = r.nonempty_string(*x, child(ptr, "restore_record"));
 }

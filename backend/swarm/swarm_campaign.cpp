@@ -73,9 +73,20 @@ std::string skeleton(const Scenario& sc, const campaign::Trace& t) {
   return out;
 }
 
+/// The call the trace's last step belongs to (campaign::violating_call, over a trace's steps).
+std::string world_call(const campaign::Trace& t) {
+  for (size_t k = t.steps.size(); k-- > 0;)
+    if (t.steps[k].actor == t.steps.back().actor && t.steps[k].kind == "call") return t.steps[k].point;
+  return t.steps.back().point;
+}
+
 /// The signature (see the header): the explanation's first racing pair when the trace has one.
 std::string signature_of(const Scenario& sc, const campaign::Trace& t) {
   const std::string& inv = t.violation->invariant;
+  // The world's own write broke it (explain.h, kind "world"): no race of the protocol, so the signature names
+  // the write, and the finding is never filed as a race.
+  if (t.explanation && t.explanation->kind == "world" && !t.steps.empty())
+    return fmt::format("{} @ world write {}", inv, world_call(t));
   const Json j = Json::parse(campaign::trace_to_text(t));
   if (j.contains("explanation") && j["explanation"].is_object() && j["explanation"].contains("pairs")) {
     const Json& pairs = j["explanation"]["pairs"];

@@ -72,8 +72,17 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
 Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
   Scenario out = sc;
   auto& script = out.actors[actor].script;
-  script.erase(script.begin() + static_cast<std::ptrdiff_t>(op));
-  reindex_conditions(out, actor, op);  // `when` indices (conditional_ops.h)
+  // An op whose `when` names a dropped op goes with it (and so on down the chain): kept without its condition
+  // it would run where the scenario never lets it (a bind with no claim), and the minimal trace would show
+  // an execution the scenario cannot have. `when` names earlier ops only, so one forward pass finds them all.
+  std::vector<bool> dropped(script.size(), false);
+  dropped[op] = true;
+  for (size_t k = op + 1; k < script.size(); ++k) dropped[k] = script[k].when && dropped[script[k].when->op];
+  for (size_t k = script.size(); k-- > op;) {
+    if (!dropped[k]) continue;
+    script.erase(script.begin() + static_cast<std::ptrdiff_t>(k));
+    reindex_conditions(out, actor, k);  // later `when` indices (conditional_ops.h); none names k any more
+  }
   prune_expect(out);
   // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
   // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one

@@ -15,7 +15,8 @@ namespace allocsim::harness {
 /// actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
 std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
 
-/// `scenario` without op `op` of actor `actor` (expect.actors pruned to the ops that remain).
+/// `scenario` without op `op` of actor `actor`, and without every later op of that actor whose `when` names a
+/// dropped op (a conditional op never outlives its condition); expect.actors pruned to the ops that remain.
 Scenario without_op(const Scenario& scenario, size_t actor, size_t op);
 
 /// Number of ops over all scripts.

@@ -105,6 +105,12 @@ class ScenarioSubject final : public campaign::Subject {
   campaign::ObjectName name_object(uint64_t object, const std::vector<std::string>& details) const override {
     return harness::name_object(sc_, object, details);
   }
+  /// The foreign writes (scenario.h): another controller's write, never the protocol's (docs/DESIGN.md §4).
+  bool world_write(std::string_view point) const override {
+    for (const OpKind k : {OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap, OpKind::SetPointer})
+      if (point == op_name(k)) return true;
+    return false;
+  }
   size_t ops_of(size_t actor) const override { return sc_.actors.at(actor).script.size(); }
   campaign::SubjectPtr without_actor(size_t actor) const override {
     std::optional<Scenario> out = harness::without_actor(sc_, actor);

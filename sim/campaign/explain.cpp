@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/campaign/order_min.h"
 #include "sim/campaign/run.h"
 #include "sim/shrink.h"
 
@@ -64,10 +65,18 @@ Graph happens_before(const Subject& sc, const sim::ExecutionResult& r, const std
       if (g.names.at(a.object).role != ObjectName::Sync) t[a.object] = t[a.object] || a.write;
     g.touches.push_back(std::move(t));
   }
+  // The invariant that fired read the visible state after the violating step, whatever that step touched
+  // itself: a sink depends on every earlier step that wrote a View object, so a stamp a recovery left behind
+  // is in the recovery's slice even when its own footprint does not reach the node. Only the slice: racing
+  // pairs are the steps' own conflicts (conflicts()), a reversal of which says something about the steps.
+  std::vector<bool> writes_view(n, false);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& [obj, w] : g.touches[i])
+      writes_view[i] = writes_view[i] || (w && g.names.at(obj).role == ObjectName::View);
   for (size_t j = 0; j < n; ++j)
     for (size_t i = 0; i < j; ++i) {
       if (g.before[j][i]) continue;
-      if (g.actor[i] != g.actor[j] && g.conflicts(i, j).empty()) continue;
+      if (g.actor[i] != g.actor[j] && g.conflicts(i, j).empty() && !(g.sink[j] && writes_view[i])) continue;
       g.before[j][i] = true;  // a direct edge: everything before i is before j too
       for (size_t k = 0; k < i; ++k)
         if (g.before[i][k]) g.before[j][k] = true;
@@ -166,6 +175,18 @@ std::string pair_sentence(const Context& c, const RacingPair& p, const std::vect
 }
 
 }  // namespace
+
+std::string_view violating_call(const sim::ExecutionResult& r) {
+  if (r.steps.empty()) return "";
+  const sim::ActorId a = r.steps.back().actor;
+  for (size_t k = r.steps.size(); k-- > 0;)
+    if (r.steps[k].actor == a && r.steps[k].kind == sim::PointKind::Call) return r.steps[k].what;
+  return "";
+}
+
+bool broken_by_world(const Subject& subject, const sim::ExecutionResult& r) {
+  return r.violation && r.violation_actor && subject.world_write(violating_call(r));
+}
 
 ObjectName Subject::name_object(uint64_t object, const std::vector<std::string>& details) const {
   (void)details;
@@ -290,18 +311,51 @@ std::optional<Explanation> explain(const Subject& sc, std::span<const sim::Choic
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = true});
   sim::LenientReplayStrategy replay(schedule);
   const sim::ExecutionResult r = run_one(engine, *compiled, replay);
-  if (!r.violation || r.steps.empty() || r.steps.size() > kMaxExplainSteps) return std::nullopt;
+  if (!r.violation || r.steps.size() > kMaxExplainSteps) return std::nullopt;
+  if (r.steps.empty()) {
+    // Nothing ran before the invariant failed: the start state breaks it by itself, in every schedule.
+    Explanation e;
+    e.kind = "start";
+    e.summary = fmt::format(
+        "No race: {} fails before any step, on the scenario's start state itself, so it fails in every schedule "
+        "(a start state that models an incident's leftovers on purpose, or one to fix).",
+        r.violation->invariant);
+    return e;
+  }
   std::vector<std::string> details;
   for (const sim::StepRecord& s : r.steps) details.push_back(s.detail);
   const Graph g = happens_before(sc, r, details);
   Context c{sc, r, g, sc.actor_names(), step_labels(r, sc.actor_names()), std::move(details)};
   Explanation e;
   e.slice = causal_slice(g);
-  uint64_t runs = 0, held = 0;
-  e.pairs = racing_pairs(c, r.schedule, max_steps, e.slice, runs, held);
-  e.kind = e.pairs.empty() ? "sequential" : "race";
-  e.summary = summary(c, e.pairs, runs, held);
+  const sim::StepRecord& last = r.steps.back();
+  if (broken_by_world(sc, r)) {
+    // The world's own write broke it: the state held the invariant before that step, and nothing the
+    // protocol did raced with it. Said as it is, not as a race (no pairs are looked for).
+    e.kind = "world";
+    // The call is named only where the step's point does not already name it (a write after a lock wait).
+    const std::string& label = c.labels.back();
+    const std::string call(violating_call(r));
+    const size_t colon = label.find(':'), hash = label.rfind('#');
+    const bool named = colon != std::string::npos && hash != std::string::npos && hash > colon &&
+                       label.compare(colon + 1, hash - colon - 1, call) == 0;
+    e.summary = fmt::format(
+        "Not a race of the protocol: {} broke at step {}, a write of the world ({}{}{}{}), on a state that held it "
+        "before. Another controller's write made the state wrong by itself; whether the protocol should survive it "
+        "is a question for the scenario, not a schedule.",
+        r.violation->invariant, r.steps.size() - 1, label, named ? "" : ", of its " + call + " call",
+        last.detail.empty() ? "" : ": ", last.detail);
+  } else {
+    uint64_t runs = 0, held = 0;
+    e.pairs = racing_pairs(c, r.schedule, max_steps, e.slice, runs, held);
+    e.kind = e.pairs.empty() ? "sequential" : "race";
+    e.summary = summary(c, e.pairs, runs, held);
+  }
   for (const RacingPair& p : e.pairs) e.order.emplace_back(c.labels[p.first], c.labels[p.second]);
+  Pin pin = pin_violation(sc, r, e.order, max_steps);
+  e.pin = pin.how;
+  e.needs = std::move(pin.needs);
+  if (pin.how == "minimised") e.order = std::move(pin.order);
   return e;
 }
 
@@ -311,7 +365,14 @@ nlohmann::ordered_json explanation_to_json(const Explanation& e) {
     pairs.push_back({{"first", p.first}, {"second", p.second}, {"objects", p.objects}, {"reversed", p.reversed}});
   nlohmann::ordered_json order = nlohmann::ordered_json::array();
   for (const auto& [x, y] : e.order) order.push_back({x, y});
-  return {{"kind", e.kind}, {"summary", e.summary}, {"pairs", pairs}, {"slice", e.slice}, {"order", order}};
+  nlohmann::ordered_json j = {{"kind", e.kind},
+                              {"summary", e.summary},
+                              {"pairs", pairs},
+                              {"slice", e.slice},
+                              {"order", order}};
+  if (!e.pin.empty()) j["pin"] = e.pin;
+  if (!e.needs.empty()) j["needs"] = e.needs;
+  return j;
 }
 
 namespace {
@@ -331,8 +392,8 @@ T field(const nlohmann::ordered_json& j, const char* key, const std::string& at)
 Explanation explanation_from_json(const nlohmann::ordered_json& j) {
   Explanation e;
   e.kind = field<std::string>(j, "kind", "");
-  if (e.kind != "race" && e.kind != "sequential")
-    throw std::invalid_argument("/kind: expected \"race\" or \"sequential\"");
+  if (e.kind != "race" && e.kind != "sequential" && e.kind != "start" && e.kind != "world")
+    throw std::invalid_argument("/kind: expected \"race\", \"sequential\", \"start\" or \"world\"");
   e.summary = field<std::string>(j, "summary", "");
   const auto pairs = field<std::vector<nlohmann::ordered_json>>(j, "pairs", "");
   for (size_t k = 0; k < pairs.size(); ++k) {
@@ -349,6 +410,12 @@ Explanation explanation_from_json(const nlohmann::ordered_json& j) {
       throw std::invalid_argument(fmt::format("/order/{}: expected [label, label]", k));
     e.order.emplace_back(o[0].get<std::string>(), o[1].get<std::string>());
   }
+  if (j.contains("pin")) {
+    e.pin = field<std::string>(j, "pin", "");
+    if (e.pin != "pairs" && e.pin != "minimised" && e.pin != "none")
+      throw std::invalid_argument("/pin: expected \"pairs\", \"minimised\" or \"none\"");
+  }
+  if (j.contains("needs")) e.needs = field<std::string>(j, "needs", "");
   return e;
 }
 

@@ -19,7 +19,10 @@
 //      it passed before), only those are kept; then a pair is dropped when another one of the same two
 //      actors, nested inside it (its first no earlier, its second no later), matters too;
 //   6. kind "race" when a pair is kept, else "sequential" (every reversal still breaks the invariant, or no
-//      two actors' steps depend on each other). `order` pins each kept pair as [first-label, second-label].
+//      two actors' steps depend on each other). `order` pins each kept pair as [first-label, second-label];
+//   7. the pin: `order` is checked to reproduce the violation under every strategy (order_min.h,
+//      pin_violation); when the racing pairs do not, the trace's full pin minimised replaces them, and when
+//      not even that does, `needs` says what else decides the violation (fault draws).
 // Labels are `ACTOR:POINT#N` (trace_file.h's occurrence counting). Step indices are 0-based into the trace.
 //
 // Errors: none thrown for a scenario that compiles; std::nullopt when the schedule no longer violates
@@ -53,13 +56,22 @@ struct RacingPair {
   bool operator==(const RacingPair&) const = default;
 };
 
-/// The trace file's "explanation" key (trace_file.h): kind "race" | "sequential".
+/// The trace file's "explanation" key (trace_file.h): kind "race" (some pair of steps, reversed, ends the
+/// violation) | "sequential" (no reversal does) | "start" (the start state breaks the invariant before any step:
+/// no slice, no pairs, no order) | "world" (the violating step is a write of the world, Subject::world_write:
+/// the world broke the state by itself; no pairs are looked for).
 struct Explanation {
   std::string kind;
   std::string summary;
   std::vector<RacingPair> pairs;
   std::vector<uint64_t> slice;                             // ascending step indices
   std::vector<std::pair<std::string, std::string>> order;  // [X, Y]: X before Y, labels
+  /// Whether `order`, added to the scenario's own `order`, reproduces the violation in the first execution
+  /// under every strategy (order_min.h, pin_violation): "pairs" (the racing pairs do), "minimised" (they do not; `order` is
+  /// the trace's full pin minimised instead), "none" (nothing does: `order` holds the racing pairs and `needs`
+  /// says what else decides the violation); empty in a trace written before the check, or of kind "start".
+  std::string pin;
+  std::string needs;
   bool operator==(const Explanation&) const = default;
 };
 

@@ -1,11 +1,15 @@
 #include "sim/campaign/order_min.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "sim/explorer.h"
 #include "sim/strategies/dpor.h"
+#include "sim/support/words.h"
 
 namespace allocsim::campaign {
 
@@ -36,26 +40,21 @@ sim::StepLabel label_of(const TraceStep& s, const std::vector<std::string>& acto
   return sim::StepLabel{static_cast<sim::ActorId>(it - actors.begin()), s.actor, s.point, s.occurrence};
 }
 
-struct Check {
-  bool forces = false;
-  bool over_budget = false;
-  uint64_t executions = 0;
-};
+}  // namespace
 
-/// Whether every execution under `order` that is not order-blocked violates `invariant` (and one does),
-/// exploring with DPOR up to `budget` executions.
-Check check(const Compiled& compiled, const sim::OrderSpec& order, const std::string& invariant, uint64_t max_steps,
-            uint64_t budget) {
+ForceCheck order_forces(const Compiled& compiled, const sim::OrderSpec& order, const std::string& invariant,
+                        uint64_t max_steps, uint64_t budget) {
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = true});
   sim::DporStrategy dpor;
-  Check c;
+  ForceCheck c;
   bool all = true, some = false;
   const sim::ExploreSummary sum = sim::explore(
       engine, [&] { return std::make_unique<OrderedWorld>(compiled.make_world(), order); }, dpor,
       sim::ExploreOptions{.executions = budget, .interruptible = false},
       [&](uint64_t, uint64_t, sim::World&, const sim::ExecutionResult& r) {
-        if (r.order_blocked) return;
-        const bool hit = r.violation && r.violation->invariant == invariant;
+        // An order-blocked execution is a dead end the block leaves open: a strategy can walk into it, and its
+        // run-out (sim/engine.h) need not violate, so such a block does not pin the violation.
+        const bool hit = !r.order_blocked && r.violation && r.violation->invariant == invariant;
         all = all && hit;
         some = some || hit;
       });
@@ -65,15 +64,126 @@ Check check(const Compiled& compiled, const sim::OrderSpec& order, const std::st
   return c;
 }
 
+namespace {
+
+/// The full pin of a run's steps, by their labels (see full_pin).
+sim::OrderSpec full_pin_of(const std::vector<sim::StepLabel>& labels) {
+  sim::OrderSpec spec;
+  for (size_t k = 1; k < labels.size(); ++k)
+    if (labels[k - 1].actor != labels[k].actor) spec.constraints.push_back({labels[k - 1], labels[k]});
+  return spec;
+}
+
+/// Drops constraints of `order` (in order) while the rest still forces; `run` is the check.
+template <class Run>
+void minimise(sim::OrderSpec& order, Run&& run) {
+  for (size_t k = 0; k < order.constraints.size();) {
+    sim::OrderSpec candidate = order;
+    candidate.constraints.erase(candidate.constraints.begin() + static_cast<std::ptrdiff_t>(k));
+    if (run(candidate))
+      order = std::move(candidate);
+    else
+      ++k;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> as_pairs(const sim::OrderSpec& o) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& c : o.constraints) out.emplace_back(c.before.text(), c.after.text());
+  return out;
+}
+
+/// What decides the violation besides the order: the steps whose draws took another value than 0 (a fault).
+std::string draws_needed(const sim::ExecutionResult& r, const std::vector<std::string>& labels) {
+  std::string steps;
+  size_t step = 0;
+  bool any = false;
+  const auto flush = [&] {
+    if (!any || step == 0 || step > labels.size()) return;
+    const std::string& detail = r.steps[step - 1].detail;
+    steps += fmt::format("{}step {} ({}{}{})", steps.empty() ? "" : ", ", step - 1, labels[step - 1],
+                         detail.empty() ? "" : ": ", detail);
+  };
+  for (const sim::Choice& c : r.schedule) {
+    if (c.kind == sim::Choice::Actor) {
+      flush();
+      ++step, any = false;
+    } else {
+      any = any || c.value != 0;
+    }
+  }
+  flush();
+  return steps;
+}
+
 }  // namespace
+
+Pin pin_violation(const Subject& subject, const sim::ExecutionResult& r,
+                  const std::vector<std::pair<std::string, std::string>>& candidate, uint64_t max_steps,
+                  uint64_t budget) {
+  Pin out;
+  if (!r.violation) return out;
+  const std::unique_ptr<Compiled> compiled = subject.compile({});
+  const std::vector<std::string> actors = subject.actor_names();
+  const std::string& invariant = r.violation->invariant;
+  // A block is pasted beside the scenario's own constraints, so it is checked with them: the union, read back
+  // through the parser, which refuses labels of another scenario and a cycle (then it cannot force anything).
+  const sim::OrderSpec* own = compiled->make_world()->order();
+  const nlohmann::ordered_json own_block = own ? sim::order_json(*own) : nlohmann::ordered_json::array();
+  const auto forces = [&](const nlohmann::ordered_json& block) {
+    nlohmann::ordered_json both = own_block;
+    for (const auto& c : block) both.push_back(c);
+    sim::OrderSpec spec;
+    try {
+      spec = sim::parse_order(both, actors);
+    } catch (const sim::OrderError&) {
+      return false;
+    }
+    const ForceCheck c = order_forces(*compiled, spec, invariant, max_steps, budget);
+    ++out.checks;
+    out.executions += c.executions;
+    return c.forces;
+  };
+  if (!candidate.empty()) {
+    nlohmann::ordered_json block = nlohmann::ordered_json::array();
+    for (const auto& [x, y] : candidate) block.push_back({x, y});
+    if (forces(block)) {
+      out.how = "pairs", out.order = candidate;
+      return out;
+    }
+  }
+  std::vector<sim::StepLabel> labels;
+  std::map<std::pair<sim::ActorId, std::string_view>, uint32_t> seen;
+  for (const sim::StepRecord& st : r.steps)
+    labels.push_back(sim::StepLabel{st.actor, actors[st.actor], std::string(st.what), ++seen[{st.actor, st.what}]});
+  std::vector<std::string> texts;
+  for (const sim::StepLabel& l : labels) texts.push_back(l.text());
+  sim::OrderSpec pin = full_pin_of(labels);
+  const auto pin_forces = [&](const sim::OrderSpec& o) { return forces(sim::order_json(o)); };
+  if (pin_forces(pin)) {
+    minimise(pin, pin_forces);
+    out.how = "minimised", out.order = as_pairs(pin);
+    return out;
+  }
+  out.how = "none";
+  const std::string draws = draws_needed(r, texts);
+  out.needs = draws.empty() ? fmt::format(
+                                  "even the full pin of the execution ({}) leaves executions that do not violate {} "
+                                  "(or more than {} to check)",
+                                  support::count_of(pin.constraints.size(), "constraint"), invariant,
+                                  support::count_of(budget, "execution"))
+                            : fmt::format(
+                                  "it also needs the draws of {}, which an order cannot pin (replay the trace or its "
+                                  "schedule instead)",
+                                  draws);
+  return out;
+}
 
 sim::OrderSpec full_pin(const Trace& t) {
   const std::vector<std::string> actors = t.scenario->actor_names();
-  sim::OrderSpec spec;
-  for (size_t k = 1; k < t.steps.size(); ++k)
-    if (t.steps[k - 1].actor != t.steps[k].actor)
-      spec.constraints.push_back({label_of(t.steps[k - 1], actors), label_of(t.steps[k], actors)});
-  return spec;
+  std::vector<sim::StepLabel> labels;
+  for (const TraceStep& s : t.steps) labels.push_back(label_of(s, actors));
+  return full_pin_of(labels);
 }
 
 MinimalOrder minimal_order(const Trace& t, uint64_t budget) {
@@ -84,22 +194,14 @@ MinimalOrder minimal_order(const Trace& t, uint64_t budget) {
   out.order = full_pin(t);
   out.full_pin = out.order.constraints.size();
   const auto run = [&](const sim::OrderSpec& o) {
-    const Check c = check(*compiled, o, t.violation->invariant, t.max_steps, budget);
+    const ForceCheck c = order_forces(*compiled, o, t.violation->invariant, t.max_steps, budget);
     ++out.checks;
     out.executions += c.executions;
     out.over_budget += c.over_budget;
     return c.forces;
   };
   out.forces = run(out.order);
-  if (!out.forces) return out;
-  for (size_t k = 0; k < out.order.constraints.size();) {
-    sim::OrderSpec candidate = out.order;
-    candidate.constraints.erase(candidate.constraints.begin() + static_cast<std::ptrdiff_t>(k));
-    if (run(candidate))
-      out.order = std::move(candidate);
-    else
-      ++k;
-  }
+  if (out.forces) minimise(out.order, run);
   return out;
 }
 

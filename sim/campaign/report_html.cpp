@@ -144,6 +144,8 @@ std::string render_explanation(const Explanation& e, size_t k, const std::vector
   h += fmt::format("<p class=\"summary\"><strong>{}</strong> {}</p>\n",
                    e.kind == "sequential" ? "Sequential:"
                    : e.kind == "race"     ? "Race:"
+                   : e.kind == "start"    ? "Start state:"
+                   : e.kind == "world"    ? "The world's write:"
                                           : "Explanation:",
                    html_escape(e.summary));
   if (!e.pairs.empty()) {

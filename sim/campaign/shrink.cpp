@@ -32,7 +32,8 @@ class Shrinker {
         budget_(opt.max_runs, opt.max_seconds),
         sc_(std::move(sc)),
         cur_(std::move(start)),
-        invariant_(std::move(invariant)) {}
+        invariant_(std::move(invariant)),
+        world_(by_world(*sc_, cur_)) {}
 
   ShrinkResult run() {
     bool need_search = true;
@@ -60,11 +61,21 @@ class Shrinker {
   }
 
  private:
-  // One candidate run; the result when it still violates the same invariant.
+  // Whether `r` broke at a write of the world (Subject::world_write, explain.h's kind "world").
+  static bool by_world(const Subject& sc, const sim::ExecutionResult& r) { return broken_by_world(sc, r); }
+
+  // The same finding: the same invariant, broken the same way. A violation the protocol caused must not shrink
+  // into one a foreign write causes by itself (a relabel under a live claim breaks capacity at once: smaller,
+  // but a fact of the world, not the protocol's flaw), nor the other way round.
+  bool same(const Subject& sc, const sim::ExecutionResult& r) const {
+    return r.violation && r.violation->invariant == invariant_ && by_world(sc, r) == world_;
+  }
+
+  // One candidate run; the result when it is still the same finding.
   std::optional<sim::ExecutionResult> attempt(const Subject& sc, std::span<const sim::Choice> schedule) {
     if (!budget_.take()) return std::nullopt;
     sim::ExecutionResult r = run_lenient(sc, schedule, *opt_.max_steps);
-    if (r.violation && r.violation->invariant == invariant_) return r;
+    if (same(sc, r)) return r;
     return std::nullopt;
   }
 
@@ -145,9 +156,7 @@ class Shrinker {
     const std::unique_ptr<Compiled> compiled = sc_->compile({});
     sim::Engine engine(sim::EngineOptions{.max_steps = *opt_.max_steps});
     const sim::RunOnce run = [&](sim::Strategy& s) { return run_one(engine, *compiled, s); };
-    const sim::Accept accept = [&](const sim::ExecutionResult& r) {
-      return r.violation && r.violation->invariant == invariant_;
-    };
+    const sim::Accept accept = [&](const sim::ExecutionResult& r) { return same(*sc_, r); };
     std::vector<uint64_t> draws;
     for (const sim::Choice& c : cur_.schedule)
       if (c.kind == sim::Choice::Draw) draws.push_back(c.value);
@@ -161,6 +170,7 @@ class Shrinker {
   SubjectPtr sc_;
   sim::ExecutionResult cur_;
   std::string invariant_;
+  bool world_;  // the start broke at a write of the world (by_world)
   bool minimal_ = false;
 };
 

@@ -2,7 +2,9 @@
 // subject's reductions); the schedule search is sim/shrink.h. No GPU word appears here.
 //
 // Given a scenario and a schedule whose execution violates invariant I, it looks for a smaller pair that
-// still violates I, re-running every candidate deterministically (sim::LenientReplayStrategy: a recorded
+// still violates I the same way: "violates I" below means I fails, and at a write of the world
+// (Subject::world_write) exactly when it did at the start, so a protocol's flaw never shrinks into a fact of
+// the world (a foreign relabel that breaks capacity by itself). Re-running every candidate deterministically (sim::LenientReplayStrategy: a recorded
 // choice that is no longer possible falls back to "the running actor, else the lowest id"). Passes:
 //   1. scenario: drop a whole actor (with its choices), drop one op from a script, set one fault draw to 0
 //      ("no fault"), each kept only if I still fails; repeated until none applies;

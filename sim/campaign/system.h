@@ -22,12 +22,17 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/world.h"
+
+namespace allocsim::sim {
+struct ExecutionResult;  // sim/engine.h
+}  // namespace allocsim::sim
 
 namespace allocsim::campaign {
 
@@ -74,6 +79,14 @@ struct ObjectName {
 class Subject;
 using SubjectPtr = std::shared_ptr<const Subject>;
 
+/// The call the last step of `r` belongs to: its own point when it resumed from a call, else the point of its
+/// actor's latest earlier call (a step resumed from a lock wait or a barrier continues that call); "" when
+/// `r` has no step or its actor made no call. What Subject::world_write is asked about.
+std::string_view violating_call(const sim::ExecutionResult& r);
+
+/// Whether `r` violates an invariant at a step of a world write (Subject::world_write of violating_call()).
+bool broken_by_world(const Subject& subject, const sim::ExecutionResult& r);
+
 class Subject {
  public:
   virtual ~Subject() = default;
@@ -102,6 +115,14 @@ class Subject {
   /// role, for explanations (explain.h); `details` are the execution's step details, where names made
   /// during an execution (claim ids) appear. The default: "object <16 hex digits>", Data (explain.cpp).
   virtual ObjectName name_object(uint64_t object, const std::vector<std::string>& details) const;
+  /// Whether a step of the call `call` (the Call point its op began at: violating_call()) is a write of the
+  /// world rather than of the protocol under test (another controller relabelling a node, say): a violation
+  /// that such a step causes by itself is a fact of the scenario's world, not a race (explain.h, kind
+  /// "world"). The default: none is.
+  virtual bool world_write(std::string_view call) const {
+    (void)call;
+    return false;
+  }
 
   // Reductions (the shrinker). Each returns a new subject with the same path and digest.
   /// Ops in actor `actor`'s script.

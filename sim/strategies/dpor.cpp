@@ -237,7 +237,13 @@ void DporStrategy::analyse(const ExecutionResult& r) {
   // 1.00 without, the same 63 traces).
   std::vector<ActorId>& unseen = a_.unseen;
   unseen.clear();
-  if ((r.violation || r.order_blocked) && !r.quiescent && n == r.steps.size()) {
+  // An order-blocked execution is cut short at its block: what the run-out does after it (sim/engine.h) is no
+  // choice of this strategy's, so only the steps before the block are analysed, with the block as the halt.
+  if (r.order_blocked && n == r.order_blocked->step) {
+    unseen = r.order_blocked->unfinished;
+    for (size_t k : node_of_step)
+      for (ActorId a : stack_[k].enabled) insert_sorted(unseen, a);
+  } else if (r.violation && !r.order_blocked && !r.quiescent && n == r.steps.size()) {
     unseen = r.unfinished;
     if (r.violation_actor) {
       insert_sorted(unseen, *r.violation_actor);

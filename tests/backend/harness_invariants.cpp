@@ -297,6 +297,21 @@ TEST_CASE("render_like re-renders the stale-reserve and actor lines from the oth
   CHECK(render_like(before.world, reported) == "stale reserves: []\nactor flowA: claims_made=0 claims_held=0\n");
 }
 
+TEST_CASE("render_like never copies a line the invariant computed at the violation into the other state",
+          "[invariants]") {
+  // capacity-within-cards reports "capacity n1: ... uncovered=[fw:1]" beside the node: the node line is
+  // re-rendered from the earlier state, the computed line keeps only its subject.
+  Fixture f;
+  const std::string reported = render_node(f.s().nodes[0]) +
+                               "capacity n1: cards=1 granted=[] uncovered=[fw:1]\n"
+                               "flow workload fw: requested by flowA; live grants []; covered since bound: 0\n"
+                               "actor flowA told: infeasible plan: none\n";
+  CHECK(render_like(f.world, reported) == render_node(f.s().nodes[0]) +
+                                              "capacity n1: (computed at the violation only)\n"
+                                              "flow workload fw: (computed at the violation only)\n"
+                                              "actor flowA told: (computed at the violation only)\n");
+}
+
 TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", "[invariants]") {
   Fixture f;
   f.world.mutable_actors()[0].told.recovered_flow = "flowB";

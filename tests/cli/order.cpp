@@ -49,17 +49,18 @@ TEST_CASE("order: a single schedule that ends order-blocked is not reported as t
   // names as never met. First the file's pin plus an X that
   // never comes (flowB restores once): the one schedule blocks flowA's release. Then a cycle through the actors'
   // own order of points (flowA inventories before it releases): nobody may take a first step, and the run says
-  // so rather than "every choice had one eligible actor" (new-user report).
+  // so rather than "every choice had one eligible actor" (new-user report). Both executions then run out
+  // without the order, to their 21 steps (DESIGN.md §2).
   const struct {
     std::string orders, says, not_says, never_met;
   } cases[] = {
       {R"(--order '[["flowB:restore.before#3", "flowA:release"]]')",
-       "  1 execution, 8 steps, 0 violating\n"
+       "  1 execution, 21 steps, 0 violating\n"
        "  order: 3 constraints; 1 execution order-blocked\n"
        "  order: every choice had one eligible actor, and that one schedule ends order-blocked: stopped after it\n",
        "leaves one schedule", R"(["flowB:restore.before#3", "flowA:release#1"])"},
       {R"(--order '[["flowA:release", "flowB:inventory"]]' --order '[["flowB:plan", "flowA:inventory"]]')",
-       "  1 execution, 0 steps, 0 violating\n"
+       "  1 execution, 21 steps, 0 violating\n"
        "  order: 4 constraints; 1 execution order-blocked\n"
        "  order: no actor may take a first step, so the order leaves no schedule: stopped after one execution\n",
        "every choice had one eligible actor", R"(["flowB:plan#1", "flowA:inventory#1"])"},

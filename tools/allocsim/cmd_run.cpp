@@ -85,9 +85,11 @@ void print_order_lines(const harness::Scenario& sc, const campaign::RunReport& r
   if (!rep.summary.single_schedule) return;
   // The one schedule may itself end order-blocked (a constraint whose X never comes): then no schedule
   // satisfies the order, which the run's last line explains; "leaves one schedule" would read as a pass.
-  // No step at all: the very first choice had no eligible actor (a cycle through the actors' own order of
-  // points, which the load-time check cannot see), so "every choice had one" would be vacuous.
-  if (rep.summary.order_blocked_executions == rep.summary.executions && rep.summary.steps == 0)
+  // Blocked before any step: the very first choice had no eligible actor (a cycle through the actors' own
+  // order of points, which the load-time check cannot see), so "every choice had one" would be vacuous. The
+  // steps the execution then ran out without the order (DESIGN.md §2) do not count as choices.
+  const auto& block = rep.summary.first_order_block;
+  if (rep.summary.order_blocked_executions == rep.summary.executions && block && block->step == 0)
     std::cout << "  order: no actor may take a first step, so the order leaves no schedule: stopped after one "
                  "execution\n";
   else if (rep.summary.order_blocked_executions == rep.summary.executions)
@@ -248,8 +250,13 @@ int cmd_run(int argc, char** argv) {
     for (const auto& u : rep.unmet) std::cout << "  - so far: " << u << "\n";
     return kExitFailed;
   }
-  if (rep.summary.executions > 0 && rep.summary.order_blocked_executions == rep.summary.executions) {
-    std::cout << "\nno execution satisfies `order`: " << rep.summary.first_order_block->message << "\n";
+  // Every execution order-blocked: the scenario's premise did not hold in any of them. Each still ran out and
+  // was judged (docs/DESIGN.md §2), so what else it broke is listed with it, as sweep lists it.
+  const bool unsatisfied = rep.summary.executions > 0 && rep.summary.order_blocked_executions == rep.summary.executions;
+  if (unsatisfied) {
+    std::cout << "\nexpectation NOT met:\n  - no execution satisfies `order`: "
+              << rep.summary.first_order_block->message << "\n";
+    for (const auto& u : rep.unmet) std::cout << "  - " << u << "\n";
     return kExitFailed;
   }
   if (rep.met) {

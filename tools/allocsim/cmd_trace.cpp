@@ -52,6 +52,14 @@ int cmd_trace_explain(int argc, char** argv) {
     return kExitDiverged;
   }
   t.explanation = campaign::explain(*t.scenario, rr.result.schedule, t.max_steps);
+  if (!t.explanation && rr.result.violation) {
+    std::cout << fmt::format(
+        "allocsim trace explain {}: the trace violates {}, but its {} are more than {} explains "
+        "(the analysis is quadratic in the steps); shrink it first\n",
+        input, rr.result.violation->invariant, support::count_of(rr.result.steps.size(), "step"),
+        campaign::kMaxExplainSteps);
+    return kExitOk;
+  }
   if (!t.explanation) {
     std::cout << fmt::format("allocsim trace explain {}: the trace violates no invariant; nothing to explain\n", input);
     return kExitOk;

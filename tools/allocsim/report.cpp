@@ -21,6 +21,8 @@ std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::st
                                 "point", w_what, "details");
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const auto& s = r.steps[i];
+    if (r.order_blocked && r.order_blocked->step == i)
+      out += fmt::format("  {:>5}  order-blocked here; the steps below ran out without the order\n", "--");
     std::string line = fmt::format("  {:>5}{} {:<{}}  {:<{}}  {:<{}}  {}", i, s.preemption ? "*" : " ", names[s.actor],
                                    w_actor, sim::to_string(s.kind), w_kind, s.what, w_what, s.detail);
     while (line.back() == ' ') line.pop_back();  // a step without details
@@ -32,6 +34,9 @@ std::string trace_table(const sim::ExecutionResult& r, const std::vector<std::st
 std::string violation_report(const sim::ExecutionResult& r, const std::vector<std::string>& names) {
   if (!r.violation) return "no violation\n";
   std::string out = fmt::format("violation: {}\n  {}\n", r.violation->invariant, r.violation->message);
+  if (r.order_blocked)
+    out += fmt::format("  after the execution was order-blocked at step {} ({}) and ran out without the order\n",
+                       r.order_blocked->step, r.order_blocked->message);
   if (!r.violation->state.empty()) {
     out += "state when it broke:\n";
     size_t start = 0;

@@ -10,6 +10,7 @@
 #include "backend/system/system.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/explain.h"
+#include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
 #include "sim/support/json_reader.h"
@@ -167,6 +168,19 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
                                     s.out_of_time,
                                     s.preemptions_minimal};
     std::cout << explain_trace(t);
+    // The block printed above pins the violation in the minimal trace's scenario; the user pastes into the
+    // file they ran, whose other actors and ops may open dead ends: check it there, and pin the raw execution
+    // when it does not hold.
+    if (t.explanation && t.explanation->kind != "start") {
+      const campaign::Pin p = campaign::pin_violation(*full, f.result, t.explanation->order, max_steps);
+      // (the file's check starts from the printed block, so a block that holds there comes back as "pairs")
+      if (p.order == t.explanation->order && p.needs == t.explanation->needs &&
+          (p.how == "none") == (t.explanation->pin == "none"))
+        std::cout << fmt::format("order block for {}: the one above (checked there too)\n", c.scenario);
+      else
+        std::cout << "for the file you ran: "
+                  << order_block_text(p.order, p.how, p.needs, c.scenario, !t.explanation->pairs.empty());
+    }
   }
   t.tool_version = ALLOCSIM_VERSION;
   t.scenario_path = c.scenario;

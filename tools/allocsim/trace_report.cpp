@@ -74,12 +74,32 @@ std::string explanation_text(const campaign::Trace& t) {
   out += fmt::format("causal slice ({} of {}; the violation depends on these):\n", e.slice.size(),
                      count_of(t.steps.size(), "step"));
   out += slice_text(t, e.slice);
-  if (!e.order.empty()) {
-    nlohmann::ordered_json order = nlohmann::ordered_json::array();
-    for (const auto& [x, y] : e.order) order.push_back({x, y});
-    out += fmt::format("order block (pins this race in a scenario):\n  \"order\": {}\n", order.dump());
-  }
-  return out;
+  return out + order_block_text(e.order, e.pin, e.needs, "", !e.pairs.empty());
+}
+
+std::string order_block_text(const std::vector<std::pair<std::string, std::string>>& block, const std::string& pin,
+                             const std::string& needs, const std::string& file, bool pairs) {
+  nlohmann::ordered_json order = nlohmann::ordered_json::array();
+  for (const auto& [x, y] : block) order.push_back({x, y});
+  const std::string into = file.empty() ? "the scenario" : file;
+  if (pin == "minimised" && block.empty())
+    return fmt::format("order block: none needed (every schedule of {} violates it)\n", into);
+  if (pin == "pairs" || pin == "minimised")
+    return fmt::format(
+        "order block ({}; added to the `order` of {}, it reproduces the violation in the first execution under "
+        "every strategy):\n  \"order\": {}\n",
+        pin == "pairs" ? "the racing pairs"
+        : pairs        ? "the racing pairs alone do not pin it: the execution's full pin, minimised"
+                       : "the execution's full pin, minimised",
+        into, order.dump());
+  if (pin == "none")
+    return block.empty() ? fmt::format("order block: none pins this violation in {}: {}\n", into, needs)
+                         : fmt::format(
+                               "order block (the racing pairs; they do not pin this violation in {}: {}):\n"
+                               "  \"order\": {}\n",
+                               into, needs, order.dump());
+  if (block.empty()) return "";
+  return fmt::format("order block (pins this race in a scenario):\n  \"order\": {}\n", order.dump());
 }
 
 std::string actor_table(const campaign::Trace& t) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/campaign/trace_file.h"
 
@@ -17,6 +19,12 @@ std::string actor_table(const campaign::Trace& t);
 /// The trace's explanation (absent: ""): the summary, the racing pairs (step numbers, labels, objects, what
 /// the reversal did), the causal slice with the other steps folded, and the order block that pins it.
 std::string explanation_text(const campaign::Trace& t);
+
+/// The order block `block` and what it was checked to do (campaign::Explanation::pin, `needs`), for adding to
+/// the `order` of `file` (empty: the trace's scenario); `pairs`: there were racing pairs to try first. ""
+/// when there is neither a block nor a check.
+std::string order_block_text(const std::vector<std::pair<std::string, std::string>>& block, const std::string& pin,
+                             const std::string& needs, const std::string& file, bool pairs);
 
 /// The violation, a one-line size summary (and what it was shrunk from), the explanation when the trace
 /// has one (explanation_text), the actor table, the state the
