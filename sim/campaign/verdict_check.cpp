@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "sim/campaign/order_min.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_file.h"
@@ -242,19 +243,34 @@ void Checker::pinned(const Subject& minimal, const File& min_scenario, const Fil
     out.skipped[std::string("order-pin-file") + why] += o.order_strategies.size();
     return;
   }
+  // What `run` prints (trace_cli.cpp): the explanation's block, which pins the minimal scenario, and for the
+  // file that was run the pin checked there (the same block when it holds there too). A pin of "none" says
+  // in words what an order cannot pin: nothing to paste, so nothing to check.
+  const Pin file_pin = pin_violation(*v.scenario, v.result, e->order, max_steps);
   out.order = e->order;
-  Json block = Json::array();
-  for (const auto& [x, y] : e->order) block.push_back({x, y});
-  const Json pasted = Json::parse(tampered(o, "order", block.dump()));
+  const auto block_of = [&](const std::vector<std::pair<std::string, std::string>>& order) {
+    Json block = Json::array();
+    for (const auto& [x, y] : order) block.push_back({x, y});
+    return Json::parse(tampered(o, "order", block.dump()));
+  };
   const struct {
     const char* kind;
     const Subject& sc;
     std::string name;
     std::vector<File> context;  // shown with a contradiction: the scenario and the trace the block came from
-  } targets[] = {{"order-pin", minimal, o.prefix + ".min-order.json", {min_scenario, min_trace}},
-                 {"order-pin-file", *v.scenario, o.prefix + ".order.json", {scenario_file, min_trace}}};
+    Json pasted;
+    bool none;  // the explanation says no order pins it (Explanation::needs)
+  } targets[] = {{"order-pin", minimal, o.prefix + ".min-order.json", {min_scenario, min_trace}, block_of(e->order),
+                  e->pin == "none"},
+                 {"order-pin-file", *v.scenario, o.prefix + ".order.json", {scenario_file, min_trace},
+                  block_of(file_pin.order), file_pin.how == "none"}};
   for (const auto& target : targets) {
-    if (e->order.empty() && target.kind == std::string_view("order-pin-file")) {
+    const Json& pasted = target.pasted;
+    if (target.none) {
+      out.skipped[std::string(target.kind) + ": the explanation says no order pins it"] += o.order_strategies.size();
+      continue;
+    }
+    if (pasted.empty() && target.kind == std::string_view("order-pin-file")) {
       // Nothing is printed to paste (the explanation is sequential): the scenario alone is what the minimal
       // check judged, and a larger one may well not break in every order.
       out.skipped["order-pin-file: the explanation has no order block to paste"] += o.order_strategies.size();

@@ -1,12 +1,13 @@
 // The order-blocked check of the verdict self-check (verdict_check.h): an execution that ends order-blocked is
 // judged by what an execution is judged by at its end. The engine judges two things only when an execution
 // ends, not after a step: `no-deadlock` (nothing can run, someone is blocked) and the invariants checked at
-// quiescence. An order that can no longer be met ends the execution before either is judged. So the
-// execution's schedule is taken again in the scenario without its order, and every continuation of it is
-// explored (plain DFS under the schedule as a prefix, at most VerdictOptions::ending_budget executions): when
-// every one ends with the same violation judged at the end, that violation was already decided when the
-// order blocked (a lock no one can release any more, state that quiescence must reject whatever runs
-// next), and ending "order-blocked" hides it. A subtree over the budget is not judged (counted as skipped).
+// quiescence. An order-blocked execution runs out without the order, in one canonical way, and is judged then
+// (docs/DESIGN.md §2). This check holds it to that: the execution's schedule is taken again in the scenario
+// without its order, and every continuation of it is explored (plain DFS under the schedule as a prefix, at
+// most VerdictOptions::ending_budget executions); when every one ends with the same violation judged at the
+// end, that violation was already decided when the order blocked (a lock no one can release any more, state
+// that quiescence must reject whatever runs next), so the execution's own verdict must name it, or ending
+// "order-blocked" hid it. A subtree over the budget is not judged (counted as skipped).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -45,15 +46,15 @@ std::optional<Contradiction> check_order_blocked(const Subject& sc, const Explor
   }
   ++run["order-blocked"];
   if (!same || !ends || ends->empty()) return std::nullopt;
+  if (r.violation && r.violation->invariant == *ends) return std::nullopt;  // the run-out judged it
   const std::string file =
       o.out.empty() ? o.prefix + ".json" : (std::filesystem::path(o.out) / (o.prefix + ".json")).string();
   return Contradiction{
       "order-blocked",
-      fmt::format("execution {} under {} ends order-blocked ({}); without the order, every continuation of it ({}) "
-                  "ends with {}, which is judged only at an execution's end",
-                  index, config.strategy, r.order_blocked->message,
-                  sum.executions == 1 ? std::string("1 execution") : fmt::format("{} executions", sum.executions),
-                  *ends),
+      fmt::format("execution {} under {} ends order-blocked ({}) without {}; without the order, every continuation "
+                  "of it ({}) ends with it, which is judged only at an execution's end",
+                  index, config.strategy, r.order_blocked->message, *ends,
+                  sum.executions == 1 ? std::string("1 execution") : fmt::format("{} executions", sum.executions)),
       config.replay_line(file, {.seed = std::nullopt, .schedule = sim::format_schedule(r.schedule, sc.actor_names())}),
       {{o.prefix + ".json", sc.to_json().dump(2) + "\n"}}};
 }
