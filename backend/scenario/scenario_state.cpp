@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "backend/mig_geometry.h"
-#include "backend/pyrepr.h"
+#include "backend/model/mig_geometry.h"
+#include "backend/model/pyrepr.h"
 
 namespace allocsim::harness {
 
