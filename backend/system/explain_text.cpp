@@ -58,7 +58,9 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
   claims_in_details(details, claims);
   for (const ActorSpec& a : sc.actors) {
     m[actor_plan_id(a.name)] = {ObjectName::Data, a.name + "'s last plan"};
-    m[object_id(Obj::Lock, "life:" + a.name)] = {ObjectName::Sync, a.name + "'s life (recover waits for it)"};
+    // Not a lock that orders critical sections but a signal: "this actor has ended", which recover waits for.
+    // A recover that passed it depends on the step that ended the actor (the causal slice keeps that step).
+    m[object_id(Obj::Lock, "life:" + a.name)] = {ObjectName::Data, "the end of " + a.name + " (recover waits for it)"};
     for (int k = 1; k <= kClaimsPerActor; ++k) claims[fmt::format("claim-{}-{}", a.name, k)] = true;
   }
   for (const auto& [id, _] : claims) m[object_id(Obj::Claim, id)] = {ObjectName::Data, "claim " + id};

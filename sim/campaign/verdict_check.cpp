@@ -259,15 +259,23 @@ void Checker::pinned(const Subject& minimal, const File& min_scenario, const Fil
     std::string name;
     std::vector<File> context;  // shown with a contradiction: the scenario and the trace the block came from
     Json pasted;
-    bool none;  // the explanation says no order pins it (Explanation::needs)
-  } targets[] = {{"order-pin", minimal, o.prefix + ".min-order.json", {min_scenario, min_trace}, block_of(e->order),
-                  e->pin == "none"},
-                 {"order-pin-file", *v.scenario, o.prefix + ".order.json", {scenario_file, min_trace},
-                  block_of(file_pin.order), file_pin.how == "none"}};
+    const char* none;  // why nothing is pasted: the printed text says no order pins it (nullptr: a block is)
+  } targets[] = {{"order-pin",
+                  minimal,
+                  o.prefix + ".min-order.json",
+                  {min_scenario, min_trace},
+                  block_of(e->order),
+                  e->pin == "none" ? "the explanation says no order pins it" : nullptr},
+                 {"order-pin-file",
+                  *v.scenario,
+                  o.prefix + ".order.json",
+                  {scenario_file, min_trace},
+                  block_of(file_pin.order),
+                  file_pin.how == "none" ? "run says no order pins it in the file" : nullptr}};
   for (const auto& target : targets) {
     const Json& pasted = target.pasted;
     if (target.none) {
-      out.skipped[std::string(target.kind) + ": the explanation says no order pins it"] += o.order_strategies.size();
+      out.skipped[std::string(target.kind) + ": " + target.none] += o.order_strategies.size();
       continue;
     }
     if (pasted.empty() && target.kind == std::string_view("order-pin-file")) {

@@ -105,16 +105,18 @@ class SliceReplay final : public sim::Strategy {
       if (k < r.steps.size()) in_slice_[k] = true;
     for (uint64_t k = 0; k < r.steps.size(); ++k)
       if (in_slice_[k] || !writes_state[k]) targets_.push_back(k);
+    // Steps by their recorded actor, not by the schedule's actor choices: an order-blocked execution's run-out
+    // (docs/DESIGN.md §2) takes steps that the schedule does not record.
+    for (uint64_t k = 0; k < r.steps.size(); ++k) {
+      const sim::ActorId a = r.steps[k].actor;
+      grow(a);
+      pos_in_actor_.push_back(steps_of_[a].size());
+      steps_of_[a].push_back(k);
+    }
     sim::ActorId actor = sim::kNoActor;
-    size_t step = 0;
     for (const sim::Choice& c : r.schedule) {
       if (c.kind == sim::Choice::Actor) {
         actor = static_cast<sim::ActorId>(c.value);
-        if (step < r.steps.size()) {
-          grow(actor);
-          pos_in_actor_.push_back(steps_of_[actor].size());
-          steps_of_[actor].push_back(step++);
-        }
       } else if (actor == sim::kNoActor) {
         prologue_draws_.push_back(c.value);
       } else {

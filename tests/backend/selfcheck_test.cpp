@@ -190,14 +190,22 @@ TEST_CASE("selfcheck: an order-blocked end that hides a verdict judged at an exe
     campaign::VerdictOptions o;
     o.prefix = "held";
     std::map<std::string, uint64_t> run, skipped;
-    const auto k = campaign::check_order_blocked(*sc, c, 0, *first, o, run, skipped);
-    CHECK(run == std::map<std::string, uint64_t>{{"order-blocked", 1}});
+    // The engine runs an order-blocked execution out without the order and judges its end (docs/DESIGN.md
+    // §2): with the mutant its own verdict names quiescent-clean, so nothing is hidden.
+    CHECK(first->violation.has_value() == mutant);
+    if (mutant) CHECK(first->violation->invariant == "quiescent-clean");
+    CHECK_FALSE(campaign::check_order_blocked(*sc, c, 0, *first, o, run, skipped));
+    // The same execution cut off at its block, unjudged, is what the check is for. Without the mutant every
+    // continuation ends quiescent and clean: nothing was hidden.
+    sim::ExecutionResult cut = *first;
+    cut.violation.reset();
+    const auto k = campaign::check_order_blocked(*sc, c, 0, cut, o, run, skipped);
+    CHECK(run == std::map<std::string, uint64_t>{{"order-blocked", 2}});
     CHECK(skipped.empty());
-    // Without the mutant every continuation ends quiescent and clean: nothing was hidden.
     REQUIRE(k.has_value() == mutant);
     if (!mutant) continue;
     CHECK(k->kind == "order-blocked");
-    CHECK(k->detail.find("ends with quiescent-clean") != std::string::npos);
+    CHECK(k->detail.find("without quiescent-clean; without the order, every continuation") != std::string::npos);
     CHECK(k->replay.find("allocsim replay held.json --schedule ") == 0);
   }
 }
