@@ -15,7 +15,14 @@ namespace allocsim::cli {
 
 int cmd_replay(int argc, char** argv) {
   Common c = parse_common("replay", argc, argv, false);
-  if (campaign::looks_like_trace(c.scenario)) return replay_trace_file(c);  // trace_cli.cpp
+  if (campaign::looks_like_trace(c.scenario)) {
+    if (!c.record.empty())
+      throw UsageError(
+          fmt::format("--record: give a scenario with --seed or --schedule; {} is a trace file, "
+                      "whose replay is checked step by step against it",
+                      c.scenario));
+    return replay_trace_file(c);  // trace_cli.cpp
+  }
   campaign::ExploreConfig cfg = to_config(c, false);
   harness::Scenario sc = harness::load_scenario(c.scenario);
   add_order_flags(sc, cfg);
@@ -33,12 +40,8 @@ int cmd_replay(int argc, char** argv) {
                            support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
                            r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
-  if (r.violation) {
-    std::cout << violation_report(r, actor_names(sc));
-    return kExitFailed;
-  }
-  std::cout << trace_table(r, actor_names(sc)) << "no violation\n";
-  return kExitOk;
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  return print_replayed(*full, r, full->max_steps(cfg.max_steps), c.record);
 }
 
 }  // namespace allocsim::cli

@@ -303,6 +303,10 @@ po::options_description common_options(Common& c, bool run) {
     d.add_options()("record", po::value(&c.record),
                     "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
                     "against the seed (backend/system/record.h); the file appears only when the run completes");
+  } else {
+    d.add_options()("record", po::value(&c.record),
+                    "write the replayed execution's comparable record to FILE, one JSON line as run --record "
+                    "writes it (backend/system/record.h)");
   }
   d.add(trace_options(c.trace, run));
   return d;

@@ -16,6 +16,7 @@
 #include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
+#include "tools/allocsim/replay_epilogue.h"
 #include "tools/allocsim/report.h"
 #include "tools/allocsim/trace_report.h"
 
@@ -61,14 +62,14 @@ po::options_description trace_options(TraceFlags& f, bool run) {
   return d;
 }
 
-namespace {
-
 harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<std::string>& extra) {
   harness::Scenario out = sc;
   for (const auto& m : extra)
     if (std::find(out.mutants.begin(), out.mutants.end(), m) == out.mutants.end()) out.mutants.push_back(m);
   return out;
 }
+
+namespace {
 
 harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
   harness::ShrinkOptions o;
@@ -267,6 +268,30 @@ int write_replay_perfetto(const Common& c, const campaign::ExploreConfig& cfg, c
   return kExitOk;
 }
 
+int print_replayed(const campaign::Subject& full, const sim::ExecutionResult& r, uint64_t max_steps,
+                   const std::string& record) {
+  const Replayed after = replay_epilogue(full, r, max_steps, !record.empty());
+  const bool write = !record.empty() && !after.record.empty();
+  if (write) {
+    try {
+      campaign::write_file_atomically(record, after.record);
+    } catch (const campaign::OutputError& e) {
+      std::cerr << "allocsim: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (r.violation)
+    std::cout << violation_report(r, full.actor_names());
+  else
+    std::cout << trace_table(r, full.actor_names());
+  std::cout << after.text;
+  if (write) std::cout << fmt::format("record written: {}\n", record);
+  if (!record.empty() && !write) std::cout << "record not written: the execution did not run the same way again\n";
+  if (r.violation) return kExitFailed;
+  std::cout << "no violation\n";
+  return kExitOk;
+}
+
 int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc) {
   const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
   std::vector<sim::Choice> schedule;
@@ -301,12 +326,7 @@ int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const h
   std::cout << fmt::format("{}: {}, {}, fingerprint {:016x}\n", line, support::count_of(r.steps.size(), "step"),
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
-  if (r.violation) {
-    std::cout << violation_report(r, full->actor_names());
-    return kExitFailed;
-  }
-  std::cout << trace_table(r, full->actor_names()) << "no violation\n";
-  return kExitOk;
+  return print_replayed(*full, r, max_steps, c.record);
 }
 
 int cmd_shrink(int argc, char** argv) {

@@ -69,6 +69,15 @@ int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const h
 /// its line. Returns kExitOk, or kExitUsage (after the message) when it cannot be written.
 int write_replay_perfetto(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                           const sim::ExecutionResult& r);
+/// `sc` with the `extra` mutants of the command line added to its own (each once): the scenario an execution
+/// with those flags ran in.
+harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<std::string>& extra);
+/// Prints a replayed execution `r` of `full` after its header: the violation report, or the table and "no
+/// violation", each with the actors' op outcomes and the final state (replay_epilogue.h); with `record` (the
+/// --record path) also writes the execution's comparable record there. Returns the exit code: kExitFailed for
+/// a violation, kExitUsage (after the message) when the record cannot be written.
+int print_replayed(const campaign::Subject& full, const sim::ExecutionResult& r, uint64_t max_steps,
+                   const std::string& record);
 
 /// Prints why the replay of `what` diverged (the step, what the trace expected, what the program did) and what
 /// to do about it; the caller exits with kExitDiverged.
