@@ -111,7 +111,8 @@ ActorId Engine::Impl::decide(bool after) {
   if (after) {
     const ActorId pick = current;
     if (slots[pick].crashed) record_crash(pick);
-    strategy->step_done(last_step());
+    // A run-out step (DESIGN.md §2) asks the strategy nothing, and tells it nothing either.
+    if (!running_out) strategy->step_done(last_step());
     if (slots[pick].exception) {
       r.violation = exception_violation(pick), r.violation_actor = pick;
       return kNoActor;

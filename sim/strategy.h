@@ -39,7 +39,8 @@ class Strategy {
   virtual ActorId choose(std::span<const Candidate> runnable, ActorId current) = 0;
   /// A number in [0, bound) for a choice inside a step (faults). REQUIRES: bound > 0.
   virtual uint64_t draw(uint64_t bound) = 0;
-  /// Called by the engine right after every step, before the world's invariant check, with the step's record
+  /// Called by the engine right after every step (except the steps an order-blocked execution runs out, which
+  /// ask the strategy nothing: docs/DESIGN.md §2), before the world's invariant check, with the step's record
   /// (its footprint is filled only under EngineOptions::record_footprints). DPOR needs the footprint of the
   /// step just taken before its next choice (sleep sets); other strategies ignore it.
   virtual void step_done(const StepRecord& step) { (void)step; }

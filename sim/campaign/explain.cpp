@@ -312,6 +312,7 @@ std::optional<Explanation> explain(const Subject& sc, std::span<const sim::Choic
   sim::LenientReplayStrategy replay(schedule);
   const sim::ExecutionResult r = run_one(engine, *compiled, replay);
   if (!r.violation || r.steps.size() > kMaxExplainSteps) return std::nullopt;
+  if (r.steps.empty() && r.violation_actor) return std::nullopt;  // an actor threw before its first point
   if (r.steps.empty()) {
     // Nothing ran before the invariant failed: the start state breaks it by itself, in every schedule.
     Explanation e;

@@ -128,7 +128,8 @@ Pin pin_violation(const Subject& subject, const sim::ExecutionResult& r,
   const std::string& invariant = r.violation->invariant;
   // A block is pasted beside the scenario's own constraints, so it is checked with them: the union, read back
   // through the parser, which refuses labels of another scenario and a cycle (then it cannot force anything).
-  const sim::OrderSpec* own = compiled->make_world()->order();
+  const std::unique_ptr<sim::World> world = compiled->make_world();  // owns what order() may point into
+  const sim::OrderSpec* own = world->order();
   const nlohmann::ordered_json own_block = own ? sim::order_json(*own) : nlohmann::ordered_json::array();
   const auto forces = [&](const nlohmann::ordered_json& block) {
     nlohmann::ordered_json both = own_block;
@@ -166,6 +167,15 @@ Pin pin_violation(const Subject& subject, const sim::ExecutionResult& r,
     return out;
   }
   out.how = "none";
+  if (r.order_blocked) {
+    // The violation came in the run-out, after the scenario's own order blocked: no order that keeps the
+    // scenario's own constraints reaches it.
+    out.needs = fmt::format(
+        "it broke after the scenario's own order blocked the execution at step {} (the steps after ran out without "
+        "the order), so no block added to that order reaches it (replay the trace or its schedule instead)",
+        r.order_blocked->step);
+    return out;
+  }
   const std::string draws = draws_needed(r, texts);
   out.needs = draws.empty() ? fmt::format(
                                   "even the full pin of the execution ({}) leaves executions that do not violate {} "

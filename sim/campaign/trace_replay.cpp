@@ -57,6 +57,12 @@ StrictReplay replay_strict(const Subject& sc, std::span<const sim::Choice> sched
   if (s.divergence()) {
     why = *s.divergence();
     at = s.divergence_choice().value_or(at);
+  } else if (!s.consumed_all() && out.result.order_blocked) {
+    why = fmt::format(
+        "choice {}: the order blocked the execution at step {} (the steps after it ran out without the order, "
+        "taking no choice), but the schedule goes on",
+        s.position(), out.result.order_blocked->step);
+    at = s.position();
   } else if (!s.consumed_all()) {
     why = fmt::format("choice {}: the execution ended but the schedule goes on", s.position());
     at = s.position();

@@ -202,3 +202,23 @@ TEST_CASE("order: replaying a schedule that breaks the order diverges, and says 
                                        "(2 constraints): an actor it holds back is not runnable"));
   CHECK_THAT(out.text, !Catch::Contains("replay diverged"));  // said once, in the header
 }
+
+TEST_CASE(
+    "order: an order-blocked execution replays from its schedule, run-out included, and a longer schedule "
+    "is told where the order blocked",
+    "[cli][order]") {
+  // The schedule of an order-blocked execution ends at the block (the run-out takes no choice); replaying it
+  // under the same order runs the same run-out: the same 21 steps and fingerprint as the seed (DESIGN.md §2).
+  const std::string base = "replay " + kPinned + R"( --order '[["flowB:restore.before#3", "flowA:release"]]' )";
+  const Captured seed = allocsim(base + "--seed 0");
+  const Captured sched = allocsim(base + "--schedule 'v1:flowA*8'");
+  INFO(seed.text << sched.text);
+  CHECK_THAT(seed.text, Catch::Contains(": 21 steps, 0 preemptions, fingerprint d2ec6a5fe85475fb\n"));
+  CHECK_THAT(sched.text, Catch::Contains(": 21 steps, 0 preemptions, fingerprint d2ec6a5fe85475fb\n"));
+  const Captured longer = allocsim(base + "--schedule 'v1:flowA*9'");
+  INFO(longer.text);
+  CHECK(longer.code == 4);
+  CHECK_THAT(longer.text, Catch::Contains(": diverged at step 8 (8 steps replayed)\n  why: choice 8: the order blocked "
+                                          "the execution at step 8 (the steps after it ran out without the order, "
+                                          "taking no choice), but the schedule goes on\n"));
+}

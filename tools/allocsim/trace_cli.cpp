@@ -286,7 +286,11 @@ int print_replayed(const campaign::Subject& full, const sim::ExecutionResult& r,
     std::cout << trace_table(r, full.actor_names());
   std::cout << after.text;
   if (write) std::cout << fmt::format("record written: {}\n", record);
-  if (!record.empty() && !write) std::cout << "record not written: the execution did not run the same way again\n";
+  if (!record.empty() && !write) {
+    std::cerr << fmt::format("allocsim: --record {}: not written: the execution did not run the same way again\n",
+                             record);
+    return kExitDiverged;
+  }
   if (r.violation) return kExitFailed;
   std::cout << "no violation\n";
   return kExitOk;
