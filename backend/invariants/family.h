@@ -34,7 +34,7 @@ struct InvariantSpec {
   Check check;                     // nullptr: an engine-level finding
   bool quiescent_only;             // checked only at quiescence
   std::vector<const char*> reads;  // substrings of its state block, e.g. "owner="
-  // -- incremental checking (dirty.h; issue 16 item 3) --
+  // -- incremental checking (dirty.h; docs/DESIGN.md §5, "Incremental checking") --
   /// The kinds of state the check reads (ReadKind bits): after a step that wrote none of them the row is
   /// skipped (it held before and reads nothing that moved). kReadsStep: it runs after every step; kReadsTold:
   /// after every step that told the stepping actor something (dirty.h).

@@ -414,7 +414,7 @@ class MemoryBackend {
     return classify_labels(node, labels);
   }
   std::string_view classify_labels(size_t node, const StampedLabels& labels);  // and remember the answer
-  // Removed values kept for their buffers (backend/model/spares.h; issue 16): claims (new_claim, and release's copy of
+  // Removed values kept for their buffers (backend/model/spares.h): claims (new_claim, and release's copy of
   // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
   // release in flight, since a release yields between the read and the write), the pointer's restore record.
   using SharedConfig = decltype(BackendState::shared_config);

@@ -1,5 +1,5 @@
 // What the fault ops do (op_behaviour.h; their syntax is backend/scenario/op_syntax_faults.cpp). fail_reads,
-// restore_reads and fail_geometry call the upstream's test hooks. The faults with shape (issue 13 items 3 and 4):
+// restore_reads and fail_geometry call the upstream's test hooks. The faults with shape (docs/DESIGN.md §4):
 // - stale_reads (`writes` K, `reads` N): the next N inventory or observe reads, by any actor, answer from the
 //   state as of K writes ago (read_faults.h says what a write is and how the history is kept);
 // - partial_reads (`workloads`, `reads` N): the next N inventories list the pods without those workloads, and
