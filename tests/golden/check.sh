@@ -18,7 +18,7 @@ trap 'rm -rf "$scratch"' EXIT
 code=0
 if [[ "$kind" == replay ]]; then
   out="$("$bin" $args 2>&1)" || code=$?
-  got="$(printf '%s\n' "$out" | head -1 | sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p')"
+  got="$(printf '%s\n' "${out%%$'\n'*}" | sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p')"
 else
   out="$("$bin" ${args//\{OUT\}/$scratch/fp.txt} 2>&1)" || code=$?
   if cmp -s "$scratch/fp.txt" "$want"; then got="$want"; else got="(differs: diff $want against the run's file)"; fi

@@ -31,8 +31,8 @@ add() {
   set -f  # $args is word-split on purpose, never globbed (schedule strings hold "*")
   if [[ "$kind" == replay ]]; then
     out="$("$bin" $args 2>&1)" || code=$?
-    expected="$(printf '%s\n' "$out" | head -1 | sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p')"
-    [[ -n "$expected" ]] || { echo "regenerate.sh: $name: no fingerprint in: $(printf '%s\n' "$out" | head -1)" >&2; exit 3; }
+    expected="$(printf '%s\n' "${out%%$'\n'*}" | sed -n 's/.*fingerprint \([0-9a-f]\{16\}\)$/\1/p')"
+    [[ -n "$expected" ]] || { echo "regenerate.sh: $name: no fingerprint in: ${out%%$'\n'*}" >&2; exit 3; }
   else
     expected="$g/fingerprints/$name.txt"
     "$bin" ${args//\{OUT\}/$expected} > /dev/null 2>&1 || code=$?
@@ -52,7 +52,10 @@ for f in "${violators[@]}"; do
   base="$(basename "$f" .json)"
   cp "$f" "$g/scenarios/$base.json"
   out="$("$bin" run "$g/scenarios/$base.json" --shrink-budget 0 --trace-out "$g/traces/$base.trace.json" 2>&1)" || true
-  seed="$(printf '%s\n' "$out" | sed -n 's/^replay: allocsim replay .* --seed \([0-9]*\)$/\1/p' | head -1)"
+  # The first replay line's seed; no `head` in these pipes: under pipefail, a reader that stops early makes
+  # printf fail with SIGPIPE when the output is long.
+  seed="$(printf '%s\n' "$out" | sed -n 's/^replay: allocsim replay .* --seed \([0-9]*\)$/\1/p')"
+  seed="${seed%%$'\n'*}"
   [[ -n "$seed" && -s "$g/traces/$base.trace.json" ]] || { echo "regenerate.sh: $f found no violation" >&2; exit 3; }
   add "$base.trace" replay replay "$g/traces/$base.trace.json"
   add "$base.seed" replay replay "$g/scenarios/$base.json" --seed "$seed"
