@@ -12,12 +12,16 @@ namespace {
 
 std::string no_detail(const Op&) { return ""; }
 
-/// `recover` (scenario.h): wait for the flow's actor to end, read back its claims, release each by claim
-/// id and generation, as a restarted controller would (ALLOC-033).
+/// `recover` (scenario.h): wait for the flow's actor to end, then (from the op's point on) read back its
+/// claims and release each by claim id and generation, as a restarted controller would (ALLOC-033).
 const char* run_recover(ScriptRunner& run, const Op& op) {
   ActorState& st = run.state();
-  run.call("recover", "flow=" + op.flow);
+  // The wait comes before the op's point, so that the step resuming from `recover` (its order label
+  // ACTOR:recover#N, docs/DESIGN.md §2 "Order") is the recovery itself, taken once the flow has ended: an
+  // order can then put another step after the recovery. With the point first, the label named the moment
+  // the actor began to wait, however long before the flow's end.
   run.wait_for_end(op.flow);
+  run.call("recover", "flow=" + op.flow);
   const auto claims = run.backend().claims_of(run.caller(), op.flow);
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {

@@ -282,7 +282,7 @@ TEST_CASE("an abbreviated flag is an unknown flag, never taken for the one it st
 
 TEST_CASE("replay --schedule prints its command line quoted, so it pastes back", "[cli][wording]") {
   const std::string sc = "tests/golden/scenarios/alloc-033-crash-at-owner-update-after.json";
-  const std::string schedule = "v1:flowB,ctl,flowA*4,flowB,flowA*2,#2,ctl";  // '*' and '#' need quoting
+  const std::string schedule = "v1:flowA,flowB*2,flowA,flowB,flowA*4,#2,ctl*2";  // '*' and '#' need quoting
   const Captured r = allocsim("replay " + sc + " --schedule '" + schedule + "'");
   INFO(r.text);
   CHECK(r.code == 1);

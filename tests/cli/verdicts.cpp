@@ -22,7 +22,7 @@ TEST_CASE("verdicts: a lock leaked under an order is a deadlock, in run and in r
   const Captured run =
       allocsim("run " + kLeak + " --mutant lock-leak-on-pending-recovery -n 20 --no-shrink --no-trace --no-corpus");
   CHECK(run.code == 1);
-  CHECK_THAT(run.text, Catch::Contains("  20 executions, 320 steps, 20 violating\n  no-deadlock: 20 executions\n"
+  CHECK_THAT(run.text, Catch::Contains("  20 executions, 340 steps, 20 violating\n  no-deadlock: 20 executions\n"
                                        "  order: 6 constraints; 20 executions order-blocked\n"));
   CHECK_THAT(run.text, Catch::Contains("  agent waits for the lock held by ctl (finished while holding it)\n"));
   CHECK_THAT(run.text, Catch::Contains("\nexpectation NOT met:\n  - no execution satisfies `order`: constraint "
@@ -30,11 +30,11 @@ TEST_CASE("verdicts: a lock leaked under an order is a deadlock, in run and in r
   CHECK_THAT(run.text, Catch::EndsWith("  - expected no violation, but 20 executions violated no-deadlock\n"));
   const Captured replay = allocsim("replay " + kLeak + " --seed 0 --mutant lock-leak-on-pending-recovery");
   CHECK(replay.code == 1);
-  CHECK_THAT(replay.text, Catch::Contains("16 steps, 0 preemptions, fingerprint 44edf82d52ee5f0d\n"
+  CHECK_THAT(replay.text, Catch::Contains("17 steps, 1 preemption, fingerprint 9f3db05bb78a82a9\n"
                                           "violation: no-deadlock\n"));
-  CHECK_THAT(replay.text, Catch::Contains("  after the execution was order-blocked at step 15 "));
+  CHECK_THAT(replay.text, Catch::Contains("  after the execution was order-blocked at step 16 "));
   CHECK_THAT(replay.text, Catch::Contains("     --  order-blocked here; the steps below ran out without the order\n"
-                                          "     15  R3     call"));
+                                          "     16  R3     call"));
   // The faithful port meets the file's expectation: the run-out adds no false alarm.
   CHECK(allocsim("run " + kLeak + " -n 200 --no-corpus").code == 0);
 }
@@ -97,16 +97,18 @@ TEST_CASE("verdicts: a foreign write that breaks an invariant by itself is the w
 
 TEST_CASE("verdicts: the causal slice holds the owner stamp a recovery left behind", "[cli][verdicts]") {
   // recover reads only the claims; the invariant reads node n1, whose stamp R1 wrote. The slice used to be the
-  // recover step alone, "no race". The recover also waited for R1's end: the step that raised ends R1, so it is
-  // in the slice too (the verdict self-check runs the slice alone: without that step the recover never passes).
+  // recover step alone, "no race". The recover also waited for R1's end (ctl's lock.wait step, before the
+  // recover's own point): the step that raised ends R1, so it is in the slice too (the verdict self-check runs
+  // the slice alone: without that step the wait never ends).
   const Captured r =
       allocsim("run " + kDir + "br24b-hami-bind-failure-recovered.json --strategy dpor -n 100000 --no-corpus");
   CHECK(r.code == 0);
-  CHECK_THAT(r.text, Catch::Contains("causal slice (7 of 7 steps; the violation depends on these):\n"
+  CHECK_THAT(r.text, Catch::Contains("causal slice (8 of 8 steps; the violation depends on these):\n"
                                      "    step 0 R1:inventory#1  reserve=1\n"));
   CHECK_THAT(r.text, Catch::Contains("    step 4 R1:owner.update.before#1  node=n1 op_id=R1:op1\n"
                                      "    step 5 R1:owner.update.after#1  node=n1 op_id=R1:op1 fault=raise\n"
-                                     "    step 6 ctl:recover#1  flow=R1\n"));
+                                     "    step 6 ctl:lock.wait#1  held by R1\n"
+                                     "    step 7 ctl:recover#1  flow=R1\n"));
   // The raise that left the stamp is a draw: no order can pin it, and the output says so.
   CHECK_THAT(r.text,
              Catch::Contains("order block: none pins this violation in the scenario: it also needs the draws of "
@@ -140,5 +142,26 @@ TEST_CASE("verdicts: the printed order block reproduces the violation in the fir
     CHECK(r.code == 0);
     CHECK_THAT(r.text, Catch::Contains("  1 execution, 20 steps, 1 violating\n  shared-map-never-deleted: 1 execution\n"
                                        "  order: 2 constraints; 0 executions order-blocked\n"));
+  }
+}
+
+TEST_CASE("verdicts: an order can put a step after a recovery (the `recover` label comes after its wait)",
+          "[cli][verdicts]") {
+  // `ctl:recover#1` names the step taken once R1 has ended (docs/DESIGN.md §4, the op table), so the order
+  // leaves one schedule: R1, then the recovery, then R2. Before, the label named the moment ctl began to
+  // wait, so the order did not hold R2 back: DPOR explored 271 executions, and R1 lost its reserve to R2 in
+  // 150 of them (conflict 138, infeasible 12).
+  const std::string f = kDir + "recover-label-after-wait.json";
+  for (const std::string how : {"--strategy dpor", "--strategy dfs", "--strategy pct", "--seed 3"}) {
+    INFO(how);
+    const Captured r = allocsim("run " + f + " -n 1000 --no-corpus " + how);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.text, Catch::Contains("  1 execution, 24 steps, 0 violating\n"
+                                       "  order: 1 constraint; 0 executions order-blocked\n"
+                                       "  order: every choice had one eligible actor, so the order leaves one "
+                                       "schedule: stopped after it\n"));
+    CHECK_THAT(r.text, Catch::Contains("outcomes:\n  R1 release: released 1\n  R1 reserve: claimed 1\n"
+                                       "  R2 release: released 1\n  R2 reserve: claimed 1\n  ctl recover: none 1\n"));
+    CHECK_THAT(r.text, Catch::EndsWith("expectation met: no violation\n"));
   }
 }

@@ -392,11 +392,11 @@ class Execution:
         return status
 
     def recover(self, a: Actor, flow: str) -> str:
-        self.call(a, 'recover', f'flow={flow}')
         life = self.life.get(flow)
         if life is not None:
             life.acquire()  # blocks until the flow's actor has finished or crashed
             life.release()
+        self.call(a, 'recover', f'flow={flow}')  # after the wait, as the port's op_recover.cpp
         # The port's claims_of (no seed counterpart): a locked read of the claims that flow owns.
         with self.b._lock:
             claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
