@@ -10,6 +10,7 @@
 
 #include "backend/system/system.h"
 #include "sim/campaign/coverage_report.h"
+#include "sim/campaign/junit.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/prng.h"
@@ -240,46 +241,33 @@ Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
 }
 
 std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
-  using campaign::xml_escape;
+  using campaign::JUnitCase;
   const bool mutant_run = !o.mutants.empty();
-  size_t failures = 0, skipped = 0;
-  std::string cases = fmt::format(
-      "    <testcase classname=\"allocsim.swarm\" name=\"run\">\n      <system-out>{}</system-out>\n    "
-      "</testcase>\n",
-      xml_escape(fmt::format("{} scenarios, {} executions, {} violations, {} distinct findings{}", r.scenarios,
-                             r.executions, r.violations, r.findings.size(), r.interrupted ? " (interrupted)" : "")));
+  std::vector<JUnitCase> cases{JUnitCase::pass("allocsim.swarm", "run")};
+  cases.back().system_out =
+      fmt::format("{} scenarios, {} executions, {} violations, {} distinct findings{}", r.scenarios, r.executions,
+                  r.violations, r.findings.size(), r.interrupted ? " (interrupted)" : "");
   for (const auto& f : r.findings) {
-    cases += fmt::format("    <testcase classname=\"allocsim.swarm.{}\" name=\"{}\">\n", xml_escape(f.invariant),
-                         xml_escape(f.slug + ".json"));
     std::string body = fmt::format("signature: {}\nscenarios: {} (first #{}, generator seed {})\n", f.signature,
                                    f.count, f.first_index, f.first_seed);
     if (mutant_run) body += fmt::format("also on the faithful port: {} of {}\n", f.also_faithful, f.count);
     body += fmt::format(
         "minimal: {} actors, {} ops, {} steps\nreplay (in the --out folder): allocsim replay {}.trace.json\n", f.actors,
         f.ops, f.steps, f.slug);
+    const std::string classname = "allocsim.swarm." + f.invariant, name = f.slug + ".json";
     if (mutant_run && !f.first_mutant_only) {
-      ++skipped;
-      cases += fmt::format(
-          "      <skipped message=\"the faithful port violates it too\"/>\n      "
-          "<system-out>{}</system-out>\n",
-          xml_escape(body));
+      cases.push_back(JUnitCase::skipped(classname, name, "the faithful port violates it too"));
+      cases.back().system_out = std::move(body);
     } else {
-      ++failures;
-      cases += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml_escape(f.invariant),
-                           xml_escape(f.signature), xml_escape(body));
+      cases.push_back(JUnitCase::failure(classname, name, f.invariant, f.signature, std::move(body)));
     }
-    cases += "    </testcase>\n";
   }
-  const std::string counts =
-      fmt::format("tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\"", r.findings.size() + 1, failures, skipped);
   std::string mut;
   for (const auto& m : o.mutants) mut += " +" + m;
-  const std::string name =
-      fmt::format("allocsim swarm --seed {}{} (shard {}/{})", o.seed, mut, o.shard_index + 1, o.shard_count);
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"allocsim swarm\" {0}>\n  <testsuite "
-      "name=\"{1}\" {0}>\n{2}  </testsuite>\n</testsuites>\n",
-      counts, xml_escape(name), cases);
+  return campaign::junit_xml("allocsim swarm",
+                             fmt::format("allocsim swarm --seed {}{} (shard {}/{})", o.seed, mut, o.shard_index + 1,
+                                         o.shard_count),
+                             cases);
 }
 
 namespace {

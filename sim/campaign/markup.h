@@ -1,5 +1,5 @@
 // Escaping text for the two markup languages allocsim writes: the HTML report (report_html.h) and the JUnit
-// XML report (sweep_report.h). One table, two dialects, so that a character missed in one is missed in neither.
+// XML reports (junit.h). One table, two dialects, so that a character missed in one is missed in neither.
 //
 // escape_markup(s, kind): `s` with & < > " ' replaced by entity references, so it can stand in element content
 // and in double- or single-quoted attribute values.

@@ -1,6 +1,6 @@
 #include "sim/campaign/sweep_report.h"
 
-#include "sim/campaign/markup.h"
+#include "sim/campaign/junit.h"
 
 #include <fmt/format.h>
 
@@ -79,8 +79,6 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
 
 }  // namespace
 
-std::string xml_escape(const std::string& s) { return escape_markup(s, Markup::Xml); }
-
 std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first, const SweepConfig& cfg) {
   campaign::ReplayTarget target;
   if (cfg.spec().caps.replays_by_seed)
@@ -128,48 +126,37 @@ nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<Scen
 }
 
 std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
-  size_t failures = 0, skipped = 0, errors = 0;
-  std::string cases;
+  std::vector<JUnitCase> cases;
   for (const auto& o : outcomes) {
     const ScenarioPlan& plan = *o.plan;
-    cases += fmt::format("    <testcase classname=\"allocsim.sweep\" name=\"{}\">\n", xml_escape(plan.path));
     if (!o.met) {
-      ++skipped;
-      cases += "      <skipped message=\"partial shard: merge the shard reports for the verdict\"/>\n";
+      cases.push_back(JUnitCase::skipped("allocsim.sweep", plan.path,
+                                         "partial shard: merge the shard reports for the "
+                                         "verdict"));
     } else if (!*o.met) {
-      ++failures;
       std::string body;
       for (const auto& u : o.unmet) body += "- " + u + "\n";
-      cases += fmt::format("      <failure type=\"expectation\" message=\"{}\">{}</failure>\n",
-                           xml_escape(o.unmet.empty() ? "expectation not met" : o.unmet.front()), xml_escape(body));
+      cases.push_back(JUnitCase::failure("allocsim.sweep", plan.path, "expectation",
+                                         o.unmet.empty() ? "expectation not met" : o.unmet.front(), body));
+    } else {
+      cases.push_back(JUnitCase::pass("allocsim.sweep", plan.path));
     }
     std::string out = fmt::format("{}: {}, {} violating", plan.scenario->name(),
                                   support::count_of(o.result.executions, "execution"), o.result.violating);
     if (o.result.first)
       out += fmt::format("\nfirst violation: {}: {}\nreplay: {}", o.result.first->invariant, o.result.first->message,
                          replay_command(plan, *o.result.first, res.config));
-    cases += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(out));
+    cases.back().system_out = std::move(out);
   }
-  for (const auto& p : res.plans) {
-    if (!p.error) continue;
-    ++errors;
-    cases += fmt::format(
-        "    <testcase classname=\"allocsim.sweep\" name=\"{}\">\n      <error type=\"scenario\" "
-        "message=\"{}\">{}</error>\n    </testcase>\n",
-        xml_escape(p.path), xml_escape(p.error->message()), xml_escape(p.error->what()));
-  }
-  const size_t tests = outcomes.size() + errors;
-  const std::string counts =
-      fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
+  for (const auto& p : res.plans)
+    if (p.error)
+      cases.push_back(JUnitCase::error("allocsim.sweep", p.path, "scenario", p.error->message(), p.error->what()));
   std::string name = "allocsim sweep (" + res.config.strategy;
   if (const std::string reduction = res.config.validate().reduction; !reduction.empty()) name += ", " + reduction;
   if (res.config.shard_count > 1)
     name += fmt::format(", shard {}/{}", res.config.shard_index + 1, res.config.shard_count);
   name += ")";
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"allocsim sweep\" {0}>\n  <testsuite "
-      "name=\"{1}\" {0}>\n{2}  </testsuite>\n</testsuites>\n",
-      counts, xml_escape(name), cases);
+  return campaign::junit_xml("allocsim sweep", name, cases);
 }
 
 int sweep_exit_code(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {

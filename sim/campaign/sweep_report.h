@@ -34,13 +34,9 @@ namespace allocsim::campaign {
 /// The JSON report of a sweep (see above).
 nlohmann::json sweep_report_json(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes);
 
-/// JUnit XML: one <testcase> per scenario (a <failure> with the unmet reasons; <skipped> when undecided
-/// in a shard), one per bad scenario file (an <error> naming file and pointer). No timings.
+/// JUnit XML (junit.h): one <testcase> per scenario (a <failure> with the unmet reasons; <skipped> when
+/// undecided in a shard), one per bad scenario file (an <error> naming file and pointer). No timings.
 std::string junit_xml(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes);
-
-/// `s` as XML character data or attribute text (the five entities; control characters other than tab and
-/// newlines, which XML 1.0 forbids, as `\xNN`). Shared with the swarm's JUnit report.
-std::string xml_escape(const std::string& s);
 
 /// Exit code of a sweep or merge: 2 when a scenario file did not load (the others still ran and are
 /// reported), else 1 when a scenario did not meet its expectation (budget cut included), else 0.
