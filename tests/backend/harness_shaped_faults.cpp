@@ -1,5 +1,5 @@
-// Faults with shape and conditional ops (issue 13 items 3, 4, 5): stale_reads, partial_reads,
-// fail_geometry_for, geometry_no_effect (read_faults.h, backend/ops/op_faults.cpp,
+// Faults with shape and conditional ops (docs/DESIGN.md §4, "Read faults" and "Op modifiers"): stale_reads,
+// partial_reads, fail_geometry_for, geometry_no_effect (read_faults.h, backend/ops/op_faults.cpp,
 // backend/model/geometry_hooks.cpp), and the op modifiers `when` and `retry` (conditional_ops.h). Harness cases
 // run on a fixed schedule: the lowest-numbered runnable actor always runs, so actors run one after another in file
 // order.

@@ -1,7 +1,7 @@
 // The lock table of backend/model/memory_backend.h, row by row: each public call's lock regions and barriers,
 // rendered as a string ("[" the outermost acquire, "]" its release, barrier names where they fire, "clock"
-// where the fake clock moves), against the seed's `with self._lock:` blocks. Plus the clock schedule of
-// issue 11, run through the simulator, which pins the seed's answer.
+// where the fake clock moves), against upstream's `with self._lock:` blocks. Plus the clock schedule of
+// README "Deviations from upstream" item 6, run through the simulator, which pins upstream's answer.
 #include <catch2/catch.hpp>
 
 #include <string>

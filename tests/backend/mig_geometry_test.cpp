@@ -124,9 +124,9 @@ TEST_CASE("product matching: every GFD label of backend/CONTRACT.md §3 finds it
 
 TEST_CASE("product matching: the seed's keys match as substrings, short names only as tokens", "[mig]") {
   CHECK(family_key("A100-SXM4-80GB") == "A100-SXM4-80GB");
-  CHECK(family_key("xH100-80GBx") == "H100-80GB");  // seed: plain substring
+  CHECK(family_key("xH100-80GBx") == "H100-80GB");  // upstream: plain substring
   CHECK(family_key("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb") == "A100-SXM4-80GB");
-  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");  // seed keys are case-sensitive
+  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");  // upstream's keys are case-sensitive
   CHECK(family_key("NVIDIA-H100-NVL") != "H100-80GB");
   CHECK(family_key("NVIDIA-GH200-480GB") == "<none>");  // H200 only as a whole token
   CHECK(family_key("NVIDIA-RTX-A3000") == "<none>");    // A30 only as a whole token

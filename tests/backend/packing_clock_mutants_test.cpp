@@ -1,5 +1,5 @@
-// Whole-device packing (seed pack_whole_devices, ALLOC-010), FakeClock (backend/CONTRACT.md §5) and the mutant
-// catalog (docs/DESIGN.md §6).
+// Whole-device packing (upstream pack_whole_devices, ALLOC-010), FakeClock (backend/CONTRACT.md §5) and the mutant
+// table (docs/DESIGN.md §6).
 #include <filesystem>
 #include <regex>
 #include <set>

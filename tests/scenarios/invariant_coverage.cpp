@@ -29,8 +29,9 @@ struct Uncovered {
   const char* why;
 };
 
-// Empty from issue #3 to issue 17: the five engine- and cleanup-level invariants fire in scenarios/mutants/ (FINDINGS.md,
-// "Coverage"). Keep the list: a future invariant that no scenario can reach yet goes here, with its reason.
+// Empty until the client-side invariants came (docs/DESIGN.md §5): the five engine- and cleanup-level invariants
+// fire in scenarios/mutants/ (FINDINGS.md, "Coverage"). Keep the list: a future invariant that no scenario can reach
+// yet goes here, with its reason.
 const std::vector<Uncovered> kNotYetCovered = {
     {"bound-workload-covered",
      "the seed holds it (FINDINGS.md, issue 13's decisions); the one mutant that breaks it, restore-under-workloads, "
@@ -71,7 +72,7 @@ bool listed(const std::vector<Uncovered>& list, std::string_view name) {
 
 // The two rules as functions of their inputs, so that each can be seen to fire on inputs built to break it
 // (the real list is empty, and a loop over it alone would check nothing).
-// Rule 1: catalogue invariants that no scenario expects and the list does not excuse.
+// Rule 1: invariants of the table that no scenario expects and the list does not excuse.
 std::vector<std::string> uncovered(const std::vector<std::string>& catalog, const Coverage& by,
                                    const std::vector<Uncovered>& list) {
   std::vector<std::string> out;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side by side: the seed's Python backend under its thread-per-actor explorer against `allocsim run`.
+"""Side by side: the upstream Python backend under its thread-per-actor explorer against `allocsim run`.
 
 One bench run, the same scenario files on both sides, the same scheduling-point model (a point before every
 backend call, at every barrier, at every contended lock acquire: the oracle's `--points calls`):

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 '''
-differential.py: is the port the seed, on every schedule allocsim explores?
+differential.py: is the port upstream, on every schedule allocsim explores?
 
-  differential.py seed SCENARIO --schedule v1:... [--mutant M]     the seed's record of one schedule (JSON)
+  differential.py seed SCENARIO --schedule v1:... [--mutant M]     upstream's record of one schedule (JSON)
   differential.py compare SCENARIO --records FILE [--mutant M]     every record `allocsim run --record FILE`
-                                                                   wrote, against the seed along its schedule
+                                                                   wrote, against upstream along its schedule
   differential.py stage [--allocsim BIN] [--budget SECONDS]        every scenario in scenarios/ and
                                                                    scenarios/mutants/ (the CI stage)
   differential.py selftest [--allocsim BIN]                        a mutant planted on the C++ side only
                                                                    must make the comparison fail (two mutants)
 
-The seed's backend is imported from $ALLOCSIM_SEED_DIR (default: ../shared/pyref relative to the repository
+The upstream backend is imported from $ALLOCSIM_SEED_DIR (default: ../shared/pyref relative to the repository
 root): a directory holding memory_backend.py whose imports resolve from it. Exit codes: 0 every compared
-schedule agreed, 1 a disagreement, 2 bad input, 77 the seed directory is missing (ctest: skipped).
+schedule agreed, 1 a disagreement, 2 bad input, 77 the upstream directory is missing (ctest: skipped).
 Python 3.10+, standard library only.
 '''
 from __future__ import annotations
@@ -68,9 +68,9 @@ def first_difference(a, b, where=''):
 
 
 def compare_records(port: dict, seed: dict) -> str | None:
-    '''None when they agree; else what differs first. The violation: the seed side reports engine findings
-    itself; an invariant only allocsim checks shows on the seed as the schedule ending early ("stopped").
-    An invariant that fires after the last step, or at quiescence, leaves allocsim "stopped" while the seed,
+    '''None when they agree; else what differs first. The violation: the upstream side reports engine findings
+    itself; an invariant only allocsim checks shows on upstream as the schedule ending early ("stopped").
+    An invariant that fires after the last step, or at quiescence, leaves allocsim "stopped" while upstream,
     having run the same whole schedule, has nothing left to run: the same end, seen without invariants.'''
     pv = port.get('violation')
     if port.get('end') == 'stopped' and pv is not None and pv not in ENGINE_FINDINGS and \

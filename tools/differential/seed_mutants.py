@@ -1,9 +1,9 @@
 '''
-Catalogue mutants planted on the seed, so that a mutant scenario runs with the same defect on both sides.
+Catalogue mutants planted on upstream, so that a mutant scenario runs with the same defect on both sides.
 
-A mutant is a subclass of the seed's backend whose method is the seed's own source with one textual change
+A mutant is a subclass of the upstream backend whose method is upstream's own source with one textual change
 (each ``old`` must occur exactly once, so a seed that moved on fails loudly instead of silently running
-unmutated). Only mutants whose defect the seed's code can express are here; ``SUPPORTED`` lists them.
+unmutated). Only mutants whose defect upstream's code can express are here; ``SUPPORTED`` lists them.
 '''
 from __future__ import annotations
 
