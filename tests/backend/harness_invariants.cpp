@@ -349,7 +349,7 @@ TEST_CASE("every invariant with a check names the fields it reads", "[invariants
   }
 }
 
-TEST_CASE("check_invariants runs only the enabled invariants, in catalog order", "[invariants]") {
+TEST_CASE("check_invariants runs only the enabled invariants, in table order", "[invariants]") {
   // The state is built by hand, around the touch funnel the dirty set learns writes from (dirty.h): the
   // full check sees it whatever was written.
   struct Full {

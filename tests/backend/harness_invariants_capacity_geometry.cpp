@@ -80,7 +80,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("the four rows of issue 13 come after every earlier row, in this order", "[invariants]") {
+TEST_CASE("the four card and geometry rows come after every earlier row, in this order", "[invariants]") {
   const auto& cat = invariant_catalog();
   REQUIRE(cat.size() >= 18);
   CHECK(std::string(cat[13].name) == "actor-exception");
@@ -274,7 +274,7 @@ TEST_CASE("converge_seconds: default 600 s, or the scenario's", "[invariants]") 
   CHECK(kDefaultConvergeSeconds == 600);
 }
 
-TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole cards, and holds on the seed",
+TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole cards, and holds on upstream",
           "[invariants][mutants]") {
   // ALLOC-013 on a device-plugin node: flowA reserves one card, binds its workload and releases. Upstream
   // answers pending_recovery and keeps the claim live; the mutant removes the claim under the bound workload.

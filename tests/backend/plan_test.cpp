@@ -124,7 +124,7 @@ TEST_CASE("plan: whole devices are taken in order without reuse within a plan", 
   CHECK(plan.geometry.empty());
 }
 
-TEST_CASE("plan: sharer reasons worded as the seed's", "[plan]") {
+TEST_CASE("plan: sharer reasons worded as upstream's", "[plan]") {
   SequentialCaller c;
   SECTION("an authority without MIG") {
     MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDevicePlugin));

@@ -323,7 +323,7 @@ TEST_CASE("schema: synthetic variants agree too (and the known loader-only ones 
   fs::remove_all(dir);
 }
 
-TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenario][schema]") {
+TEST_CASE("schema: its vocabularies are exactly the loader's name tables", "[scenario][schema]") {
   const nlohmann::json s = load_schema();
   const auto& defs = s.at("$defs");
 

@@ -302,7 +302,8 @@ po::options_description common_options(Common& c, bool run) {
                     "appears only when the run completes");
     d.add_options()("record", po::value(&c.record),
                     "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
-                    "against the seed (backend/system/record.h); the file appears only when the run completes");
+                    "against the upstream backend (backend/system/record.h); the file appears only when the run "
+                    "completes");
   } else {
     d.add_options()("record", po::value(&c.record),
                     "write the replayed execution's comparable record to FILE, one JSON line as run --record "

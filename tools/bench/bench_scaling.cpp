@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
                                                    : "  (violations, or the unchecked pass ran other executions!)");
   }
   std::printf(
-      "x1 step: the whole step (incremental) as a multiple of the 1-node one (issue 16's target: <= 1.5x at 64 "
+      "x1 step: the whole step (incremental) as a multiple of the 1-node one (the target: <= 1.5x at 64 "
       "nodes)\nx1 full, x1 incr: the invariant checks alone, likewise\n");
   std::printf("fingerprints, full vs incremental: %s\n", same ? "identical" : "DIFFERENT");
   return same ? 0 : 1;

@@ -59,14 +59,14 @@ def backend_class(mb: Any, mutants: list[str]) -> type:
         return _cache[key]
     missing = [m for m in key if m not in MUTANTS]
     if missing:
-        raise UnsupportedMutant(f'mutant(s) {", ".join(missing)} cannot be planted on the seed')
+        raise UnsupportedMutant(f'mutant(s) {", ".join(missing)} cannot be planted on upstream')
     base = mb.MemoryAllocationBackend
     methods: dict[str, str] = {}
     for name in key:
         for method, old, new in MUTANTS[name]:
             src = methods.get(method) or textwrap.dedent(inspect.getsource(getattr(base, method)))
             if src.count(old) != 1:
-                raise UnsupportedMutant(f'mutant {name}: expected {old!r} exactly once in the seed\'s {method}()')
+                raise UnsupportedMutant(f'mutant {name}: expected {old!r} exactly once in upstream\'s {method}()')
             methods[method] = src.replace(old, new)
     namespace: dict[str, Any] = {}
     for method, src in methods.items():

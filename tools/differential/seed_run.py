@@ -437,7 +437,7 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
     for _, ops in sc.actors:
         for op in ops:
             if op.kind in HARNESS_ONLY_OPS:
-                raise Unsupported(f'op {op.kind!r}: a harness-only fault with no seed hook (issue 13)')
+                raise Unsupported(f'op {op.kind!r}: a harness-only fault with no upstream hook')
     ex = Execution(mb, sc, schedule, mutants)
     ctx = ex.ctx
     previous = mb.faults.set_hook(ex.barrier_hook)

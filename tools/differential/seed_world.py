@@ -106,7 +106,7 @@ class Ctx:
 
     def draw(self, bound: int) -> int:
         if self.pos >= len(self.schedule) or self.schedule[self.pos][0] != 'draw':
-            raise Divergence(f'choice {self.pos}: the seed draws (bound {bound}), the schedule has '
+            raise Divergence(f'choice {self.pos}: upstream draws (bound {bound}), the schedule has '
                              f'{self.schedule[self.pos] if self.pos < len(self.schedule) else "no choice left"}')
         value = self.schedule[self.pos][1]
         if value >= bound:

@@ -44,7 +44,7 @@ def one_scenario(allocsim: str, scenario: str, cap: int, n_random: int, tables: 
     unplantable = [m for m in sc.mutants if m not in seed_mutants.SUPPORTED]
     if unplantable:
         return scenario, {'compared': 0, 'agreed': 0, 'skipped': 0, 'disagreed': 0, 'mode': 'skipped',
-                          'seconds': 0.0}, f'  skipped: mutant {", ".join(unplantable)} cannot be planted on the seed\n'
+                          'seconds': 0.0}, f'  skipped: mutant {", ".join(unplantable)} cannot be planted on upstream\n'
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, 'records.jsonl')
         out = allocsim_records(allocsim, scenario, rec, ['--strategy', 'dfs', '--executions', str(cap)])
