@@ -1,4 +1,4 @@
-// Determinism, checked (docs/DESIGN.md §3, issue 6 "Determinism, proven"): re-run an execution from its recorded
+// Determinism, checked (docs/DESIGN.md §3, "Fingerprints"): re-run an execution from its recorded
 // schedule on a fresh world and compare the two step lists.
 //
 // Why a replay and not the original strategy a second time: the strategy is stateful (DFS and DPOR move on

@@ -1,4 +1,4 @@
-// Directed interleavings (issue 14 item 1): `order` constraints between labelled steps, parsed and checked.
+// Directed interleavings (docs/DESIGN.md §2, "Order"): `order` constraints between labelled steps, parsed and checked.
 //
 // Shapes:
 // - A label `ACTOR:POINT#N` names one step: the N-th time (1-based) that actor ACTOR resumes from the

@@ -59,7 +59,7 @@ void start_of(AuditReplay& r, const backend::BackendState& start) {
   r.targeted.clear();
 }
 
-/// Folds in audit entry `k` (seed `_record` kinds, backend/CONTRACT.md §1 `mutations()`). Kinds this replay
+/// Folds in audit entry `k` (upstream `_record` kinds, backend/CONTRACT.md §1 `mutations()`). Kinds this replay
 /// does not know change nothing here; the state comparison then reports what they wrote.
 void apply(AuditReplay& r, const Resolver& v, const NodeIndex& index, size_t k) {
   const backend::Mutation& m = v.s.audit[k];
@@ -180,7 +180,7 @@ void fold(AuditReplay& r, const Resolver& v, const NodeIndex& index) {
 std::optional<Violation> check_audit_explains_state(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   const Resolver v{start_state(c.world), s};
-  // At quiescence, once per execution: mutations(), the seed's read of the log that upstream tests use,
+  // At quiescence, once per execution: mutations(), upstream's read of the log that its tests use,
   // gives the log entry for entry.
   if (c.quiescent && !mutations_give_log(c)) return broken_mutations(s);
   AuditReplay& r = c.scratch().full_replay;  // start_of() resets it in place

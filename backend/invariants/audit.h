@@ -13,7 +13,7 @@ namespace allocsim::harness {
 /// The family's row of the invariant table, with its checks below.
 std::vector<InvariantSpec> audit_invariants();
 
-/// audit-explains-state: replaying the audit log (the seed's `mutations()`) over the scenario's start
+/// audit-explains-state: replaying the audit log (upstream's `mutations()`) over the scenario's start
 /// state gives every node's owner, mig_config and restore record, the shared map's entries and the
 /// pointer as they are now; and the map's and the pointer's versions moved once per logged write of them.
 std::optional<sim::Violation> check_audit_explains_state(const CheckContext& c);

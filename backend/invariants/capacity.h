@@ -1,4 +1,4 @@
-// Two invariants of issue 13 on what holds a node's cards (docs/DESIGN.md §5): capacity-within-cards and
+// Two invariants on what holds a node's cards (docs/DESIGN.md §5): capacity-within-cards and
 // bound-workload-covered. Checks over a WorldState after a step, like check.h.
 //
 // Contract: each returns the first violation it finds (nullopt when it holds), with a message naming the node,
@@ -24,9 +24,9 @@ std::vector<InvariantSpec> capacity_invariants();
 int node_cards(const backend::NodeFixture& n);
 
 /// capacity-within-cards: for every node, the cards granted to live claims there (distinct GPU uuids, plus one
-/// card for all live claims' MIG slices on the node: geometry is per node here, and the seed fits a layout
+/// card for all live claims' MIG slices on the node: geometry is per node here, and upstream fits a layout
 /// on one card, check_layout) plus the units of workloads bound there that no live claim covers (no live claim grants
-/// that workload id a device on that node) never exceed node_cards(). The seed's plan() counts only bound
+/// that workload id a device on that node) never exceed node_cards(). Upstream's plan() counts only bound
 /// units as occupied (memory_backend.py plan: `free = len(devices) - occupancy`), so a claim holds no card
 /// against a workload bound after it: FINDINGS.md F6.
 std::optional<sim::Violation> check_capacity_within_cards(const CheckContext& c);
@@ -38,9 +38,9 @@ std::optional<sim::Violation> check_capacity_within_cards(const CheckContext& c)
 /// - in the step it becomes bound on N, if any live claim grants it devices, one grants it a device on N
 ///   (it is not bound on a node other than the one its claim reserved).
 /// A bind while no live claim grants the workload anything is not judged: the corpus binds a flow's workload
-/// from chaos actors at any point of the run, before its reserve or after its release, and the seed's
-/// bind_workload is the test's kubelet, which consults no claim. The seed's release refuses while workloads
-/// hold its nodes (pending_recovery), so it holds on the seed; the mutant restore-under-workloads breaks it.
+/// from chaos actors at any point of the run, before its reserve or after its release, and upstream's
+/// bind_workload is the test's kubelet, which consults no claim. Upstream's release refuses while workloads
+/// hold its nodes (pending_recovery), so it holds on upstream; the mutant restore-under-workloads breaks it.
 std::optional<sim::Violation> check_bound_workload_covered(const CheckContext& c);
 
 /// Brings world.bound_workloads up to date with the step just checked (after every check passed). Does nothing

@@ -12,7 +12,7 @@
 
 namespace allocsim::harness {
 
-/// Runs the enabled invariants in catalog order (invariant_catalog(), catalog.h); the quiescent-only ones
+/// Runs the enabled invariants in table order (invariant_catalog(), catalog.h); the quiescent-only ones
 /// only at quiescence. Then advances the
 /// world's shadow state (audit position, owner epochs) that per-step invariants compare against.
 /// In incremental mode (dirty.h) it runs only what the writes since the last check (world.memo.dirty) can

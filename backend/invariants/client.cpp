@@ -131,7 +131,7 @@ std::optional<Violation> check_observation_matches_claim(const CheckContext& c) 
 
 namespace {
 
-/// The bindings a client must get for `devices` (seed `bindings`), computed here independently.
+/// The bindings a client must get for `devices` (upstream `bindings`), computed here independently.
 backend::WorkloadBindings expected_bindings(const std::vector<DeviceIdentity>& devices) {
   const auto truthy = [](const std::optional<std::string>& s) { return s && !s->empty(); };
   std::string visible;
@@ -211,8 +211,8 @@ std::string render_caps(const backend::AllocationCapabilities& c) {
 }
 
 /// advertised(a, false), built once per authority: the check runs at every execution's end, and building it
-/// (three texts) was a tenth of that end's cost (issue 16). An authority outside backend::kAuthorities builds it
-/// each time.
+/// (three texts) was a tenth of that end's cost (tools/bench/README.md, "Session 18"). An authority outside
+/// backend::kAuthorities builds it each time.
 const backend::AllocationCapabilities& expected_caps(const std::string& a) {
   static const std::vector<backend::AllocationCapabilities> kExpected = [] {
     std::vector<backend::AllocationCapabilities> v;
@@ -291,7 +291,7 @@ std::optional<Violation> check_observation_envelope_complete(const CheckContext&
 
 namespace {
 
-/// Why the seed's plan() leaves node `node` of `snap` out for `flow`, as its reason names it, or "".
+/// Why upstream's plan() leaves node `node` of `snap` out for `flow`, as its reason names it, or "".
 std::string exclusion_of(const backend::InventorySnapshot& snap, const std::string& node, const std::string& flow) {
   const std::string* owner = backend::find_in(snap.owners, node);
   if (owner && !owner->empty() && *owner != flow) return fmt::format("{}: owned by {}", node, *owner);

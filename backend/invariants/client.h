@@ -1,4 +1,4 @@
-// The client-side invariants of issue 17 (docs/DESIGN.md §5): what a caller of the backend is told, or can
+// The client-side invariants (docs/DESIGN.md §5): what a caller of the backend is told, or can
 // read back, agrees with the backend's own record of the claim and of its writes.
 //
 // Contract: like check.h, each check reads a WorldState after a step and returns its first
@@ -30,7 +30,7 @@ std::optional<sim::Violation> check_partial_inventory_never_idle(const CheckCont
 /// observation-matches-claim: an observation the actor was told this step (reserve, observe, await,
 /// reconcile) of a claim that still exists names that claim's owner and generation (desired and observed:
 /// the memory backend answers at once) and grants exactly
-/// the devices the claim's plan assigns, in assignment order (seed `_observe_claim`'s grant).
+/// the devices the claim's plan assigns, in assignment order (upstream `_observe_claim`'s grant).
 std::optional<sim::Violation> check_observation_matches_claim(const CheckContext& c);
 
 /// bindings-match-grant: once the actor was told its claim is `ready` (when a client builds its pod),
@@ -52,7 +52,7 @@ std::optional<sim::Violation> check_capabilities_match_authority(const CheckCont
 /// (timeout, auth, malformed, unreachable, unsupported) and a detail.
 std::optional<sim::Violation> check_observation_envelope_complete(const CheckContext& c);
 
-/// infeasible-plan-names-exclusions (seed `plan`, backend/CONTRACT.md §3): when a plan is infeasible because
+/// infeasible-plan-names-exclusions (upstream `plan`, backend/CONTRACT.md §3): when a plan is infeasible because
 /// no node can hold every whole-device request, its reason names each node of the inventory it left out
 /// and why: "<node>: owned by <flow>" for a node another flow owns, "<node>: <class> ..." for a node whose
 /// cards are shares or slices (time-sliced, mps, unknown, mig), as a caller debugging the refusal reads it.

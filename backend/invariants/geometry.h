@@ -6,7 +6,7 @@
 //
 // no-apply-under-later-workload and geometry-converges:
 // Contract: a "geometry write" is a `label-geometry` audit entry (reserve relabelling a node with its
-// entry); its apply is the seed's `_apply` of that write, right away when mig_apply_seconds is 0, else when an
+// entry); its apply is upstream's `_apply` of that write, right away when mig_apply_seconds is 0, else when an
 // apply_pending_geometry call finds it due (it leaves the pending queue). Restore writes (release) are
 // terminal at once and are not tracked. Times are fake-clock seconds. The checks read the shadow and the
 // backend's state; record_geometry_writes() is the only writer of the shadow, called once per check round
@@ -30,7 +30,7 @@ std::optional<sim::Violation> check_geometry_stable_under_workloads(const CheckC
 
 /// no-apply-under-later-workload: when an apply of a write runs (its pending entry left the queue this step),
 /// no workload holds the node that did not hold it right after the write. Workloads that held it at the write
-/// are geometry-stable-under-workloads' business. The seed's apply_pending_geometry never looks at workloads
+/// are geometry-stable-under-workloads' business. Upstream's apply_pending_geometry never looks at workloads
 /// (memory_backend.py `_apply`): FINDINGS.md F7.
 std::optional<sim::Violation> check_no_apply_under_later_workload(const CheckContext& c);
 
@@ -45,10 +45,10 @@ std::optional<sim::Violation> check_geometry_converges(const CheckContext& c);
 /// mig-layout-matches-grant: a node showing `success` for the write of a claim whose allocsim entry it is
 /// configured with (mig_state_generation >= the claim's label version there; the entry is in the shared
 /// map) shows a layout that counts, per MIG profile, exactly the MIG devices granted on that node by the
-/// claims carrying that entry (seed `_apply_geometry`).
+/// claims carrying that entry (upstream `_apply_geometry`).
 std::optional<sim::Violation> check_mig_layout_matches_grant(const CheckContext& c);
 
-/// entry-lists-its-nodes (seed `reserve`: `dict.fromkeys(plan.geometry, 1)`): the shared map's entry of a
+/// entry-lists-its-nodes (upstream `reserve`: `dict.fromkeys(plan.geometry, 1)`): the shared map's entry of a
 /// live or releasing claim lists exactly the nodes the claim's plan carves geometry on, the nodes the
 /// operator applies that entry to.
 std::optional<sim::Violation> check_entry_lists_its_nodes(const CheckContext& c);

@@ -81,7 +81,7 @@ std::optional<Violation> check_no_double_grant(const CheckContext& c) {
                            fmt::format("device {} is granted to live claims {} and {}", id, it->second->claim_id,
                                        cl.claim_id),
                            render_claim(*it->second, ClaimFields::Devices) + render_claim(cl, ClaimFields::Devices));
-        // One plan never hands a device to two of its workloads (seed `plan`: `if d not in assigned`).
+        // One plan never hands a device to two of its workloads (upstream `plan`: `if d not in assigned`).
         return violation("no-double-grant",
                          fmt::format("device {} is granted twice within live claim {}", id, cl.claim_id),
                          render_claim(cl, ClaimFields::Devices));

@@ -25,7 +25,7 @@ std::optional<sim::Violation> check_quiescent_clean(const CheckContext& c);
 /// recovery-converges (ALLOC-033): right after a `recover` op of flow F completed (every claim found was
 /// released, or none was found), F owns no node, no claim of F remains, no map entry of F remains, and
 /// every node no claim covers has no restore record and is back on its recorded config. A cleanup that
-/// cannot converge (an owner stamp with no claim to release it) is a finding about the seed.
+/// cannot converge (an owner stamp with no claim to release it) is a finding about upstream.
 std::optional<sim::Violation> check_recovery_converges(const CheckContext& c);
 
 }  // namespace allocsim::harness

@@ -1,12 +1,12 @@
 // Caller: everything a backend call needs from whoever is calling it.
 //
-// The seed relies on process-global state for these (faults.barrier, threading.RLock, one id counter); the
+// Upstream relies on process-global state for these (faults.barrier, threading.RLock, one id counter); the
 // port makes them an explicit first argument so that the simulator can give each actor its own:
-// - barrier(): the seed's `faults.barrier(name, **context)`. Under the simulator it is a scheduling point
+// - barrier(): upstream's `faults.barrier(name, **context)`. Under the simulator it is a scheduling point
 //   (docs/DESIGN.md §2). It may throw to inject a fault (crash/raise, backend/CONTRACT.md §2).
-// - lock()/unlock(): the seed's `with self._lock:` (a re-entrant lock). Under the simulator, a simulated
+// - lock()/unlock(): upstream's `with self._lock:` (a re-entrant lock). Under the simulator, a simulated
 //   re-entrant mutex where a contended acquire blocks the actor. unlock() never switches.
-// - next_id(): ids for plans, claims and generations. The seed draws them from one global counter; the
+// - next_id(): ids for plans, claims and generations. Upstream draws them from one global counter; the
 //   port asks the caller, and the simulator answers from a counter per actor ("gen-flowA-2"), so ids never
 //   depend on how unrelated actors interleave (a deliberate deviation, docs/DESIGN.md §3).
 // - touch(): the footprint of the current step (DPOR); a no-op by default.
@@ -49,11 +49,11 @@ class Caller {
   /// Fires barrier `name` (one of backend/CONTRACT.md §2's allocation barriers); `detail` is its context rendered
   /// as "key=value key=value". REQUIRES: name is a known barrier.
   virtual BarrierHit barrier(std::string_view name, std::string detail) = 0;
-  /// barrier() with the detail as a compiled format and its arguments (the seed's keyword context, in order),
+  /// barrier() with the detail as a compiled format and its arguments (upstream's keyword context, in order),
   /// `c.barrier("delete.after", FMT_COMPILE("entry={} op_id={}"), e, id)`: the backend's form. The format is
   /// parsed at compile time and the detail written into detail_buffer(), so a barrier costs no format parsing
-  /// and, with a reused buffer, no allocation (issue 16: runtime parsing of these details was about 8 % of a
-  /// `run`'s instructions).
+  /// and, with a reused buffer, no allocation (docs/DESIGN.md §5, "Storage reused across executions"; runtime
+  /// parsing of these details was about 8 % of a `run`'s instructions).
   template <class S, class... Args, std::enable_if_t<fmt::detail::is_compiled_string<S>::value, int> = 0>
   BarrierHit barrier(std::string_view name, const S& detail, const Args&... args) {
     std::string& buffer = detail_buffer();
@@ -73,7 +73,8 @@ class Caller {
   /// Records that the current step reads (write=false) or writes object `what` named `name`.
   virtual void touch(Obj what, std::string_view name, bool write) { (void)what, (void)name, (void)write; }
   /// Whether touch() does anything with a read. False: the caller keeps no footprints (only writes matter to it),
-  /// so a loop that would read-touch every node skips the calls (issue 16: they grew a step with the pool).
+  /// so a loop that would read-touch every node skips the calls: they grew a step with the pool (docs/DESIGN.md §5,
+  /// "Per-node cost of inventory and plan").
   bool records_reads() const { return records_reads_; }
 
  protected:
@@ -83,7 +84,7 @@ class Caller {
   std::string detail_buffer_;
 };
 
-/// RAII for Caller::lock (the seed's `with self._lock:`).
+/// RAII for Caller::lock (upstream's `with self._lock:`).
 class LockGuard {
  public:
   explicit LockGuard(Caller& c) : c_(c) { c_.lock(); }
@@ -96,7 +97,7 @@ class LockGuard {
 };
 
 /// A caller for sequential use (tests, tools): barriers do nothing, the lock is free, and ids come from
-/// one counter shared by all kinds ("plan-1", "claim-2", "gen-3"), exactly as the seed's.
+/// one counter shared by all kinds ("plan-1", "claim-2", "gen-3"), exactly as upstream's.
 class SequentialCaller : public Caller {
  public:
   BarrierHit barrier(std::string_view name, std::string detail) override {

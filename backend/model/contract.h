@@ -1,7 +1,7 @@
 // Contract types and constants of the upstream allocation contract (backend/CONTRACT.md §1), as value types.
 //
-// Contract: plain data, no behaviour beyond equality. Every ordered map that the seed keeps as a Python
-// dict is an insertion-ordered vector of pairs here (OrderedMap), because the seed's iteration order is
+// Contract: plain data, no behaviour beyond equality. Every ordered map that upstream keeps as a Python
+// dict is an insertion-ordered vector of pairs here (OrderedMap), because upstream's iteration order is
 // part of its behaviour (docs/DESIGN.md §3: "the port iterates in the same insertion order").
 // Memory is always in bytes (int64). Times are fake-clock seconds (double, never used in a choice).
 #pragma once
@@ -59,7 +59,7 @@ inline constexpr const char* kDefaultMigConfig = "all-disabled";
 
 inline constexpr int64_t kGiB = int64_t{1} << 30;
 
-/// Insertion-ordered map (the seed's dict). Lookups are linear: maps here hold a handful of entries.
+/// Insertion-ordered map (upstream's dict). Lookups are linear: maps here hold a handful of entries.
 template <class K, class V>
 using OrderedMap = std::vector<std::pair<K, V>>;
 
@@ -108,10 +108,10 @@ struct DeviceIdentity {
   bool operator==(const DeviceIdentity&) const = default;
 };
 
-/// The seed's `devices` tuple (memory_backend.py line 182): immutable once built, so snapshots that list the same
-/// devices share one list and copying a snapshot copies a reference (issue 16: an inventory of 64 nodes
-/// rebuilt 128 device records per call; now it hands out the backend's list). Reads as a const vector;
-/// to change it, build another. Equality compares the devices, as the seed's tuples do.
+/// Upstream's `devices` tuple (memory_backend.py line 182): immutable once built, so snapshots that list the same
+/// devices share one list and copying a snapshot copies a reference (docs/DESIGN.md §5, "Per-node cost of inventory and
+/// plan": an inventory of 64 nodes rebuilt 128 device records per call; now it hands out the backend's list). Reads as
+/// a const vector; to change it, build another. Equality compares the devices, as upstream's tuples do.
 class DeviceTuple {
  public:
   DeviceTuple() = default;
@@ -138,7 +138,7 @@ class DeviceTuple {
 };
 
 /// A point-in-time view of the pool (backend/CONTRACT.md §1). `generation` is the decimal sum of the scoped
-/// nodes' resourceVersions (seed `inventory`).
+/// nodes' resourceVersions (upstream `inventory`).
 struct InventorySnapshot {
   DeviceTuple devices;
   OrderedMap<std::string, int> occupancy;        // node -> units in use; empty when partial
@@ -159,7 +159,7 @@ struct WorkloadRequest {
   std::optional<int64_t> minimum_usable_memory_bytes;
 };
 
-/// An advisory plan: assignments and geometry in the seed's insertion order.
+/// An advisory plan: assignments and geometry in upstream's insertion order.
 struct FeasiblePlan {
   OrderedMap<std::string, std::vector<DeviceIdentity>> assignments;  // workload -> devices
   OrderedMap<std::string, std::string> geometry;                     // node -> "profile:count,..."
@@ -174,7 +174,7 @@ struct Infeasible {
 
 using PlanOutcome = std::variant<FeasiblePlan, Infeasible>;
 
-/// Per-node evidence `_observe` gathers (seed `_observe`).
+/// Per-node evidence `_observe` gathers (upstream `_observe`).
 struct NodeEvidence {
   std::string node;
   std::string mig_config;

@@ -1,4 +1,4 @@
-// ReserveLoss::error(): the seed's three OwnershipConflict texts of `reserve` (memory_backend.py lines 262-347),
+// ReserveLoss::error(): upstream's three OwnershipConflict texts of `reserve` (memory_backend.py lines 262-347),
 // worded from the values try_reserve_into recorded.
 #include "backend/model/errors.h"
 

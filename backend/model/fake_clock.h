@@ -12,7 +12,7 @@ namespace allocsim::backend {
 
 class FakeClock {
  public:
-  /// Fake monotonic seconds (starts at 1000.0); now() is the same value (the seed's `now()`/call).
+  /// Fake monotonic seconds (starts at 1000.0); now() is the same value (upstream's `now()`/call).
   double monotonic() const { return monotonic_; }
   double now() const { return monotonic_; }
   /// Fake wall-clock seconds (starts at 1'700'000'000.0), moved in step with monotonic().

@@ -1,5 +1,5 @@
-// Port-only geometry test hooks (issue 13 item 4), beside the seed's `fail_geometry` (ALLOC-021), which makes
-// every later apply on a node fail for good. The seed has no hook for the two shapes below; they live here,
+// Port-only geometry test hooks (docs/DESIGN.md §4, the ops table), beside upstream's `fail_geometry` (ALLOC-021),
+// which makes every later apply on a node fail for good. Upstream has no hook for the two shapes below; they live here,
 // not in memory_backend.cpp, and apply_geometry consults them only when a scenario armed one:
 // - fail_geometry_for: the node's applies fail until the fake clock reaches the deadline (a GPU operator
 //   that recovers after a while), then succeed again;

@@ -1,5 +1,5 @@
-// MIG geometry oracle (backend/CONTRACT.md §3). Tables are NVIDIA's published GPU-instance profiles; the seed's
-// three families come first and match exactly as the seed's oracle does, so its answers are unchanged.
+// MIG geometry oracle (backend/CONTRACT.md §3). Tables are NVIDIA's published GPU-instance profiles; upstream's
+// three families come first and match exactly as upstream's oracle does, so its answers are unchanged.
 #include "backend/model/mig_geometry.h"
 
 #include <algorithm>
@@ -26,7 +26,7 @@ std::vector<MigProfile> grid_7x8(int g1small, int g1large, int g2, int g3, int g
   };
 }
 
-// How a product string selects a family. The seed's keys are case-sensitive substrings; the further
+// How a product string selects a family. Upstream's keys are case-sensitive substrings; the further
 // products are matched case-insensitively (GFD spells "PCIE" and "PCIe" on different A100s), and the
 // short model names A30 and H200 only as whole '-'-separated tokens so that e.g. "GH200" or "A3000"
 // never pick their tables.
@@ -48,7 +48,7 @@ const std::vector<MigFamily>& families() {
          4,
          96,
          {{"1g.24gb", 1, 1, 24, 4, {0, 1, 2, 3}}, {"2g.48gb", 2, 2, 48, 2, {0, 2}}, {"4g.96gb", 4, 4, 96, 1, {0}}}},
-        // A100 80GB PCIe: GFD writes "NVIDIA-A100-80GB-PCIe", which the seed's SXM4 key misses.
+        // A100 80GB PCIe: GFD writes "NVIDIA-A100-80GB-PCIe", which upstream's SXM4 key misses.
         {"A100-80GB", 7, 8, 80, a100_80},
         {"A100-40GB", 7, 8, 40, grid_7x8(5, 10, 10, 20, 20, 40)},
         {"A30",
@@ -115,8 +115,8 @@ const MigProfile* profile_of(const MigFamily& f, std::string_view name) {
 // Exhaustive backtracking over legal starts (upstream `_placeable`): widest instances first (stable,
 // so equal widths keep layout order), each at every legal start that fits the grid without overlap.
 bool placeable(const MigFamily& f, const OrderedMap<std::string, int>& layout) {
-  // Per-thread storage reused across calls (issue 16: a warm plan allocates nothing); nothing in here yields
-  // or re-enters, so a call has it to itself.
+  // Per-thread storage reused across calls (a warm plan allocates nothing: docs/DESIGN.md §5, "Storage reused across
+  // executions"); nothing in here yields or re-enters, so a call has it to itself.
   thread_local std::vector<const MigProfile*> instances;
   thread_local std::vector<bool> occupied;
   instances.clear();

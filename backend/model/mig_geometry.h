@@ -23,7 +23,7 @@ struct MigProfile {
   std::vector<int> starts;
 };
 
-/// A card family. For the seed's three families `key` is the substring matched against the product string;
+/// A card family. For upstream's three families `key` is the substring matched against the product string;
 /// for the further products it names the family and find_family lists the product strings that select it.
 struct MigFamily {
   std::string key;  // e.g. "A100-SXM4-80GB"; named in the unknown-profile problem
@@ -33,8 +33,8 @@ struct MigFamily {
   std::vector<MigProfile> profiles;
 };
 
-/// The family for a product string, or nullptr. The seed's keys (A100-SXM4-80GB, H100-80GB,
-/// RTX-PRO-6000-Blackwell) match as substrings, first match in the seed's order, so the seed's oracle
+/// The family for a product string, or nullptr. Upstream's keys (A100-SXM4-80GB, H100-80GB,
+/// RTX-PRO-6000-Blackwell) match as substrings, first match in upstream's order, so upstream's oracle
 /// answers are unchanged; the further products (A100 40GB SXM4/PCIe, A100-80GB-PCIe, A30, H100 NVL, H200)
 /// match the GPU Feature Discovery product labels listed in backend/CONTRACT.md §3.
 const MigFamily* find_family(std::string_view product);

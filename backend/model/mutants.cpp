@@ -1,4 +1,4 @@
-// The mutant catalog (docs/DESIGN.md §6). Names are the public vocabulary (`--mutant`, `backend.mutants`).
+// The mutant table (docs/DESIGN.md §6). Names are the public vocabulary (`--mutant`, `backend.mutants`).
 #include "backend/model/mutants.h"
 
 namespace allocsim::backend {

@@ -1,4 +1,4 @@
-// Exhaustive per-host packing (seed `pack_whole_devices`, memory_backend.py lines 530-561).
+// Exhaustive per-host packing (upstream `pack_whole_devices`, memory_backend.py lines 530-561).
 #include "backend/model/packing.h"
 
 #include <algorithm>
@@ -9,8 +9,8 @@
 namespace allocsim::backend {
 namespace {
 
-// The seed's `place` recursion over `order`, hosts in `hosts` order. `allowed(workload, host)` is the
-// `eligible` narrowing (always true without one). Assignment keys are put and popped as the seed's dict.
+// Upstream's `place` recursion over `order`, hosts in `hosts` order. `allowed(workload, host)` is the
+// `eligible` narrowing (always true without one). Assignment keys are put and popped as upstream's dict.
 // A host's units left are `remaining[slot]`, its slot found once (sorted_hosts) instead of at every try.
 template <class Key, class Host, class Allowed>
 bool place_all(const std::vector<std::pair<Key, int>>& order, const std::vector<std::pair<Host, uint32_t>>& hosts,
@@ -33,9 +33,9 @@ bool place_all(const std::vector<std::pair<Key, int>>& order, const std::vector<
   return place(place, 0);
 }
 
-// `free`'s hosts in name order (the seed's `sorted(remaining)`; it re-sorts at every level, but the keys never
+// `free`'s hosts in name order (upstream's `sorted(remaining)`; it re-sorts at every level, but the keys never
 // change, so once is the same order), each with the slot of its units in `remaining`: its first entry's, as
-// the seed's dict (and find_in) would have it should a name repeat.
+// upstream's dict (and find_in) would have it should a name repeat.
 template <class Host, class Free>
 void sorted_hosts(const Free& free, std::vector<std::pair<Host, uint32_t>>& hosts, std::vector<int>& remaining) {
   hosts.clear();
@@ -89,7 +89,7 @@ std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
   std::vector<std::pair<std::string, uint32_t>> hosts;
   std::vector<int> remaining;
   sorted_hosts(free, hosts, remaining);
-  // `if eligible` in the seed: an empty mapping narrows nothing.
+  // `if eligible` in upstream: an empty mapping narrows nothing.
   const bool narrowing = eligible != nullptr && !eligible->empty();
   OrderedMap<std::string, std::string> assignment;
   const auto allowed = [&](const std::string& workload, const std::string& host) {

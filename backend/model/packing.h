@@ -1,4 +1,4 @@
-// Exhaustive per-host packing of whole-device requests (seed `pack_whole_devices`).
+// Exhaustive per-host packing of whole-device requests (upstream `pack_whole_devices`).
 #pragma once
 
 #include <cstdint>
@@ -14,16 +14,17 @@
 namespace allocsim::backend {
 
 /// Each request (workload, count) needs `count` whole devices on one host. Requests are tried widest
-/// first (stable), hosts in name order (the seed's `sorted(remaining)`), with backtracking. `eligible`
+/// first (stable), hosts in name order (upstream's `sorted(remaining)`), with backtracking. `eligible`
 /// narrows the hosts a workload may take; a workload absent from it may take any host.
 /// Returns workload -> host in placement order, or nullopt when no assignment exists.
-/// Cost: exponential in the number of requests; callers keep inventories small (the seed's own note).
+/// Cost: exponential in the number of requests; callers keep inventories small (upstream's own note).
 std::optional<OrderedMap<std::string, std::string>> pack_whole_devices(
     const std::vector<std::pair<std::string, int>>& requests, const OrderedMap<std::string, int>& free,
     const OrderedMap<std::string, std::set<std::string>>* eligible = nullptr);
 
 /// The working storage of pack_whole_devices_into, kept by its caller across calls: once its vectors have
-/// grown to a scenario's size, a packing allocates nothing (issue 16). Nothing in it outlives a call's answer.
+/// grown to a scenario's size, a packing allocates nothing (docs/DESIGN.md §5, "Storage reused across executions").
+/// Nothing in it outlives a call's answer.
 struct PackScratch {
   std::vector<uint32_t> by_rank;  // entry of `free` per rank, kNone where no entry has that rank
   std::vector<int> remaining;     // units left, per entry of `free`

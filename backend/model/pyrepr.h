@@ -1,6 +1,6 @@
-// Python's printed forms, for messages the seed builds with `{x!r}`, `str(dict)` or `str(list)`.
+// Python's printed forms, for messages upstream builds with `{x!r}`, `str(dict)` or `str(list)`.
 //
-// The seed's error and audit texts embed Python reprs (e.g. "node n1 is owned by 'flowB'", "free per
+// Upstream's error and audit texts embed Python reprs (e.g. "node n1 is owned by 'flowB'", "free per
 // node: {'n1': 2}"); scenarios and tests compare those texts, so the port renders them the same way.
 // Header-only: small, and shared by mig_geometry.cpp and memory_backend.cpp.
 #pragma once
@@ -42,7 +42,7 @@ inline void repr_into(std::string& out, std::string_view s) {
   out += q;
 }
 /// `repr(v)` for an int appended to `out` (no overload for floating point, bool or char: their Python forms
-/// differ, and none of the seed's texts has one).
+/// differ, and none of upstream's texts has one).
 inline void repr_into(std::string& out, int v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 inline void repr_into(std::string& out, long v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 inline void repr_into(std::string& out, long long v) { fmt::format_to(std::back_inserter(out), "{}", v); }

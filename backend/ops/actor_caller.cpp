@@ -28,7 +28,7 @@ backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std
 namespace {
 
 /// barrier_catalog()'s names as views, measured once: compared or passed on as `const char*`, each was measured
-/// (strlen) at every barrier, a tenth of a barrier's harness cost (issue 16).
+/// (strlen) at every barrier, a tenth of a barrier's harness cost (tools/bench/README.md, "Session 18").
 const std::vector<std::string_view>& barrier_names() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
@@ -45,10 +45,10 @@ backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& 
   for (size_t i = 0; i < names.size(); ++i) {
     if (name != names[i]) continue;
     ++w_.barrier_hits_[i];
-    ctx_.point(PointKind::Barrier, names[i], detail);  // catalog names are static
+    ctx_.point(PointKind::Barrier, names[i], detail);  // the barrier table's names are static
     return fault_at(i);
   }
-  // The seed's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
+  // Upstream's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
   throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
 }
 

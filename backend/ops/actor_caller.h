@@ -2,7 +2,7 @@
 // backend lock become scheduling points of the actor's fiber, object touches become its footprint (DPOR),
 // ids come from the actor's own counter, and barrier faults (FaultSpec, scenario.h) are drawn here.
 //
-// Contract: barrier() fires a PointKind::Barrier named after the catalog entry, counts it in the world's
+// Contract: barrier() fires a PointKind::Barrier named after its row of the barrier table, counts it in the world's
 // barrier_hits, then draws the barrier's fault while under FaultSpec::max: crash throws sim::ActorCrash
 // (after recording `crashed` as the running op's outcome), raise throws InjectedError, drop_response sets
 // `dropped` and returns {.drop_response = true}. An unknown barrier name throws std::invalid_argument.

@@ -8,7 +8,7 @@
 //   S seconds past now, then succeed again (`fail_geometry` stays the permanent one);
 // - geometry_no_effect (`node`): from now on an apply there reports `success` for its write while the node's
 //   mig_layout is left unchanged.
-// The seed has no hook for any of them (its hooks are fail_reads and fail_geometry): the read faults are the
+// Upstream has no hook for any of them (its hooks are fail_reads and fail_geometry): the read faults are the
 // harness's (read_faults.h), the geometry faults port-only backend hooks (backend/model/geometry_hooks.cpp). Each
 // records `done`; a fault that fires later adds "fault=..." to the detail of the read it changes.
 #include "backend/ops/op_behaviour.h"

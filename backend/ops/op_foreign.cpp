@@ -1,6 +1,6 @@
-// Foreign writes (issue 13 item 2): ops an actor runs as another controller of the cluster (GPU Feature
-// Discovery relabelling a node, an admin or mig-manager writing the MIG labels, the GPU operator rewriting
-// the shared mig-parted map or the ClusterPolicy pointer). None is a seed call: the seed's API has no such
+// Foreign writes (docs/DESIGN.md §4, "Foreign writes"): ops an actor runs as another controller of the cluster (GPU
+// Feature Discovery relabelling a node, an admin or mig-manager writing the MIG labels, the GPU operator rewriting
+// the shared mig-parted map or the ClusterPolicy pointer). None is an upstream call: upstream's API has no such
 // writer, so they live here, in the harness, and change only what a real cluster's API server would let that
 // controller change. Their syntax is backend/scenario/op_syntax_foreign.cpp.
 //
@@ -48,7 +48,7 @@ const char* run_set_labels(ScriptRunner& run, const Op& op) {
   backend::Labels& labels = n->labels.edit();
   for (const auto& [key, value] : op.set_labels) {
     backend::put_in(labels, key, value);
-    // The seed keeps nvidia.com/mig.config as a field of its own (what reserve labels and mig-manager applies);
+    // Upstream keeps nvidia.com/mig.config as a field of its own (what reserve labels and mig-manager applies);
     // a real write of that label changes exactly that, so the field follows the label.
     if (key == kMigConfigLabel) n->mig_config = value;
   }

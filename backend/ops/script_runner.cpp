@@ -175,7 +175,7 @@ const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
 
 const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   const std::string op_id = fmt::format(FMT_COMPILE("{}:op{}"), st_.name, ++st_.reserves);
-  // The seed's generation check compares against every node's version; remember a stale reserve so
+  // Upstream's generation check compares against every node's version; remember a stale reserve so
   // that stale-plan-writes-nothing can hold it to writing nothing.
   int64_t sum = 0;
   if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // whole-read convention

@@ -1,5 +1,5 @@
-// Conditional ops (issue 13 item 5): two modifiers an op may carry besides its own keys, read once for every
-// op by the loader (op_entry) and applied once by the script runner (backend/ops/script_runner.cpp: run,
+// Conditional ops (docs/DESIGN.md §4, "Op modifiers"): two modifiers an op may carry besides its own keys, read once
+// for every op by the loader (op_entry) and applied once by the script runner (backend/ops/script_runner.cpp: run,
 // run_op), never by an op's row.
 //
 // - `when` (any op): {"op": I, "outcome": W}. The op runs only if op I of the same script (0-based, as in the

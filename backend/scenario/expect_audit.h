@@ -1,4 +1,4 @@
-// The expectations of issue 13 item 6: outcome pins per occurrence and expect.audit (docs/DESIGN.md §4).
+// Two expectations: outcome pins per occurrence and expect.audit (docs/DESIGN.md §4, `expect`).
 //
 // Shapes (both optional; a v1 file without them means what it meant):
 // - expect.actors.<actor> keeps its op-name keys ({"reserve": [...]} pins every reserve of the actor) and may

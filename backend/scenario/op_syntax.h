@@ -61,8 +61,8 @@ const std::vector<OpSyntax>& op_syntax_rows();
 const OpSyntax& op_syntax(OpKind k);
 
 /// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its
-/// script's ops (calls_of, else calls; first appearance), then every barrier of the catalog (whether a call fires a given barrier
-/// depends on the state, so none is ruled out), then "lock.wait".
+/// script's ops (calls_of, else calls; first appearance), then every barrier of the barrier table (whether a call fires
+/// a given barrier depends on the state, so none is ruled out), then "lock.wait".
 sim::PointVocabulary point_vocabulary(const Scenario& s);
 
 // The rows, by concept (each file's behaviour twin is backend/ops/op_<concept>.cpp):

@@ -65,12 +65,12 @@ enum class OpKind {
   AdvanceClock,
   Recover,
   // Foreign writes (op_syntax_foreign.cpp, backend/ops/op_foreign.cpp): another controller's single locked
-  // write, not a seed call.
+  // write, not an upstream call.
   SetLabels,
   SetMigState,
   WriteSharedMap,
   SetPointer,
-  // issue 13 items 3 and 4 (op_syntax_faults.cpp, backend/ops/op_faults.cpp): read and geometry faults with shape
+  // Read and geometry faults with shape (docs/DESIGN.md §4; op_syntax_faults.cpp, backend/ops/op_faults.cpp)
   StaleReads,
   PartialReads,
   FailGeometryFor,
@@ -166,7 +166,7 @@ struct NodeSpec {
   OrderedMap<std::string, std::string> labels;
   OrderedMap<std::string, int> workloads;  // workload id -> GPU units held at start
   std::string mig_config = backend::kDefaultMigConfig;
-  // Start state (scenario_state.h; issue 13 item 1). Defaults are the seed's NodeFixture defaults, and a key
+  // Start state (scenario_state.h; docs/DESIGN.md §4). Defaults are upstream's NodeFixture defaults, and a key
   // at its default is not written back (scenario_json), so files without these keys mean what they meant.
   int64_t resource_version = 1;
   std::optional<std::string> owner;  // a stamp, possibly left by a flow that died (owner_epoch with it)
@@ -177,8 +177,8 @@ struct NodeSpec {
   std::optional<std::string> restore_record;
 };
 
-/// The top-level start state of the cluster objects outside nodes (issue 13 item 1): the shared mig-parted
-/// map (`shared_map`) and the ClusterPolicy pointer (`cluster_policy`). Defaults are the seed's constructor's.
+/// The top-level start state of the cluster objects outside nodes (docs/DESIGN.md §4): the shared mig-parted
+/// map (`shared_map`) and the ClusterPolicy pointer (`cluster_policy`). Defaults are upstream's constructor's.
 struct StartState {
   OrderedMap<std::string, OrderedMap<std::string, int>> shared_entries;  // entry -> {node: 1}
   bool shared_tombstone = false;
@@ -219,7 +219,7 @@ const char* fault_action_name(FaultAction a);
 ///   have fired in the execution: draw in [0, 1 + n) over {no fault, the barrier's n actions in file order};
 /// - at each API call of an eligible actor (its Call scheduling point), while under `max` and some option
 ///   is left: draw over {no fault, each `fail_reads` kind not already failing, each `fail_geometry` node
-///   not already failing}; the chosen one starts failing right before that call (the seed's test hooks:
+///   not already failing}; the chosen one starts failing right before that call (upstream's test hooks:
 ///   reads of that kind fail until a restore_reads op; geometry on that node fails for good, ALLOC-021).
 /// Draw 0 is always "no fault", so a schedule with every fault draw set to 0 runs fault-free (the shrinker
 /// relies on it). A fault that fires adds "fault=<what>" to its step's detail in traces.
@@ -254,7 +254,7 @@ struct Scenario {
   /// The optional top-level `converge_seconds` (0..86400 fake-clock seconds): the bound geometry-converges
   /// holds every geometry write to; kDefaultConvergeSeconds when absent (resolve_converge_seconds).
   std::optional<double> converge_seconds;
-  /// The optional top-level `order` (sim/order.h, issue 14 item 1): happens-before constraints between
+  /// The optional top-level `order` (sim/order.h, docs/DESIGN.md §4): happens-before constraints between
   /// labelled steps (`"flowB:delete.before#1"`) that every execution's schedule must satisfy; empty = none.
   /// Checked at load (labels name actors of /actors; no cycle). `run --order` appends to it.
   sim::OrderSpec order;

@@ -55,7 +55,7 @@ const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", 
 
 const std::vector<const char*> kOutcomes = {"pass", "violation"};
 
-/// The names of a catalog, as did-you-mean candidates.
+/// The names of a name table, as did-you-mean candidates.
 template <class Catalog>
 std::vector<const char*> names_of(const Catalog& catalog) {
   std::vector<const char*> out;
@@ -159,7 +159,7 @@ class Checker : public ScenarioReader {
     if (const Json* l = find(v, "labels")) {
       n.labels = labels(*l, child(ptr, "labels"));
     } else {
-      // Without labels the seed's classifier says "unknown" and the node is never planned on; a node
+      // Without labels upstream's classifier says "unknown" and the node is never planned on; a node
       // written without labels means a plain GPU node, so give it what GPU Feature Discovery would.
       n.labels = {{"nvidia.com/gpu.product", n.product}, {"nvidia.com/gpu.count", std::to_string(n.gpu_count)}};
     }

@@ -1,8 +1,8 @@
-// Start state in scenario files (issue 13 item 1): what a node and the cluster objects outside nodes hold
-// before any actor runs, so a scenario can begin where an incident began (a leftover owner stamp, carved
+// Start state in scenario files (docs/DESIGN.md §4, "Start state"): what a node and the cluster objects outside nodes
+// hold before any actor runs, so a scenario can begin where an incident began (a leftover owner stamp, carved
 // geometry, a shared map already holding entries).
 //
-// Shapes (all keys optional; every default is the seed's NodeFixture / MemoryBackend constructor default):
+// Shapes (all keys optional; every default is upstream's NodeFixture / MemoryBackend constructor default):
 //   node:  "resource_version" int 1..1e9, "owner" string, "owner_epoch" string, "mig_state"
 //          "pending"|"success"|"failed", "mig_state_generation" int 0..1e9, "mig_layout" {profile: slices 1..64},
 //          "restore_record" string (the mig_config a release restores);
@@ -46,9 +46,9 @@ OrderedMap<std::string, OrderedMap<std::string, int>> read_map_entries(const Sce
                                                                        const std::string& ptr);
 
 /// Writes the start state of `sc` into a freshly built backend's state (compile_prototype,
-/// backend/world/compiled_scenario.cpp): the node fields the seed's NodeFixture takes, then the map and pointer
-/// the seed's constructor initialises. Harness-only: the seed has no entry point for the map or the pointer, so
-/// this writes BackendState directly and is never on a seed-mirroring code path.
+/// backend/world/compiled_scenario.cpp): the node fields upstream's NodeFixture takes, then the map and pointer
+/// upstream's constructor initialises. Harness-only: upstream has no entry point for the map or the pointer, so
+/// this writes BackendState directly and is never on an upstream-mirroring code path.
 void apply_start_state(const Scenario& sc, backend::BackendState& s);
 
 /// Adds the node's start-state keys to `j`, each only when it differs from its default (scenario_json).

@@ -1,4 +1,4 @@
-// The swarm campaign (issue 15 items 2 and 3): generate scenarios from a seed (swarm_gen.h), explore each
+// The swarm campaign (docs/DESIGN.md §7, "Swarm"): generate scenarios from a seed (swarm_gen.h), explore each
 // under a per-scenario budget of executions with a mix of strategies, shrink every violation to a minimal
 // scenario and trace, and deduplicate the findings by signature.
 //

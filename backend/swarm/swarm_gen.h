@@ -1,4 +1,4 @@
-// The swarm's scenario generator (issue 15 item 1): from a 64-bit seed, one `allocsim/scenario/v1` document
+// The swarm's scenario generator (docs/DESIGN.md §7, "Swarm"): from a 64-bit seed, one `allocsim/scenario/v1` document
 // that the scenario loader and the JSON Schema accept, drawn the swarm-testing way (Groce et al., "Swarm
 // Testing", ISSTA 2012): first a feature set (which ops, which fault kinds, which sharing kinds, MIG or
 // not, a start state or not, foreign writes or not), then the scenario inside those features.

@@ -1,4 +1,4 @@
-// The swarm's outputs (issue 15 item 4): summary.json, the findings' files, a JUnit report, merging the
+// The swarm's outputs (docs/SWARM.md): summary.json, the findings' files, a JUnit report, merging the
 // output folders of `swarm --shard K/N`, and checkpoints. Each document is a pure function of the options
 // and the report (no time, no host, no --jobs), so the same run gives the same bytes anywhere.
 //

@@ -63,7 +63,7 @@ json record_state(const backend::BackendState& s) {
   json shared = json::array();
   for (const auto& [entry, members] : s.shared_config) shared.push_back(json::array({entry, pairs(members)}));
   std::vector<std::string> failing = s.failing_geometry;
-  std::sort(failing.begin(), failing.end());  // a set in the seed: its order means nothing
+  std::sort(failing.begin(), failing.end());  // a set in upstream: its order means nothing
   return {{"nodes", nodes},
           {"claims", claims},
           {"failed_reads", pairs(s.failed_reads)},

@@ -1,5 +1,5 @@
-// The comparable record of one execution (issue 11's differential stage): what tools/differential/ rebuilds
-// from the seed's Python backend along the same schedule, and compares field by field.
+// The comparable record of one execution (README, "Checking the port against upstream"): what tools/differential/
+// rebuilds from the upstream Python backend along the same schedule, and compares field by field.
 //
 // Shape (one JSON object; `allocsim run --record FILE` writes one per line, in execution order):
 //   {"schema": "allocsim/record/v1", "index": N, "schedule": "v1:..." (sim/schedule.h, as `replay --schedule`
@@ -15,7 +15,7 @@
 //    "state": the backend's final state (record_state)}
 // Numbers are JSON numbers (the clock and due times are doubles; every other number is an integer).
 // Port-only claim bookkeeping (`releasing`, `label_versions`, `op_id`) and the mutants' `shared_map_deleted`
-// are left out: the seed has no counterpart.
+// are left out: upstream has no counterpart.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@
 namespace allocsim::harness {
 
 /// The backend's state as canonical JSON: nodes in scenario order, claims in insertion order, ordered maps
-/// as [key, value] pairs (their order is the seed's dict order), the failing-geometry set sorted.
+/// as [key, value] pairs (their order is upstream's dict order), the failing-geometry set sorted.
 nlohmann::json record_state(const backend::BackendState& s);
 
 /// The record of execution `index` (see above), from the world it ran in and its result.

@@ -126,7 +126,7 @@ class ScenarioSubject final : public campaign::Subject {
 
 class BackendSystem final : public campaign::System {
  public:
-  /// The barrier catalogue, the op table with each op's outcome vocabulary, and the fault kinds: the KIND of
+  /// The barrier table, the op table with each op's outcome vocabulary, and the fault kinds: the KIND of
   /// each `fault=KIND` note (barrier actions in actor_caller.cpp, the faults drawn before a call in
   /// script_runner.cpp, the read faults of read_faults.cpp), in README's order.
   campaign::CoverageUniverse coverage_universe() const override {

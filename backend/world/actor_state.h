@@ -41,9 +41,10 @@ struct Told {
   }
 };
 
-/// Storage kept across an optional's emptying (issue 16): an ActorState field such as `plan` has a scratch
-/// twin holding buffers while it is empty. stash() empties `slot` into `spare`; install() makes the freshly
-/// filled `fresh` the slot's value and leaves the old value's buffers in `fresh` for the next fill.
+/// Storage kept across an optional's emptying (docs/DESIGN.md §5, "Storage reused across executions"): an ActorState
+/// field such as `plan` has a scratch twin holding buffers while it is empty. stash() empties `slot` into `spare`;
+/// install() makes the freshly filled `fresh` the slot's value and leaves the old value's buffers in `fresh` for the
+/// next fill.
 template <class T>
 void stash(std::optional<T>& slot, T& spare) {
   if (!slot) return;

@@ -33,7 +33,7 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
     nodes.push_back(std::move(f));
   }
   auto c = std::make_unique<CompiledScenario>(&sc, backend::MemoryBackend(std::move(nodes), opt));
-  apply_start_state(sc, c->prototype.mutable_state());  // scenario_state.h: harness-only, after the seed's init
+  apply_start_state(sc, c->prototype.mutable_state());  // scenario_state.h: harness-only, after upstream's init
   c->node_index = NodeIndex(c->prototype.state().nodes);
   c->prototype_rest = c->prototype.state();
   c->prototype_rest.nodes.clear();

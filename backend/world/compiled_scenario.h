@@ -23,7 +23,7 @@ struct CheckContext;  // backend/invariants/check.h
 using InvariantCheck = std::optional<sim::Violation> (*)(const CheckContext&);
 
 /// A scenario compiled once per run: the prototype backend every execution copies, and the enabled
-/// invariants as catalog indices (in catalog order), with what their checks need per step.
+/// invariants as indices into the invariant table (in table order), with what their checks need per step.
 /// REQUIRES: used by one thread at a time (campaign::Compiled's contract): its worlds reuse the storage of
 /// worlds that ended (`spare`), which is not synchronised.
 struct CompiledScenario {
@@ -35,7 +35,7 @@ struct CompiledScenario {
   std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending; set_invariants() sets them
   /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
   /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
-  /// rather than the catalog's rows. set_invariants() keeps the two in step.
+  /// rather than the table's rows. set_invariants() keeps the two in step.
   struct StepRow {
     InvariantCheck check;
     uint32_t reads_kinds;

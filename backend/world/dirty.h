@@ -1,9 +1,9 @@
-// Incremental invariants (issue 16 item 3): what a step wrote, and the memo the invariant checks keep
-// between steps so that a step's check costs what the step touched, not the size of the state.
+// Incremental invariants (docs/DESIGN.md §5, "Incremental checking"): what a step wrote, and the memo the invariant
+// checks keep between steps so that a step's check costs what the step touched, not the size of the state.
 //
 // Contract:
 // - CheckMode: `full` runs every enabled invariant over the whole state after every step (the behaviour
-//   before issue 16); `incremental` (the default) runs, after a step, only the rows whose declared reads
+//   before incremental checking); `incremental` (the default) runs, after a step, only the rows whose declared reads
 //   (InvariantSpec::reads_kinds, backend/invariants/family.h) the step wrote, and per-node rows only on the
 //   affected nodes; at quiescence, the quiescent-only rows in full and the rest only where they read something
 //   there alone.

@@ -1,9 +1,9 @@
-// Read faults with shape (issue 13 item 3): `stale_reads` (the next reads answer from the state as of K writes
-// ago) and `partial_reads` (the next inventories list the pods without some named workloads). The seed has
+// Read faults with shape (docs/DESIGN.md §4, "Read faults"): `stale_reads` (the next reads answer from the state as of
+// K writes ago) and `partial_reads` (the next inventories list the pods without some named workloads). Upstream has
 // no hook for either: its only read hook is `fail_reads(kind)`, which makes node, pod or config reads fail
 // outright (inventory, observe, release). So these live in the harness: the backend keeps answering from its
 // live state, and a faulted read is answered by a copy of the backend whose nodes and claims are replaced by
-// a recorded past state (stale) or have the named workloads removed (partial). Nothing of the seed's
+// a recorded past state (stale) or have the named workloads removed (partial). Nothing of upstream's
 // behaviour changes, and the reserve's own reads (generation sum, owner read, CAS) are never faulted: they
 // are the API server's, and a stale plan is exactly what its generation check refuses.
 //

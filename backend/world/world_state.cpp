@@ -25,7 +25,8 @@ namespace {
 
 /// `a` as a fresh ActorState for actor `spec`, field by field: every field gets the value ActorState{} gives
 /// it, and the scratch fields, its name, held claims and outcomes keep their buffers. Not `a = ActorState{}`:
-/// building and move-assigning a whole ActorState cost more than the rest of a world reset (issue 16).
+/// building and move-assigning a whole ActorState cost more than the rest of a world reset (docs/DESIGN.md §2:
+/// the reset costs what the previous execution wrote).
 void reset_actor(ActorState& a, const ActorSpec& spec) {
   static_assert(sizeof(ActorState) == 2200, "ActorState changed: reset the new field in reset_actor");
   a.name.assign(spec.name);

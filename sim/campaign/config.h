@@ -36,7 +36,7 @@ struct ReplayTarget {
 };
 
 struct ExploreConfig {
-  std::string strategy = "random";  // a name in the registry (sim/strategies/registry.h)
+  std::string strategy = "random";  // a name in the strategy table (sim/strategies/registry.h)
   std::string reduction;            // --reduction; "" resolves to the strategy's default
   std::optional<uint32_t> preemption_bound;
   uint32_t pct_depth = 3;  // --depth: pct's bug depth d
@@ -54,7 +54,7 @@ struct ExploreConfig {
   /// `--order` blocks (sim/order.h), as given (JSON text), each appended to the scenario's own `order`.
   std::vector<std::string> order;
 
-  /// The registry row of `strategy`. Throws ConfigError for an unknown name.
+  /// The strategy table's row of `strategy`. Throws ConfigError for an unknown name.
   const sim::StrategySpec& spec() const;
   /// Checks the config (see above) and returns the resolved strategy. Throws ConfigError naming the flag.
   sim::ResolvedStrategy validate() const;

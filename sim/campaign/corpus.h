@@ -1,5 +1,5 @@
-// The regression corpus (issue 14 item 2): every violation `run` finds is kept as its shrunk trace file
-// (allocsim/trace/v1, which embeds the scenario) in a folder, and `run` and `sweep` replay a scenario's
+// The regression corpus (docs/DESIGN.md §7, "Where traces live"): every violation `run` finds is kept as its shrunk
+// trace file (allocsim/trace/v1, which embeds the scenario) in a folder, and `run` and `sweep` replay a scenario's
 // entries before they explore, so a fix that regresses fails on execution 0 instead of after a lucky search
 // (Hypothesis's example database, proptest's regressions file).
 //

@@ -1,7 +1,7 @@
 // What a report's executions reached, and what they never reached (docs/DESIGN.md §7 "Coverage"): the
 // answer to "why did it find no bug?" in the JSON and HTML reports of `run`, `sweep`/`merge` and `swarm`.
 //
-// Dimensions, each {"reached": [...], "never": [...]}, in the order of the system's catalogues
+// Dimensions, each {"reached": [...], "never": [...]}, in the order of the system's name tables
 // (System::coverage_universe; the backend's: backend/system/system.cpp):
 //   barriers       every barrier a world can fire, against those that fired
 //   barrier_pairs  "A -> B": one actor resumed from barrier A and the very next step was another actor's,
@@ -16,7 +16,7 @@
 // substring search per step for fault notes; the lists are built once, after the run.
 // Round trip: reach_of_coverage() reads back every name coverage_json() lists as reached, so a merge of
 // shards (or a resumed run) that unions what it reads gives the lists of the run done in one piece.
-// Determinism: catalogue order; nothing depends on --jobs, time or hash order.
+// Determinism: table order; nothing depends on --jobs, time or hash order.
 #pragma once
 
 #include <map>
@@ -33,7 +33,7 @@ namespace allocsim::campaign {
 
 struct RunReport;  // run.h
 
-/// Everything there is to reach, in catalogue order (System::coverage_universe).
+/// Everything there is to reach, in table order (System::coverage_universe).
 struct CoverageUniverse {
   std::vector<std::string> barriers;
   std::vector<std::pair<std::string, std::vector<std::string>>> ops;  // op -> its outcome vocabulary

@@ -1,4 +1,4 @@
-// Explanations of a violating execution (issue 14 item 3; docs/DESIGN.md §7, "Explanations"): which steps
+// Explanations of a violating execution (docs/DESIGN.md §7, "Explanations"): which steps
 // the violation depends on, which pair of steps of different actors races, and what happens when that pair
 // runs the other way round. Generic: it knows the system only through campaign::Subject (objects are named
 // by Subject::name_object), so no GPU word appears here.

@@ -1,4 +1,4 @@
-// A trace as an `order` block (issue 14 item 1, `allocsim trace order FILE`): the constraints that force a
+// A trace as an `order` block (docs/DESIGN.md §2, "Order"; `allocsim trace order FILE`): the constraints that force a
 // trace's violation, for pasting into a scenario file, and for the explain and corpus lanes to reuse.
 //
 // full_pin(): one constraint per pair of consecutive steps of different actors, [step k-1, step k], keyed

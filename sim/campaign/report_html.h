@@ -1,5 +1,5 @@
-// The HTML report of `allocsim run --report-html FILE` and `allocsim sweep --report-html FILE` (issue 14
-// item 4, docs/DESIGN.md §7): one self-contained page a person opens in a browser.
+// The HTML report of `allocsim run --report-html FILE` and `allocsim sweep --report-html FILE`
+// (docs/DESIGN.md §7, "Report formats"): one self-contained page a person opens in a browser.
 //
 // What the page holds, in order:
 // - a table with one row per scenario file: verdict, strategy, executions, violating executions, the

@@ -42,7 +42,7 @@ struct RunReport {
   /// Exhaustive strategies: whether the whole tree was explored (else the run stopped at `executions` or a
   /// first violation).
   bool exhausted = false;
-  std::string reduction;                    // the reduction used (registry: ResolvedStrategy), or ""
+  std::string reduction;                    // the reduction used (strategy table: ResolvedStrategy), or ""
   std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
   /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
   struct Pct {

@@ -165,7 +165,7 @@ struct UnitHooks {
   SweepProgress* progress = nullptr;
 };
 
-/// Builds unit `u`'s strategy (registry: prefix and sleeping siblings for exhaustive strategies, k for
+/// Builds unit `u`'s strategy (strategy table: prefix and sleeping siblings for exhaustive strategies, k for
 /// calibrated ones).
 std::unique_ptr<sim::Strategy> unit_strategy(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg) {
   sim::StrategyParams params = cfg.params();

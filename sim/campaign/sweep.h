@@ -1,4 +1,4 @@
-// Sweeps (`allocsim sweep`, docs/DESIGN.md §7, issue 5): many scenarios, exhaustively (dfs, dfs+dpor) or by
+// Sweeps (`allocsim sweep`, docs/DESIGN.md §7, "Sweeps"): many scenarios, exhaustively (dfs, dfs+dpor) or by
 // sampling (random, pct), split into deterministic work units so that parallel workers, shards and resumed
 // runs all produce the same report as one uninterrupted run.
 //

@@ -134,7 +134,8 @@ std::string trace_to_text(const Trace& t) {
   } else {
     j["shrink"] = nullptr;
   }
-  // Issue 14's optional keys, written only when present so that traces without them keep their bytes.
+  // The explanation's optional keys (docs/DESIGN.md §7, "Explanations"), written only when present so that traces
+  // without them keep their bytes.
   if (t.explanation) {
     j["order"] = explanation_to_json(*t.explanation)["order"];
     j["explanation"] = explanation_to_json(*t.explanation);

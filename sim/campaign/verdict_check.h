@@ -82,7 +82,8 @@ using Tamper = std::function<void(std::string_view artefact, std::string& text)>
 struct VerdictOptions {
   uint64_t shrink_runs = 2000;      // candidate runs per shrink
   uint64_t spin_shrink_runs = 100;  // ... of a steps-bounded violation (each run costs max_steps steps)
-  /// Check 4's strategies, by registry name; "dfs" runs with reduction none (dpor is its own entry).
+  /// Check 4's strategies, by their names in the strategy table; "dfs" runs with reduction none (dpor is its own
+  /// entry).
   std::vector<std::string> order_strategies = {"random", "pct", "dfs", "dpor"};
   uint64_t order_seed = 0;      // the seeded strategies' run seed in check 4
   uint64_t ending_budget = 64;  // continuations explored per order-blocked execution

@@ -1,4 +1,4 @@
-// The rows of the strategy registry (registry.h). One row per strategy; the factories stay here so that no
+// The rows of the strategy table (registry.h). One row per strategy; the factories stay here so that no
 // caller needs to know a strategy's class.
 #include "sim/strategies/registry.h"
 

@@ -1,4 +1,4 @@
-// The strategy registry: every scheduling strategy by name, with a one-line description, what it can do
+// The strategy table: every scheduling strategy by name, with a one-line description, what it can do
 // (its capabilities) and how to build it. The command line's validation, `allocsim list strategies`, the run
 // loop, sweep planning and the reports read this table; nothing else compares a strategy name.
 //

@@ -1,5 +1,5 @@
 // Counted nouns in human output: "1 execution", "2 executions", "0 executions". Every formatter that prints
-// "N noun" goes through count_of(), so no message says "1 preemptions" (issue 16, a fresh user's report).
+// "N noun" goes through count_of(), so no message says "1 preemptions" (docs/DESIGN.md §7, "Human output").
 // Machine-read text (JSON fields, trace files, fingerprints) never goes through here.
 #pragma once
 

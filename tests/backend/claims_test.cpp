@@ -131,7 +131,7 @@ TEST_CASE("a full MIG reserve and release: exact audit, barriers and lock depth"
                              {"flowA:rel", "strip-entry", entry, ""},
                              {"flowA:rel", "restore-policy", "clusterpolicy", "default-mig-parted-config"},
                          });
-  // Outside-lock barriers fire at depth 0; the ones the seed fires holding its lock at depth 1.
+  // Outside-lock barriers fire at depth 0; the ones upstream fires holding its lock at depth 1.
   CHECK(c.log == std::vector<Fired>{
                      {"owner.read.after", "node=n1 op_id=flowA:op1 version=1", 0},
                      {"owner.update.before", "node=n1 op_id=flowA:op1", 0},

@@ -1,4 +1,4 @@
-// Occurrence pins and expect.audit (issue 13 item 6; backend/scenario/expect_audit.h).
+// Occurrence pins and expect.audit (docs/DESIGN.md §4, `expect`; backend/scenario/expect_audit.h).
 #include <catch2/catch.hpp>
 
 #include <set>

@@ -349,7 +349,7 @@ TEST_CASE("every invariant with a check names the fields it reads", "[invariants
   }
 }
 
-TEST_CASE("check_invariants runs only the enabled invariants, in catalog order", "[invariants]") {
+TEST_CASE("check_invariants runs only the enabled invariants, in table order", "[invariants]") {
   // The state is built by hand, around the touch funnel the dirty set learns writes from (dirty.h): the
   // full check sees it whatever was written.
   struct Full {
@@ -359,7 +359,7 @@ TEST_CASE("check_invariants runs only the enabled invariants, in catalog order",
   Fixture f;
   f.s().shared_map_deleted = true;  // shared-map-never-deleted
   f.own("n1", "flowB", "gen-x");
-  f.add_claim("c1", "flowA", {"n1"});  // single-ownership, earlier in the catalog
+  f.add_claim("c1", "flowA", {"n1"});  // single-ownership, earlier in the table
   auto v = check_invariants(f.world, 0, false);
   REQUIRE(v);
   CHECK(v->invariant == "single-ownership");

@@ -1,4 +1,5 @@
-// The four invariants of issue 13 item 7 (docs/DESIGN.md §5): each clause fires on a state built by hand to
+// Four invariants on cards and geometry (docs/DESIGN.md §5): capacity-within-cards, bound-workload-covered,
+// no-apply-under-later-workload and geometry-converges. Each clause fires on a state built by hand to
 // break it and holds on the state just before the break. The world is built from a small scenario; no
 // execution runs. Shadow state (BackendWorld::geometry_writes) is advanced with record_geometry_writes(), as
 // check_invariants() does after every step.
@@ -79,7 +80,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("the four rows of issue 13 come after every earlier row, in this order", "[invariants]") {
+TEST_CASE("the four card and geometry rows come after every earlier row, in this order", "[invariants]") {
   const auto& cat = invariant_catalog();
   REQUIRE(cat.size() >= 18);
   CHECK(std::string(cat[13].name) == "actor-exception");
@@ -273,9 +274,9 @@ TEST_CASE("converge_seconds: default 600 s, or the scenario's", "[invariants]") 
   CHECK(kDefaultConvergeSeconds == 600);
 }
 
-TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole cards, and holds on the seed",
+TEST_CASE("bound-workload-covered fires under restore-under-workloads on whole cards, and holds on upstream",
           "[invariants][mutants]") {
-  // ALLOC-013 on a device-plugin node: flowA reserves one card, binds its workload and releases. The seed
+  // ALLOC-013 on a device-plugin node: flowA reserves one card, binds its workload and releases. Upstream
   // answers pending_recovery and keeps the claim live; the mutant removes the claim under the bound workload.
   // No geometry is involved, so geometry-stable-under-workloads cannot catch it here.
   const char* text = R"({

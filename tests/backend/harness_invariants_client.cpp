@@ -1,4 +1,4 @@
-// Issue 17's client-side invariants (docs/DESIGN.md §5, backend/invariants/client.h): each clause fires
+// The client-side invariants (docs/DESIGN.md §5, backend/invariants/client.h): each clause fires
 // on a state built by hand to break it, and holds on the state just before the break. No execution runs.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // expect.reach verdicts (backend/system/judge.h): a barrier that never fired is blamed on the schedule
 // only when some execution ran on without a violation; when every execution stopped at a violation first,
-// the verdict says so (issue 12, item 3).
+// the verdict says so (docs/DESIGN.md §4, `expect`: `reach`).
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
-// Faults with shape and conditional ops (issue 13 items 3, 4, 5): stale_reads, partial_reads,
-// fail_geometry_for, geometry_no_effect (read_faults.h, backend/ops/op_faults.cpp,
+// Faults with shape and conditional ops (docs/DESIGN.md §4, "Read faults" and "Op modifiers"): stale_reads,
+// partial_reads, fail_geometry_for, geometry_no_effect (read_faults.h, backend/ops/op_faults.cpp,
 // backend/model/geometry_hooks.cpp), and the op modifiers `when` and `retry` (conditional_ops.h). Harness cases
 // run on a fixed schedule: the lowest-numbered runnable actor always runs, so actors run one after another in file
 // order.
@@ -181,7 +181,7 @@ TEST_CASE("geometry_no_effect: the apply reports success and the layout stays em
     plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
     CHECK(b.state().node("n1")->mig_layout == backend::OrderedMap<std::string, int>{{"1g.10gb", 1}});
   }
-  SECTION("hollow: success at the write's generation, nothing carved, and the seed says prepared") {
+  SECTION("hollow: success at the write's generation, nothing carved, and upstream says prepared") {
     b.geometry_without_effect(c, "n1");
     const auto claim = plan_and_reserve(b, c, {mig_req("s1", 10)}, "flowA:op1");
     const auto& n1 = *b.state().node("n1");

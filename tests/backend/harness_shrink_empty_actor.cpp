@@ -1,5 +1,5 @@
 // The shrinker drops an actor whose script it emptied, even when that actor is the only one listed in
-// faults.actors (backend/system/shrink.h; issue 12, item 5): the minimal scenario has no empty column.
+// faults.actors (backend/system/shrink.h): the minimal scenario has no empty column.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Start state and foreign writes (issue 13 items 1 and 2): backend/scenario/scenario_state.h and
+// Start state and foreign writes (docs/DESIGN.md §4): backend/scenario/scenario_state.h and
 // backend/ops/op_foreign.cpp. Loader rejections are in the malformed corpus (tests/backend/malformed/).
 #include <catch2/catch.hpp>
 
@@ -60,7 +60,7 @@ TEST_CASE("start state: every key reaches the backend before any actor runs", "[
   CHECK(n1.mig_layout == backend::OrderedMap<std::string, int>{{"1g.10gb", 3}});
   CHECK(n1.mig_config == "videoflow-flowX-gen-flowX-2");
   CHECK(n1.restore_record == std::optional<std::string>("all-disabled"));
-  const backend::NodeFixture& n2 = *s.node("n2");  // untouched: the seed's NodeFixture defaults
+  const backend::NodeFixture& n2 = *s.node("n2");  // untouched: upstream's NodeFixture defaults
   CHECK(n2.resource_version == 1);
   CHECK_FALSE(n2.owner.has_value());
   CHECK(n2.mig_state == "success");
@@ -118,7 +118,7 @@ TEST_CASE("foreign writes: each is one locked write that bumps its object's vers
                                            {"nvidia.com/gpu.count", "3"},
                                            {"nvidia.com/mig.config.state", "failed"},
                                            {"nvidia.com/mig.config", "all-1g.10gb"}});
-  CHECK(n1.mig_config == "all-1g.10gb");  // the seed's field for that label follows it
+  CHECK(n1.mig_config == "all-1g.10gb");  // upstream's field for that label follows it
   CHECK(n1.mig_state == "failed");
   CHECK(n1.mig_state_generation == 2);
   CHECK(n1.resource_version == 3);  // 1 + set_labels + set_mig_state

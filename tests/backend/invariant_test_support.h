@@ -1,6 +1,6 @@
 // What every hand-built invariant test shares (tests/backend/harness_invariants*.cpp): a two-node managed-MIG
 // scenario to build states on, an invariant's table row by name, and the check that a violation names its
-// invariant and message and shows every field its row says the check reads (issue 12 item 7).
+// invariant and message and shows every field its row says the check reads (docs/DESIGN.md §5).
 #pragma once
 
 #include <catch2/catch.hpp>

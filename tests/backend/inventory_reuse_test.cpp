@@ -1,6 +1,6 @@
 // What inventory and plan keep between calls so that a step's cost does not grow with the nodes it leaves alone
-// (issue 16, the 64-node scenario): the shared device list (DeviceTuple), the labels' stamps (StampedLabels)
-// under the classification memo, and a caller that records no reads (Caller::records_reads).
+// (docs/DESIGN.md §5, "Per-node cost of inventory and plan"): the shared device list (DeviceTuple), the labels' stamps
+// (StampedLabels) under the classification memo, and a caller that records no reads (Caller::records_reads).
 #include <catch2/catch.hpp>
 
 #include <utility>
@@ -67,7 +67,7 @@ TEST_CASE("plan: a plan on a rebuilt device list reads the list it is given, not
   CHECK(feasible(b.plan(c, {req("w", 1)}, original)).assignments[0].second[0].uuid == "GPU-n1-0");
 }
 
-// The packing tries hosts in name order (the seed's `sorted(remaining)`), which plan_into reads off its node
+// The packing tries hosts in name order (upstream's `sorted(remaining)`), which plan_into reads off its node
 // index: byte order of the whole names, whatever the scenario's order and wherever the names first differ.
 TEST_CASE("plan: whole devices go to the first free node in name order, not scenario order", "[plan]") {
   // The last two share their first 8 bytes (the index's head): the rest of the name decides between them.

@@ -1,7 +1,7 @@
 // The lock table of backend/model/memory_backend.h, row by row: each public call's lock regions and barriers,
 // rendered as a string ("[" the outermost acquire, "]" its release, barrier names where they fire, "clock"
-// where the fake clock moves), against the seed's `with self._lock:` blocks. Plus the clock schedule of
-// issue 11, run through the simulator, which pins the seed's answer.
+// where the fake clock moves), against upstream's `with self._lock:` blocks. Plus the clock schedule of
+// README "Deviations from upstream" item 6, run through the simulator, which pins upstream's answer.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -53,7 +53,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("lock table: reads and test hooks hold the lock for their whole body, as the seed's", "[lock-table]") {
+TEST_CASE("lock table: reads and test hooks hold the lock for their whole body, as upstream's", "[lock-table]") {
   Fixture f;
   f.b.fail_reads(f.c, "pods");
   CHECK(f.c.take() == "[]");
@@ -71,7 +71,7 @@ TEST_CASE("lock table: reads and test hooks hold the lock for their whole body, 
   CHECK(f.c.take() == "[]");
 }
 
-TEST_CASE("lock table: plan takes no lock (the seed's plan reads only its snapshot)", "[lock-table]") {
+TEST_CASE("lock table: plan takes no lock (upstream's plan reads only its snapshot)", "[lock-table]") {
   Fixture f;
   const InventorySnapshot snap = snapshot(f.b, f.c);
   f.c.take();
@@ -79,7 +79,7 @@ TEST_CASE("lock table: plan takes no lock (the seed's plan reads only its snapsh
   CHECK(f.c.take().empty());
 }
 
-TEST_CASE("lock table: the clock advances outside the lock, only the apply takes it (issue 11)", "[lock-table]") {
+TEST_CASE("lock table: the clock advances outside the lock, only the apply takes it", "[lock-table]") {
   Fixture f;
   f.b.advance_clock(f.c, 5);
   CHECK(f.c.take() == "clock");
@@ -130,7 +130,7 @@ TEST_CASE("lock table: release's four regions, delete.before and delete.after fi
   CHECK(f.c.take() == "[]");
 }
 
-TEST_CASE("clock schedule of issue 11: time passes during a locked reserve, as on the seed", "[lock-table][clock]") {
+TEST_CASE("clock schedule: time passes during a locked reserve, as on upstream", "[lock-table][clock]") {
   using namespace allocsim;
   const harness::Scenario sc =
       harness::load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-021-readiness-stages.json");

@@ -30,7 +30,7 @@ TEST_CASE("ALLOC-001: H100 4x1g.20gb + 3x1g.10gb is rejected by memory slices, n
                                              "requested 11 memory slices on a card with 8"});
 }
 
-TEST_CASE("H100 layouts the seed asserts legal are legal", "[mig]") {
+TEST_CASE("H100 layouts upstream asserts legal are legal", "[mig]") {
   CHECK(check_layout(kH100, {{"1g.20gb", 4}}).empty());  // 4 x 20 GiB at 0/2/4/6
   CHECK(check_layout(kH100, {{"3g.40gb", 2}}).empty());
   CHECK(check_layout(kH100, {{"3g.40gb", 1}, {"4g.40gb", 1}}).empty());  // the classic split
@@ -59,7 +59,7 @@ TEST_CASE("Blackwell: 4x1g.24gb fits, 3x2g.48gb exceeds", "[mig]") {
   CHECK(problems.back() == "3 x 2g.48gb exceeds the 2 instances the card allows");
 }
 
-TEST_CASE("a product without a table gets the seed's verbatim problem", "[mig]") {
+TEST_CASE("a product without a table gets upstream's verbatim problem", "[mig]") {
   CHECK(check_layout("NVIDIA-L4", {{"1g.24gb", 1}}) ==
         std::vector<std::string>{"no independent geometry table for product 'NVIDIA-L4'"});
   CHECK(check_layout("", {}) == std::vector<std::string>{"no independent geometry table for product ''"});
@@ -122,11 +122,11 @@ TEST_CASE("product matching: every GFD label of backend/CONTRACT.md §3 finds it
   CHECK(smallest_profile("NVIDIA-A100-80GB-PCIe", 15)->name == "1g.20gb");
 }
 
-TEST_CASE("product matching: the seed's keys match as substrings, short names only as tokens", "[mig]") {
+TEST_CASE("product matching: upstream's keys match as substrings, short names only as tokens", "[mig]") {
   CHECK(family_key("A100-SXM4-80GB") == "A100-SXM4-80GB");
-  CHECK(family_key("xH100-80GBx") == "H100-80GB");  // seed: plain substring
+  CHECK(family_key("xH100-80GBx") == "H100-80GB");  // upstream: plain substring
   CHECK(family_key("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb") == "A100-SXM4-80GB");
-  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");  // seed keys are case-sensitive
+  CHECK(family_key("nvidia-a100-sxm4-80gb") == "<none>");  // upstream's keys are case-sensitive
   CHECK(family_key("NVIDIA-H100-NVL") != "H100-80GB");
   CHECK(family_key("NVIDIA-GH200-480GB") == "<none>");  // H200 only as a whole token
   CHECK(family_key("NVIDIA-RTX-A3000") == "<none>");    // A30 only as a whole token

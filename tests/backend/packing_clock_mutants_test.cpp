@@ -1,5 +1,5 @@
-// Whole-device packing (seed pack_whole_devices, ALLOC-010), FakeClock (backend/CONTRACT.md §5) and the mutant
-// catalog (docs/DESIGN.md §6).
+// Whole-device packing (upstream pack_whole_devices, ALLOC-010), FakeClock (backend/CONTRACT.md §5) and the mutant
+// table (docs/DESIGN.md §6).
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -125,7 +125,7 @@ TEST_CASE("FakeClock: a timer queued by a callback fires within the same advance
   CHECK(clock.now() == 1003.0);
 }
 
-TEST_CASE("mutant catalog: ids, names and lookup agree", "[mutants]") {
+TEST_CASE("mutant table: ids, names and lookup agree", "[mutants]") {
   const auto& all = mutant_catalog();
   REQUIRE(all.size() >= 13);
   REQUIRE(all.size() <= 32);  // MutantSet is a 32-bit mask
@@ -147,7 +147,7 @@ TEST_CASE("mutant catalog: ids, names and lookup agree", "[mutants]") {
   CHECK_FALSE(set.has(Mutant::ClientSideClaim));
 }
 
-TEST_CASE("mutant catalog agrees with scenarios/mutants/ (written separately)", "[mutants]") {
+TEST_CASE("mutant table agrees with scenarios/mutants/ (written separately)", "[mutants]") {
   // Not a copy of the table: each entry is checked against its scenario file, whose name, backend.mutants and
   // description (which opens "Mutant NAME (ALLOC-0NN...") were written by hand. A wrong ALLOC case, a
   // renamed mutant, a mutant without a scenario, or a scenario of a mutant that no longer exists fails here.

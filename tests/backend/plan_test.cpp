@@ -1,5 +1,5 @@
 // MemoryBackend::inventory and ::plan: partial inventories, MIG sharers, sharing classes (ALLOC-009),
-// per-host fragmentation (ALLOC-010) and the seed's exact reasons.
+// per-host fragmentation (ALLOC-010) and upstream's exact reasons.
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;
@@ -124,7 +124,7 @@ TEST_CASE("plan: whole devices are taken in order without reuse within a plan", 
   CHECK(plan.geometry.empty());
 }
 
-TEST_CASE("plan: sharer reasons worded as the seed's", "[plan]") {
+TEST_CASE("plan: sharer reasons worded as upstream's", "[plan]") {
   SequentialCaller c;
   SECTION("an authority without MIG") {
     MemoryBackend b({gpu_node("n1")}, opts(kAuthorityDevicePlugin));
@@ -276,7 +276,7 @@ TEST_CASE("plan_into over earlier plans' storage equals plan(): larger, smaller,
 
 // plan_into finds a node's entries by name through a sorted index (memory_backend.cpp index_by_name), with a
 // fast path for a snapshot in node order; a hand-made snapshot out of that order takes the other paths, and
-// must read as the seed's dicts do: a node's devices wherever they are listed, the first map entry per name.
+// must read as upstream's dicts do: a node's devices wherever they are listed, the first map entry per name.
 TEST_CASE("plan: a snapshot out of node order reads as dicts (devices interleaved, first entry per name)", "[plan]") {
   MemoryBackend b({gpu_node("n1", 2), gpu_node("n2", 1), gpu_node("n3", 1)}, opts(kAuthorityDevicePlugin));
   SequentialCaller c;

@@ -1,5 +1,5 @@
-// The seed's two cross-call races, replayed sequentially: a HookCaller runs "the other actor" at a barrier
-// the seed fires outside its lock (ALLOC-004 owner CAS, ALLOC-005 last owner out). Plus each mutant's
+// Upstream's two cross-call races, replayed sequentially: a HookCaller runs "the other actor" at a barrier
+// upstream fires outside its lock (ALLOC-004 owner CAS, ALLOC-005 last owner out). Plus each mutant's
 // effect in isolation, and the footprints reported through Caller::touch.
 #include <algorithm>
 

@@ -26,7 +26,7 @@ struct TwoPrepares {
 
 }  // namespace
 
-TEST_CASE("restore-record-overwritten: the seed keeps the first restore record, the mutant records an entry",
+TEST_CASE("restore-record-overwritten: upstream keeps the first restore record, the mutant records an entry",
           "[mutants][alloc-033]") {
   SECTION("faithful: the record stays the node's original config, and release restores it") {
     TwoPrepares t({});

@@ -1,6 +1,7 @@
 // MemoryBackend::plan_into (backend/model/memory_backend.h): once warm, planning over the same inventory allocates
-// nothing (issue 16 item 2), counted by the bench's counting operator new (tools/bench/alloc_counter.h, linked
-// into this binary only), with whole devices, an exclusion note and MIG sharers in the plan.
+// nothing (docs/DESIGN.md §5, "Storage reused across executions"), counted by the bench's counting operator new
+// (tools/bench/alloc_counter.h, linked into this binary only), with whole devices, an exclusion note and MIG sharers in
+// the plan.
 #include <catch2/catch.hpp>
 
 #include "tests/backend/backend_fixtures.h"

@@ -1,4 +1,4 @@
-// `run` (random strategy, every invariant on): once warm, an execution allocates nothing (issue 16 item 2), on
+// `run` (random strategy, every invariant on): once warm, an execution allocates nothing (docs/DESIGN.md §5), on
 // a two-claimant scenario whose reserves lose their compare-and-swap (ReserveLoss keeps a lost CAS as raw values)
 // and on last-out, whose reserves publish map entries, point the policy and write audit entries, and whose
 // releases copy their claim and the shared map (backend/model/spares.h keeps removed values for their buffers, and the
@@ -85,7 +85,7 @@ TEST_CASE("run: ALLOC-005's executions allocate nothing once warm: entries, audi
   CHECK(ended(m.report, "release", "released") > kMeasured);
   // 0.17 per execution before session 17: lists of texts that shrank and grew again between executions (a plan's
   // notes, release's answer and its copy of the shared map) freed and reallocated their texts; they now go
-  // through spares (backend/model/spares.h, resize_keeping and assign_keeping). 27.7 before issue 16's spares. What
+  // through spares (backend/model/spares.h, resize_keeping and assign_keeping). 27.7 before the spare lists. What
   // is left is the run's pair coverage, which allocates exactly as the mirror does.
   UNSCOPED_INFO("pair coverage allocations over " << kMeasured << " executions: " << m.coverage.allocations);
   CHECK(m.used.allocations == m.coverage.allocations);

@@ -1,4 +1,4 @@
-// The regression corpus from the command line (issue 14 item 2, sim/campaign/corpus.h): `run` stores the
+// The regression corpus from the command line (docs/DESIGN.md §7, sim/campaign/corpus.h): `run` stores the
 // minimal trace beside the scenario (never in the current directory), replays it first on the next run as
 // execution 0 with the same fingerprint, re-finds it after a harmless edit, calls it stale when the defect is
 // gone, and `corpus list|show|prune` print exactly what they see. Every test works on a copy of a scenario in

@@ -1,4 +1,4 @@
-// Determinism, proven (docs/DESIGN.md §3, issue 6): 1,000 executions of a scenario, run in two separate
+// Determinism, proven (docs/DESIGN.md §3, "Fingerprints"): 1,000 executions of a scenario, run in two separate
 // processes, give the same fingerprint execution by execution; `--check-determinism` passes on a real
 // scenario; `--fingerprints` writes its file whole or not at all.
 #include <catch2/catch.hpp>

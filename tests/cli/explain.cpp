@@ -1,5 +1,5 @@
-// The explanation on the command line (issue 14 item 3): `run` prints it above the trace table and stores
-// it in the trace file (with the top-level "order"); `trace explain FILE` prints it and `--write` adds it to
+// The explanation on the command line (docs/DESIGN.md §7, "Explanations"): `run` prints it above the trace table and
+// stores it in the trace file (with the top-level "order"); `trace explain FILE` prints it and `--write` adds it to
 // a trace that had none; a trace without one still replays.
 #include <catch2/catch.hpp>
 

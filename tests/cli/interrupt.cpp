@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM stop a run at the next execution boundary (sim/interrupt.h): the summary of what ran
-// is printed, pending files are written, and the exit code is 128 + the signal (issue 12, item 6). Each
+// is printed, pending files are written, and the exit code is 128 + the signal (docs/DESIGN.md §7, "Exit codes"). Each
 // test starts a real allocsim process, waits (a bounded poll, not a fixed sleep) until it has caught the
 // signals and spent more CPU time than a one-execution run of the same command took (so executions have
 // run, whatever the build: an ASan build spends most of a fifth of a second starting up), then sends it.
@@ -185,8 +185,8 @@ TEST_CASE("sweep: SIGTERM writes the report of what ran and exits 143", "[cli][i
   CHECK_THAT(f.out, Catch::Contains("interrupted (SIGTERM): not exhausted"));
 }
 
-// Issue 16 (a fresh user's report): an interrupted run used to end with "expectation met", judged on the
-// executions that happened to run. The expectation is over the whole budget, so it is not judged at all.
+// An interrupted run used to end with "expectation met", judged on the executions that happened to run. The
+// expectation is over the whole budget, so it is not judged at all (docs/DESIGN.md §7, "Exit codes").
 TEST_CASE("run: an interrupted run never says its expectation was met", "[cli][interrupt]") {
   TempDir dir;
   const std::string html = dir / "run.html";

@@ -1,4 +1,4 @@
-// `order` from the command line (issue 14 item 1): the pinned alloc-005 scenario under every strategy,
+// `order` from the command line (docs/DESIGN.md §2, "Order"): the pinned alloc-005 scenario under every strategy,
 // an unsatisfiable order (exit 1, the constraint named), --order's errors (exit 2), and `trace order`.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-// What a fresh user hit (issue 16's polish list), one test per rough edge: counted nouns agree with their
-// number, the trace table keeps its columns whatever the step kind, loaders name the document root
+// What a fresh user hit (docs/DESIGN.md §7, "Human output" to "Error places"), one test per rough edge: counted nouns
+// agree with their number, the trace table keeps its columns whatever the step kind, loaders name the document root
 // readably, sweep and swarm reject a bad --shard with the same message, and unknown flags and names suggest
 // the closest one. (Interrupted runs: tests/cli/interrupt.cpp.)
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
-// The strategy registry as the command line sees it: `list strategies`, `--strategy dpor` (issue 12, item 1),
-// validation from the registry's capabilities, and schedules that `run` prints in the form `replay
-// --schedule` reads (issue 10, one schedule codec).
+// The strategy table (sim/strategies/registry.h) as the command line sees it: `list strategies`, `--strategy dpor`
+// (docs/DESIGN.md §2), validation from the table's capabilities, and schedules that `run` prints in the form `replay
+// --schedule` reads (one schedule codec, docs/DESIGN.md §1).
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
-// allocsim swarm (issue 15): zero false alarms (every written finding replays from its own files, with the
-// exit code and invariant summary.json records), results that do not depend on --jobs, shards merged equal
+// allocsim swarm (docs/DESIGN.md §7, "Swarm"): zero false alarms (every written finding replays from its own files,
+// with the exit code and invariant summary.json records), results that do not depend on --jobs, shards merged equal
 // one run byte for byte, checkpoint/resume (after SIGINT, and extending a finished run) equal an
 // uninterrupted run, the JUnit report, the faithful-port attribution of a mutant run, steps-bounded
 // findings, the stop rule --until, and usage errors.

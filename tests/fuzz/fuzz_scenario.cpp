@@ -1,4 +1,4 @@
-// libFuzzer target: the scenario loader on arbitrary bytes (issue 6, "Bad input").
+// libFuzzer target: the scenario loader on arbitrary bytes (docs/DESIGN.md §8: bad input is never a crash).
 //
 // Property: parse_scenario() either returns a Scenario or throws ScenarioError; anything else (another
 // exception, a crash, a sanitizer report, a leak) is a bug. A scenario it accepts must also compile into

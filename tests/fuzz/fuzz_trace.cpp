@@ -1,4 +1,4 @@
-// libFuzzer target: the trace loader on arbitrary bytes (issue 6, "Bad input").
+// libFuzzer target: the trace loader on arbitrary bytes (docs/DESIGN.md §8: bad input is never a crash).
 //
 // Property: parse_trace() either returns a Trace or throws TraceError; anything else (another exception,
 // a crash, a sanitizer report, a leak) is a bug. An accepted trace must also survive a round trip:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The HTML report in a real browser (issue 14 item 4).
+"""The HTML report in a real browser (docs/DESIGN.md §7, "Report formats").
 
 Runs `allocsim sweep` over two mutant scenarios (two violations) with --report-html, then has Debian's
 headless Chromium render the page twice: to a PNG screenshot (which must exist, have the window's size and

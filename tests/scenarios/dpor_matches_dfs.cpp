@@ -61,7 +61,7 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
       {"scenarios/finding-mig-carved-under-foreign-workload.json", {}},
       {"scenarios/incident-gfd-count-drop.json", {}},     // a foreign write (set_labels) against a reserve
       {"scenarios/incident-stale-owner-stamp.json", {}},  // a start state
-      // issue 13: read faults (a stale read reads the history of writes), geometry faults, when
+      // docs/DESIGN.md §4: read faults (a stale read reads the history of writes), geometry faults, when
       {"scenarios/alloc-023-stale-plan-refused.json", {}},
       {"scenarios/finding-mig-carved-under-hidden-workload.json", {}},
       {"scenarios/alloc-021-geometry-failure-clears.json", {}},

@@ -1,6 +1,6 @@
-// Incremental invariants (backend/world/dirty.h, issue 16 item 3) against the full check: every scenario file,
-// run both ways under random and under DPOR (each capped), gives the same executions: the same fingerprint
-// (which covers every step and the violation's invariant and message), the same violation state block, the
+// Incremental invariants (backend/world/dirty.h, docs/DESIGN.md §5, "Incremental checking") against the full check:
+// every scenario file, run both ways under random and under DPOR (each capped), gives the same executions: the same
+// fingerprint (which covers every step and the violation's invariant and message), the same violation state block, the
 // same violating step and actor, and the same report.
 #include <catch2/catch.hpp>
 

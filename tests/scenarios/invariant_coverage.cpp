@@ -29,27 +29,28 @@ struct Uncovered {
   const char* why;
 };
 
-// Empty from issue #3 to issue 17: the five engine- and cleanup-level invariants fire in scenarios/mutants/ (FINDINGS.md,
-// "Coverage"). Keep the list: a future invariant that no scenario can reach yet goes here, with its reason.
+// Empty until the client-side invariants came (docs/DESIGN.md §5): the five engine- and cleanup-level invariants
+// fire in scenarios/mutants/ (FINDINGS.md, "Coverage"). Keep the list: a future invariant that no scenario can reach
+// yet goes here, with its reason.
 const std::vector<Uncovered> kNotYetCovered = {
     {"bound-workload-covered",
-     "the seed holds it (FINDINGS.md, issue 13's decisions); the one mutant that breaks it, restore-under-workloads, "
-     "has its one file under mutants/ fire geometry-stable-under-workloads first, so its whole-card variant is "
-     "a test instead (tests/backend/harness_invariants_capacity_geometry.cpp)"},
+     "upstream holds it (FINDINGS.md, \"bound-workload-covered and geometry-converges: decisions\"); the one "
+     "mutant that breaks it, restore-under-workloads, has its one file under mutants/ fire "
+     "geometry-stable-under-workloads first, so its whole-card variant is a test instead "
+     "(tests/backend/harness_invariants_capacity_geometry.cpp)"},
     {"observation-matches-claim",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of observe_claim"},
-    {"bindings-match-grant",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of bindings"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of observe_claim"},
+    {"bindings-match-grant", "no catalogue mutant yet; fires under the nightly mechanical mutants of bindings"},
     {"audit-explains-state",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of release and reserve"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of release and reserve"},
     {"capabilities-match-authority",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of capabilities"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of capabilities"},
     {"observation-envelope-complete",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of known_now and unknown_now"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of known_now and unknown_now"},
     {"infeasible-plan-names-exclusions",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutants of plan's exclusions"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of plan's exclusions"},
     {"entry-lists-its-nodes",
-     "issue 17: no catalogue mutant yet; fires under the nightly mechanical mutant of reserve's entry members"},
+     "no catalogue mutant yet; fires under the nightly mechanical mutant of reserve's entry members"},
 };
 
 // invariant -> scenario files that expect its violation
@@ -71,7 +72,7 @@ bool listed(const std::vector<Uncovered>& list, std::string_view name) {
 
 // The two rules as functions of their inputs, so that each can be seen to fire on inputs built to break it
 // (the real list is empty, and a loop over it alone would check nothing).
-// Rule 1: catalogue invariants that no scenario expects and the list does not excuse.
+// Rule 1: invariants of the table that no scenario expects and the list does not excuse.
 std::vector<std::string> uncovered(const std::vector<std::string>& catalog, const Coverage& by,
                                    const std::vector<Uncovered>& list) {
   std::vector<std::string> out;
@@ -135,7 +136,7 @@ TEST_CASE("the coverage rules fire on inputs built to break them", "[scenarios][
   CHECK(stale_entries({}, real).empty());
 }
 
-TEST_CASE("every expected violation names a catalog invariant", "[scenarios][coverage]") {
+TEST_CASE("every expected violation names an invariant of the table", "[scenarios][coverage]") {
   for (const auto& [inv, files] : expected_violations()) {
     INFO(inv << " expected by " << files.front());
     CHECK(is_invariant(inv));

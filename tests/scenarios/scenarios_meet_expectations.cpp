@@ -33,9 +33,9 @@ TEST_CASE("every scenario file meets its expectation under 2,000 random executio
   }
 }
 
-// Base scenarios run the seed unmutated; they may still expect a violation when they pin a finding about
-// the seed (scenarios/FINDINGS.md).
-TEST_CASE("every mutant scenario expects a violation and every base scenario runs the seed unmutated", "[scenarios]") {
+// Base scenarios run upstream unmutated; they may still expect a violation when they pin a finding about
+// upstream (scenarios/FINDINGS.md).
+TEST_CASE("every mutant scenario expects a violation and every base scenario runs upstream unmutated", "[scenarios]") {
   for (const std::string& file : allocsim::testing::scenario_files()) {
     INFO(file);
     Scenario sc = load_scenario(file);

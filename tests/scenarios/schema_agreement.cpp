@@ -1,5 +1,5 @@
 // The JSON Schema for scenario files (scenarios/schema/scenario.v1.schema.json) and the loader
-// (backend/scenario/scenario_load.cpp and the op table's syntax rows, op_syntax.h) agree (issue 6, "Bad input"):
+// (backend/scenario/scenario_load.cpp and the op table's syntax rows, op_syntax.h) agree (docs/DESIGN.md §4):
 //   - every scenario file under scenarios/ validates against the schema and loads;
 //   - every file of the malformed corpus (tests/backend/malformed/) is rejected by both, at the same place
 //     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
@@ -323,7 +323,7 @@ TEST_CASE("schema: synthetic variants agree too (and the known loader-only ones 
   fs::remove_all(dir);
 }
 
-TEST_CASE("schema: its vocabularies are exactly the loader's catalogs", "[scenario][schema]") {
+TEST_CASE("schema: its vocabularies are exactly the loader's name tables", "[scenario][schema]") {
   const nlohmann::json s = load_schema();
   const auto& defs = s.at("$defs");
 

@@ -34,11 +34,11 @@ struct UsageError : std::runtime_error {
 void check_output_dir(const char* flag, const std::string& path);
 
 /// " (did you mean PREFIX+X?)" for the name X among `names` closest to `word` (support::closest: an edit
-/// distance of at most 2), or "" when none is that close. Unknown commands, flags and registry names (mutants,
+/// distance of at most 2), or "" when none is that close. Unknown commands, flags and names from name tables (mutants,
 /// invariants, strategies) all suggest through it.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& names, std::string_view prefix = "");
 
-/// The names `allocsim list mutants` / `list invariants` print, in catalogue order (the candidates of
+/// The names `allocsim list mutants` / `list invariants` print, in table order (the candidates of
 /// did_you_mean for --mutant and --until).
 std::vector<std::string> mutant_names();
 std::vector<std::string> invariant_names();

@@ -103,7 +103,7 @@ void print_order_lines(const harness::Scenario& sc, const campaign::RunReport& r
 void print_nondeterminism(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                           const campaign::RunReport& rep) {
   const auto& d = *rep.divergence;
-  // An execution seed identifies the execution only where `replay --seed` reproduces it (the registry's
+  // An execution seed identifies the execution only where `replay --seed` reproduces it (the strategy table's
   // replays_by_seed); elsewhere it would be a number that replays something else.
   const bool by_seed = cfg.spec().caps.replays_by_seed;
   std::cout << fmt::format(

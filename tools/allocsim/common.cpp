@@ -143,7 +143,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "pct: bug depth d"},
        {"3", nullptr, "3"},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
-         if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (registry)
+         if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (strategy table)
            throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no depth)", k,
                                         sim::strategy_names_with(&sim::StrategyCaps::takes_depth), c.strategy));
          c.pct_depth = uint32_t(parse_u64("--" + k, f.text.at(k), 1, 1000));
@@ -302,7 +302,8 @@ po::options_description common_options(Common& c, bool run) {
                     "appears only when the run completes");
     d.add_options()("record", po::value(&c.record),
                     "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
-                    "against the seed (backend/system/record.h); the file appears only when the run completes");
+                    "against the upstream backend (backend/system/record.h); the file appears only when the run "
+                    "completes");
   } else {
     d.add_options()("record", po::value(&c.record),
                     "write the replayed execution's comparable record to FILE, one JSON line as run --record "
@@ -375,7 +376,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
                                    did_you_mean(m, mutant_names())));
-  to_config(c, run);  // the flags' values and the strategy's (registry) checks, before anything runs
+  to_config(c, run);  // the flags' values and the strategy table's checks, before anything runs
   return c;
 }
 

@@ -1,12 +1,12 @@
-// Invariant cost against the size of the state (issue 16 item 3; tools/bench/README.md): one scenario family of
-// 1, 4, 16 and 64 nodes with the same two actors and ops (a MIG reserve, observe and release; an exclusive
-// reserve and release), every invariant on, run under `random` with the invariants checked in full and
+// Invariant cost against the size of the state (docs/DESIGN.md §5, "Incremental checking"; tools/bench/README.md): one
+// scenario family of 1, 4, 16 and 64 nodes with the same two actors and ops (a MIG reserve, observe and release; an
+// exclusive reserve and release), every invariant on, run under `random` with the invariants checked in full and
 // incrementally (backend/world/dirty.h).
 //
 // Per size and mode it prints ns per step of the whole execution (a pass with no clock read inside it) and,
 // of the invariant checks alone (BackendWorld::check_step and check_quiescent: the difference to a pass
-// whose worlds skip them), and each as a multiple of the 1-node figure (issue 16's target: the whole
-// step at 64 nodes at most 1.5x the 1-node one). The backend's own
+// whose worlds skip them), and each as a multiple of the 1-node figure (the target: the whole step at 64
+// nodes at most 1.5x the 1-node one). The backend's own
 // inventory and plan read every node, so the whole step grows with the nodes whatever the checks do.
 // Both modes must give the same fingerprints; the bench exits 1 if they do not.
 //
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
                                                    : "  (violations, or the unchecked pass ran other executions!)");
   }
   std::printf(
-      "x1 step: the whole step (incremental) as a multiple of the 1-node one (issue 16's target: <= 1.5x at 64 "
+      "x1 step: the whole step (incremental) as a multiple of the 1-node one (the target: <= 1.5x at 64 "
       "nodes)\nx1 full, x1 incr: the invariant checks alone, likewise\n");
   std::printf("fingerprints, full vs incremental: %s\n", same ? "identical" : "DIFFERENT");
   return same ? 0 : 1;

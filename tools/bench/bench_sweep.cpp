@@ -1,5 +1,5 @@
-// Sweep scaling (issue 5): generated scenarios, actors 2..4 x nodes 1..3, each actor reserving one MIG
-// slice and releasing it; for each, plain DFS, DPOR, and preemption bound 2 (plain DFS): executions, time,
+// Sweep scaling (docs/DESIGN.md §7, "Sweeps"): generated scenarios, actors 2..4 x nodes 1..3, each actor reserving one
+// MIG slice and releasing it; for each, plain DFS, DPOR, and preemption bound 2 (plain DFS): executions, time,
 // redundancy (executions per distinct Mazurkiewicz trace), and the --jobs 2 speed-up (executions/s at
 // --jobs 2 over --jobs 1). Every cell has the same wall-clock budget; a cell cut by it is marked '>'
 // (its counts are lower bounds, its rates still comparable). Then peak RSS (getrusage) after a short and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compares what two allocsim binaries do on every scenario file: the check issue 16 asks of every speed
-# change ("every fingerprint, trace and report stays byte-identical").
+# Compares what two allocsim binaries do on every scenario file: the check every speed change must pass
+# ("every fingerprint, trace and report stays byte-identical"; tools/bench/README.md).
 #   tools/bench/compare_behaviour.sh BEFORE/allocsim AFTER/allocsim [EXECUTIONS=2000]
 # For each binary, from the repository root: `run FILE -n EXECUTIONS --no-corpus --fingerprints F` for every
 # scenarios/**/*.json (stdout and exit code kept too), then `sweep scenarios/ --no-corpus --jobs 2

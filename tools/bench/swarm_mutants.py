@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How many generated scenarios the swarm needs to find each catalogue mutant (issue 15, "Done when").
+"""How many generated scenarios the swarm needs to find each catalogue mutant (docs/SWARM.md, "Measured").
 
 Usage: swarm_mutants.py ALLOCSIM [--seeds 1-10] [--limit 1000] [--per-scenario 200] [--jobs 1] [--only M,M]
        swarm_mutants.py ALLOCSIM --faithful INV,INV [--seeds 1-10] [--limit 1000]

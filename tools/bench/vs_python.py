@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side by side: the seed's Python backend under its thread-per-actor explorer against `allocsim run`.
+"""Side by side: the upstream Python backend under its thread-per-actor explorer against `allocsim run`.
 
 One bench run, the same scenario files on both sides, the same scheduling-point model (a point before every
 backend call, at every barrier, at every contended lock acquire: the oracle's `--points calls`):
@@ -211,7 +211,7 @@ def parse_args(argv: list[str]):
     args.pyref = os.path.abspath(args.pyref)
     if not os.path.isfile(os.path.join(args.pyref, "scenario_oracle.py")):
         raise BadInput(f"--pyref: {args.pyref}/scenario_oracle.py is missing: the python side cannot run "
-                       "(give the directory of the seed's runnable reference with --pyref DIR)")
+                       "(give the directory of upstream's runnable reference with --pyref DIR)")
     args.scenarios = [os.path.abspath(s) for s in (args.scenarios or [os.path.join(ROOT, s) for s in DEFAULT_SCENARIOS])]
     for s in args.scenarios:
         if not os.path.isfile(s):

@@ -1,9 +1,9 @@
 '''
-The contract tables the port uses (backend/model/mig_geometry.cpp, backend/model/gfd.cpp), for the seed side.
+The contract tables the port uses (backend/model/mig_geometry.cpp, backend/model/gfd.cpp), for the upstream side.
 
-The runnable seed (../shared/pyref) imports minimal stand-ins for upstream's ``mig_geometry`` and
+The runnable upstream copy (../shared/pyref) imports minimal stand-ins for upstream's ``mig_geometry`` and
 ``cluster.classify_gfd_labels`` (one A100-40GB table; no ``unknown`` class). These are inputs of the backend,
-not its logic under test, so the driver installs the port's tables into the seed module (``--tables port``,
+not its logic under test, so the driver installs the port's tables into the upstream module (``--tables port``,
 the default). With an upstream checkout whose own tables are complete, ``--tables seed`` keeps them.
 '''
 from __future__ import annotations
@@ -54,8 +54,8 @@ FAMILIES = (
     MigFamily('H100-NVL', 7, 8, 94, _grid(12, 24, 24, 47, 47, 94)),
     MigFamily('H200', 7, 8, 141, _grid(18, 35, 35, 71, 71, 141)),
 )
-# (how, text, family index): 'seed' = case-sensitive substring, 'sub' = upper-cased substring, 'token' = a
-# '-'-separated token of the upper-cased product.
+# (how, text, family index): 'seed' = case-sensitive substring (upstream's keys), 'sub' = upper-cased substring,
+# 'token' = a '-'-separated token of the upper-cased product.
 _MATCHERS = (('seed', 'A100-SXM4-80GB', 0), ('seed', 'H100-80GB', 1), ('seed', 'RTX-PRO-6000-Blackwell', 2),
              ('sub', 'A100-80GB', 3), ('sub', 'A100-SXM4-40GB', 4), ('sub', 'A100-PCIE-40GB', 4),
              ('sub', 'A100-40GB', 4), ('token', 'A30', 5), ('sub', 'H100-NVL', 6), ('token', 'H200', 7))
@@ -151,7 +151,7 @@ def classify_gfd_labels(labels: dict[str, str]) -> str:
 
 
 def install(module) -> None:
-    '''Points the seed module's imported table functions at these.'''
+    '''Points the upstream module's imported table functions at these.'''
     module.smallest_profile = smallest_profile
     module.check_layout = check_layout
     module.classify_gfd_labels = classify_gfd_labels

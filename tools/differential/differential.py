@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 '''
-differential.py: is the port the seed, on every schedule allocsim explores?
+differential.py: is the port upstream, on every schedule allocsim explores?
 
-  differential.py seed SCENARIO --schedule v1:... [--mutant M]     the seed's record of one schedule (JSON)
+  differential.py seed SCENARIO --schedule v1:... [--mutant M]     upstream's record of one schedule (JSON)
   differential.py compare SCENARIO --records FILE [--mutant M]     every record `allocsim run --record FILE`
-                                                                   wrote, against the seed along its schedule
+                                                                   wrote, against upstream along its schedule
   differential.py stage [--allocsim BIN] [--budget SECONDS]        every scenario in scenarios/ and
                                                                    scenarios/mutants/ (the CI stage)
   differential.py selftest [--allocsim BIN]                        a mutant planted on the C++ side only
                                                                    must make the comparison fail (two mutants)
 
-The seed's backend is imported from $ALLOCSIM_SEED_DIR (default: ../shared/pyref relative to the repository
+The upstream backend is imported from $ALLOCSIM_SEED_DIR (default: ../shared/pyref relative to the repository
 root): a directory holding memory_backend.py whose imports resolve from it. Exit codes: 0 every compared
-schedule agreed, 1 a disagreement, 2 bad input, 77 the seed directory is missing (ctest: skipped).
+schedule agreed, 1 a disagreement, 2 bad input, 77 the upstream directory is missing (ctest: skipped).
 Python 3.10+, standard library only.
 '''
 from __future__ import annotations
@@ -43,8 +43,8 @@ def seed_dir() -> str:
 def load_seed(tables: str):
     path = seed_dir()
     if not os.path.isfile(os.path.join(path, 'memory_backend.py')):
-        print(f'differential: SKIP: no seed backend at ALLOCSIM_SEED_DIR={path} (memory_backend.py missing); '
-              f'set ALLOCSIM_SEED_DIR to a checkout of the seed to run the differential comparison',
+        print(f'differential: SKIP: no upstream backend at ALLOCSIM_SEED_DIR={path} (memory_backend.py missing); '
+              f'set ALLOCSIM_SEED_DIR to a checkout of upstream to run the differential comparison',
               file=sys.stderr)
         sys.exit(EXIT_SKIP)
     return seed_module(path, tables)
@@ -68,9 +68,9 @@ def first_difference(a, b, where=''):
 
 
 def compare_records(port: dict, seed: dict) -> str | None:
-    '''None when they agree; else what differs first. The violation: the seed side reports engine findings
-    itself; an invariant only allocsim checks shows on the seed as the schedule ending early ("stopped").
-    An invariant that fires after the last step, or at quiescence, leaves allocsim "stopped" while the seed,
+    '''None when they agree; else what differs first. The violation: the upstream side reports engine findings
+    itself; an invariant only allocsim checks shows on upstream as the schedule ending early ("stopped").
+    An invariant that fires after the last step, or at quiescence, leaves allocsim "stopped" while upstream,
     having run the same whole schedule, has nothing left to run: the same end, seen without invariants.'''
     pv = port.get('violation')
     if port.get('end') == 'stopped' and pv is not None and pv not in ENGINE_FINDINGS and \
@@ -79,10 +79,10 @@ def compare_records(port: dict, seed: dict) -> str | None:
     for f in FIELDS:
         if port.get(f) != seed.get(f):
             path, x, y = first_difference(port.get(f), seed.get(f), f'/{f}')
-            return f'{path}: allocsim {json.dumps(x)} vs seed {json.dumps(y)}'
+            return f'{path}: allocsim {json.dumps(x)} vs upstream {json.dumps(y)}'
     pv, sv = port.get('violation'), seed.get('violation')
     if (pv in ENGINE_FINDINGS or sv in ENGINE_FINDINGS) and pv != sv:
-        return f'/violation: allocsim {pv} vs seed {sv}'
+        return f'/violation: allocsim {pv} vs upstream {sv}'
     if port['end'] == 'stopped' and pv is None:
         return '/violation: allocsim stopped with no violation'
     return None
@@ -116,7 +116,7 @@ def compare_file(mb, scenario: str, records: str, cpp_mutants: list[str], py_mut
                 skip_reasons[str(e)] = skip_reasons.get(str(e), 0) + 1
                 continue
             except Divergence as e:
-                seed, why = None, f'the seed cannot follow the schedule: {e}'
+                seed, why = None, f'upstream cannot follow the schedule: {e}'
             else:
                 why = compare_records(port, seed)
             counts['compared'] += 1
@@ -139,7 +139,7 @@ def cmd_seed(args) -> int:
     try:
         rec = run_execution(mb, sc, args.schedule, sc.mutants + args.mutant)
     except (Unsupported, seed_mutants.UnsupportedMutant) as e:
-        print(f'differential: the seed cannot express this execution: {e}', file=sys.stderr)
+        print(f'differential: upstream cannot express this execution: {e}', file=sys.stderr)
         return 0
     except Divergence as e:
         print(f'differential: diverged: {e}', file=sys.stderr)
@@ -161,8 +161,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog='differential.py', description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--tables', choices=('port', 'seed'), default='port',
-                   help='MIG and GFD tables for the seed: the port\'s (default; the runnable seed\'s stand-ins '
-                        'know one card) or the seed directory\'s own')
+                   help='MIG and GFD tables for upstream: the port\'s (default; the stand-ins of the runnable copy '
+                        'know one card) or the upstream directory\'s own')
     sub = p.add_subparsers(dest='cmd', required=True)
     s = sub.add_parser('seed')
     s.add_argument('scenario')

@@ -1,9 +1,9 @@
 '''
-Catalogue mutants planted on the seed, so that a mutant scenario runs with the same defect on both sides.
+Catalogue mutants planted on upstream, so that a mutant scenario runs with the same defect on both sides.
 
-A mutant is a subclass of the seed's backend whose method is the seed's own source with one textual change
+A mutant is a subclass of the upstream backend whose method is upstream's own source with one textual change
 (each ``old`` must occur exactly once, so a seed that moved on fails loudly instead of silently running
-unmutated). Only mutants whose defect the seed's code can express are here; ``SUPPORTED`` lists them.
+unmutated). Only mutants whose defect upstream's code can express are here; ``SUPPORTED`` lists them.
 '''
 from __future__ import annotations
 
@@ -59,14 +59,14 @@ def backend_class(mb: Any, mutants: list[str]) -> type:
         return _cache[key]
     missing = [m for m in key if m not in MUTANTS]
     if missing:
-        raise UnsupportedMutant(f'mutant(s) {", ".join(missing)} cannot be planted on the seed')
+        raise UnsupportedMutant(f'mutant(s) {", ".join(missing)} cannot be planted on upstream')
     base = mb.MemoryAllocationBackend
     methods: dict[str, str] = {}
     for name in key:
         for method, old, new in MUTANTS[name]:
             src = methods.get(method) or textwrap.dedent(inspect.getsource(getattr(base, method)))
             if src.count(old) != 1:
-                raise UnsupportedMutant(f'mutant {name}: expected {old!r} exactly once in the seed\'s {method}()')
+                raise UnsupportedMutant(f'mutant {name}: expected {old!r} exactly once in upstream\'s {method}()')
             methods[method] = src.replace(old, new)
     namespace: dict[str, Any] = {}
     for method, src in methods.items():

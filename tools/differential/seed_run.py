@@ -1,5 +1,5 @@
 '''
-Runs one execution of a scenario on the seed along a schedule, with allocsim's harness semantics
+Runs one execution of a scenario on upstream along a schedule, with allocsim's harness semantics
 (backend/system/backend_world.h, ScriptRunner), and builds allocsim's comparable record (backend/system/record.h).
 '''
 from __future__ import annotations
@@ -56,10 +56,10 @@ class Actor:
         self.retry = 0  # the running op's retry (conditional_ops.h); 0 on its first attempt
 
 
-# Faults the seed has no hook for (read_faults.h, backend/model/geometry_hooks.cpp): their scenarios are skipped.
+# Faults upstream has no hook for (read_faults.h, backend/model/geometry_hooks.cpp): their scenarios are skipped.
 HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
-# Foreign writes (backend/ops/op_foreign.cpp, issue 13 item 2): another controller's write, not a seed call (the
-# seed's API has no such writer). Replayed as the harness runs them: one Call point, then one write under the
+# Foreign writes (backend/ops/op_foreign.cpp, docs/DESIGN.md §4): another controller's write, not an upstream
+# call (upstream's API has no such writer). Replayed as the harness runs them: one Call point, then one write under the
 # backend lock that bumps the written object's version (Execution.foreign_write).
 FOREIGN_WRITE_OPS = frozenset({'set_labels', 'set_mig_state', 'write_shared_map', 'set_pointer'})
 _MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # backend/scenario/op_syntax.h kMigConfigLabel
@@ -104,9 +104,9 @@ class Execution:
         self.f_geometry: list[str] = f.get('fail_geometry', [])
 
     def apply_start_state(self) -> None:
-        '''scenario_state.cpp apply_start_state, after the seed's constructor as after the port's: the start-state
+        '''scenario_state.cpp apply_start_state, after upstream's constructor as after the port's: the start-state
         node fields, then the shared map and the ClusterPolicy pointer. A key the file leaves out is not written:
-        the seed keeps its own NodeFixture / constructor default there, which the harness's default is meant to
+        upstream keeps its own NodeFixture / constructor default there, which the harness's default is meant to
         equal (scenario.h); if the two ever drift apart, the final states compared differ.'''
         b, sc = self.b, self.sc
         for spec in sc.nodes:
@@ -288,7 +288,7 @@ class Execution:
         elif k == 'advance_clock':
             seconds = float(op.get('seconds'))
             self.call(a, k, f'seconds={seconds:g}')
-            # The seed's tests: the clock moves (no lock), then the due writes apply (under the lock).
+            # Upstream's tests: the clock moves (no lock), then the due writes apply (under the lock).
             self.clock.advance(seconds)
             self.b.apply_pending_geometry()
         else:
@@ -308,7 +308,7 @@ class Execution:
                 for key, value in put.items():
                     n.labels[key] = value
                     if key == _MIG_CONFIG_LABEL:
-                        n.mig_config = value  # the seed's field for that label follows it
+                        n.mig_config = value  # upstream's field for that label follows it
                 for key in remove:
                     n.labels.pop(key, None)
                 n.resource_version += 1
@@ -397,7 +397,7 @@ class Execution:
             life.acquire()  # blocks until the flow's actor has finished or crashed
             life.release()
         self.call(a, 'recover', f'flow={flow}')  # after the wait, as the port's op_recover.cpp
-        # The port's claims_of (no seed counterpart): a locked read of the claims that flow owns.
+        # The port's claims_of (no upstream counterpart): a locked read of the claims that flow owns.
         with self.b._lock:
             claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
         out = 'released' if claims else 'none'
@@ -437,7 +437,7 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
     for _, ops in sc.actors:
         for op in ops:
             if op.kind in HARNESS_ONLY_OPS:
-                raise Unsupported(f'op {op.kind!r}: a harness-only fault with no seed hook (issue 13)')
+                raise Unsupported(f'op {op.kind!r}: a harness-only fault with no upstream hook')
     ex = Execution(mb, sc, schedule, mutants)
     ctx = ex.ctx
     previous = mb.faults.set_hook(ex.barrier_hook)

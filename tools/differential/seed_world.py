@@ -1,11 +1,11 @@
 '''
-One execution of an allocsim scenario on the seed's Python backend, along a schedule allocsim printed, with
+One execution of an allocsim scenario on the upstream Python backend, along a schedule allocsim printed, with
 allocsim's own harness semantics (backend/system/backend_world.h), producing allocsim's comparable record
 (backend/system/record.h).
 
 Scheduling: one thread per actor, exactly one running at a time; control changes hands only at allocsim's
 scheduling points: before every backend call (Call), at every ``faults.barrier`` (Barrier), and at a contended
-acquire of the backend lock (LockWait; the seed's ``self._lock`` is replaced by a simulated re-entrant lock
+acquire of the backend lock (LockWait; upstream's ``self._lock`` is replaced by a simulated re-entrant lock
 whose waiter parks until the holder lets go). The schedule names one actor per step and every fault draw.
 '''
 from __future__ import annotations
@@ -19,15 +19,15 @@ CALL, BARRIER, LOCKWAIT = 'call', 'barrier', 'lock-wait'
 
 
 class Divergence(Exception):
-    '''The schedule cannot be followed on the seed (an actor that is not runnable, a draw out of range, ...).'''
+    '''The schedule cannot be followed on upstream (an actor that is not runnable, a draw out of range, ...).'''
 
 
 class Unsupported(Exception):
-    '''The seed cannot express this execution (a fault kind or mutant with no seed counterpart).'''
+    '''Upstream cannot express this execution (a fault kind or mutant with no upstream counterpart).'''
 
 
 class _Abort(BaseException):
-    '''Unwinds a parked actor at the end of an execution (never caught by seed code).'''
+    '''Unwinds a parked actor at the end of an execution (never caught by upstream code).'''
 
 
 class _Crash(BaseException):
@@ -106,7 +106,7 @@ class Ctx:
 
     def draw(self, bound: int) -> int:
         if self.pos >= len(self.schedule) or self.schedule[self.pos][0] != 'draw':
-            raise Divergence(f'choice {self.pos}: the seed draws (bound {bound}), the schedule has '
+            raise Divergence(f'choice {self.pos}: upstream draws (bound {bound}), the schedule has '
                              f'{self.schedule[self.pos] if self.pos < len(self.schedule) else "no choice left"}')
         value = self.schedule[self.pos][1]
         if value >= bound:
@@ -153,7 +153,7 @@ class SimLock:
 
 
 class PerActorIds:
-    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so the seed's ids read "claim-flowA-2"
+    '''``next(self._ids)`` answered per actor: "<actor>-<n>", so upstream's ids read "claim-flowA-2"
     (backend/system/backend_world.h).'''
 
     def __init__(self, ctx: Ctx) -> None:

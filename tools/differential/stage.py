@@ -4,7 +4,7 @@ The CI stage (`tools/dev.sh differential`) and the planted-mutant self-test.
 Per scenario file: `allocsim run FILE --strategy dfs --executions CAP --record R`; when DPOR exhausts the tree
 within CAP executions every schedule is compared (exhaustive), else `--strategy random --executions N --seed 1`
 gives N schedules. Scenario files with mutants run them on both sides when the driver can plant the same mutant
-on the seed (seed_mutants.py), else the pairing is skipped and said so. Scenarios run in parallel (--jobs).
+on upstream (seed_mutants.py), else the pairing is skipped and said so. Scenarios run in parallel (--jobs).
 '''
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def one_scenario(allocsim: str, scenario: str, cap: int, n_random: int, tables: 
     unplantable = [m for m in sc.mutants if m not in seed_mutants.SUPPORTED]
     if unplantable:
         return scenario, {'compared': 0, 'agreed': 0, 'skipped': 0, 'disagreed': 0, 'mode': 'skipped',
-                          'seconds': 0.0}, f'  skipped: mutant {", ".join(unplantable)} cannot be planted on the seed\n'
+                          'seconds': 0.0}, f'  skipped: mutant {", ".join(unplantable)} cannot be planted on upstream\n'
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, 'records.jsonl')
         out = allocsim_records(allocsim, scenario, rec, ['--strategy', 'dfs', '--executions', str(cap)])
@@ -106,7 +106,8 @@ def run_selftest(args) -> int:
         failed += not caught
         print(f'selftest: {mutant} planted on the C++ side only, {scenario}: {c["compared"]} compared, '
               f'{c["disagreed"]} disagreed -> {"caught" if caught else "NOT CAUGHT"}')
-    # And the other way: the unmutated port agrees on every schedule of the clock scenario (issue 11).
+    # And the other way: the unmutated port agrees on every schedule of the clock scenario (README, "Deviations
+    # from upstream" item 6).
     scenario = 'scenarios/alloc-021-readiness-stages.json'
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, 'records.jsonl')

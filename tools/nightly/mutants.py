@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Nightly mutation stage (issue 17): how many mechanical mutants of the backend port scenarios/ kill.
+"""Nightly mutation stage: how many mechanical mutants of the backend port scenarios/ kill (scenarios/README.md,
+"Mechanical mutants").
 
 A mutant is one mechanical edit of one line of backend/model/memory_backend.cpp, of four operator classes:
   rel        a relational operator flipped (== <-> !=, < -> <=, <= -> <, > -> >=, >= -> >)

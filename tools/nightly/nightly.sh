@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The nightly exhaustive sweep (issue 5): `allocsim sweep` with dfs + DPOR over scenarios/, JSON and JUnit
-# reports in one directory, resumable after a kill (the checkpoint lives next to the reports).
+# The nightly exhaustive sweep (README, "Nightly sweeps"): `allocsim sweep` with dfs + DPOR over scenarios/, JSON and
+# JUnit reports in one directory, resumable after a kill (the checkpoint lives next to the reports).
 #
 #   tools/nightly/nightly.sh sweep [-o OUT] [-j JOBS] [-b BUDGET_S] [-s K/N] [--fresh] [SCENARIOS...]
 #       OUT defaults to ./nightly-out, JOBS to 2, SCENARIOS to scenarios/. Writes OUT/sweep.json,
@@ -10,12 +10,12 @@
 #   tools/nightly/nightly.sh merge OUT SHARD_REPORT.json...
 #       Combines the N shard reports into OUT/sweep.json and OUT/junit.xml (allocsim merge).
 #   tools/nightly/nightly.sh mutants [-o OUT] [-j JOBS] [MUTANTS_PY_ARGS...]
-#       The mutation stage (issue 17; hours: not for CI): clones this checkout into OUT/clone, configures a
-#       cheap build there (Release -O1, no -Werror, no compiler cache) and runs tools/nightly/mutants.py over
-#       every mechanical mutant of backend/model/memory_backend.cpp, sweeping scenarios/ with preemption bound 2.
-#       Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
+#       The mutation stage (scenarios/README.md, "Mechanical mutants"; hours: not for CI): clones this checkout into
+#       OUT/clone, configures a cheap build there (Release -O1, no -Werror, no compiler cache) and runs
+#       tools/nightly/mutants.py over every mechanical mutant of backend/model/memory_backend.cpp, sweeping scenarios/
+#       with preemption bound 2. Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
 #   tools/nightly/nightly.sh swarm [-o OUT] [-j JOBS] [-s K/N] [-n SCENARIOS] [--seed S] [--fresh]
-#       The swarm stage (issue 15): `allocsim swarm` over SCENARIOS generated scenarios (default 2000; with
+#       The swarm stage (docs/SWARM.md): `allocsim swarm` over SCENARIOS generated scenarios (default 2000; with
 #       -s K/N this shard's share of them) from seed S (default: tonight's date as YYYYMMDD, UTC, printed, so
 #       a night's findings replay from its seed; shards of one night must be given the same --seed). Writes
 #       the findings and summary.json under OUT/swarm, OUT/swarm-junit.xml (one testcase per distinct
