@@ -700,6 +700,10 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   else
     s_.claims.push_back(std::move(fresh));
   c.barrier("claim.create.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
+  // This step writes the claim again (its entry name and label versions below, its status at the end): a
+  // write DPOR and the causal slice must see like any other (docs/DESIGN.md §2, "DPOR must never hide a
+  // violation"), or an observe of the claim and this step look independent.
+  c.touch(Obj::Claim, claim_id, true);
   if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
     // `entry` is the claim's own entry_name (new_claim left it empty, with a spare's buffer): nothing below
     // yields, so no other actor adds a claim and moves it before the block ends.

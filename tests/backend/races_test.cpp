@@ -300,3 +300,27 @@ TEST_CASE("footprints: each step reports what it read and wrote", "[races]") {
   CHECK(has_touch(c, Obj::Pointer, "clusterpolicy", true));
   CHECK(has_touch(c, Obj::Claim, "", true));
 }
+
+TEST_CASE("footprints: the step that schedules a claim writes it, on every authority", "[races]") {
+  // Between claim.create.after and claim.schedule.after the reserve writes the claim again (its status; on
+  // managed MIG also its entry and label versions). Without that write in the step's footprint, DPOR took an
+  // observe of the claim and the scheduling step for independent, and the causal slice of a violation that
+  // read the claim's grant left the step out (the verdict self-check's explain-slice-replay).
+  for (const std::string authority : {kAuthorityDevicePlugin, kAuthorityManagedMig}) {
+    INFO(authority);
+    MemoryBackend b({a100_node("n1")}, opts(authority, 0));
+    HookCaller c;
+    const WorkloadRequest r = authority == kAuthorityManagedMig ? mig_req("s", 10) : req("w", 1);
+    const FeasiblePlan plan = feasible(b.plan(c, {r}, snapshot(b, c)));
+    CHECK(plan.geometry.empty() == (authority != kAuthorityManagedMig));  // both paths of the step
+    std::vector<HookCaller::Touch> scheduling;
+    c.hook = [&](std::string_view name) {
+      if (name == "claim.create.after") c.touches.clear();
+      if (name == "claim.schedule.after") scheduling = c.touches;
+    };
+    const ClaimObservation claim = b.reserve(c, plan, "flowA:op", plan.snapshot_generation);
+    REQUIRE_FALSE(claim.claim_id.empty());
+    CHECK(std::any_of(scheduling.begin(), scheduling.end(),
+                      [&](const auto& t) { return t.what == Obj::Claim && t.name == claim.claim_id && t.write; }));
+  }
+}
