@@ -342,7 +342,10 @@ uint64_t SelfcheckReport::contradiction_count() const {
 Json selfcheck_base_scenario(const SelfcheckOptions& o, uint64_t index) {
   if (!o.files.empty()) {
     Json doc = backend_system().load(o.files.at(index))->to_json();
-    for (const std::string& m : o.file_mutants) doc["backend"]["mutants"].push_back(m);
+    // A mutant the file switches on already stays once, as `run --mutant` treats it (a file lists each once).
+    Json& on = doc["backend"]["mutants"];
+    for (const std::string& m : o.file_mutants)
+      if (std::find(on.begin(), on.end(), Json(m)) == on.end()) on.push_back(m);
     return doc;
   }
   const std::string m = mutant_of(o, index);

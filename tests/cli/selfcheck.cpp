@@ -115,6 +115,15 @@ TEST_CASE("selfcheck: scenario files are checked as they are, with --mutant", "[
   const auto m = read_json(dir / "m.json");
   CHECK(m["with_mutant"] == 1);
   CHECK(m["coverage"].contains("mutant:stale-last-out"));
+  // A mutant the file switches on already is switched on once, as `run --mutant` does (it was an internal
+  // error: the scenario with the mutant listed twice did not load).
+  const auto twice = allocsim(
+      "selfcheck scenarios/mutants/client-side-claim.json --mutant client-side-claim "
+      "--per-scenario 20 --report-json " +
+      (dir / "t.json"));
+  INFO(twice.text);
+  CHECK(twice.code == 0);
+  CHECK(read_json(dir / "t.json")["coverage"].contains("mutant:client-side-claim"));
 }
 
 TEST_CASE("selfcheck: usage errors exit 2 and name the flag or file", "[selfcheck]") {
