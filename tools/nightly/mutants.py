@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Nightly mutation stage (issue 17): how many mechanical mutants of the backend port scenarios/ kill.
 
-A mutant is one mechanical edit of one line of backend/model/memory_backend.cpp, of four operator classes:
+A mutant is one mechanical edit of one line of the backend port (backend/model/memory_backend*.cpp: the public
+calls in memory_backend.cpp, their steps and helpers in the files beside it), of four operator classes:
   rel        a relational operator flipped (== <-> !=, < -> <=, <= -> <, > -> >=, >= -> >)
   negate-if  an `if (C)` condition negated to `if (!(C))`
   delete     a one-line statement (an assignment, increment or call) replaced by an empty statement
@@ -17,14 +18,15 @@ Score = killed / (killed + survived): survivors with a written argument are `equ
 usage:
   mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
                              [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
-  mutants.py list SOURCE [--equivalent FILE]     # candidates as JSON lines and their count (no build);
-                                                 # exit 1 when an equivalence row names no candidate
+  mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
+                                                 # exit 1 when an equivalence row names no candidate of SOURCEs
 
-CLONE is a scratch clone (its source is edited, and restored after every mutant and on exit); BUILD a
+CLONE is a scratch clone (its sources are edited, and restored after every mutant and on exit); BUILD a
 configured build folder of it (cheap: -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1
 -DALLOCSIM_WERROR=OFF, no compiler cache). Exit code: 0 done (whatever the score), 2 bad input.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -33,7 +35,9 @@ import subprocess
 import sys
 import time
 
-SOURCE = os.path.join('backend', 'model', 'memory_backend.cpp')
+# The port's files, relative to the clone: one function's lines are in one file, so a mutant's key (function,
+# before, after) does not name its file.
+SOURCES = os.path.join('backend', 'model', 'memory_backend*.cpp')
 FLIPS = {'==': '!=', '!=': '==', '<': '<=', '<=': '<', '>': '>=', '>=': '>'}
 # A relational operator with a space on each side: clang-format writes binary operators that way and
 # template brackets, `->`, `<<` and `>>` never match.
@@ -161,9 +165,10 @@ def first_failure(log):
     return lines[-1][:200] if lines else ''
 
 
-def judge(a, src, lines, c, exe):
-    """Builds and sweeps one mutant; returns (verdict, by)."""
-    open(src, 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
+def judge(a, sources, c, exe):
+    """Builds and sweeps one mutant (`sources`: path -> original lines); returns (verdict, by)."""
+    lines = sources[c['file']]
+    open(c['file'], 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
@@ -199,15 +204,23 @@ def load_survivors(path):
         fail(f'--rerun {path}: not a mutants.py --json report: {e}')
 
 
+def read_sources(paths):
+    """{path: its lines (ends kept)} and every candidate of those files, each with its `file`, in path order."""
+    sources, cands = {}, []
+    for path in paths:
+        sources[path] = open(path).read().splitlines(keepends=True)
+        cands += [dict(c, file=path) for c in candidates(sources[path])]
+    return sources, cands
+
+
 def cmd_run(a):
-    src = os.path.join(a.clone, SOURCE)
-    if not os.path.isfile(src) or not os.path.isdir(a.build):
-        fail(f'{src} or build folder {a.build} missing')
-    orig = open(src).read()
-    lines = orig.splitlines(keepends=True)
+    paths = sorted(glob.glob(os.path.join(a.clone, SOURCES)))
+    if not paths or not os.path.isdir(a.build):
+        fail(f'{os.path.join(a.clone, SOURCES)} (no file) or build folder {a.build} missing')
+    sources, every = read_sources(paths)
     equivalent = load_equivalent(a.equivalent)
     survivors = load_survivors(a.rerun) if a.rerun else None
-    cands = [c for c in candidates(lines) if (not a.only or c['function'] in a.only) and
+    cands = [c for c in every if (not a.only or c['function'] in a.only) and
              (not a.match or any(m in c['before'] or m in c['after'] for m in a.match)) and
              (not a.kind or c['kind'] in a.kind) and (survivors is None or key(c) in survivors)]
     if a.limit:
@@ -215,28 +228,30 @@ def cmd_run(a):
     exe = os.path.join(a.build, 'tools', 'allocsim')
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` restores the source
     results = []
-    print(f'{len(cands)} mutants of {SOURCE}', flush=True)
+    print(f'{len(cands)} mutants of {SOURCES}', flush=True)
     try:
         for k, c in enumerate(cands):
             t0 = time.time()
             why = equivalent.get(key(c))
-            verdict, by = ('equivalent', why) if why else judge(a, src, lines, c, exe)
-            results.append(dict(c, verdict=verdict, by=by, seconds=round(time.time() - t0, 1)))
+            verdict, by = ('equivalent', why) if why else judge(a, sources, c, exe)
+            results.append(dict(c, file=os.path.relpath(c['file'], a.clone), verdict=verdict, by=by,
+                                seconds=round(time.time() - t0, 1)))
             print(f"[{k + 1}/{len(cands)}] {verdict:10} {c['function']}: {c['before'][:70]}  =>  "
                   f"{c['after'][:70]}  {by[:100]}", flush=True)
     finally:
-        open(src, 'w').write(orig)
+        for path, lines in sources.items():
+            open(path, 'w').write(''.join(lines))
         run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     report(results, a.text, a.json)
     return 0
 
 
 def cmd_list(a):
-    if not os.path.isfile(a.source):
-        fail(f'{a.source}: no such file')
-    lines = open(a.source).read().splitlines(keepends=True)
+    for path in a.source:
+        if not os.path.isfile(path):
+            fail(f'{path}: no such file')
+    _, cands = read_sources(a.source)
     equivalent = load_equivalent(a.equivalent)
-    cands = list(candidates(lines))
     for c in cands:
         print(json.dumps({k: v for k, v in c.items() if k != 'text'}))
     kinds = {k: sum(c['kind'] == k for c in cands) for k in ('rel', 'negate-if', 'delete', 'const')}
@@ -269,7 +284,7 @@ def main():
     r.add_argument('--json')
     r.add_argument('--text')
     li = sub.add_parser('list')
-    li.add_argument('source')
+    li.add_argument('source', nargs='+')
     li.add_argument('--equivalent')
     a = ap.parse_args()
     return cmd_run(a) if a.cmd == 'run' else cmd_list(a)

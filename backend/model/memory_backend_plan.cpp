@@ -1,0 +1,311 @@
+// MemoryBackend's planning: the seed's `plan` (seed/memory_backend_reindented.py lines 194-259), over storage
+// kept across calls (PlanScratch). Line numbers in comments refer to that file; the porting rules are those of
+// memory_backend.cpp (plan takes no lock and fires no barrier).
+#include <algorithm>
+#include <iterator>
+#include <span>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "backend/model/memory_backend.h"
+#include "backend/model/mig_geometry.h"
+#include "backend/model/name_head.h"
+#include "backend/model/packing.h"
+#include "backend/model/pyrepr.h"
+
+namespace allocsim::backend {
+
+namespace {
+
+// The seed's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`, into `out` through `sorted` (both
+// reused across calls).
+void layout_string_into(const OrderedMap<std::string, int>& layout, OrderedMap<std::string_view, int>& sorted,
+                        std::string& out) {
+  sorted.assign(layout.begin(), layout.end());
+  std::sort(sorted.begin(), sorted.end());
+  out.clear();
+  for (const auto& [profile, count] : sorted)
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}{}:{}"), out.empty() ? "" : ",", profile, count);
+}
+
+// The next element of `v` for this call, where `used` counts this call's elements: an earlier call's element
+// (with its heap storage) when there is one, else a new one. The caller overwrites every field it keeps.
+template <class T>
+T& next_slot(std::vector<T>& v, size_t& used) {
+  if (used == v.size()) v.emplace_back();
+  return v[used++];
+}
+
+// Python's `m[key] = ...` over storage reused across calls: among this call's `used` entries a key is found
+// and its value returned as it is; otherwise the next slot takes the key (`*fresh` set) and keeps an earlier
+// call's value, which the caller overwrites.
+template <class K, class V, class Q>
+V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = nullptr) {
+  for (size_t i = 0; i < used; ++i)
+    if (m[i].first == key) return m[i].second;
+  auto& slot = next_slot(m, used);
+  slot.first = key;
+  if (fresh != nullptr) *fresh = true;
+  return slot.second;
+}
+
+// The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
+// scratch through `by_name` (sorted by head, then name: backend/model/name_head.h), so that a plan over N nodes costs
+// O(N log N) rather than O(N^2).
+
+// The first entry of `by_name` not before (head, name): the order is by head, then by the whole name.
+std::vector<PlanScratch::Named>::const_iterator find_slot(const PlanScratch& s, uint64_t head, std::string_view name) {
+  return std::lower_bound(s.by_name.begin(), s.by_name.end(), name, [head](const PlanScratch::Named& e, auto n) {
+    return e.head != head ? e.head < head : e.name < n;
+  });
+}
+
+uint32_t index_of(const PlanScratch& s, std::string_view name) {
+  const auto it = find_slot(s, name_head(name), name);
+  return it != s.by_name.end() && it->name == name ? it->index : PlanScratch::kNoNode;
+}
+
+// `name`'s index in `s.nodes`, appended (in first-seen order) if new. `last` is the previous device's index:
+// a snapshot lists a node's devices one after another, so most devices need no search.
+uint32_t add_node(PlanScratch& s, std::string_view name, uint32_t last) {
+  if (last < s.nodes.size() && s.nodes[last] == name) return last;
+  const uint64_t head = name_head(name);
+  const auto it = find_slot(s, head, name);
+  if (it != s.by_name.end() && it->name == name) return it->index;
+  const auto k = static_cast<uint32_t>(s.nodes.size());
+  s.by_name.insert(it, PlanScratch::Named{head, name, k});
+  s.nodes.push_back(name);
+  s.node_devices.push_back(0);
+  return k;
+}
+
+// For each of `s.nodes`, the value of the first entry of `m` under its name, as find_in(m, name) returns it;
+// nullptr where none. The maps list nodes in device order, so the entry after a match is usually the next.
+template <class V>
+void index_by_name(const OrderedMap<std::string, V>& m, const PlanScratch& s, std::vector<const V*>& out) {
+  out.assign(s.nodes.size(), nullptr);
+  uint32_t next = 0;
+  for (const auto& [key, value] : m) {
+    const uint32_t k = next < s.nodes.size() && same_name(s.nodes[next], key) ? next : index_of(s, key);
+    if (k == PlanScratch::kNoNode) continue;
+    if (out[k] == nullptr) out[k] = &value;
+    next = k + 1;
+  }
+}
+
+// Line 210's `sharing in (CLASS_TIME_SLICED, CLASS_MPS, CLASS_UNKNOWN, CLASS_MIG)`, as views. This runs for every
+// node at every plan, and most nodes are physical: a length none of the four has (a bit of kLengths) decides
+// without a comparison.
+constexpr std::string_view kSharesOrSlices[] = {kClassTimeSliced, kClassMps, kClassUnknown, kClassMig};
+constexpr uint64_t kLengths = [] {
+  uint64_t bits = 0;
+  for (const std::string_view c : kSharesOrSlices) bits |= uint64_t{1} << c.size();  // each is under 64 bytes
+  return bits;
+}();
+bool is_share_or_slice(std::string_view sharing) {
+  if (sharing.size() >= 64 || (kLengths >> sharing.size() & 1) == 0) return false;
+  for (const std::string_view c : kSharesOrSlices)
+    if (sharing == c) return true;
+  return false;
+}
+
+// Python's `seq[:n]` for a list of length `size`.
+size_t slice_end(size_t size, int n) {
+  if (n >= 0) return std::min(size, static_cast<size_t>(n));
+  const size_t drop = static_cast<size_t>(-static_cast<long>(n));
+  return drop >= size ? 0 : size - drop;
+}
+
+}  // namespace
+
+// -- planning (lines 194-259) ---------------------------------------------------------------------------
+
+PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& requests,
+                                const InventorySnapshot& snapshot) {
+  PlanOutcome out;
+  plan_into(c, requests, snapshot, out);
+  return out;
+}
+
+// The seed's `plan`, over storage kept across calls: its dicts and lists live in PlanScratch (holding views
+// where the seed holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten in place so
+// that their strings and device lists keep their capacity. Same insertion orders, same texts.
+void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& requests,
+                              const InventorySnapshot& snapshot, PlanOutcome& out) {
+  PlanScratch& s = plan_scratch_.get();
+  s.reasons.clear();
+  if (snapshot.completeness != std::string_view(kCompletenessComplete)) {  // a view: no strlen per plan
+    out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
+    return;
+  }
+  // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It depends on
+  // the devices alone, so it is built once per device list: every inventory of a pool hands out the same one.
+  if (!s.indexed.same_list(snapshot.devices)) {
+    s.indexed = snapshot.devices;
+    s.nodes.clear();
+    s.device_node.clear();
+    s.node_devices.clear();
+    s.by_name.clear();
+    uint32_t last = PlanScratch::kNoNode;
+    for (const auto& device : s.indexed) {
+      uint32_t k = PlanScratch::kNoNode;
+      if (device.node) {
+        k = add_node(s, *device.node, last);
+        ++s.node_devices[k];
+        last = k;
+      }
+      s.device_node.push_back(k);
+    }
+    // by_name's order, (head, name), is the names' byte order (a head is a zero-padded big-endian prefix), as the
+    // seed's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
+    s.rank.resize(s.nodes.size());
+    for (size_t pos = 0; pos < s.by_name.size(); ++pos) s.rank[s.by_name[pos].index] = static_cast<uint32_t>(pos);
+  }
+  index_by_name(snapshot.owners, s, s.node_owner);
+  index_by_name(snapshot.sharing, s, s.node_sharing);
+  index_by_name(snapshot.occupancy, s, s.node_occupied);
+  size_t n_free = 0;
+  size_t n_excluded = 0;
+  s.free_rank.clear();
+  for (uint32_t k = 0; k < s.nodes.size(); ++k) {
+    const std::string_view node = s.nodes[k];
+    const std::string* owner = s.node_owner[k];
+    if (owner && !owner->empty() && !requests.empty() && *owner != requests[0].flow_id) {
+      std::string& why = next_slot(s.excluded, n_excluded);
+      why.clear();
+      fmt::format_to(std::back_inserter(why), FMT_COMPILE("{}: owned by {}"), node, *owner);
+      continue;  // another flow's node is not ours to plan on
+    }
+    // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
+    // sharers reach MIG through geometry instead (seed comment, lines 210-213).
+    const std::string* sharing = s.node_sharing[k];
+    if (sharing && is_share_or_slice(*sharing)) {
+      std::string& why = next_slot(s.excluded, n_excluded);
+      why.clear();
+      fmt::format_to(std::back_inserter(why),
+                     FMT_COMPILE("{}: {} \u2014 its units are shares or slices, not whole devices"), node, *sharing);
+      continue;
+    }
+    const int* occupied = s.node_occupied[k];
+    // `free[node] = ...` with `node` not yet among free's keys (the nodes are distinct): no search.
+    s.free_rank.push_back(s.rank[k]);
+    auto& slot = next_slot(s.free, n_free);
+    slot.first = node;
+    slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
+  }
+  s.free.resize(n_free);
+  // `excluded` keeps its slots past this call's count: a shrink would free their texts (issue 16).
+  const std::span<const std::string> excluded(s.excluded.data(), n_excluded);
+
+  FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);
+  if (plan == nullptr) plan = &out.emplace<FeasiblePlan>();
+  auto& assignments = plan->assignments;
+  size_t n_assigned = 0;
+  size_t n_geometry = 0;
+  s.exclusive.clear();
+  s.sharers.clear();
+  for (const auto& r : requests) {
+    if (r.sharing == kSharingExclusive || r.sharing == kSharingCooperative || r.sharing == kSharingAccountingOnly)
+      s.exclusive.push_back(&r);
+    if (r.sharing == kSharingIsolatedMig) s.sharers.push_back(&r);
+  }
+  s.wanted.clear();
+  for (const auto* r : s.exclusive) s.wanted.emplace_back(r->workload_id, r->device_count);
+  const bool packed = pack_whole_devices_into(s.wanted, s.free, s.free_rank, s.pack, s.packed);
+  if (!packed) {
+    s.reasons.push_back(fmt::format(
+        "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
+        py::dict(s.free), excluded.empty() ? std::string("none") : py::list(excluded)));
+  } else {
+    for (const auto& [workload_id, node] : s.packed) {
+      const WorkloadRequest* request =
+          // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
+          *std::find_if(s.exclusive.begin(), s.exclusive.end(),
+                        [&id = workload_id](const auto* r) { return r->workload_id == id; });
+      const uint32_t k = index_of(s, node);
+      s.taken.clear();
+      for (size_t i = 0; i < snapshot.devices.size(); ++i) {
+        if (s.device_node[i] != k) continue;
+        const DeviceIdentity& d = snapshot.devices[i];
+        bool assigned = false;
+        for (size_t a = 0; a < n_assigned; ++a) {
+          const auto& devices = assignments[a].second;
+          assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
+        }
+        if (!assigned) s.taken.push_back(&d);
+      }
+      s.taken.resize(slice_end(s.taken.size(), request->device_count));
+      std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, workload_id);
+      devices.resize(s.taken.size());
+      for (size_t j = 0; j < s.taken.size(); ++j) devices[j] = *s.taken[j];
+    }
+  }
+  if (!s.sharers.empty()) {
+    if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
+      s.reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
+    } else {
+      size_t n_layouts = 0;
+      for (const WorkloadRequest* request : s.sharers) {
+        // The first free node in `free`'s (insertion) order that no whole-device request took.
+        const std::string_view* mig_node = nullptr;
+        if (packed)
+          for (const auto& [n, units] : s.free) {
+            bool taken = false;
+            for (const auto& [w, host] : s.packed) taken = taken || host == n;
+            if (!taken && units > 0) {
+              mig_node = &n;
+              break;
+            }
+          }
+        if (mig_node == nullptr) {
+          s.reasons.push_back("no free card for MIG sharer " + request->workload_id);
+          continue;
+        }
+        const std::string_view node = *mig_node;
+        const std::string& product = node_at(node).product;  // products never change, and nothing yields here
+        const double gib =
+            static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
+        const MigProfile* profile = smallest_profile(product, gib);
+        if (profile == nullptr) {
+          s.reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
+          continue;
+        }
+        bool fresh = false;
+        OrderedMap<std::string, int>& layout = reuse_put(s.layouts, n_layouts, node, &fresh);
+        if (fresh) layout.clear();
+        const int* had = find_in(layout, profile->name);
+        const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
+        std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, request->workload_id);
+        devices.resize(1);
+        DeviceIdentity& d = devices[0];
+        d.node = node;
+        d.ordinal.reset();
+        d.uuid.reset();
+        if (!d.mig_uuid) d.mig_uuid.emplace();
+        d.mig_uuid->clear();
+        fmt::format_to(std::back_inserter(*d.mig_uuid), FMT_COMPILE("MIG-{}-{}-{}"), node, profile->name, count);
+        d.product = product;
+        d.memory_bytes = int64_t{profile->memory_gib} * kGiB;
+        d.mig_profile = profile->name;
+      }
+      for (size_t i = 0; i < n_layouts; ++i) {
+        const auto& [node, layout] = s.layouts[i];
+        for (const auto& p : check_layout(node_at(node).product, layout)) s.reasons.push_back(node + ": " + p);
+        layout_string_into(layout, s.sorted_layout, reuse_put(plan->geometry, n_geometry, node));
+      }
+    }
+  }
+  if (!s.reasons.empty()) {
+    out = Infeasible{std::move(s.reasons)};
+    return;
+  }
+  assignments.resize(n_assigned);
+  plan->geometry.resize(n_geometry);
+  plan->snapshot_generation = snapshot.generation;
+  plan->plan_id = c.next_id("plan");
+  resize_keeping(plan->notes, excluded.size(), spare_texts_);
+  for (size_t i = 0; i < excluded.size(); ++i) plan->notes[i] = excluded[i];
+}
+
+}  // namespace allocsim::backend
