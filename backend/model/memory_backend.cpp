@@ -1,11 +1,11 @@
-// MemoryBackend: the seed's MemoryAllocationBackend, line for line (seed/memory_backend_reindented.py).
+// MemoryBackend: the upstream's MemoryAllocationBackend, line for line (seed/memory_backend_reindented.py).
 // Line numbers in comments refer to that file.
 //
 // Two porting rules run through this file:
-// - The lock is taken exactly where the seed writes `with self._lock:`, and barriers the seed fires
+// - The lock is taken exactly where the upstream writes `with self._lock:`, and barriers the upstream fires
 //   outside it are fired with no LockGuard alive.
 // - After any barrier, other actors may have run: pointers into s_.nodes / s_.claims are looked up
-//   again by name or id (the seed's Python references stay valid across the gap, C++ ones do not).
+//   again by name or id (the upstream's Python references stay valid across the gap, C++ ones do not).
 #include "backend/model/memory_backend.h"
 
 #include <algorithm>
@@ -53,6 +53,7 @@ Observation<T> MemoryBackend::unknown_now(std::string reason, std::string detail
 
 // -- construction, capabilities (lines 132-165) -----------------------------------------------------
 
+// The upstream's `__init__` (lines 132-153).
 MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options) : opt_(std::move(options)) {
   // `{n.name: n for n in nodes}`: a repeated name keeps its first position and its last value.
   for (auto& n : nodes) {
@@ -65,6 +66,7 @@ MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions opti
   advertised_ = capabilities();
 }
 
+// The upstream's `capabilities` (lines 155-165).
 AllocationCapabilities MemoryBackend::capabilities() const {
   const std::string& a = opt_.authority;
   const bool managed = a == kAuthorityManagedMig;
@@ -85,6 +87,7 @@ AllocationCapabilities MemoryBackend::capabilities() const {
 
 // -- reads (lines 168-191) ----------------------------------------------------------------------------
 
+// The upstream's `fail_reads` (lines 168-174).
 void MemoryBackend::fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason) {
   LockGuard lock(c);
   c.touch(Obj::FailedReads, kind, true);
@@ -120,7 +123,7 @@ const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<st
   return scoped_devices_ = DeviceTuple(std::move(devices));
 }
 
-// The seed's `inventory`, written into the caller's storage: the device list is the backend's shared one
+// The upstream's `inventory` (lines 176-191), written into the caller's storage: the device list is the backend's shared one
 // (devices_for), the maps are refilled within their kept capacity; same fields, same order.
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
@@ -179,6 +182,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
 
 // -- observation (lines 381-440) -----------------------------------------------------------------------------
 
+// The upstream's `observe` (lines 381-388).
 Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
   c.touch(Obj::FailedReads, "nodes", false);
@@ -188,7 +192,7 @@ Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::strin
   c.touch(Obj::Claim, claim_id, false);
   const Claim* claim = s_.claim(claim_id);
   // strict-claim-lookup mutant: `self._claims[claim_id]` instead of `.get()`: std::out_of_range (KeyError) for a
-  // claim that is gone, where the seed answers Unknown.
+  // claim that is gone, where the upstream answers Unknown.
   if (opt_.mutants.has(Mutant::StrictClaimLookup)) claim = &claim_at(claim_id);
   if (claim == nullptr) return unknown_now<ClaimObservation>("unreachable", "no claim " + claim_id);
   return known_now(observe_claim(c, *claim), claim->generation);
@@ -200,7 +204,7 @@ ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) con
   return obs;
 }
 
-// The seed's `_observe`, into `obs`'s storage: every field is assigned (evidence and grant entries in place),
+// The upstream's `_observe` (lines 390-414), into `obs`'s storage: every field is assigned (evidence and grant entries in place),
 // so `obs` ends as a fresh observation would.
 void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const {
   c.touch(Obj::Claim, claim.claim_id, false);
@@ -221,7 +225,7 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
     e.resource_version = node.resource_version;
     e.layout = node.mig_layout;
     if (!claim.entry_name.empty()) {
-      // Operation-correlated readiness: the state must answer *this* write (the seed's `- 0` dropped).
+      // Operation-correlated readiness: the state must answer *this* write (the upstream's `- 0` dropped).
       // readiness-one-write-behind mutant: `- 1`, so a success answering the node's previous write counts.
       const int64_t behind = opt_.mutants.has(Mutant::ReadinessOneWriteBehind) ? 1 : 0;
       // (The states compared as views, "..."sv: as `const char*` each comparison measured its literal.)
@@ -253,6 +257,7 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
     for (const DeviceIdentity& d : devices) obs.grant[n++] = d;
 }
 
+// The upstream's `mark_workload_ready` (lines 416-419).
 void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, true);
@@ -260,6 +265,7 @@ void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) 
   c.barrier("claim.ready.after", FMT_COMPILE("claim={}"), claim_id);
 }
 
+// The upstream's `bindings` (lines 421-430).
 WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, false);
@@ -284,6 +290,7 @@ WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id,
   return b;
 }
 
+// The upstream's `reconcile` (lines 432-440).
 ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
                                           const std::string& expected_generation) {
   LockGuard lock(c);
@@ -311,6 +318,7 @@ std::vector<std::pair<std::string, std::string>> MemoryBackend::claims_of(Caller
 
 // -- test hooks (lines 501-528) -------------------------------------------------------------------------------------
 
+// The upstream's `bind_workload` (lines 501-505).
 void MemoryBackend::bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units) {
   LockGuard lock(c);
   c.touch(Obj::Node, node, true);
@@ -319,6 +327,7 @@ void MemoryBackend::bind_workload(Caller& c, const std::string& node, const std:
   n.resource_version += 1;
 }
 
+// The upstream's `unbind_workload` (lines 507-509).
 void MemoryBackend::unbind_workload(Caller& c, const std::string& node, const std::string& workload_id) {
   LockGuard lock(c);
   c.touch(Obj::Node, node, true);
@@ -326,10 +335,10 @@ void MemoryBackend::unbind_workload(Caller& c, const std::string& node, const st
 }
 
 void MemoryBackend::advance_clock(Caller& c, double seconds) {
-  // No LockGuard: the seed's tests call `clock.advance(s)` on the FakeClock, which never takes the backend's
+  // No LockGuard: the upstream's tests call `clock.advance(s)` on the FakeClock, which never takes the backend's
   // lock; only the apply that follows (apply_pending_geometry) does. So time passes even while a reserve holds
   // the lock between claim.create.after and its label write, and that reserve queues its write against the
-  // advanced clock (issue 11).
+  // advanced clock (docs/DESIGN.md §2, "The lock": the lock models the API server's, which a clock never takes).
   c.touch(Obj::Clock, kClockName, true);
   s_.clock.advance(seconds);
 }
@@ -340,6 +349,7 @@ std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& k
   return out;
 }
 
+// The upstream's `mutations` (lines 521-523).
 size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
   size_t n = 0;
   for (const auto& m : s_.audit)

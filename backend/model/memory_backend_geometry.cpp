@@ -1,4 +1,4 @@
-// MemoryBackend's geometry application: the seed's `fail_geometry`, `_apply_geometry` and
+// MemoryBackend's geometry application: the upstream's `fail_geometry`, `_apply_geometry` and
 // `apply_pending_geometry` (seed/memory_backend_reindented.py lines 349-378). The port-only hooks beside them
 // are in geometry_hooks.cpp.
 #include <algorithm>
@@ -14,6 +14,7 @@ using namespace port;
 
 // -- geometry application (lines 349-378) ----------------------------------------------------------------
 
+// The upstream's `fail_geometry` (lines 349-352).
 void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
   LockGuard lock(c);
   c.touch(Obj::FailingGeometry, node, true);
@@ -21,6 +22,7 @@ void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
     s_.failing_geometry.push_back(node);
 }
 
+// The upstream's `_apply_geometry` (lines 354-369).
 void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
   c.touch(Obj::FailingGeometry, node_name, false);
   c.touch(Obj::Node, node_name, true);
@@ -38,7 +40,8 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
   if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
     return;  // success reported for this write; the layout is left as it was
   c.touch(Obj::SharedMap, kMapName, false);
-  // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (issue 16).
+  // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (docs/DESIGN.md §5,
+  // "Storage reused across executions").
   OrderedMap<std::string, int>& layout = layout_scratch_.get();
   layout.clear();
   if (find_in(s_.shared_config, node.mig_config) != nullptr) {
@@ -63,6 +66,7 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
   node.mig_layout.swap(layout);
 }
 
+// The upstream's `apply_pending_geometry` (lines 371-378).
 void MemoryBackend::apply_pending_geometry(Caller& c) {
   LockGuard lock(c);
   c.touch(Obj::Clock, kClockName, false);

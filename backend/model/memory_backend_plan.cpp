@@ -1,4 +1,4 @@
-// MemoryBackend's planning: the seed's `plan` (seed/memory_backend_reindented.py lines 194-259), over storage
+// MemoryBackend's planning: the upstream's `plan` (seed/memory_backend_reindented.py lines 194-259), over storage
 // kept across calls (PlanScratch). Line numbers in comments refer to that file; the porting rules are those of
 // memory_backend.cpp (plan takes no lock and fires no barrier).
 #include <algorithm>
@@ -18,7 +18,7 @@ namespace allocsim::backend {
 
 namespace {
 
-// The seed's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`, into `out` through `sorted` (both
+// The upstream's `','.join(f'{k}:{v}' for k, v in sorted(layout.items()))`, into `out` through `sorted` (both
 // reused across calls).
 void layout_string_into(const OrderedMap<std::string, int>& layout, OrderedMap<std::string_view, int>& sorted,
                         std::string& out) {
@@ -50,7 +50,7 @@ V& reuse_put(OrderedMap<K, V>& m, size_t& used, const Q& key, bool* fresh = null
   return slot.second;
 }
 
-// The seed's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
+// The upstream's `by_node` and its other per-node dicts are hashed; here a plan finds a node's index in its
 // scratch through `by_name` (sorted by head, then name: backend/model/name_head.h), so that a plan over N nodes costs
 // O(N log N) rather than O(N^2).
 
@@ -128,8 +128,8 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
   return out;
 }
 
-// The seed's `plan`, over storage kept across calls: its dicts and lists live in PlanScratch (holding views
-// where the seed holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten in place so
+// The upstream's `plan`, over storage kept across calls: its dicts and lists live in PlanScratch (holding views
+// where the upstream holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten in place so
 // that their strings and device lists keep their capacity. Same insertion orders, same texts.
 void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& requests,
                               const InventorySnapshot& snapshot, PlanOutcome& out) {
@@ -139,7 +139,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
     return;
   }
-  // The seed's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It depends on
+  // The upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It depends on
   // the devices alone, so it is built once per device list: every inventory of a pool hands out the same one.
   if (!s.indexed.same_list(snapshot.devices)) {
     s.indexed = snapshot.devices;
@@ -158,7 +158,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
       s.device_node.push_back(k);
     }
     // by_name's order, (head, name), is the names' byte order (a head is a zero-padded big-endian prefix), as the
-    // seed's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
+    // upstream's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
     s.rank.resize(s.nodes.size());
     for (size_t pos = 0; pos < s.by_name.size(); ++pos) s.rank[s.by_name[pos].index] = static_cast<uint32_t>(pos);
   }
@@ -178,7 +178,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
       continue;  // another flow's node is not ours to plan on
     }
     // Shares and slices are not whole devices, and unknown evidence is never upgraded to physical;
-    // sharers reach MIG through geometry instead (seed comment, lines 210-213).
+    // sharers reach MIG through geometry instead (upstream comment, lines 210-213).
     const std::string* sharing = s.node_sharing[k];
     if (sharing && is_share_or_slice(*sharing)) {
       std::string& why = next_slot(s.excluded, n_excluded);
@@ -195,7 +195,8 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
   s.free.resize(n_free);
-  // `excluded` keeps its slots past this call's count: a shrink would free their texts (issue 16).
+  // `excluded` keeps its slots past this call's count: a shrink would free their texts (docs/DESIGN.md §5, "Storage
+  // reused across executions").
   const std::span<const std::string> excluded(s.excluded.data(), n_excluded);
 
   FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);

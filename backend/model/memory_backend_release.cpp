@@ -1,4 +1,4 @@
-// MemoryBackend's release: the seed's `release` (seed/memory_backend_reindented.py lines 443-498). Line numbers
+// MemoryBackend's release: the upstream's `release` (seed/memory_backend_reindented.py lines 443-498). Line numbers
 // in comments refer to that file; the porting rules are those of memory_backend.cpp.
 #include <array>
 #include <iterator>
@@ -26,8 +26,8 @@ ReleaseObservation MemoryBackend::release(Caller& c, const std::string& claim_id
 
 namespace {
 
-// The seed's `ReleaseObservation(claim_id, status, remaining, reason)`, written over `out`'s buffers (the node names
-// its list drops or gains go through `texts`).
+// The upstream's `ReleaseObservation(claim_id, status, remaining, reason)`, written over `out`'s buffers (the node
+// names its list drops or gains go through `texts`).
 template <class Names>
 void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const std::string& claim_id,
                     std::string_view status, const Names& remaining, std::string_view reason) {
@@ -44,9 +44,10 @@ void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const s
 void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
                                  const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out) {
   static constexpr std::array<std::string_view, 0> kNone{};
-  // A copy: the seed keeps its Python reference to the claim after another release may have popped it. Only the
-  // fields a release reads (owner, generation, nodes, entry name), into a spare claim's buffers, which go back to
-  // the spare list however the release returns (issue 16: copying the claim was most of a release's heap use).
+  // A copy: the upstream keeps its Python reference to the claim after another release may have popped it. Only the
+  // fields a release reads (owner, generation, nodes, entry name), into a spare claim's buffers, which go back to the
+  // spare list however the release returns (docs/DESIGN.md §5, "Storage reused across executions": copying the claim
+  // was most of a release's heap use).
   auto copy = spare_claims_.borrow();
   Claim& claim = copy.value;
   {

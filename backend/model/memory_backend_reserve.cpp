@@ -1,4 +1,4 @@
-// MemoryBackend's reservation: the seed's `reserve` and `_rollback` (seed/memory_backend_reindented.py lines
+// MemoryBackend's reservation: the upstream's `reserve` and `_rollback` (seed/memory_backend_reindented.py lines
 // 262-347), the compare-and-swap on each node's resourceVersion. Line numbers in comments refer to that file;
 // the porting rules are those of memory_backend.cpp.
 #include <algorithm>
@@ -37,7 +37,7 @@ ClaimObservation MemoryBackend::try_reserve(Caller& c, const FeasiblePlan& plan,
   return obs;
 }
 
-// The seed's `reserve` body. Each of its three `raise OwnershipConflict(...)` is `return lost(...)` here: the
+// The upstream's `reserve` body. Each of its three `raise OwnershipConflict(...)` is `return lost(...)` here: the
 // same effects in the same order, without unwinding the stack (unwinding cost more than the rest of an
 // execution, and a lost CAS ends about half of all executions of a two-claimant scenario) and without wording
 // the error (ReserveLoss::error() does, for whoever asks).
@@ -50,8 +50,9 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     loss.node = node;
   };
   const std::string owner = operation_id.substr(0, operation_id.find(':'));
-  // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set, with
-  // inline room for the usual handful of nodes (no heap use per reserve; issue 16).
+  // Line 265, `sorted({d.node for ... if d.node})`: a vector sorted and deduplicated in place of the set, with inline
+  // room for the usual handful of nodes (no heap use per reserve; docs/DESIGN.md §5, "Storage reused across
+  // executions").
   boost::container::small_vector<std::string, 4> nodes;
   for (const auto& [workload, devices] : plan.assignments)
     for (const auto& d : devices)
@@ -162,7 +163,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     record(c, operation_id, "publish-entry", entry, detail);
     c.touch(Obj::Pointer, kPolicyName, true);
     if (s_.pointer != kActivePointer) {
-      s_.pointer_restore.emplace(spare_texts_.take());  // a spare's buffer, assigned in full next (issue 16)
+      s_.pointer_restore.emplace(spare_texts_.take());  // a spare's buffer, assigned in full next
       *s_.pointer_restore = s_.pointer;
       s_.pointer = kActivePointer;
       s_.pointer_version += 1;
@@ -171,7 +172,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     for (const auto& [node_name, layout] : plan.geometry) {
       c.touch(Obj::Node, node_name, true);
       NodeFixture& node = node_at(node_name);
-      // restore-record-overwritten mutant (ALLOC-033's upstream defect): the seed's `if node.restore_record
+      // restore-record-overwritten mutant (ALLOC-033's upstream defect): the upstream's `if node.restore_record
       // is None` guard dropped, so a prepare on a node already carrying an allocsim entry records that entry.
       if (!node.restore_record || opt_.mutants.has(Mutant::RestoreRecordOverwritten)) {
         node.restore_record = node.mig_config;
@@ -198,6 +199,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   observe_claim_into(c, claim_at(claim_id), out);
 }
 
+// The upstream's `_rollback` (lines 341-347).
 void MemoryBackend::rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                              const std::string& operation_id) {
   for (const std::string& node_name : stamped) {

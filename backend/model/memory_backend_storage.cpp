@@ -1,4 +1,4 @@
-// MemoryBackend's state lookups and recycled storage: the seed's `self._nodes[name]` / `self._claims[id]`,
+// MemoryBackend's state lookups and recycled storage: the upstream's `self._nodes[name]` / `self._claims[id]`,
 // `_record`, and the spare lists (spares.h) that new claims, audit entries and map entries take their buffers
 // from. Line numbers in comments refer to seed/memory_backend_reindented.py.
 #include <atomic>
@@ -61,7 +61,7 @@ Claim& MemoryBackend::claim_at(const std::string& id) {
 // -- claim storage ------------------------------------------------------------------------------------------
 
 Claim MemoryBackend::new_claim() {
-  Claim fresh;  // every field as the seed's `_Claim(...)` starts it
+  Claim fresh;  // every field as the upstream's `_Claim(...)` starts it
   // Only the buffers of fields try_reserve_into assigns in full right after, and of those it starts empty
   // (cleared here): their old contents never show.
   spare_claims_.take_parts([&fresh](Claim& old) {
@@ -108,6 +108,7 @@ void MemoryBackend::erase_entry(const std::string& entry) {
     }
 }
 
+// The upstream's `_record` (lines 525-528).
 void MemoryBackend::record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
                            std::string_view detail) {
   c.touch(Obj::Audit, "", true);

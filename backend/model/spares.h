@@ -1,6 +1,6 @@
-// Spares<T>: values the backend removed, kept for their heap buffers (issue 16: an execution that allocates
-// nothing once warm). Storage only: which spare a caller gets never shows in any state, answer or text, because
-// every caller assigns in full each field it later reads.
+// Spares<T>: values the backend removed, kept for their heap buffers (docs/DESIGN.md §5, "Storage reused across
+// executions": an execution that allocates nothing once warm). Storage only: which spare a caller gets never shows in
+// any state, answer or text, because every caller assigns in full each field it later reads.
 //
 // Contract:
 // - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{}; take_parts()
