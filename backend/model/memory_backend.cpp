@@ -1,7 +1,9 @@
 // MemoryBackend: the upstream's MemoryAllocationBackend, line for line (seed/memory_backend_reindented.py).
-// Line numbers in comments refer to that file.
+// Line numbers in comments refer to that file. This file holds the public calls but planning, reservation,
+// release and geometry application, which are in memory_backend_{plan,reserve,release,geometry}.cpp beside it
+// (state lookups and recycled storage: memory_backend_storage.cpp).
 //
-// Two porting rules run through this file:
+// Two porting rules run through every one of these files:
 // - The lock is taken exactly where the upstream writes `with self._lock:`, and barriers the upstream fires
 //   outside it are fired with no LockGuard alive.
 // - After any barrier, other actors may have run: pointers into s_.nodes / s_.claims are looked up

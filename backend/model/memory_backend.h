@@ -75,6 +75,7 @@
 #include "backend/model/gfd.h"
 #include "backend/model/mutants.h"
 #include "backend/model/packing.h"
+#include "backend/model/plan_scratch.h"
 #include "backend/model/spares.h"
 
 namespace allocsim::backend {
@@ -190,58 +191,6 @@ struct BackendState {
   NodeFixture* node(std::string_view name);
   const Claim* claim(std::string_view id) const;
   Claim* claim(std::string_view id);
-};
-
-/// plan_into()'s working storage (docs/DESIGN.md §5, "Storage reused across executions": a warm plan allocates
-/// nothing). Never state: plan_into() clears what it reads before it reads it, and a copied backend starts with none
-/// (Scratch, below). One exception carries over between calls, and never changes an answer: the index of a device list,
-/// reused for the very same list (`indexed`, which it keeps alive).
-struct PlanScratch {
-  static constexpr uint32_t kNoNode = UINT32_MAX;
-  DeviceTuple indexed;                  // the device list `nodes`, `device_node`, `by_name`, `node_devices` index
-  std::vector<std::string_view> nodes;  // the upstream's `by_node` keys, first-seen order; views into `indexed`
-  std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
-  /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
-  /// number: where names differ within their first 8 bytes (n1, n2, ...) a comparison ends there without a
-  /// memcmp call; names with a longer common prefix (gpu-node-01, ...) compare in full, as before.
-  struct Named {
-    uint64_t head;
-    std::string_view name;
-    uint32_t index;
-  };
-  std::vector<Named> by_name;
-  // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
-  // occupancy (nullptr: none). What the upstream looks up in dicts, found once per plan instead of per node.
-  std::vector<int> node_devices;
-  std::vector<uint32_t> rank;  // per index in `nodes`: its position in by_name (name order)
-  std::vector<const std::string*> node_owner, node_sharing;
-  std::vector<const int*> node_occupied;
-  OrderedMap<std::string_view, int> free;  // the upstream's `free`; views into `indexed`
-  std::vector<uint32_t> free_rank;         // per entry of `free`: its node's rank
-  std::vector<std::string> excluded;       // the upstream's `excluded`; entries past this call's count are spare
-  std::vector<const WorkloadRequest*> exclusive, sharers;
-  std::vector<std::pair<std::string_view, int>> wanted;
-  PackScratch pack;
-  OrderedMap<std::string_view, std::string_view> packed;  // workload -> host
-  std::vector<const DeviceIdentity*> taken;
-  OrderedMap<std::string, OrderedMap<std::string, int>> layouts;  // node -> MIG layout; spare entries past use
-  OrderedMap<std::string_view, int> sorted_layout;                // layout_string's sorted copy
-  std::vector<std::string> reasons;
-};
-
-/// A member its owner's copies do not share: a copy starts default-constructed, and assignment keeps the
-/// target's own. For working storage that outlives a call but is never part of the copied value.
-template <class T>
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(const Scratch&) {}
-  Scratch& operator=(const Scratch&) { return *this; }
-  ~Scratch() = default;
-  T& get() { return value_; }
-
- private:
-  T value_{};
 };
 
 struct BackendOptions {
@@ -369,6 +318,25 @@ class MemoryBackend {
   size_t mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
+  // The steps of plan_into, try_reserve_into and release_into: each one block of the upstream's function, in its
+  // order (the .cpp cites each step's upstream lines). A *Call holds what the steps of one call share.
+  struct PlanCall;     // memory_backend_plan.cpp
+  struct ReserveCall;  // memory_backend_reserve.cpp
+  struct ReleaseCall;  // memory_backend_release.cpp
+  void plan_index_devices(const InventorySnapshot& snapshot);
+  void plan_free_nodes(PlanCall& call);
+  void plan_whole_devices(PlanCall& call);
+  void plan_mig_sharers(PlanCall& call);
+  bool reserve_generation_ok(Caller& c, ReserveCall& call);
+  bool reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  void reserve_create_claim(Caller& c, ReserveCall& call);
+  void reserve_publish_geometry(Caller& c, ReserveCall& call);
+  void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  bool release_check(Caller& c, ReleaseCall& call);
+  bool release_restore(Caller& c, ReleaseCall& call);
+  void release_strip_entry(Caller& c, ReleaseCall& call);
+  void release_last_out(Caller& c, ReleaseCall& call);
+  void release_pop_claim(Caller& c, const std::string& claim_id);
   void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                 const std::string& operation_id);
   void apply_geometry(Caller& c, const std::string& node, int64_t version);

@@ -128,9 +128,23 @@ PlanOutcome MemoryBackend::plan(Caller& c, const std::vector<WorkloadRequest>& r
   return out;
 }
 
-// The upstream's `plan`, over storage kept across calls: its dicts and lists live in PlanScratch (holding views
-// where the upstream holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten in place so
-// that their strings and device lists keep their capacity. Same insertion orders, same texts.
+// What plan_into's steps share within one call: the arguments, the FeasiblePlan being filled in `out`'s storage,
+// and how many of each reused list's slots this call has filled (entries past a count are an earlier call's).
+struct MemoryBackend::PlanCall {
+  const std::vector<WorkloadRequest>& requests;
+  const InventorySnapshot& snapshot;
+  FeasiblePlan* plan = nullptr;
+  size_t n_free = 0;
+  size_t n_excluded = 0;
+  size_t n_assigned = 0;
+  size_t n_geometry = 0;
+  bool packed = false;
+};
+
+// The upstream's `plan` (lines 194-259), over storage kept across calls: its dicts and lists live in PlanScratch
+// (holding views where the upstream holds references) and in `out`'s own FeasiblePlan, whose entries are overwritten
+// in place so that their strings and device lists keep their capacity. Same insertion orders, same texts. Its
+// steps are the upstream's own blocks, in its order.
 void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& requests,
                               const InventorySnapshot& snapshot, PlanOutcome& out) {
   PlanScratch& s = plan_scratch_.get();
@@ -139,40 +153,71 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};
     return;
   }
-  // The upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It depends on
-  // the devices alone, so it is built once per device list: every inventory of a pool hands out the same one.
   if (!s.indexed.same_list(snapshot.devices)) {
-    s.indexed = snapshot.devices;
-    s.nodes.clear();
-    s.device_node.clear();
-    s.node_devices.clear();
-    s.by_name.clear();
-    uint32_t last = PlanScratch::kNoNode;
-    for (const auto& device : s.indexed) {
-      uint32_t k = PlanScratch::kNoNode;
-      if (device.node) {
-        k = add_node(s, *device.node, last);
-        ++s.node_devices[k];
-        last = k;
-      }
-      s.device_node.push_back(k);
-    }
-    // by_name's order, (head, name), is the names' byte order (a head is a zero-padded big-endian prefix), as the
-    // upstream's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
-    s.rank.resize(s.nodes.size());
-    for (size_t pos = 0; pos < s.by_name.size(); ++pos) s.rank[s.by_name[pos].index] = static_cast<uint32_t>(pos);
+    plan_index_devices(snapshot);
   }
+  PlanCall call{requests, snapshot};
+  plan_free_nodes(call);
+  call.plan = std::get_if<FeasiblePlan>(&out);
+  if (call.plan == nullptr) call.plan = &out.emplace<FeasiblePlan>();
+  plan_whole_devices(call);
+  if (!s.sharers.empty()) {
+    plan_mig_sharers(call);
+  }
+  // Lines 256-259: the reasons, else the plan with the excluded nodes as its notes.
+  if (!s.reasons.empty()) {
+    out = Infeasible{std::move(s.reasons)};
+    return;
+  }
+  FeasiblePlan* plan = call.plan;
+  plan->assignments.resize(call.n_assigned);
+  plan->geometry.resize(call.n_geometry);
+  plan->snapshot_generation = snapshot.generation;
+  plan->plan_id = c.next_id("plan");
+  resize_keeping(plan->notes, call.n_excluded, spare_texts_);
+  for (size_t i = 0; i < call.n_excluded; ++i) plan->notes[i] = s.excluded[i];
+}
+
+// Lines 198-201, the upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It
+// depends on the devices alone, so plan_into builds it once per device list: every inventory of a pool hands out
+// the same one.
+void MemoryBackend::plan_index_devices(const InventorySnapshot& snapshot) {
+  PlanScratch& s = plan_scratch_.get();
+  s.indexed = snapshot.devices;
+  s.nodes.clear();
+  s.device_node.clear();
+  s.node_devices.clear();
+  s.by_name.clear();
+  uint32_t last = PlanScratch::kNoNode;
+  for (const auto& device : s.indexed) {
+    uint32_t k = PlanScratch::kNoNode;
+    if (device.node) {
+      k = add_node(s, *device.node, last);
+      ++s.node_devices[k];
+      last = k;
+    }
+    s.device_node.push_back(k);
+  }
+  // by_name's order, (head, name), is the names' byte order (a head is a zero-padded big-endian prefix), as the
+  // upstream's `sorted(remaining)` in the packing: a node's rank there orders it for pack_whole_devices_into.
+  s.rank.resize(s.nodes.size());
+  for (size_t pos = 0; pos < s.by_name.size(); ++pos) s.rank[s.by_name[pos].index] = static_cast<uint32_t>(pos);
+}
+
+// Lines 202-216: `free` (free devices per node this flow may plan on) and `excluded` (why the others are not).
+void MemoryBackend::plan_free_nodes(PlanCall& call) {
+  PlanScratch& s = plan_scratch_.get();
+  const InventorySnapshot& snapshot = call.snapshot;
+  const std::vector<WorkloadRequest>& requests = call.requests;
   index_by_name(snapshot.owners, s, s.node_owner);
   index_by_name(snapshot.sharing, s, s.node_sharing);
   index_by_name(snapshot.occupancy, s, s.node_occupied);
-  size_t n_free = 0;
-  size_t n_excluded = 0;
   s.free_rank.clear();
   for (uint32_t k = 0; k < s.nodes.size(); ++k) {
     const std::string_view node = s.nodes[k];
     const std::string* owner = s.node_owner[k];
     if (owner && !owner->empty() && !requests.empty() && *owner != requests[0].flow_id) {
-      std::string& why = next_slot(s.excluded, n_excluded);
+      std::string& why = next_slot(s.excluded, call.n_excluded);
       why.clear();
       fmt::format_to(std::back_inserter(why), FMT_COMPILE("{}: owned by {}"), node, *owner);
       continue;  // another flow's node is not ours to plan on
@@ -181,7 +226,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     // sharers reach MIG through geometry instead (upstream comment, lines 210-213).
     const std::string* sharing = s.node_sharing[k];
     if (sharing && is_share_or_slice(*sharing)) {
-      std::string& why = next_slot(s.excluded, n_excluded);
+      std::string& why = next_slot(s.excluded, call.n_excluded);
       why.clear();
       fmt::format_to(std::back_inserter(why),
                      FMT_COMPILE("{}: {} \u2014 its units are shares or slices, not whole devices"), node, *sharing);
@@ -190,123 +235,119 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
     const int* occupied = s.node_occupied[k];
     // `free[node] = ...` with `node` not yet among free's keys (the nodes are distinct): no search.
     s.free_rank.push_back(s.rank[k]);
-    auto& slot = next_slot(s.free, n_free);
+    auto& slot = next_slot(s.free, call.n_free);
     slot.first = node;
     slot.second = s.node_devices[k] - (occupied ? *occupied : 0);
   }
-  s.free.resize(n_free);
+  s.free.resize(call.n_free);
   // `excluded` keeps its slots past this call's count: a shrink would free their texts (docs/DESIGN.md §5, "Storage
   // reused across executions").
-  const std::span<const std::string> excluded(s.excluded.data(), n_excluded);
+}
 
-  FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out);
-  if (plan == nullptr) plan = &out.emplace<FeasiblePlan>();
-  auto& assignments = plan->assignments;
-  size_t n_assigned = 0;
-  size_t n_geometry = 0;
+// Lines 217-228: the whole-device requests packed per host (pack_whole_devices), each given the first devices of
+// its host that no earlier assignment holds.
+void MemoryBackend::plan_whole_devices(PlanCall& call) {
+  PlanScratch& s = plan_scratch_.get();
+  const InventorySnapshot& snapshot = call.snapshot;
+  const std::span<const std::string> excluded(s.excluded.data(), call.n_excluded);
+  auto& assignments = call.plan->assignments;
   s.exclusive.clear();
   s.sharers.clear();
-  for (const auto& r : requests) {
+  for (const auto& r : call.requests) {
     if (r.sharing == kSharingExclusive || r.sharing == kSharingCooperative || r.sharing == kSharingAccountingOnly)
       s.exclusive.push_back(&r);
     if (r.sharing == kSharingIsolatedMig) s.sharers.push_back(&r);
   }
   s.wanted.clear();
   for (const auto* r : s.exclusive) s.wanted.emplace_back(r->workload_id, r->device_count);
-  const bool packed = pack_whole_devices_into(s.wanted, s.free, s.free_rank, s.pack, s.packed);
-  if (!packed) {
+  call.packed = pack_whole_devices_into(s.wanted, s.free, s.free_rank, s.pack, s.packed);
+  if (!call.packed) {
     s.reasons.push_back(fmt::format(
         "no per-host packing places every whole-device request on one node (free per node: {}; excluded: {})",
         py::dict(s.free), excluded.empty() ? std::string("none") : py::list(excluded)));
-  } else {
-    for (const auto& [workload_id, node] : s.packed) {
-      const WorkloadRequest* request =
-          // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
-          *std::find_if(s.exclusive.begin(), s.exclusive.end(),
-                        [&id = workload_id](const auto* r) { return r->workload_id == id; });
-      const uint32_t k = index_of(s, node);
-      s.taken.clear();
-      for (size_t i = 0; i < snapshot.devices.size(); ++i) {
-        if (s.device_node[i] != k) continue;
-        const DeviceIdentity& d = snapshot.devices[i];
-        bool assigned = false;
-        for (size_t a = 0; a < n_assigned; ++a) {
-          const auto& devices = assignments[a].second;
-          assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
-        }
-        if (!assigned) s.taken.push_back(&d);
-      }
-      s.taken.resize(slice_end(s.taken.size(), request->device_count));
-      std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, workload_id);
-      devices.resize(s.taken.size());
-      for (size_t j = 0; j < s.taken.size(); ++j) devices[j] = *s.taken[j];
-    }
-  }
-  if (!s.sharers.empty()) {
-    if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
-      s.reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
-    } else {
-      size_t n_layouts = 0;
-      for (const WorkloadRequest* request : s.sharers) {
-        // The first free node in `free`'s (insertion) order that no whole-device request took.
-        const std::string_view* mig_node = nullptr;
-        if (packed)
-          for (const auto& [n, units] : s.free) {
-            bool taken = false;
-            for (const auto& [w, host] : s.packed) taken = taken || host == n;
-            if (!taken && units > 0) {
-              mig_node = &n;
-              break;
-            }
-          }
-        if (mig_node == nullptr) {
-          s.reasons.push_back("no free card for MIG sharer " + request->workload_id);
-          continue;
-        }
-        const std::string_view node = *mig_node;
-        const std::string& product = node_at(node).product;  // products never change, and nothing yields here
-        const double gib =
-            static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
-        const MigProfile* profile = smallest_profile(product, gib);
-        if (profile == nullptr) {
-          s.reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
-          continue;
-        }
-        bool fresh = false;
-        OrderedMap<std::string, int>& layout = reuse_put(s.layouts, n_layouts, node, &fresh);
-        if (fresh) layout.clear();
-        const int* had = find_in(layout, profile->name);
-        const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
-        std::vector<DeviceIdentity>& devices = reuse_put(assignments, n_assigned, request->workload_id);
-        devices.resize(1);
-        DeviceIdentity& d = devices[0];
-        d.node = node;
-        d.ordinal.reset();
-        d.uuid.reset();
-        if (!d.mig_uuid) d.mig_uuid.emplace();
-        d.mig_uuid->clear();
-        fmt::format_to(std::back_inserter(*d.mig_uuid), FMT_COMPILE("MIG-{}-{}-{}"), node, profile->name, count);
-        d.product = product;
-        d.memory_bytes = int64_t{profile->memory_gib} * kGiB;
-        d.mig_profile = profile->name;
-      }
-      for (size_t i = 0; i < n_layouts; ++i) {
-        const auto& [node, layout] = s.layouts[i];
-        for (const auto& p : check_layout(node_at(node).product, layout)) s.reasons.push_back(node + ": " + p);
-        layout_string_into(layout, s.sorted_layout, reuse_put(plan->geometry, n_geometry, node));
-      }
-    }
-  }
-  if (!s.reasons.empty()) {
-    out = Infeasible{std::move(s.reasons)};
     return;
   }
-  assignments.resize(n_assigned);
-  plan->geometry.resize(n_geometry);
-  plan->snapshot_generation = snapshot.generation;
-  plan->plan_id = c.next_id("plan");
-  resize_keeping(plan->notes, excluded.size(), spare_texts_);
-  for (size_t i = 0; i < excluded.size(); ++i) plan->notes[i] = excluded[i];
+  for (const auto& [workload_id, node] : s.packed) {
+    const WorkloadRequest* request =
+        // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
+        *std::find_if(s.exclusive.begin(), s.exclusive.end(),
+                      [&id = workload_id](const auto* r) { return r->workload_id == id; });
+    const uint32_t k = index_of(s, node);
+    s.taken.clear();
+    for (size_t i = 0; i < snapshot.devices.size(); ++i) {
+      if (s.device_node[i] != k) continue;
+      const DeviceIdentity& d = snapshot.devices[i];
+      bool assigned = false;
+      for (size_t a = 0; a < call.n_assigned; ++a) {
+        const auto& devices = assignments[a].second;
+        assigned = assigned || std::find(devices.begin(), devices.end(), d) != devices.end();
+      }
+      if (!assigned) s.taken.push_back(&d);
+    }
+    s.taken.resize(slice_end(s.taken.size(), request->device_count));
+    std::vector<DeviceIdentity>& devices = reuse_put(assignments, call.n_assigned, workload_id);
+    devices.resize(s.taken.size());
+    for (size_t j = 0; j < s.taken.size(); ++j) devices[j] = *s.taken[j];
+  }
+}
+
+// Lines 229-255: each MIG sharer on the first free node no whole-device request took, with the smallest profile
+// that holds it; then each such node's layout checked and written as the plan's geometry.
+void MemoryBackend::plan_mig_sharers(PlanCall& call) {
+  PlanScratch& s = plan_scratch_.get();
+  if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
+    s.reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");
+    return;
+  }
+  size_t n_layouts = 0;
+  for (const WorkloadRequest* request : s.sharers) {
+    // The first free node in `free`'s (insertion) order that no whole-device request took.
+    const std::string_view* mig_node = nullptr;
+    if (call.packed)
+      for (const auto& [n, units] : s.free) {
+        bool taken = false;
+        for (const auto& [w, host] : s.packed) taken = taken || host == n;
+        if (!taken && units > 0) {
+          mig_node = &n;
+          break;
+        }
+      }
+    if (mig_node == nullptr) {
+      s.reasons.push_back("no free card for MIG sharer " + request->workload_id);
+      continue;
+    }
+    const std::string_view node = *mig_node;
+    const std::string& product = node_at(node).product;  // products never change, and nothing yields here
+    const double gib =
+        static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
+    const MigProfile* profile = smallest_profile(product, gib);
+    if (profile == nullptr) {
+      s.reasons.push_back(fmt::format("no MIG profile on {} holds {:g} GiB", product, gib));
+      continue;
+    }
+    bool fresh = false;
+    OrderedMap<std::string, int>& layout = reuse_put(s.layouts, n_layouts, node, &fresh);
+    if (fresh) layout.clear();
+    const int* had = find_in(layout, profile->name);
+    const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
+    std::vector<DeviceIdentity>& devices = reuse_put(call.plan->assignments, call.n_assigned, request->workload_id);
+    devices.resize(1);
+    DeviceIdentity& d = devices[0];
+    d.node = node;
+    d.ordinal.reset();
+    d.uuid.reset();
+    if (!d.mig_uuid) d.mig_uuid.emplace();
+    d.mig_uuid->clear();
+    fmt::format_to(std::back_inserter(*d.mig_uuid), FMT_COMPILE("MIG-{}-{}-{}"), node, profile->name, count);
+    d.product = product;
+    d.memory_bytes = int64_t{profile->memory_gib} * kGiB;
+    d.mig_profile = profile->name;
+  }
+  for (size_t i = 0; i < n_layouts; ++i) {
+    const auto& [node, layout] = s.layouts[i];
+    for (const auto& p : check_layout(node_at(node).product, layout)) s.reasons.push_back(node + ": " + p);
+    layout_string_into(layout, s.sorted_layout, reuse_put(call.plan->geometry, call.n_geometry, node));
+  }
 }
 
 }  // namespace allocsim::backend
