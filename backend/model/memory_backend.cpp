@@ -3,11 +3,11 @@
 // release and geometry application, which are in memory_backend_{plan,reserve,release,geometry}.cpp beside it
 // (state lookups and recycled storage: memory_backend_storage.cpp).
 //
-// Two porting rules run through every one of these files:
-// - The lock is taken exactly where the upstream writes `with self._lock:`, and barriers the upstream fires
-//   outside it are fired with no LockGuard alive.
-// - After any barrier, other actors may have run: pointers into s_.nodes / s_.claims are looked up
-//   again by name or id (the upstream's Python references stay valid across the gap, C++ ones do not).
+// The porting rules of memory_backend.h ("Porting rules", numbered and checked) run through every one of these
+// files: the lock exactly where the upstream writes `with self._lock:` (barrier() checks each barrier's side of
+// it); after any barrier, other actors may have run, so pointers into s_.nodes / s_.claims are looked up again
+// by name or id, and held only inside a Pinned scope (the upstream's Python references stay valid across the
+// gap, C++ ones do not); recycled storage assigned in full before it is read.
 #include "backend/model/memory_backend.h"
 
 #include <algorithm>
@@ -107,6 +107,7 @@ Observation<InventorySnapshot> MemoryBackend::inventory(Caller& c,
 }
 
 const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<std::string>>& scope) {
+  if (check_mode() && all_devices_built_) check_devices();
   if (!scope && all_devices_built_) return all_devices_;
   if (scope && scoped_devices_scope_ == scope) return scoped_devices_;
   std::vector<DeviceIdentity> devices;
@@ -123,6 +124,19 @@ const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<st
   }
   scoped_devices_scope_ = scope;
   return scoped_devices_ = DeviceTuple(std::move(devices));
+}
+
+// Porting rule 5: mutable_state()'s REQUIRES, that the nodes keep their number, names, gpu_count, product and
+// memory, since the whole pool's device list was built from them once. Check mode only (a pass over the devices).
+void MemoryBackend::check_devices() const {
+  size_t i = 0;
+  for (const auto& n : s_.nodes)
+    for (int k = 0; k < n.gpu_count; ++k, ++i)
+      ALLOCSIM_PORT_CHECK(i < all_devices_.size() && all_devices_[i].node == n.name &&
+                              all_devices_[i].product == n.product &&
+                              all_devices_[i].memory_bytes == static_cast<int64_t>(n.memory_gib * double(kGiB)),
+                          "5 (the nodes changed under the device list built from them: mutable_state's REQUIRES)");
+  ALLOCSIM_PORT_CHECK(i == all_devices_.size(), "5 (the nodes changed under the device list built from them)");
 }
 
 // The upstream's `inventory` (lines 176-191), written into the caller's storage: the device list is the backend's shared one
@@ -192,6 +206,7 @@ Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::strin
   if (const std::string* reason = find_in(s_.failed_reads, "nodes"))
     return unknown_now<ClaimObservation>(*reason, "node read failed");
   c.touch(Obj::Claim, claim_id, false);
+  const Pinned pinned(*this);
   const Claim* claim = s_.claim(claim_id);
   // strict-claim-lookup mutant: `self._claims[claim_id]` instead of `.get()`: std::out_of_range (KeyError) for a
   // claim that is gone, where the upstream answers Unknown.
@@ -264,13 +279,14 @@ void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) 
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, true);
   claim_at(claim_id).workload_ready = true;
-  c.barrier("claim.ready.after", FMT_COMPILE("claim={}"), claim_id);
+  barrier(c, At::kUnderLock, "claim.ready.after", FMT_COMPILE("claim={}"), claim_id);
 }
 
 // The upstream's `bindings` (lines 421-430).
 WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, false);
+  const Pinned pinned(*this);
   const Claim& claim = claim_at(claim_id);
   const auto* found = find_in(claim.plan.assignments, workload_id);
   const std::vector<DeviceIdentity> devices = found ? *found : std::vector<DeviceIdentity>{};
@@ -297,6 +313,7 @@ ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id
                                           const std::string& expected_generation) {
   LockGuard lock(c);
   c.touch(Obj::Claim, claim_id, true);
+  const Pinned pinned(*this);
   Claim& claim = claim_at(claim_id);
   if (claim.generation != expected_generation)
     throw OwnershipConflict(fmt::format("claim {} is at {}, not {}", claim_id, claim.generation, expected_generation),

@@ -51,6 +51,21 @@
 //   5. two port-only geometry test hooks beside the upstream's fail_geometry (geometry_hooks.cpp; the scenario
 //      ops in docs/DESIGN.md §4): fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the
 //      upstream's and touches what it touched before.
+// - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
+//   throws PortRuleBroken naming it, never undefined behaviour:
+//   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
+//      block); a barrier the upstream fires outside that block fires with no LockGuard alive on its caller, one
+//      it fires inside with at least one (the table above). Checked at every barrier (barrier(), an int compare).
+//   2. Lookups are redone after a barrier: other actors may have run, and a pointer or reference into s_.nodes or
+//      s_.claims (the upstream's Python references stay valid across the gap, C++ ones do not) is held only
+//      inside a Pinned scope, and no barrier fires while one is alive. Checked at every barrier.
+//   3. Recycled storage is assigned before it is read: a spare (spares.h), a Scratch, or an answer a *_into call
+//      overwrites keeps an earlier execution's values until the port assigns them, so the port assigns every
+//      field it later reads.
+//   4. Equal label stamps mean equal labels (StampedLabels): in check mode a memoised classification is
+//      recomputed and compared.
+//   5. mutable_state()'s REQUIRES (the nodes keep their number and names): in check mode the device list
+//      inventory hands out is compared with the nodes.
 // - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
 //   every node at once (inventory, the reserve generation sum; each node is touched as well);
 //   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
@@ -69,6 +84,7 @@
 #include <vector>
 
 #include "backend/model/caller.h"
+#include "backend/model/check_mode.h"
 #include "backend/model/contract.h"
 #include "backend/model/errors.h"
 #include "backend/model/fake_clock.h"
@@ -318,6 +334,36 @@ class MemoryBackend {
   size_t mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
+  friend struct PortRulesTest;  // tests/backend/port_rules_test.cpp: breaks each porting rule on purpose
+
+  /// Where a barrier fires relative to `with self._lock:` (the lock table above).
+  enum class At : bool { kOutsideLock, kUnderLock };
+  /// Caller::barrier's compiled form, after porting rules 1 and 2 are checked (`name` a known barrier, too, in
+  /// check mode). Every barrier the port fires goes through here.
+  template <class S, class... Args>
+  void barrier(Caller& c, At at, std::string_view name, const S& detail, const Args&... args) {
+    if (at == At::kOutsideLock)
+      ALLOCSIM_PORT_CHECK(c.lock_guards() == 0, "1 (a barrier fired outside the lock with a LockGuard alive)");
+    else
+      ALLOCSIM_PORT_CHECK(c.lock_guards() > 0, "1 (a barrier fired under the lock with no LockGuard alive)");
+    ALLOCSIM_PORT_CHECK(pinned_ == 0, "2 (a barrier fired while a reference into the state is held)");
+    ALLOCSIM_PORT_CHECK_SLOW(barrier_known(name), "barrier names are backend/CONTRACT.md §2's");
+    c.barrier(name, detail, args...);
+  }
+  static bool barrier_known(std::string_view name);  // barriers.h's is_barrier (memory_backend_storage.cpp)
+  /// Alive while the port holds a pointer or reference into s_.nodes or s_.claims (porting rule 2). Nests.
+  class Pinned {
+   public:
+    explicit Pinned(MemoryBackend& b) : b_(b) { ++b_.pinned_; }
+    ~Pinned() { --b_.pinned_; }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+
+   private:
+    MemoryBackend& b_;
+  };
+  int pinned_ = 0;  // Pinned scopes alive (0 between calls, and so in every copy)
+
   // The steps of plan_into, try_reserve_into and release_into: each one block of the upstream's function, in its
   // order (the .cpp cites each step's upstream lines). A *Call holds what the steps of one call share.
   struct PlanCall;     // memory_backend_plan.cpp
@@ -362,6 +408,8 @@ class MemoryBackend {
   /// gpu_count, product, memory), so once per scope. The whole pool's list is built with the backend; the last
   /// scoped one is kept with its scope. A copied backend shares them with its source, along with the same nodes.
   const DeviceTuple& devices_for(const std::optional<std::vector<std::string>>& scope);
+  /// Porting rule 5 (check mode): the whole pool's device list still matches the nodes it was built from.
+  void check_devices() const;
 
   BackendState s_;
   DeviceTuple all_devices_;
@@ -382,7 +430,10 @@ class MemoryBackend {
   Scratch<std::vector<LabelClass>> label_classes_;
   std::string_view labels_class(size_t node, const StampedLabels& labels) {
     const std::vector<LabelClass>& memo = label_classes_.get();
-    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) return memo[node].result;
+    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) {
+      ALLOCSIM_PORT_CHECK_SLOW(memo[node].result == gfd_class(labels.get()), "4 (equal label stamps, other labels)");
+      return memo[node].result;
+    }
     return classify_labels(node, labels);
   }
   std::string_view classify_labels(size_t node, const StampedLabels& labels);  // and remember the answer

@@ -24,6 +24,7 @@ void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
 
 // The upstream's `_apply_geometry` (lines 354-369).
 void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
+  const Pinned pinned(*this);
   c.touch(Obj::FailingGeometry, node_name, false);
   c.touch(Obj::Node, node_name, true);
   bool failing =

@@ -83,6 +83,7 @@ bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   ReleaseObservation& out = call.out;
   c.touch(Obj::Claim, claim_id, false);
   {
+    const Pinned pinned(*this);  // `found` points into s_.claims
     const Claim* found = s_.claim(claim_id);
     if (found == nullptr) {
       answer_release(out, spare_texts_, claim_id, kReleaseReleased, kNone, "already released");
@@ -110,7 +111,8 @@ bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   // polls with the lock held, so the unbind that would end the wait can never take it (a livelock). Each
   // poll is a barrier, i.e. a scheduling point, as a real poll loop sleeps between reads.
   while (opt_.mutants.has(Mutant::ReleaseSpinsOnBusyNodes) && !call.keep_workloads && !busy.empty()) {
-    c.barrier("restore.before", FMT_COMPILE("claim={} op_id={} waiting_for_workloads=1"), claim_id, call.operation_id);
+    barrier(c, At::kUnderLock, "restore.before", FMT_COMPILE("claim={} op_id={} waiting_for_workloads=1"), claim_id,
+            call.operation_id);
     busy.clear();
     for (const std::string& n : claim.nodes) {
       c.touch(Obj::Node, n, false);
@@ -136,7 +138,7 @@ bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
   const std::string& claim_id = call.claim_id;
   const std::string& operation_id = call.operation_id;
   const Claim& claim = call.claim;
-  c.barrier("restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
+  barrier(c, At::kUnderLock, "restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   c.touch(Obj::FailedReads, "config", false);
   if (find_in(s_.failed_reads, "config") != nullptr) {
     answer_release(call.out, spare_texts_, claim_id, kReleasePendingRecovery, claim.nodes,
@@ -148,6 +150,7 @@ bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
     live->releasing = true;  // port-only: from here on the claim is releasing, no longer live
   }
   for (const std::string& node_name : claim.nodes) {
+    const Pinned pinned(*this);
     c.touch(Obj::Node, node_name, false);
     NodeFixture& node = node_at(node_name);
     if (!claim.entry_name.empty() && node.restore_record) {
@@ -174,7 +177,7 @@ bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
       record(c, operation_id, "release-owner", node_name, claim.owner);
     }
   }
-  c.barrier("restore.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
+  barrier(c, At::kUnderLock, "restore.after", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
   return false;
 }
 
@@ -195,8 +198,8 @@ void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
   boost::container::small_vector<std::string_view, 8> seen_names;  // into `seen`, alive until the barrier
   for (const auto& [entry, members] : seen) seen_names.push_back(entry);
   std::sort(seen_names.begin(), seen_names.end());
-  c.barrier("delete.before", FMT_COMPILE("entry={} op_id={} seen={}"), entry_name, operation_id,
-            fmt::join(seen_names, ","));  // `seen=sorted(seen)`, comma-joined as join() did
+  barrier(c, At::kOutsideLock, "delete.before", FMT_COMPILE("entry={} op_id={} seen={}"), entry_name, operation_id,
+          fmt::join(seen_names, ","));  // `seen=sorted(seen)`, comma-joined as join() did
   {
     LockGuard lock(c);
     c.touch(Obj::SharedMap, kMapName, true);
@@ -212,7 +215,7 @@ void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
       release_last_out(c, call);
     }
   }
-  c.barrier("delete.after", FMT_COMPILE("entry={} op_id={}"), entry_name, operation_id);
+  barrier(c, At::kOutsideLock, "delete.after", FMT_COMPILE("entry={} op_id={}"), entry_name, operation_id);
 }
 
 // Lines 487-494 (lock held), last one out: restore the pointer, keep the map (tombstoned), never delete it.

@@ -87,7 +87,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
     reserve_publish_geometry(c, call);
   }
   claim_at(call.claim_id).status = kClaimAllocated;
-  c.barrier("claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, operation_id);
+  barrier(c, At::kUnderLock, "claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, operation_id);
   observe_claim_into(c, claim_at(call.claim_id), out);
 }
 
@@ -127,12 +127,14 @@ bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::
   int64_t seen_version = 0;
   {
     LockGuard lock(c);
+    const Pinned pinned(*this);
     c.touch(Obj::Node, node_name, false);
     const NodeFixture& node = node_at(node_name);
     seen_owner = node.owner;
     seen_version = node.resource_version;
   }
-  c.barrier("owner.read.after", FMT_COMPILE("node={} op_id={} version={}"), node_name, operation_id, seen_version);
+  barrier(c, At::kOutsideLock, "owner.read.after", FMT_COMPILE("node={} op_id={} version={}"), node_name, operation_id,
+          seen_version);
   if (seen_owner && *seen_owner != call.owner) {
     {
       LockGuard lock(c);
@@ -142,7 +144,7 @@ bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::
     call.lost(ReserveLoss::Kind::kOwned, node_name);
     return false;
   }
-  c.barrier("owner.update.before", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
+  barrier(c, At::kOutsideLock, "owner.update.before", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
   {
     LockGuard lock(c);
     c.touch(Obj::Node, node_name, false);
@@ -154,6 +156,7 @@ bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::
       call.lost(ReserveLoss::Kind::kVersionChanged, node_name);
       return false;
     }
+    const Pinned pinned(*this);
     NodeFixture& node = node_at(node_name);
     if (node.owner != call.owner) {
       c.touch(Obj::Node, node_name, true);
@@ -164,7 +167,7 @@ bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::
       record(c, operation_id, "stamp-owner", node_name, call.owner);
     }
   }
-  c.barrier("owner.update.after", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
+  barrier(c, At::kOutsideLock, "owner.update.after", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
   return true;
 }
 
@@ -183,7 +186,7 @@ void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
     *same = std::move(fresh);  // `self._claims[claim_id] = claim` keeps a reused id's position
   else
     s_.claims.push_back(std::move(fresh));
-  c.barrier("claim.create.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, call.operation_id);
+  barrier(c, At::kUnderLock, "claim.create.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, call.operation_id);
 }
 
 // Lines 309-333 (lock held): the claim's entry published in the shared map, the pointer switched to the map (its
@@ -191,6 +194,7 @@ void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
 void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
   const FeasiblePlan& plan = call.plan;
   const std::string& operation_id = call.operation_id;
+  const Pinned pinned(*this);
   // `entry` is the claim's own entry_name (new_claim left it empty, with a spare's buffer): nothing below
   // yields, so no other actor adds a claim and moves it before the block ends.
   const std::string& entry = claim_at(call.claim_id).entry_name;
@@ -228,6 +232,7 @@ void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
 // queued for the fake clock's delay or applied now.
 void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name) {
   const std::string& operation_id = call.operation_id;
+  const Pinned pinned(*this);
   const std::string& entry = claim_at(call.claim_id).entry_name;
   c.touch(Obj::Node, node_name, true);
   NodeFixture& node = node_at(node_name);
@@ -257,6 +262,7 @@ void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, const std::
 void MemoryBackend::rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                              const std::string& operation_id) {
   for (const std::string& node_name : stamped) {
+    const Pinned pinned(*this);
     c.touch(Obj::Node, node_name, false);
     NodeFixture& node = node_at(node_name);
     if (node.owner_epoch == generation) {  // only what *we* stamped, never a newer owner

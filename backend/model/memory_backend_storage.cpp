@@ -6,6 +6,8 @@
 
 #include "backend/model/memory_backend.h"
 
+#include "backend/model/barriers.h"
+
 namespace allocsim::backend {
 
 // -- state lookups ------------------------------------------------------------------------------
@@ -48,6 +50,8 @@ const Claim* BackendState::claim(std::string_view id) const {
 Claim* BackendState::claim(std::string_view id) {
   return const_cast<Claim*>(static_cast<const BackendState*>(this)->claim(id));
 }
+
+bool MemoryBackend::barrier_known(std::string_view name) { return is_barrier(name); }
 
 NodeFixture& MemoryBackend::node_at(std::string_view name) {
   if (NodeFixture* n = s_.node(name)) return *n;
