@@ -7,7 +7,7 @@
 // files: the lock exactly where the upstream writes `with self._lock:` (barrier() checks each barrier's side of
 // it); after any barrier, other actors may have run, so pointers into s_.nodes / s_.claims are looked up again
 // by name or id, and held only inside a Pinned scope (the upstream's Python references stay valid across the
-// gap, C++ ones do not); recycled storage assigned in full before it is read.
+// gap, C++ ones do not); recycled storage assigned in full before it is read (poisoned in check mode).
 #include "backend/model/memory_backend.h"
 
 #include <algorithm>
@@ -139,11 +139,18 @@ void MemoryBackend::check_devices() const {
   ALLOCSIM_PORT_CHECK(i == all_devices_.size(), "5 (the nodes changed under the device list built from them)");
 }
 
-// The upstream's `inventory` (lines 176-191), written into the caller's storage: the device list is the backend's shared one
-// (devices_for), the maps are refilled within their kept capacity; same fields, same order.
+// The upstream's `inventory` (lines 176-191), written into the caller's storage: the device list is the backend's
+// shared one (devices_for), the maps are refilled within their kept capacity; same fields, same order.
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
+  if (check_mode()) {  // porting rule 3: each of these is assigned on both paths below
+    poison(out.known);
+    poison(out.generation);
+    poison(out.reason);
+    poison(out.detail);
+    poison(out.observed_at);
+  }
   c.touch(Obj::FailedReads, "nodes", false);
   c.touch(Obj::Clock, kClockName, false);
   if (const std::string* reason = find_in(s_.failed_reads, "nodes")) {
@@ -164,6 +171,14 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     for (const auto& n : s_.nodes)
       if (scoped(n)) c.touch(Obj::Node, n.name, false);
   InventorySnapshot& snap = out.value;
+  if (check_mode()) {  // porting rule 3: the known answer's fields, each assigned below
+    poison(snap.occupancy);
+    poison(snap.sharing);
+    poison(snap.owners);
+    poison(snap.completeness);
+    poison(snap.observed_at);
+    poison(snap.generation);
+  }
   snap.devices = devices_for(scope_nodes);
   const bool partial = find_in(s_.failed_reads, "pods") != nullptr;
   const bool idle_mutant = partial && opt_.mutants.has(Mutant::PartialInventoryIsIdle);
@@ -221,9 +236,10 @@ ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) con
   return obs;
 }
 
-// The upstream's `_observe` (lines 390-414), into `obs`'s storage: every field is assigned (evidence and grant entries in place),
-// so `obs` ends as a fresh observation would.
+// The upstream's `_observe` (lines 390-414), into `obs`'s storage: every field is assigned (evidence and grant
+// entries in place), so `obs` ends as a fresh observation would.
 void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const {
+  if (check_mode()) poison(obs);  // porting rule 3: every field is assigned below
   c.touch(Obj::Claim, claim.claim_id, false);
   bool prepared = true;
   bool failed = false;
@@ -370,6 +386,7 @@ std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& k
 
 // The upstream's `mutations` (lines 521-523).
 size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
+  if (check_mode()) poison(out);  // porting rule 3: the first n are assigned below, the rest unspecified
   size_t n = 0;
   for (const auto& m : s_.audit)
     if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) {

@@ -61,7 +61,7 @@
 //      inside a Pinned scope, and no barrier fires while one is alive. Checked at every barrier.
 //   3. Recycled storage is assigned before it is read: a spare (spares.h), a Scratch, or an answer a *_into call
 //      overwrites keeps an earlier execution's values until the port assigns them, so the port assigns every
-//      field it later reads.
+//      field it later reads. In check mode each is poisoned before reuse, so a forgotten assignment shows.
 //   4. Equal label stamps mean equal labels (StampedLabels): in check mode a memoised classification is
 //      recomputed and compared.
 //   5. mutable_state()'s REQUIRES (the nodes keep their number and names): in check mode the device list
@@ -86,6 +86,7 @@
 #include "backend/model/caller.h"
 #include "backend/model/check_mode.h"
 #include "backend/model/contract.h"
+#include "backend/model/contract_poison.h"
 #include "backend/model/errors.h"
 #include "backend/model/fake_clock.h"
 #include "backend/model/gfd.h"
@@ -173,6 +174,8 @@ struct Claim {
   bool releasing = false;                           // set right before release's first mutation
   OrderedMap<std::string, int64_t> label_versions;  // node -> resourceVersion after this claim's label write
 };
+/// Every field of `claim` poisoned (check_mode.h), for a recycled claim in check mode.
+void poison(Claim& claim);
 
 /// A geometry write waiting for its fake-clock delay (upstream `_pending_geometry`).
 struct PendingGeometry {

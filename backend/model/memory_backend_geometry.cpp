@@ -43,7 +43,7 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
   c.touch(Obj::SharedMap, kMapName, false);
   // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (docs/DESIGN.md §5,
   // "Storage reused across executions").
-  OrderedMap<std::string, int>& layout = layout_scratch_.get();
+  OrderedMap<std::string, int>& layout = layout_scratch_.reuse();
   layout.clear();
   if (find_in(s_.shared_config, node.mig_config) != nullptr) {
     c.touch(Obj::Claim, "", false);

@@ -117,6 +117,28 @@ size_t slice_end(size_t size, int n) {
   return drop >= size ? 0 : size - drop;
 }
 
+// Porting rule 3 (check mode): what plan_into's steps reuse from an earlier call is poisoned first: PlanScratch's
+// per-call lists (not the device index, kept for the very same device list by design) and `out`'s FeasiblePlan.
+void poison_reused(PlanScratch& s, PlanOutcome& out) {
+  poison(s.free);
+  // The ranks reversed: still distinct and within the index, so a stale read orders the hosts wrongly instead of
+  // sizing the packing's table by a poisoned number.
+  for (size_t i = 0; i < s.free_rank.size(); ++i) s.free_rank[i] = static_cast<uint32_t>(s.free_rank.size() - 1 - i);
+  poison(s.excluded);
+  poison(s.node_owner);
+  poison(s.node_sharing);
+  poison(s.node_occupied);
+  poison(s.exclusive);
+  poison(s.sharers);
+  poison(s.wanted);
+  poison(s.packed);
+  poison(s.taken);
+  poison(s.layouts);
+  poison(s.sorted_layout);
+  poison(s.reasons);
+  if (FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out)) poison(*plan);
+}
+
 }  // namespace
 
 // -- planning (lines 194-259) ---------------------------------------------------------------------------
@@ -148,6 +170,7 @@ struct MemoryBackend::PlanCall {
 void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& requests,
                               const InventorySnapshot& snapshot, PlanOutcome& out) {
   PlanScratch& s = plan_scratch_.get();
+  if (check_mode()) poison_reused(s, out);
   s.reasons.clear();
   if (snapshot.completeness != std::string_view(kCompletenessComplete)) {  // a view: no strlen per plan
     out = Infeasible{{"occupancy unknown: the pod listing failed, so no device can be assumed idle"}};

@@ -31,6 +31,7 @@ namespace {
 template <class Names>
 void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const std::string& claim_id,
                     std::string_view status, const Names& remaining, std::string_view reason) {
+  if (check_mode()) poison(out);  // porting rule 3: every field assigned below
   out.claim_id = claim_id;
   out.status = status;
   resize_keeping(out.remaining, std::size(remaining), texts);
@@ -95,7 +96,7 @@ bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
     claim.entry_name = found->entry_name;
   }
   if (claim.generation != call.expected_generation) {
-    text_scratch_.get().assign("claim generation is ").append(claim.generation);
+    text_scratch_.reuse().assign("claim generation is ").append(claim.generation);
     answer_release(out, spare_texts_, claim_id, kReleaseStale, claim.nodes, text_scratch_.get());
     return true;
   }

@@ -213,7 +213,7 @@ void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
   s_.shared_config_version += 1;
   s_.shared_tombstone = false;
   s_.shared_map_deleted = false;  // only ever true under the map-deleted-on-last-out mutant
-  std::string& detail = text_scratch_.get();
+  std::string& detail = text_scratch_.reuse();
   detail.clear();
   py::dict_into(detail, plan.geometry);
   record(c, operation_id, "publish-entry", entry, detail);

@@ -51,6 +51,20 @@ Claim* BackendState::claim(std::string_view id) {
   return const_cast<Claim*>(static_cast<const BackendState*>(this)->claim(id));
 }
 
+void poison(Claim& claim) {
+  poison(claim.claim_id);
+  poison(claim.owner);
+  poison(claim.plan);
+  poison(claim.generation);
+  poison(claim.nodes);
+  poison(claim.status);
+  poison(claim.workload_ready);
+  poison(claim.entry_name);
+  poison(claim.op_id);
+  poison(claim.releasing);
+  poison(claim.label_versions);
+}
+
 bool MemoryBackend::barrier_known(std::string_view name) { return is_barrier(name); }
 
 NodeFixture& MemoryBackend::node_at(std::string_view name) {

@@ -3,7 +3,7 @@
 // backend do not share it.
 //
 // Contract: storage only, never part of an answer by itself: plan_into() overwrites what it reads before it reads
-// it.
+// it (porting rule 3, memory_backend.h; Scratch::reuse() poisons in check mode, check_mode.h).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/model/check_mode.h"
 #include "backend/model/contract.h"
 #include "backend/model/packing.h"
 
@@ -64,6 +65,11 @@ class Scratch {
   Scratch& operator=(const Scratch&) { return *this; }
   ~Scratch() = default;
   T& get() { return value_; }
+  /// get() for a use that assigns what it later reads: poisoned first in check mode (porting rule 3).
+  T& reuse() {
+    if (check_mode()) poison(value_);
+    return value_;
+  }
 
  private:
   T value_{};

@@ -1,11 +1,14 @@
 // The porting rules of backend/model/memory_backend.h ("Porting rules"), each broken on purpose: the check throws
-// PortRuleBroken naming the rule (never undefined behaviour), and the same call with the rule kept passes.
+// PortRuleBroken naming the rule (never undefined behaviour), and the same call with the rule kept passes. Check
+// mode's poisoning (backend/model/check_mode.h): recycled storage comes back poisoned, and a correct port shows
+// none of it.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "backend/model/check_mode.h"
 #include "backend/model/memory_backend.h"
+#include "backend/model/spares.h"
 #include "backend_fixtures.h"
 
 using namespace allocsim::backend;
@@ -120,4 +123,66 @@ TEST_CASE("port rule 5 (check mode): nodes renamed under the device list fail th
   b.mutable_state().nodes[0].name = "n9";
   CHECK_THROWS_AS(b.inventory(c, std::nullopt), PortRuleBroken);
   CHECK_THROWS_WITH(b.inventory(c, std::nullopt), Catch::Matchers::StartsWith("port rule broken: 5"));
+}
+
+TEST_CASE("check mode: spares and scratch come back poisoned, and without it as they were given", "[port-rules]") {
+  Spares<std::string> texts;
+  {
+    const CheckMode on(true);
+    texts.give(std::string("kept"));
+    CHECK(texts.take() == kPoisonText);
+    CHECK(texts.take() == kPoisonText);  // a new one too
+    Spares<Mutation> mutations;
+    mutations.give(Mutation{"op", "kind", "target", "detail"});
+    CHECK(mutations.take() == Mutation{kPoisonText, kPoisonText, kPoisonText, kPoisonText});
+    std::vector<std::string> list;
+    resize_keeping(list, 2, texts);
+    CHECK(list == std::vector<std::string>{kPoisonText, kPoisonText});
+    Scratch<std::vector<int>> scratch;
+    scratch.get() = {1, 2};
+    CHECK(scratch.reuse() == std::vector<int>{kPoisonInt, kPoisonInt});
+    std::optional<int64_t> absent;
+    poison(absent);
+    CHECK(absent == int64_t{kPoisonInt});
+  }
+  const CheckMode off(false);
+  texts.give(std::string("kept"));
+  CHECK(texts.take() == "kept");
+  CHECK(texts.take().empty());
+}
+
+TEST_CASE("check mode: a correct port shows no poison in any answer, warm storage reused", "[port-rules]") {
+  const CheckMode on(true);
+  MemoryBackend b{{a100_node("n1"), a100_node("n2")}, opts(kAuthorityManagedMig)};
+  SequentialCaller c;
+  PlanOutcome plan;
+  ClaimObservation obs;
+  ReleaseObservation released;
+  ReserveLoss loss;
+  Observation<InventorySnapshot> inv;
+  for (int round = 0; round < 3; ++round) {  // later rounds reuse (poisoned) storage of earlier ones
+    b.inventory_into(c, std::nullopt, inv);
+    REQUIRE(inv.known);
+    b.plan_into(c, {mig_req("wa", 10), req("wb", 1)}, inv.value, plan);
+    const FeasiblePlan& p = feasible(plan);
+    b.try_reserve_into(c, p, "flowA:op" + std::to_string(round), p.snapshot_generation, loss, obs);
+    REQUIRE(!loss);
+    const std::string text = fmt::format("{} {} {} {}", obs.claim_id, obs.owner, obs.status, obs.grant.size());
+    CHECK(text.find(kPoisonText) == std::string::npos);
+    CHECK(obs.grant.size() == 2);
+    for (const DeviceIdentity& d : obs.grant) {
+      CHECK(d.product == kA100);
+      CHECK(d.node.value_or(kPoisonText) != kPoisonText);
+      CHECK(d.uuid.value_or("") != kPoisonText);
+      CHECK(d.ordinal.value_or(0) != kPoisonInt);
+    }
+    CHECK(inv.detail.empty());
+    CHECK(inv.reason.empty());
+    b.release_into(c, obs.claim_id, "flowA:rel", obs.desired_generation, false, released);
+    CHECK(released.status == kReleaseReleased);
+    CHECK(released.reason.empty());
+    CHECK(released.remaining.empty());
+  }
+  for (const Mutation& m : b.mutations())
+    CHECK((m.op_id + m.kind + m.target + m.detail).find(kPoisonText) == std::string::npos);
 }

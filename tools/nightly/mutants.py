@@ -9,7 +9,8 @@ calls in memory_backend.cpp, their steps and helpers in the files beside it), of
   const      a small integer constant (0-9) next to an operator bumped by one
 For each one the stage edits a scratch clone's source, rebuilds the clone's `allocsim` target and sweeps
 the clone's scenarios/ (`allocsim sweep --preemption-bound BOUND`). Verdicts:
-  killed     the sweep exits non-zero (some scenario's expectation is not met)
+  killed     the sweep exits non-zero (some scenario's expectation is not met); the sweep runs in check mode
+             (--check-mode, default on: recycled storage poisoned, backend/model/check_mode.h)
   survived   every expectation still holds
   stillborn  the mutant does not build
   equivalent listed in the equivalence file (a written argument that no behaviour differs): not run
@@ -18,6 +19,7 @@ Score = killed / (killed + survived): survivors with a written argument are `equ
 usage:
   mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
                              [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
+                             [--check-mode on|off]
   mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
                                                  # exit 1 when an equivalence row names no candidate of SOURCEs
 
@@ -46,6 +48,8 @@ CONST_RE = re.compile(r'(?<![\w.])([0-9])(?![\w.])')
 # A declaration: a type (possibly qualified or templated) then a name; not mutated (it would not build).
 DECL_RE = re.compile(r'^(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_][\w:]*(?:<[^;=]*>)?[\s*&]+[A-Za-z_]\w*\s*[=({;\[]')
 FUNC_RE = re.compile(r'^[A-Za-z_].*?([A-Za-z_]\w*)\s*\(')
+INSTRUMENTATION = ('touch(', 'barrier(', 'ALLOCSIM_PORT_CHECK', 'poison', 'Pinned', 'check_mode()')
+CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'barrier_known')  # the port's checks, whole
 SKIP_WORDS = ('return', 'throw', 'break', 'continue', 'case ', 'default', 'using ', 'template', 'namespace', '}')
 
 
@@ -112,7 +116,8 @@ def line_mutants(i, line, code, s, function, starts):
 
 def candidates(lines):
     """Yields dicts (line, function, kind, before, after, text) for every mutant of `lines`, in order.
-    Lines of the simulator's instrumentation (touch, barrier) are not the protocol and are left alone."""
+    Lines of the simulator's instrumentation (touch, barrier) and of the port's checks (a check, a poisoning,
+    a Pinned scope: backend/model/check_mode.h) are not the protocol and are left alone."""
     function, last = None, ''
     for i, raw in enumerate(lines):
         line = raw.rstrip('\n')
@@ -123,7 +128,8 @@ def candidates(lines):
         m = FUNC_RE.match(code)
         if m and not line.startswith((' ', '}')) and not s.endswith(';'):
             function = m.group(1)
-        if function and line.startswith(' ') and 'touch(' not in s and 'barrier(' not in s:
+        if (function and function not in CHECK_FUNCTIONS and line.startswith(' ') and
+                not any(w in s for w in INSTRUMENTATION)):
             yield from line_mutants(i, line, code, s, function, starts_statement(last))
         last = s
 
@@ -143,9 +149,9 @@ def load_equivalent(path):
         fail(f'{path}: not a list of {{function, before, after, why}} objects: {e}')
 
 
-def run(cmd, cwd, timeout):
+def run(cmd, cwd, timeout, env=None):
     try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return 124, 'timeout'
@@ -172,8 +178,11 @@ def judge(a, sources, c, exe):
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
+    # Check mode (backend/model/check_mode.h) poisons recycled storage, so that a deleted assignment in a reuse
+    # path shows in the sweep instead of keeping the previous execution's (usually equal) value.
+    env = dict(os.environ, ALLOCSIM_CHECK_MODE='1' if a.check_mode == 'on' else '0')
     rc, log = run([exe, 'sweep', os.path.join(a.clone, 'scenarios'), '--preemption-bound', str(a.bound),
-                   '--jobs', str(a.jobs)], a.clone, a.timeout)
+                   '--jobs', str(a.jobs)], a.clone, a.timeout, env)
     return ('killed', first_failure(log).replace(a.clone + '/', '')) if rc != 0 else ('survived', '')
 
 
@@ -281,6 +290,8 @@ def main():
     r.add_argument('--rerun', help="only the mutants a previous run's --json report marks survived")
     r.add_argument('--kind', action='append', default=[], choices=['rel', 'negate-if', 'delete', 'const'])
     r.add_argument('--limit', type=int, default=0)
+    r.add_argument('--check-mode', choices=['on', 'off'], default='on',
+                   help="the sweeps' ALLOCSIM_CHECK_MODE (default on: recycled storage poisoned)")
     r.add_argument('--json')
     r.add_argument('--text')
     li = sub.add_parser('list')
