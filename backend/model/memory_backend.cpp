@@ -209,6 +209,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   out.reason.clear();
   out.detail.clear();
   out.observed_at = s_.clock.now();
+  ALLOCSIM_PORT_CHECK_SLOW(out.reason.empty() && out.detail.empty(), "6 (a known inventory with a reason or detail)");
 }
 
 // -- observation (lines 381-440) -----------------------------------------------------------------------------

@@ -30,11 +30,26 @@ void layout_string_into(const OrderedMap<std::string, int>& layout, OrderedMap<s
 }
 
 // The next element of `v` for this call, where `used` counts this call's elements: an earlier call's element
-// (with its heap storage) when there is one, else a new one. The caller overwrites every field it keeps.
+// (with its heap storage) when there is one, else a new one. The caller overwrites every field it keeps. In check
+// mode a new one is poisoned as plan_into poisons the earlier ones (porting rule 3), so that the first execution
+// fails on a forgotten assignment as the later ones do.
 template <class T>
 T& next_slot(std::vector<T>& v, size_t& used) {
-  if (used == v.size()) v.emplace_back();
+  if (used == v.size()) {
+    v.emplace_back();
+    if (check_mode()) poison(v.back());
+  }
   return v[used++];
+}
+
+// `v.resize(n)`, its new elements poisoned in check mode (as next_slot's), for a list whose elements the caller
+// assigns field by field.
+template <class T>
+void resize_fresh(std::vector<T>& v, size_t n) {
+  const size_t had = v.size();
+  v.resize(n);
+  if (check_mode())
+    for (size_t i = had; i < n; ++i) poison(v[i]);
 }
 
 // Python's `m[key] = ...` over storage reused across calls: among this call's `used` entries a key is found
@@ -139,6 +154,24 @@ void poison_reused(PlanScratch& s, PlanOutcome& out) {
   if (FeasiblePlan* plan = std::get_if<FeasiblePlan>(&out)) poison(*plan);
 }
 
+// Porting rule 6 (check mode): every device of a plan is the upstream's: a whole device is one of the snapshot's
+// (line 226), a MIG slice is `DeviceIdentity(node, None, None, 'MIG-...', product, bytes, profile)` with its node's
+// product (line 247).
+void check_plan(const FeasiblePlan& plan, const InventorySnapshot& snapshot, const BackendState& state) {
+  for (const auto& [workload, devices] : plan.assignments)
+    for (const DeviceIdentity& d : devices) {
+      if (!d.mig_profile) {
+        ALLOCSIM_PORT_CHECK(std::find(snapshot.devices.begin(), snapshot.devices.end(), d) != snapshot.devices.end(),
+                            "6 (a planned whole device that is not the snapshot's)");
+        continue;
+      }
+      const NodeFixture* node = d.node ? state.node(*d.node) : nullptr;
+      ALLOCSIM_PORT_CHECK(node != nullptr && !d.ordinal && !d.uuid && d.mig_uuid && d.product == node->product &&
+                              d.memory_bytes,
+                          "6 (a planned MIG slice unlike the upstream's DeviceIdentity)");
+    }
+}
+
 }  // namespace
 
 // -- planning (lines 194-259) ---------------------------------------------------------------------------
@@ -199,6 +232,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   plan->plan_id = c.next_id("plan");
   resize_keeping(plan->notes, call.n_excluded, spare_texts_);
   for (size_t i = 0; i < call.n_excluded; ++i) plan->notes[i] = s.excluded[i];
+  if (check_mode()) check_plan(*plan, snapshot, s_);
 }
 
 // Lines 198-201, the upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It
@@ -354,7 +388,7 @@ void MemoryBackend::plan_mig_sharers(PlanCall& call) {
     const int* had = find_in(layout, profile->name);
     const int count = put_in(layout, profile->name, (had ? *had : 0) + 1);
     std::vector<DeviceIdentity>& devices = reuse_put(call.plan->assignments, call.n_assigned, request->workload_id);
-    devices.resize(1);
+    resize_fresh(devices, 1);
     DeviceIdentity& d = devices[0];
     d.node = node;
     d.ordinal.reset();

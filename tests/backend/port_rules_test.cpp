@@ -88,12 +88,13 @@ TEST_CASE("port rule 2: a barrier fired while a reference into the state is pinn
   CHECK(c.fired.empty());
 }
 
-TEST_CASE("port rules 1 and 2 hold through every call of a reserve and a release, the lock depth back to 0",
+TEST_CASE("port rules 1 and 2 hold through a reserve and a release: every barrier fires and no lock or pin is left",
           "[port-rules]") {
   MemoryBackend b = backend();
   SequentialCaller c;
   const FeasiblePlan p = feasible(b.plan(c, {mig_req("wa", 10)}, snapshot(b, c)));
   const ClaimObservation obs = b.reserve(c, p, "flowA:op1", p.snapshot_generation);
+  b.mark_workload_ready(c, obs.claim_id);
   const ReleaseObservation r = b.release(c, obs.claim_id, "flowA:op2", obs.desired_generation);
   CHECK(r.status == kReleaseReleased);
   CHECK(c.fired.size() == 10);  // every allocation barrier once (backend/CONTRACT.md §2)
@@ -125,7 +126,7 @@ TEST_CASE("port rule 5 (check mode): nodes renamed under the device list fail th
   CHECK_THROWS_WITH(b.inventory(c, std::nullopt), Catch::Matchers::StartsWith("port rule broken: 5"));
 }
 
-TEST_CASE("check mode: spares and scratch come back poisoned, and without it as they were given", "[port-rules]") {
+TEST_CASE("check mode: spares and scratch come back poisoned and without it as they were given", "[port-rules]") {
   Spares<std::string> texts;
   {
     const CheckMode on(true);
@@ -151,7 +152,7 @@ TEST_CASE("check mode: spares and scratch come back poisoned, and without it as 
   CHECK(texts.take().empty());
 }
 
-TEST_CASE("check mode: a correct port shows no poison in any answer, warm storage reused", "[port-rules]") {
+TEST_CASE("check mode: a correct port shows no poison in any answer over reused storage", "[port-rules]") {
   const CheckMode on(true);
   MemoryBackend b{{a100_node("n1"), a100_node("n2")}, opts(kAuthorityManagedMig)};
   SequentialCaller c;

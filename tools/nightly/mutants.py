@@ -49,7 +49,7 @@ CONST_RE = re.compile(r'(?<![\w.])([0-9])(?![\w.])')
 DECL_RE = re.compile(r'^(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_][\w:]*(?:<[^;=]*>)?[\s*&]+[A-Za-z_]\w*\s*[=({;\[]')
 FUNC_RE = re.compile(r'^[A-Za-z_].*?([A-Za-z_]\w*)\s*\(')
 INSTRUMENTATION = ('touch(', 'barrier(', 'ALLOCSIM_PORT_CHECK', 'poison', 'Pinned', 'check_mode()')
-CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'barrier_known')  # the port's checks, whole
+CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'check_plan', 'barrier_known', 'resize_fresh')  # the port's checks, whole
 SKIP_WORDS = ('return', 'throw', 'break', 'continue', 'case ', 'default', 'using ', 'template', 'namespace', '}')
 
 
