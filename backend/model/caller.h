@@ -76,19 +76,30 @@ class Caller {
   /// so a loop that would read-touch every node skips the calls: they grew a step with the pool (docs/DESIGN.md §5,
   /// "Per-node cost of inventory and plan").
   bool records_reads() const { return records_reads_; }
+  /// How many LockGuards are alive on this caller: the lock depth the port's code took through `with self._lock:`
+  /// blocks (a raw lock() is not counted). The port checks it at every barrier (memory_backend.h, rule 1).
+  int lock_guards() const { return lock_guards_; }
 
  protected:
   bool records_reads_ = true;
 
  private:
+  friend class LockGuard;
+  int lock_guards_ = 0;
   std::string detail_buffer_;
 };
 
 /// RAII for Caller::lock (upstream's `with self._lock:`).
 class LockGuard {
  public:
-  explicit LockGuard(Caller& c) : c_(c) { c_.lock(); }
-  ~LockGuard() { c_.unlock(); }
+  explicit LockGuard(Caller& c) : c_(c) {
+    c_.lock();
+    ++c_.lock_guards_;  // after lock(): an acquire that unwinds (an actor crash while blocked) took nothing
+  }
+  ~LockGuard() {
+    --c_.lock_guards_;
+    c_.unlock();
+  }
   LockGuard(const LockGuard&) = delete;
   LockGuard& operator=(const LockGuard&) = delete;
 

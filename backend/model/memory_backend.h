@@ -1,17 +1,17 @@
-// MemoryBackend: the seed's in-memory AcceleratorAllocationBackend (seed/memory_backend.py), ported
+// MemoryBackend: the upstream's in-memory AcceleratorAllocationBackend (seed/memory_backend.py), ported
 // line for line. A cluster of GPU nodes as data, with the concurrency protocol real adapters must honour:
 // reads can fail; ownership is a server-side CAS on resourceVersion; readiness is correlated with the
 // write it answers; workloads hold devices; the shared mig-parted map is never deleted; every mutation is
 // audited.
 //
 // Contract:
-// - Every public operation takes a Caller first (caller.h): the seed's global barrier, lock and id
-//   counter, made explicit. The lock is taken exactly where the seed's reindented reading holds
+// - Every public operation takes a Caller first (caller.h): the upstream's global barrier, lock and id
+//   counter, made explicit. The lock is taken exactly where the upstream's reindented reading holds
 //   `self._lock`: owner.read.after, owner.update.before, owner.update.after, delete.before and
 //   delete.after fire outside it; claim.create.after, claim.schedule.after, restore.before,
 //   restore.after and claim.ready.after fire while it is held. Call by call ("[...]" a `with self._lock:`
 //   block, names the barriers fired; tests in tests/backend/lock_table_test.cpp, "[lock-table]"):
-//   | call                  | seed (memory_backend_reindented.py)         | port          | test case ("lock table: ...")  |
+//   | call                  | upstream (memory_backend_reindented.py)     | port          | test case ("lock table: ...")  |
 //   |-----------------------|---------------------------------------------|---------------|--------------------------------|
 //   | fail_reads            | [whole body]                                | same          | reads and test hooks ...       |
 //   | inventory             | [whole body]                                | same          | reads and test hooks ...       |
@@ -23,8 +23,8 @@
 //   | fail_geometry         | [whole body]                                | same          | reads and test hooks ...       |
 //   | apply_pending_geometry| [whole body]                                | same          | reads and test hooks ...       |
 //   | clock advance         | none: FakeClock.advance, then the caller's  | advance_clock | the clock advances outside ... |
-//   |                       | apply_pending_geometry [locked]             | (was locked:  | + "clock schedule of issue 11" |
-//   |                       |                                             | fixed, #11)   |                                |
+//   |                       | apply_pending_geometry [locked]             | (no lock: as  | + "clock schedule of issue 11" |
+//   |                       |                                             | the upstream) |                                |
 //   | observe               | [whole body]                                | same          | observe, mark_workload_ready...|
 //   | mark_workload_ready   | [mark, claim.ready.after]                   | same          | observe, mark_workload_ready...|
 //   | bindings, reconcile   | [whole body]                                | same          | observe, mark_workload_ready...|
@@ -37,20 +37,35 @@
 //   | mutations, node,      | node(), pointer(): none                     | mutations():  | between steps, when no actor   |
 //   | pointer               |                                             | no lock       | is inside the backend          |
 // - Nodes, claims, the shared map and geometry iterate in insertion order (scenario order), as the
-//   seed's dicts do. Nothing is sorted unless the seed sorts it.
-// - Errors: OwnershipConflict for the seed's CAS failures (reserve, reconcile). A claim id the seed
+//   upstream's dicts do. Nothing is sorted unless the upstream sorts it.
+// - Errors: OwnershipConflict for the upstream's CAS failures (reserve, reconcile). A claim id the upstream
 //   would index with `self._claims[...]` (KeyError) throws std::out_of_range naming the claim.
-// - Deviations from the seed (all documented in docs and here):
+// - Deviations from the upstream (all documented in docs and here):
 //   1. ids come from the Caller (per actor under the simulator);
 //   2. a claim carries port-only bookkeeping for invariants (`releasing`, `label_versions`, `op_id`)
-//      that no seed behaviour reads;
-//   3. mutants (mutants.h) switch on deliberate defects; with none set the behaviour is the seed's;
+//      that no upstream behaviour reads;
+//   3. mutants (mutants.h) switch on deliberate defects; with none set the behaviour is the upstream's;
 //      claims_of() is a port-only read for recovery (ALLOC-033);
 //   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
 //      nothing in an execution depends on wall time.
-//   5. two port-only geometry test hooks beside the seed's fail_geometry (geometry_hooks.cpp, issue 13):
-//      fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the seed's and touches
-//      what it touched before.
+//   5. two port-only geometry test hooks beside the upstream's fail_geometry (geometry_hooks.cpp; the scenario
+//      ops in docs/DESIGN.md §4): fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the
+//      upstream's and touches what it touched before.
+// - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
+//   throws PortRuleBroken naming it, never undefined behaviour:
+//   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
+//      block); a barrier the upstream fires outside that block fires with no LockGuard alive on its caller, one
+//      it fires inside with at least one (the table above). Checked at every barrier (barrier(), an int compare).
+//   2. Lookups are redone after a barrier: other actors may have run, and a pointer or reference into s_.nodes or
+//      s_.claims (the upstream's Python references stay valid across the gap, C++ ones do not) is held only
+//      inside a Pinned scope, and no barrier fires while one is alive. Checked at every barrier.
+//   3. Recycled storage is assigned before it is read: a spare (spares.h), a Scratch, or an answer a *_into call
+//      overwrites keeps an earlier execution's values until the port assigns them, so the port assigns every
+//      field it later reads. In check mode each is poisoned before reuse, so a forgotten assignment shows.
+//   4. Equal label stamps mean equal labels (StampedLabels); 5. the nodes keep their number and names
+//   (mutable_state()'s REQUIRES); 6. answers keep their contract (a known inventory has no reason or detail; a
+//   plan's devices are the snapshot's or MIG slices as the upstream builds them). Checked in check mode: the memo
+//   recomputed, the device list compared with the nodes, each inventory and plan inspected.
 // - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
 //   every node at once (inventory, the reserve generation sum; each node is touched as well);
 //   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
@@ -69,20 +84,24 @@
 #include <vector>
 
 #include "backend/model/caller.h"
+#include "backend/model/check_mode.h"
 #include "backend/model/contract.h"
+#include "backend/model/contract_poison.h"
 #include "backend/model/errors.h"
 #include "backend/model/fake_clock.h"
 #include "backend/model/gfd.h"
 #include "backend/model/mutants.h"
 #include "backend/model/packing.h"
+#include "backend/model/plan_scratch.h"
 #include "backend/model/spares.h"
 
 namespace allocsim::backend {
 
-/// A node's labels and a stamp that changes whenever they may have (issue 16). Equal stamps mean equal labels, in
-/// any copy and any backend: every write goes through edit() or an assignment, which take a stamp no other write
-/// has had; stamp 0 is no labels. So inventory's per-node classification memo compares one number, not every
-/// label (at 64 nodes that comparison was a fifth of a run). Copies keep the stamp; a moved-from value is empty.
+/// A node's labels and a stamp that changes whenever they may have (docs/DESIGN.md §5, "Per-node cost of inventory and
+/// plan"). Equal stamps mean equal labels, in any copy and any backend: every write goes through edit() or an
+/// assignment, which take a stamp no other write has had; stamp 0 is no labels. So inventory's per-node classification
+/// memo compares one number, not every label (at 64 nodes that comparison was a fifth of a run). Copies keep the stamp;
+/// a moved-from value is empty.
 class StampedLabels {
  public:
   StampedLabels() = default;
@@ -119,7 +138,7 @@ class StampedLabels {
   uint64_t stamp_ = 0;
 };
 
-/// One GPU node (seed `NodeFixture`). `labels` follow GPU Feature Discovery's vocabulary.
+/// One GPU node (upstream `NodeFixture`). `labels` follow GPU Feature Discovery's vocabulary.
 struct NodeFixture {
   std::string name;
   std::string product;
@@ -136,27 +155,29 @@ struct NodeFixture {
   OrderedMap<std::string, int> workloads;  // workload id -> GPU units held
   std::optional<std::string> restore_record;
 
-  /// GFD classification of `labels`, or "mig" when this backend carved geometry here (seed).
+  /// GFD classification of `labels`, or "mig" when this backend carved geometry here (upstream).
   std::string classification() const;
 };
 
-/// A claim (seed `_Claim`) plus port-only bookkeeping for invariants.
+/// A claim (upstream `_Claim`) plus port-only bookkeeping for invariants.
 struct Claim {
   std::string claim_id;
   std::string owner;
   FeasiblePlan plan;
   std::string generation;
-  std::vector<std::string> nodes;  // sorted node names (seed: sorted set)
+  std::vector<std::string> nodes;  // sorted node names (upstream: sorted set)
   std::string status = kClaimPending;
   bool workload_ready = false;
   std::string entry_name;
-  // -- port-only, read by invariants, never by seed behaviour --
+  // -- port-only, read by invariants, never by upstream behaviour --
   std::string op_id;                                // the reserve's operation id
   bool releasing = false;                           // set right before release's first mutation
   OrderedMap<std::string, int64_t> label_versions;  // node -> resourceVersion after this claim's label write
 };
+/// Every field of `claim` poisoned (check_mode.h), for a recycled claim in check mode.
+void poison(Claim& claim);
 
-/// A geometry write waiting for its fake-clock delay (seed `_pending_geometry`).
+/// A geometry write waiting for its fake-clock delay (upstream `_pending_geometry`).
 struct PendingGeometry {
   double due;
   std::string node;
@@ -166,7 +187,7 @@ struct PendingGeometry {
 /// Everything the backend holds. Public read-only through MemoryBackend::state() (invariants, tests).
 struct BackendState {
   std::vector<NodeFixture> nodes;                                       // scenario order
-  std::vector<Claim> claims;                                            // insertion order (seed dict)
+  std::vector<Claim> claims;                                            // insertion order (upstream dict)
   OrderedMap<std::string, std::string> failed_reads;                    // kind -> reason
   OrderedMap<std::string, OrderedMap<std::string, int>> shared_config;  // entry -> {node: 1}
   int64_t shared_config_version = 1;
@@ -176,8 +197,8 @@ struct BackendState {
   int64_t pointer_version = 1;
   std::optional<std::string> pointer_restore;
   std::vector<PendingGeometry> pending_geometry;
-  std::vector<std::string> failing_geometry;  // a set in the seed; kept in insertion order here
-  // Port-only geometry test hooks (issue 13 item 4; geometry_hooks.cpp), empty unless a scenario uses them:
+  std::vector<std::string> failing_geometry;  // a set in the upstream; kept in insertion order here
+  // Port-only geometry test hooks (geometry_hooks.cpp; docs/DESIGN.md §4), empty unless a scenario uses them:
   // node -> fake-clock time before which its applies fail; nodes whose applies report success unchanged.
   OrderedMap<std::string, double> failing_geometry_until;
   std::vector<std::string> hollow_geometry;
@@ -191,58 +212,6 @@ struct BackendState {
   Claim* claim(std::string_view id);
 };
 
-/// plan_into()'s working storage (issue 16: a warm plan allocates nothing). Never state: plan_into() clears
-/// what it reads before it reads it, and a copied backend starts with none (Scratch, below). One exception
-/// carries over between calls, and never changes an answer: the index of a device list, reused for the very same
-/// list (`indexed`, which it keeps alive).
-struct PlanScratch {
-  static constexpr uint32_t kNoNode = UINT32_MAX;
-  DeviceTuple indexed;                  // the device list `nodes`, `device_node`, `by_name`, `node_devices` index
-  std::vector<std::string_view> nodes;  // the seed's `by_node` keys, first-seen order; views into `indexed`
-  std::vector<uint32_t> device_node;    // per snapshot device: its index in `nodes`, or kNoNode
-  /// `nodes` sorted by (head, name), with their indices. `head` is a name's first 8 bytes as a big-endian
-  /// number: where names differ within their first 8 bytes (n1, n2, ...) a comparison ends there without a
-  /// memcmp call; names with a longer common prefix (gpu-node-01, ...) compare in full, as before.
-  struct Named {
-    uint64_t head;
-    std::string_view name;
-    uint32_t index;
-  };
-  std::vector<Named> by_name;
-  // Per index in `nodes`: its devices, and the first snapshot entry under its name in owners, sharing and
-  // occupancy (nullptr: none). What the seed looks up in dicts, found once per plan instead of per node.
-  std::vector<int> node_devices;
-  std::vector<uint32_t> rank;  // per index in `nodes`: its position in by_name (name order)
-  std::vector<const std::string*> node_owner, node_sharing;
-  std::vector<const int*> node_occupied;
-  OrderedMap<std::string_view, int> free;  // the seed's `free`; views into `indexed`
-  std::vector<uint32_t> free_rank;         // per entry of `free`: its node's rank
-  std::vector<std::string> excluded;       // the seed's `excluded`; entries past this call's count are spare
-  std::vector<const WorkloadRequest*> exclusive, sharers;
-  std::vector<std::pair<std::string_view, int>> wanted;
-  PackScratch pack;
-  OrderedMap<std::string_view, std::string_view> packed;  // workload -> host
-  std::vector<const DeviceIdentity*> taken;
-  OrderedMap<std::string, OrderedMap<std::string, int>> layouts;  // node -> MIG layout; spare entries past use
-  OrderedMap<std::string_view, int> sorted_layout;                // layout_string's sorted copy
-  std::vector<std::string> reasons;
-};
-
-/// A member its owner's copies do not share: a copy starts default-constructed, and assignment keeps the
-/// target's own. For working storage that outlives a call but is never part of the copied value.
-template <class T>
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(const Scratch&) {}
-  Scratch& operator=(const Scratch&) { return *this; }
-  ~Scratch() = default;
-  T& get() { return value_; }
-
- private:
-  T value_{};
-};
-
 struct BackendOptions {
   std::string authority = kAuthorityDevicePlugin;
   double mig_apply_seconds = 0.0;  // fake-clock delay before a geometry write reaches success
@@ -254,7 +223,7 @@ class MemoryBackend {
   /// The cluster `nodes` (scenario order; a repeated name keeps its first position, last value).
   MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options);
 
-  /// Seed `capabilities` (backend/CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
+  /// Upstream `capabilities` (backend/CONTRACT.md §8): adapter "memory-<authority>", isolated MIG and hardware
   /// enforcement for managed-mig/dra, cooperative sharing only for local, elastic unless managed-mig.
   /// version_matrix is not modelled (the caller supplies its own).
   AllocationCapabilities capabilities() const;
@@ -274,15 +243,15 @@ class MemoryBackend {
   void inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                       Observation<InventorySnapshot>& out);
 
-  /// Seed `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
-  /// smallest_profile + check_layout. Infeasible reasons worded as the seed's.
+  /// Upstream `plan`: whole devices by exhaustive per-host packing, MIG sharers on the first free node with
+  /// smallest_profile + check_layout. Infeasible reasons worded as the upstream's.
   PlanOutcome plan(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot);
   /// plan() into `out`, reusing the storage of the FeasiblePlan it holds (the simulator's hot path): afterwards
   /// `out` equals what plan() returns. REQUIRES: `out` is not part of `requests` or `snapshot`.
   void plan_into(Caller& c, const std::vector<WorkloadRequest>& requests, const InventorySnapshot& snapshot,
                  PlanOutcome& out);
 
-  /// Seed `reserve`: generation check, per-node read / barrier / owner check / barrier / CAS write,
+  /// Upstream `reserve`: generation check, per-node read / barrier / owner check / barrier / CAS write,
   /// claim, entry, pointer, restore records, labels, (delayed) apply. Throws OwnershipConflict.
   ClaimObservation reserve(Caller& c, const FeasiblePlan& plan, const std::string& operation_id,
                            const std::optional<std::string>& expected_generation);
@@ -298,56 +267,59 @@ class MemoryBackend {
                         const std::optional<std::string>& expected_generation, ReserveLoss& loss,
                         ClaimObservation& out);
 
-  /// Seed `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
+  /// Upstream `fail_geometry`: every later geometry application on `node` ends in state "failed" (ALLOC-021).
   void fail_geometry(Caller& c, const std::string& node);
-  /// Port-only test hook (the seed has none; geometry_hooks.cpp): applies on `node` fail until the fake clock
+  /// Port-only test hook (the upstream has none; geometry_hooks.cpp): applies on `node` fail until the fake clock
   /// reaches now + `seconds` (a failure that clears). std::invalid_argument for negative seconds.
   void fail_geometry_for(Caller& c, const std::string& node, double seconds);
-  /// Port-only test hook (the seed has none; geometry_hooks.cpp): from now on an apply on `node` reports
+  /// Port-only test hook (the upstream has none; geometry_hooks.cpp): from now on an apply on `node` reports
   /// `success` for its write (state and state generation) while the node's mig_layout stays as it was.
   void geometry_without_effect(Caller& c, const std::string& node);
-  /// Seed `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
+  /// Upstream `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
-  /// Seed `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",
+  /// Upstream `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",
   /// "no claim <id>") for an unknown claim, else the claim's status by the precedence of backend/CONTRACT.md §1.
   Observation<ClaimObservation> observe(Caller& c, const std::string& claim_id);
-  /// Seed `mark_workload_ready`; fires claim.ready.after under the lock. std::out_of_range for an unknown claim.
+  /// Upstream `mark_workload_ready`; fires claim.ready.after under the lock. std::out_of_range for an unknown claim.
   void mark_workload_ready(Caller& c, const std::string& claim_id);
-  /// Seed `bindings`: env CUDA_VISIBLE_DEVICES (mig uuid, else uuid, else ordinal) and VF_GPU_COUNT, the
+  /// Upstream `bindings`: env CUDA_VISIBLE_DEVICES (mig uuid, else uuid, else ordinal) and VF_GPU_COUNT, the
   /// first node as hostname selector, nvidia.com/gpu limit = device count. std::out_of_range for an unknown claim.
   WorkloadBindings bindings(Caller& c, const std::string& claim_id, const std::string& workload_id);
-  /// Seed `reconcile`: OwnershipConflict when `expected_generation` is not the claim's; desired "failed"
+  /// Upstream `reconcile`: OwnershipConflict when `expected_generation` is not the claim's; desired "failed"
   /// forces failed; returns the observation. std::out_of_range for an unknown claim.
   ClaimObservation reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
                              const std::string& expected_generation);
-  /// Seed `release` (backend/CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
+  /// Upstream `release` (backend/CONTRACT.md §1 release outcomes): unknown claim -> released "already released";
   /// wrong generation -> stale; busy nodes or keep_workloads -> pending_recovery; config reads failing ->
   /// pending_recovery with ownership kept; else restores geometry and owners, strips the entry (last one
   /// out restores the pointer and tombstones the map) and removes the claim -> released.
   ReleaseObservation release(Caller& c, const std::string& claim_id, const std::string& operation_id,
                              const std::string& expected_generation, bool keep_workloads = false);
-  /// release() into `out`, its buffers reused (issue 16: a warm release allocates nothing): every field assigned
-  /// when it returns; when a barrier unwinds it (an actor crash), `out` keeps what it held.
+  /// release() into `out`, its buffers reused (docs/DESIGN.md §5, "Storage reused across executions": a warm release
+  /// allocates nothing): every field assigned when it returns; when a barrier unwinds it (an actor crash), `out` keeps
+  /// what it held.
   void release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
                     const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out);
 
-  /// Port-only read (the seed has no claim listing; a Kubernetes adapter lists its ResourceClaims by owner
+  /// Port-only read (the upstream has no claim listing; a Kubernetes adapter lists its ResourceClaims by owner
   /// label): (claim id, generation) of every claim whose owner is `owner`, in insertion order. What a
   /// restarted controller can read back to re-run a crashed flow's cleanup (ALLOC-033). Takes the lock;
   /// writes nothing.
   std::vector<std::pair<std::string, std::string>> claims_of(Caller& c, const std::string& owner);
 
-  /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (seed).
+  /// A workload (ours or foreign) now holds `units` devices on `node`; bumps its resourceVersion (upstream).
   void bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units);
-  /// Drops the workload; deliberately no resourceVersion bump (seed; backend/CONTRACT.md §8).
+  /// Drops the workload; deliberately no resourceVersion bump (upstream; backend/CONTRACT.md §8).
   void unbind_workload(Caller& c, const std::string& node, const std::string& workload_id);
-  /// Moves the fake clock (negative -> std::invalid_argument) without taking the lock, as the seed's
-  /// FakeClock.advance never does (issue 11). Does not apply pending geometry (apply_pending_geometry does).
+  /// Moves the fake clock (negative -> std::invalid_argument) without taking the lock, as the upstream's
+  /// FakeClock.advance never does (docs/DESIGN.md §2, "The lock"). Does not apply pending geometry
+  /// (apply_pending_geometry does).
   void advance_clock(Caller& c, double seconds);
 
-  /// Ends every claim, audit entry and shared-map entry and the pointer's restore record at once, keeping their
-  /// storage for later ones (a world reset, before the state is copied from its prototype; issue 16). Same as
-  /// clearing state().claims, .audit, .shared_config and .pointer_restore, to every reader.
+  /// Ends every claim, audit entry and shared-map entry and the pointer's restore record at once, keeping their storage
+  /// for later ones (a world reset, before the state is copied from its prototype; docs/DESIGN.md §5, "Storage reused
+  /// across executions"). Same as clearing state().claims, .audit, .shared_config and .pointer_restore, to every
+  /// reader.
   void recycle_state();
 
   /// Everything the backend holds, for invariants and tests (read-only).
@@ -365,6 +337,55 @@ class MemoryBackend {
   size_t mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const;
 
  private:
+  friend struct PortRulesTest;  // tests/backend/port_rules_test.cpp: breaks each porting rule on purpose
+
+  /// Where a barrier fires relative to `with self._lock:` (the lock table above).
+  enum class At : bool { kOutsideLock, kUnderLock };
+  /// Caller::barrier's compiled form, after porting rules 1 and 2 are checked (`name` a known barrier, too, in
+  /// check mode). Every barrier the port fires goes through here.
+  template <class S, class... Args>
+  void barrier(Caller& c, At at, std::string_view name, const S& detail, const Args&... args) {
+    if (at == At::kOutsideLock)
+      ALLOCSIM_PORT_CHECK(c.lock_guards() == 0, "1 (a barrier fired outside the lock with a LockGuard alive)");
+    else
+      ALLOCSIM_PORT_CHECK(c.lock_guards() > 0, "1 (a barrier fired under the lock with no LockGuard alive)");
+    ALLOCSIM_PORT_CHECK(pinned_ == 0, "2 (a barrier fired while a reference into the state is held)");
+    ALLOCSIM_PORT_CHECK_SLOW(barrier_known(name), "barrier names are backend/CONTRACT.md §2's");
+    c.barrier(name, detail, args...);
+  }
+  static bool barrier_known(std::string_view name);  // barriers.h's is_barrier (memory_backend_storage.cpp)
+  /// Alive while the port holds a pointer or reference into s_.nodes or s_.claims (porting rule 2). Nests.
+  class Pinned {
+   public:
+    explicit Pinned(MemoryBackend& b) : b_(b) { ++b_.pinned_; }
+    ~Pinned() { --b_.pinned_; }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+
+   private:
+    MemoryBackend& b_;
+  };
+  int pinned_ = 0;  // Pinned scopes alive (0 between calls, and so in every copy)
+
+  // The steps of plan_into, try_reserve_into and release_into: each one block of the upstream's function, in its
+  // order (the .cpp cites each step's upstream lines). A *Call holds what the steps of one call share.
+  struct PlanCall;     // memory_backend_plan.cpp
+  struct ReserveCall;  // memory_backend_reserve.cpp
+  struct ReleaseCall;  // memory_backend_release.cpp
+  void plan_index_devices(const InventorySnapshot& snapshot);
+  void plan_free_nodes(PlanCall& call);
+  void plan_whole_devices(PlanCall& call);
+  void plan_mig_sharers(PlanCall& call);
+  bool reserve_generation_ok(Caller& c, ReserveCall& call);
+  bool reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  void reserve_create_claim(Caller& c, ReserveCall& call);
+  void reserve_publish_geometry(Caller& c, ReserveCall& call);
+  void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  bool release_check(Caller& c, ReleaseCall& call);
+  bool release_restore(Caller& c, ReleaseCall& call);
+  void release_strip_entry(Caller& c, ReleaseCall& call);
+  void release_last_out(Caller& c, ReleaseCall& call);
+  void release_pop_claim(Caller& c, const std::string& claim_id);
   void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                 const std::string& operation_id);
   void apply_geometry(Caller& c, const std::string& node, int64_t version);
@@ -374,13 +395,13 @@ class MemoryBackend {
   Claim new_claim();
   /// `to = from`, the notes through spare_texts_ (assign_keeping), for a claim's copy of its plan.
   void assign_plan(FeasiblePlan& to, const FeasiblePlan& from);
-  /// The seed's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
+  /// The upstream's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
   void record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
               std::string_view detail);
-  /// The seed's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
+  /// The upstream's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
   void erase_entry(const std::string& entry);
-  NodeFixture& node_at(std::string_view name);  // the seed's self._nodes[name]: std::out_of_range if absent
-  Claim& claim_at(const std::string& id);       // the seed's self._claims[id]: std::out_of_range if absent
+  NodeFixture& node_at(std::string_view name);  // the upstream's self._nodes[name]: std::out_of_range if absent
+  Claim& claim_at(const std::string& id);       // the upstream's self._claims[id]: std::out_of_range if absent
   template <class T>
   Observation<T> known_now(T value, std::optional<std::string> generation) const;
   template <class T>
@@ -390,6 +411,8 @@ class MemoryBackend {
   /// gpu_count, product, memory), so once per scope. The whole pool's list is built with the backend; the last
   /// scoped one is kept with its scope. A copied backend shares them with its source, along with the same nodes.
   const DeviceTuple& devices_for(const std::optional<std::vector<std::string>>& scope);
+  /// Porting rule 5 (check mode): the whole pool's device list still matches the nodes it was built from.
+  void check_devices() const;
 
   BackendState s_;
   DeviceTuple all_devices_;
@@ -400,7 +423,7 @@ class MemoryBackend {
   AllocationCapabilities advertised_;  // capabilities(), once (advertised())
   Scratch<PlanScratch> plan_scratch_;
   /// Per node index: the stamp of the labels a GFD classification was last computed from, and its result. A
-  /// node's labels never change in the seed, so inventory classifies each node about once per backend object;
+  /// node's labels never change in the upstream, so inventory classifies each node about once per backend object;
   /// labels written since (a foreign set_labels, a read fault's stale view, a test) carry another stamp.
   struct LabelClass {
     uint64_t stamp = 0;
@@ -410,7 +433,10 @@ class MemoryBackend {
   Scratch<std::vector<LabelClass>> label_classes_;
   std::string_view labels_class(size_t node, const StampedLabels& labels) {
     const std::vector<LabelClass>& memo = label_classes_.get();
-    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) return memo[node].result;
+    if (node < memo.size() && memo[node].known && memo[node].stamp == labels.stamp()) {
+      ALLOCSIM_PORT_CHECK_SLOW(memo[node].result == gfd_class(labels.get()), "4 (equal label stamps, other labels)");
+      return memo[node].result;
+    }
     return classify_labels(node, labels);
   }
   std::string_view classify_labels(size_t node, const StampedLabels& labels);  // and remember the answer

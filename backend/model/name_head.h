@@ -17,8 +17,9 @@ namespace allocsim::backend {
 
 /// The first 8 bytes of `name`, big-endian, zero-padded past its end.
 inline uint64_t name_head(std::string_view name) {
-  // One load and a byte swap for a long name; a short one is read byte by byte (no load past its end) and
-  // shifted into place: as a loop of 8 with a test per byte this was most of a lookup's cost (issue 16).
+  // One load and a byte swap for a long name; a short one is read byte by byte (no load past its end) and shifted into
+  // place: as a loop of 8 with a test per byte this was most of a lookup's cost (docs/DESIGN.md §5, "Per-node cost of
+  // inventory and plan").
   if (name.size() >= 8) {
     uint64_t word;
     std::memcpy(&word, name.data(), 8);

@@ -1,10 +1,12 @@
-// Spares<T>: values the backend removed, kept for their heap buffers (issue 16: an execution that allocates
-// nothing once warm). Storage only: which spare a caller gets never shows in any state, answer or text, because
-// every caller assigns in full each field it later reads.
+// Spares<T>: values the backend removed, kept for their heap buffers (docs/DESIGN.md §5, "Storage reused across
+// executions": an execution that allocates nothing once warm). Storage only: which spare a caller gets never shows in
+// any state, answer or text, because every caller assigns in full each field it later reads.
 //
 // Contract:
-// - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{}; take_parts()
-//   lends the last kept value to a function that swaps out the buffers it wants, then drops it;
+// - take() hands out a kept value (contents: some removed value's) or, with none kept, a new T{}; in check mode
+//   (check_mode.h) either is poisoned first, so that a field the caller forgets to assign shows at once;
+//   take_parts() lends the last kept value (poisoned likewise) to a function that swaps out the buffers it
+//   wants, then drops it;
 // - give() keeps a value for a later take(), at most kMax of them (the rest are destroyed);
 // - borrow() is take() with a give() when the Borrowed leaves its scope, however it leaves (a backend call may
 //   unwind from a barrier: an actor crash);
@@ -20,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "backend/model/check_mode.h"
+
 namespace allocsim::backend {
 
 template <class T, size_t kMax = 64>
@@ -31,9 +35,14 @@ class Spares {
   ~Spares() = default;
 
   T take() {
-    if (kept_.empty()) return T{};
+    if (kept_.empty()) {
+      T fresh{};
+      if (check_mode()) poison(fresh);
+      return fresh;
+    }
     T value = std::move(kept_.back());
     kept_.pop_back();
+    if (check_mode()) poison(value);
     return value;
   }
   /// Calls `use(kept)` with the last kept value, for the caller to swap out the buffers it wants, then drops that
@@ -42,6 +51,7 @@ class Spares {
   template <class F>
   bool take_parts(F&& use) {
     if (kept_.empty()) return false;
+    if (check_mode()) poison(kept_.back());
     use(kept_.back());
     kept_.pop_back();
     return true;
@@ -71,7 +81,7 @@ class Spares {
 };
 
 /// `v.resize(n)`, its dropped elements given to `spare` and its new ones taken from it (contents: some earlier
-/// element's, for the caller to overwrite in full).
+/// element's, or poison in check mode, for the caller to overwrite in full).
 template <class T, size_t kMax>
 void resize_keeping(std::vector<T>& v, size_t n, Spares<T, kMax>& spare) {
   while (v.size() > n) {

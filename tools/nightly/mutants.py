@@ -2,14 +2,16 @@
 """Nightly mutation stage: how many mechanical mutants of the backend port scenarios/ kill (scenarios/README.md,
 "Mechanical mutants").
 
-A mutant is one mechanical edit of one line of backend/model/memory_backend.cpp, of four operator classes:
+A mutant is one mechanical edit of one line of the backend port (backend/model/memory_backend*.cpp: the public
+calls in memory_backend.cpp, their steps and helpers in the files beside it), of four operator classes:
   rel        a relational operator flipped (== <-> !=, < -> <=, <= -> <, > -> >=, >= -> >)
   negate-if  an `if (C)` condition negated to `if (!(C))`
   delete     a one-line statement (an assignment, increment or call) replaced by an empty statement
   const      a small integer constant (0-9) next to an operator bumped by one
 For each one the stage edits a scratch clone's source, rebuilds the clone's `allocsim` target and sweeps
 the clone's scenarios/ (`allocsim sweep --preemption-bound BOUND`). Verdicts:
-  killed     the sweep exits non-zero (some scenario's expectation is not met)
+  killed     the sweep exits non-zero (some scenario's expectation is not met); the sweep runs in check mode
+             (--check-mode, default on: recycled storage poisoned, backend/model/check_mode.h)
   survived   every expectation still holds
   stillborn  the mutant does not build
   equivalent listed in the equivalence file (a written argument that no behaviour differs): not run
@@ -18,14 +20,16 @@ Score = killed / (killed + survived): survivors with a written argument are `equ
 usage:
   mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
                              [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
-  mutants.py list SOURCE [--equivalent FILE]     # candidates as JSON lines and their count (no build);
-                                                 # exit 1 when an equivalence row names no candidate
+                             [--check-mode on|off]
+  mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
+                                                 # exit 1 when an equivalence row names no candidate of SOURCEs
 
-CLONE is a scratch clone (its source is edited, and restored after every mutant and on exit); BUILD a
+CLONE is a scratch clone (its sources are edited, and restored after every mutant and on exit); BUILD a
 configured build folder of it (cheap: -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1
 -DALLOCSIM_WERROR=OFF, no compiler cache). Exit code: 0 done (whatever the score), 2 bad input.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -34,7 +38,9 @@ import subprocess
 import sys
 import time
 
-SOURCE = os.path.join('backend', 'model', 'memory_backend.cpp')
+# The port's files, relative to the clone: one function's lines are in one file, so a mutant's key (function,
+# before, after) does not name its file.
+SOURCES = os.path.join('backend', 'model', 'memory_backend*.cpp')
 FLIPS = {'==': '!=', '!=': '==', '<': '<=', '<=': '<', '>': '>=', '>=': '>'}
 # A relational operator with a space on each side: clang-format writes binary operators that way and
 # template brackets, `->`, `<<` and `>>` never match.
@@ -43,6 +49,8 @@ CONST_RE = re.compile(r'(?<![\w.])([0-9])(?![\w.])')
 # A declaration: a type (possibly qualified or templated) then a name; not mutated (it would not build).
 DECL_RE = re.compile(r'^(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_][\w:]*(?:<[^;=]*>)?[\s*&]+[A-Za-z_]\w*\s*[=({;\[]')
 FUNC_RE = re.compile(r'^[A-Za-z_].*?([A-Za-z_]\w*)\s*\(')
+INSTRUMENTATION = ('touch(', 'barrier(', 'ALLOCSIM_PORT_CHECK', 'poison', 'Pinned', 'check_mode()')
+CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'check_plan', 'barrier_known', 'resize_fresh')  # the port's checks, whole
 SKIP_WORDS = ('return', 'throw', 'break', 'continue', 'case ', 'default', 'using ', 'template', 'namespace', '}')
 
 
@@ -109,7 +117,8 @@ def line_mutants(i, line, code, s, function, starts):
 
 def candidates(lines):
     """Yields dicts (line, function, kind, before, after, text) for every mutant of `lines`, in order.
-    Lines of the simulator's instrumentation (touch, barrier) are not the protocol and are left alone."""
+    Lines of the simulator's instrumentation (touch, barrier) and of the port's checks (a check, a poisoning,
+    a Pinned scope: backend/model/check_mode.h) are not the protocol and are left alone."""
     function, last = None, ''
     for i, raw in enumerate(lines):
         line = raw.rstrip('\n')
@@ -120,7 +129,8 @@ def candidates(lines):
         m = FUNC_RE.match(code)
         if m and not line.startswith((' ', '}')) and not s.endswith(';'):
             function = m.group(1)
-        if function and line.startswith(' ') and 'touch(' not in s and 'barrier(' not in s:
+        if (function and function not in CHECK_FUNCTIONS and line.startswith(' ') and
+                not any(w in s for w in INSTRUMENTATION)):
             yield from line_mutants(i, line, code, s, function, starts_statement(last))
         last = s
 
@@ -140,9 +150,9 @@ def load_equivalent(path):
         fail(f'{path}: not a list of {{function, before, after, why}} objects: {e}')
 
 
-def run(cmd, cwd, timeout):
+def run(cmd, cwd, timeout, env=None):
     try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return 124, 'timeout'
@@ -162,14 +172,18 @@ def first_failure(log):
     return lines[-1][:200] if lines else ''
 
 
-def judge(a, src, lines, c, exe):
-    """Builds and sweeps one mutant; returns (verdict, by)."""
-    open(src, 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
+def judge(a, sources, c, exe):
+    """Builds and sweeps one mutant (`sources`: path -> original lines); returns (verdict, by)."""
+    lines = sources[c['file']]
+    open(c['file'], 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
+    # Check mode (backend/model/check_mode.h) poisons recycled storage, so that a deleted assignment in a reuse
+    # path shows in the sweep instead of keeping the previous execution's (usually equal) value.
+    env = dict(os.environ, ALLOCSIM_CHECK_MODE='1' if a.check_mode == 'on' else '0')
     rc, log = run([exe, 'sweep', os.path.join(a.clone, 'scenarios'), '--preemption-bound', str(a.bound),
-                   '--jobs', str(a.jobs)], a.clone, a.timeout)
+                   '--jobs', str(a.jobs)], a.clone, a.timeout, env)
     return ('killed', first_failure(log).replace(a.clone + '/', '')) if rc != 0 else ('survived', '')
 
 
@@ -200,15 +214,23 @@ def load_survivors(path):
         fail(f'--rerun {path}: not a mutants.py --json report: {e}')
 
 
+def read_sources(paths):
+    """{path: its lines (ends kept)} and every candidate of those files, each with its `file`, in path order."""
+    sources, cands = {}, []
+    for path in paths:
+        sources[path] = open(path).read().splitlines(keepends=True)
+        cands += [dict(c, file=path) for c in candidates(sources[path])]
+    return sources, cands
+
+
 def cmd_run(a):
-    src = os.path.join(a.clone, SOURCE)
-    if not os.path.isfile(src) or not os.path.isdir(a.build):
-        fail(f'{src} or build folder {a.build} missing')
-    orig = open(src).read()
-    lines = orig.splitlines(keepends=True)
+    paths = sorted(glob.glob(os.path.join(a.clone, SOURCES)))
+    if not paths or not os.path.isdir(a.build):
+        fail(f'{os.path.join(a.clone, SOURCES)} (no file) or build folder {a.build} missing')
+    sources, every = read_sources(paths)
     equivalent = load_equivalent(a.equivalent)
     survivors = load_survivors(a.rerun) if a.rerun else None
-    cands = [c for c in candidates(lines) if (not a.only or c['function'] in a.only) and
+    cands = [c for c in every if (not a.only or c['function'] in a.only) and
              (not a.match or any(m in c['before'] or m in c['after'] for m in a.match)) and
              (not a.kind or c['kind'] in a.kind) and (survivors is None or key(c) in survivors)]
     if a.limit:
@@ -216,28 +238,30 @@ def cmd_run(a):
     exe = os.path.join(a.build, 'tools', 'allocsim')
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` restores the source
     results = []
-    print(f'{len(cands)} mutants of {SOURCE}', flush=True)
+    print(f'{len(cands)} mutants of {SOURCES}', flush=True)
     try:
         for k, c in enumerate(cands):
             t0 = time.time()
             why = equivalent.get(key(c))
-            verdict, by = ('equivalent', why) if why else judge(a, src, lines, c, exe)
-            results.append(dict(c, verdict=verdict, by=by, seconds=round(time.time() - t0, 1)))
+            verdict, by = ('equivalent', why) if why else judge(a, sources, c, exe)
+            results.append(dict(c, file=os.path.relpath(c['file'], a.clone), verdict=verdict, by=by,
+                                seconds=round(time.time() - t0, 1)))
             print(f"[{k + 1}/{len(cands)}] {verdict:10} {c['function']}: {c['before'][:70]}  =>  "
                   f"{c['after'][:70]}  {by[:100]}", flush=True)
     finally:
-        open(src, 'w').write(orig)
+        for path, lines in sources.items():
+            open(path, 'w').write(''.join(lines))
         run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     report(results, a.text, a.json)
     return 0
 
 
 def cmd_list(a):
-    if not os.path.isfile(a.source):
-        fail(f'{a.source}: no such file')
-    lines = open(a.source).read().splitlines(keepends=True)
+    for path in a.source:
+        if not os.path.isfile(path):
+            fail(f'{path}: no such file')
+    _, cands = read_sources(a.source)
     equivalent = load_equivalent(a.equivalent)
-    cands = list(candidates(lines))
     for c in cands:
         print(json.dumps({k: v for k, v in c.items() if k != 'text'}))
     kinds = {k: sum(c['kind'] == k for c in cands) for k in ('rel', 'negate-if', 'delete', 'const')}
@@ -267,10 +291,12 @@ def main():
     r.add_argument('--rerun', help="only the mutants a previous run's --json report marks survived")
     r.add_argument('--kind', action='append', default=[], choices=['rel', 'negate-if', 'delete', 'const'])
     r.add_argument('--limit', type=int, default=0)
+    r.add_argument('--check-mode', choices=['on', 'off'], default='on',
+                   help="the sweeps' ALLOCSIM_CHECK_MODE (default on: recycled storage poisoned)")
     r.add_argument('--json')
     r.add_argument('--text')
     li = sub.add_parser('list')
-    li.add_argument('source')
+    li.add_argument('source', nargs='+')
     li.add_argument('--equivalent')
     a = ap.parse_args()
     return cmd_run(a) if a.cmd == 'run' else cmd_list(a)

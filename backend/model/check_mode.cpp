@@ -1,0 +1,73 @@
+#include "backend/model/check_mode.h"
+
+#include "backend/model/contract_poison.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace allocsim::backend {
+
+namespace detail {
+namespace {
+bool from_environment() {
+  const char* value = std::getenv("ALLOCSIM_CHECK_MODE");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+}  // namespace
+bool g_check_mode = from_environment();
+}  // namespace detail
+
+void set_check_mode(bool on) { detail::g_check_mode = on; }
+
+void port_rule_broken(const char* rule, const char* file, int line) {
+  throw PortRuleBroken("port rule broken: " + std::string(rule) + " (" + file + ":" + std::to_string(line) + ")");
+}
+
+void poison(DeviceIdentity& d) {
+  poison(d.node);
+  poison(d.ordinal);
+  poison(d.uuid);
+  poison(d.mig_uuid);
+  poison(d.product);
+  poison(d.memory_bytes);
+  poison(d.mig_profile);
+}
+void poison(Mutation& m) {
+  poison(m.op_id);
+  poison(m.kind);
+  poison(m.target);
+  poison(m.detail);
+}
+void poison(FeasiblePlan& p) {
+  poison(p.assignments);
+  poison(p.geometry);
+  poison(p.snapshot_generation);
+  poison(p.plan_id);
+  poison(p.notes);
+}
+void poison(NodeEvidence& e) {
+  poison(e.node);
+  poison(e.mig_config);
+  poison(e.state);
+  poison(e.state_generation);
+  poison(e.resource_version);
+  poison(e.layout);
+}
+void poison(ClaimObservation& o) {
+  poison(o.claim_id);
+  poison(o.owner);
+  poison(o.desired_generation);
+  poison(o.observed_generation);
+  poison(o.status);
+  poison(o.grant);
+  poison(o.evidence);
+}
+void poison(ReleaseObservation& o) {
+  poison(o.claim_id);
+  poison(o.status);
+  poison(o.remaining);
+  poison(o.reason);
+}
+
+}  // namespace allocsim::backend

@@ -1,0 +1,82 @@
+// MemoryBackend's geometry application: the upstream's `fail_geometry`, `_apply_geometry` and
+// `apply_pending_geometry` (seed/memory_backend_reindented.py lines 349-378). The port-only hooks beside them
+// are in geometry_hooks.cpp.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backend/model/memory_backend.h"
+#include "backend/model/memory_backend_idioms.h"
+
+namespace allocsim::backend {
+
+using namespace port;
+
+// -- geometry application (lines 349-378) ----------------------------------------------------------------
+
+// The upstream's `fail_geometry` (lines 349-352).
+void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
+  LockGuard lock(c);
+  c.touch(Obj::FailingGeometry, node, true);
+  if (std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node) == s_.failing_geometry.end())
+    s_.failing_geometry.push_back(node);
+}
+
+// The upstream's `_apply_geometry` (lines 354-369).
+void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
+  const Pinned pinned(*this);
+  c.touch(Obj::FailingGeometry, node_name, false);
+  c.touch(Obj::Node, node_name, true);
+  bool failing =
+      std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) != s_.failing_geometry.end();
+  // Port-only hooks (geometry_hooks.cpp); both maps are empty unless a scenario arms them.
+  if (const double* until = find_in(s_.failing_geometry_until, node_name); until && !failing) {
+    c.touch(Obj::Clock, kClockName, false);
+    failing = s_.clock.now() < *until;
+  }
+  NodeFixture& node = node_at(node_name);
+  node.mig_state = failing ? "failed" : "success";
+  node.mig_state_generation = version;
+  if (failing) return;
+  if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
+    return;  // success reported for this write; the layout is left as it was
+  c.touch(Obj::SharedMap, kMapName, false);
+  // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (docs/DESIGN.md §5,
+  // "Storage reused across executions").
+  OrderedMap<std::string, int>& layout = layout_scratch_.reuse();
+  layout.clear();
+  if (find_in(s_.shared_config, node.mig_config) != nullptr) {
+    c.touch(Obj::Claim, "", false);
+    for (const auto& claim : s_.claims) {
+      c.touch(Obj::Claim, claim.claim_id, false);
+      if (claim.entry_name != node.mig_config) continue;
+      const std::string* geometry = find_in(claim.plan.geometry, node_name);
+      std::string_view rest = geometry ? std::string_view(*geometry) : std::string_view();
+      // `for part in geometry.split(','): if ':' in part: profile, count = part.split(':')`
+      while (true) {
+        const size_t comma = rest.find(',');
+        const std::string_view part = rest.substr(0, comma);
+        const size_t colon = part.find(':');
+        if (colon != std::string_view::npos)
+          put_in(layout, std::string(part.substr(0, colon)), std::stoi(std::string(part.substr(colon + 1))));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    }
+  }
+  node.mig_layout.swap(layout);
+}
+
+// The upstream's `apply_pending_geometry` (lines 371-378).
+void MemoryBackend::apply_pending_geometry(Caller& c) {
+  LockGuard lock(c);
+  c.touch(Obj::Clock, kClockName, false);
+  c.touch(Obj::Clock, kPendingName, true);
+  const double now = s_.clock.now();
+  std::vector<PendingGeometry> due, later;
+  for (auto& p : s_.pending_geometry) (p.due <= now ? due : later).push_back(p);
+  s_.pending_geometry = std::move(later);
+  for (const auto& p : due) apply_geometry(c, p.node, p.version);
+}
+
+}  // namespace allocsim::backend
