@@ -10,8 +10,6 @@
 namespace allocsim::harness {
 namespace {
 
-std::string no_detail(const Op&) { return ""; }
-
 /// `recover` (scenario.h): wait for the flow's actor to end, read back its claims, release each by claim
 /// id and generation, as a restarted controller would (ALLOC-033).
 const char* run_recover(ScriptRunner& run, const Op& op) {
