@@ -22,7 +22,9 @@
 #              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root),
 #              ALLOCSIM_SELFCHECK_SCENARIOS (selfcheck: default 300), ALLOCSIM_SELFCHECK_SEED (default 1),
 #              ALLOCSIM_OPT_FLAGS (the build's -O and -g flags; default "-O2 -g"; CI: "-O2 -g1"),
-#              ALLOCSIM_SAN_OPT_FLAGS (the same for sanitize and fuzz; default "-O1 -g1").
+#              ALLOCSIM_SAN_OPT_FLAGS (the same for sanitize and fuzz; default "-O1 -g1"),
+#              ALLOCSIM_UNITY (ON|OFF, default OFF; CI: ON): unity builds, each target's .cpp files compiled
+#                       in batches of 8 per translation unit (top-level CMakeLists.txt says why and when).
 # Builds use ccache when it is on PATH (optional; never installed here).
 set -euo pipefail
 
@@ -67,7 +69,9 @@ format_sources() {
 # ccache, when it is on PATH, makes rebuilds (and CI's three configurations of one tree) cheaper; it is
 # never required and never installed. The empty value matters too: it clears a launcher an earlier
 # configure cached, so a build dir keeps working after ccache goes away.
-CONFIGURE=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# Unity builds (ALLOCSIM_UNITY) compile a cold tree in about 40 % of the time (README), but an edit recompiles its
+# whole batch and a batch is a ccache hit only when none of its files changed: on for CI's fresh clone, off otherwise.
+CONFIGURE=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DALLOCSIM_UNITY=${ALLOCSIM_UNITY:-OFF}")
 # The sanitizer and fuzz builds run the suite and the loaders, not the benchmarks: -O1 with line tables
 # compiles in about two thirds of the time of -O2 -g, and ASan's reports keep their file:line.
 SAN_OPT=("-DALLOCSIM_OPT_FLAGS=${ALLOCSIM_SAN_OPT_FLAGS:--O1 -g1}")
