@@ -7,12 +7,12 @@ namespace allocsim::sim {
 
 namespace {
 
-std::string describe(const char* condition, const char* file, int line, const std::string& message) {
+std::string failure_text(const char* condition, const char* file, int line, const std::string& message) {
   return fmt::format("ALLOCSIM_ASSERT({}) failed at {}:{}: {}", condition, file, line, message);
 }
 
 void default_handler(const char* condition, const char* file, int line, const std::string& message) {
-  std::fprintf(stderr, "allocsim: internal error: %s\n", describe(condition, file, line, message).c_str());
+  std::fprintf(stderr, "allocsim: internal error: %s\n", failure_text(condition, file, line, message).c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -28,7 +28,7 @@ AssertHandler set_assert_handler(AssertHandler handler) {
 }
 
 void throwing_assert_handler(const char* condition, const char* file, int line, const std::string& message) {
-  throw AssertionFailure(describe(condition, file, line, message));
+  throw AssertionFailure(failure_text(condition, file, line, message));
 }
 
 void assert_failed(const char* condition, const char* file, int line, const std::string& message) {

@@ -64,9 +64,10 @@ struct Point {
 };
 
 // Follows `prefix` (alternative indices), then always the first alternative; records every point.
-class DfsStrategy final : public Strategy {
+class PrefixStrategy final : public Strategy {
  public:
-  DfsStrategy(const std::vector<uint32_t>& prefix, std::span<const uint64_t> draws) : prefix_(prefix), draws_(draws) {}
+  PrefixStrategy(const std::vector<uint32_t>& prefix, std::span<const uint64_t> draws)
+      : prefix_(prefix), draws_(draws) {}
   void begin_execution(uint64_t) override { points.clear(), dpos_ = 0; }
   ActorId choose(std::span<const Candidate> runnable, ActorId current) override {
     Point p;
@@ -130,7 +131,7 @@ PreemptionSearch search_min_preemptions(const RunOnce& run, const Accept& accept
     std::optional<std::vector<uint32_t>> prefix = std::vector<uint32_t>{};
     while (prefix) {
       if (!budget.take()) return out;
-      DfsStrategy dfs(*prefix, draws);
+      PrefixStrategy dfs(*prefix, draws);
       dfs.begin_execution(0);
       ExecutionResult r = run(dfs);
       if (r.preemptions <= k && accept(r)) {

@@ -7,7 +7,7 @@ namespace allocsim::sim {
 namespace {
 
 /// Uniformly random choices that multiply up the branching factors they meet.
-class ProbeStrategy final : public Strategy {
+class BranchProductStrategy final : public Strategy {
  public:
   void begin_execution(uint64_t seed) override { prng_ = Prng(seed), product_ = 1; }
   ActorId choose(std::span<const Candidate> runnable, ActorId) override {
@@ -30,7 +30,7 @@ class ProbeStrategy final : public Strategy {
 
 double estimate_leaves(Engine& engine, const WorldFactory& make_world, uint32_t probes, uint64_t seed) {
   if (probes == 0) return 0;
-  ProbeStrategy probe;
+  BranchProductStrategy probe;
   double sum = 0;
   for (uint32_t i = 0; i < probes; ++i) {
     probe.begin_execution(execution_seed(seed, i));

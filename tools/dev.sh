@@ -5,7 +5,8 @@
 #   tools/dev.sh build  install what is missing and build
 #   tools/dev.sh report build allocsim and render `sweep scenarios/ --report-html` in headless Chromium (CI)
 #   tools/dev.sh sanitize  build with ASan + UBSan in build-asan/ and run the whole test suite there
-#   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time
+#   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time (side by
+#                       side when ALLOCSIM_JOBS >= 2)
 #   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
 #                       (tools/differential/README.md); needs the seed at ALLOCSIM_SEED_DIR
 #   tools/dev.sh package       build allocsim and its man page, then the Debian package (cpack -G DEB) in
@@ -22,7 +23,9 @@
 #              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root),
 #              ALLOCSIM_SELFCHECK_SCENARIOS (selfcheck: default 300), ALLOCSIM_SELFCHECK_SEED (default 1),
 #              ALLOCSIM_OPT_FLAGS (the build's -O and -g flags; default "-O2 -g"; CI: "-O2 -g1"),
-#              ALLOCSIM_SAN_OPT_FLAGS (the same for sanitize and fuzz; default "-O1 -g1").
+#              ALLOCSIM_SAN_OPT_FLAGS (the same for sanitize and fuzz; default "-O1 -g1"),
+#              ALLOCSIM_UNITY (ON|OFF, default OFF; CI: ON): unity builds, each target's .cpp files compiled
+#                       in batches of 8 per translation unit (top-level CMakeLists.txt says why and when).
 # Builds use ccache when it is on PATH (optional; never installed here).
 set -euo pipefail
 
@@ -67,7 +70,9 @@ format_sources() {
 # ccache, when it is on PATH, makes rebuilds (and CI's three configurations of one tree) cheaper; it is
 # never required and never installed. The empty value matters too: it clears a launcher an earlier
 # configure cached, so a build dir keeps working after ccache goes away.
-CONFIGURE=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# Unity builds (ALLOCSIM_UNITY) compile a cold tree in about 40 % of the time (README), but an edit recompiles its
+# whole batch and a batch is a ccache hit only when none of its files changed: on for CI's fresh clone, off otherwise.
+CONFIGURE=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DALLOCSIM_UNITY=${ALLOCSIM_UNITY:-OFF}")
 # The sanitizer and fuzz builds run the suite and the loaders, not the benchmarks: -O1 with line tables
 # compiles in about two thirds of the time of -O2 -g, and ASan's reports keep their file:line.
 SAN_OPT=("-DALLOCSIM_OPT_FLAGS=${ALLOCSIM_SAN_OPT_FLAGS:--O1 -g1}")
@@ -156,16 +161,46 @@ case "${1:-}" in
     cmake --build "$BUILD" -j "$JOBS" --target fuzz_scenario fuzz_trace
     export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-    for target in scenario trace; do
+    # Each libFuzzer process runs on one core: with ALLOCSIM_JOBS of 2 or more the two targets fuzz side by side,
+    # each for the same SECONDS_EACH, so the stage takes one target's time instead of two. Each one's output goes to
+    # its log in the build dir and is printed when it is done, whole, so that two never interleave.
+    fuzz_one() {  # TARGET: fuzz it; the exit status is libFuzzer's (callers send the output to the target's log)
+      local target="$1"
       # New inputs go to a scratch corpus in the build dir; the committed seeds stay as they are.
-      work="$BUILD/corpus/$target"
-      artifacts="$BUILD/artifacts/$target/"
+      local work="$BUILD/corpus/$target" artifacts="$BUILD/artifacts/$target/"
       mkdir -p "$work" "$artifacts"
-      echo "dev.sh: fuzzing $target for ${SECONDS_EACH}s" >&2
       # -rss_limit_mb and -timeout turn a runaway input into a reported failure, not a hung CI job.
       "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts" "$work" "$ROOT/tests/fuzz/corpus/$target"
+    }
+    targets=(scenario trace)
+    declare -A exit_of pid_of
+    for target in "${targets[@]}"; do
+      echo "dev.sh: fuzzing $target for ${SECONDS_EACH}s (output: $BUILD/fuzz-$target.log)" >&2
     done
+    if [ "$JOBS" -ge 2 ]; then
+      for target in "${targets[@]}"; do
+        fuzz_one "$target" >"$BUILD/fuzz-$target.log" 2>&1 &
+        pid_of[$target]=$!
+      done
+      for target in "${targets[@]}"; do
+        exit_of[$target]=0
+        wait "${pid_of[$target]}" || exit_of[$target]=$?
+      done
+    else
+      for target in "${targets[@]}"; do
+        exit_of[$target]=0
+        fuzz_one "$target" >"$BUILD/fuzz-$target.log" 2>&1 || exit_of[$target]=$?
+      done
+    fi
+    failed=0
+    for target in "${targets[@]}"; do
+      echo "dev.sh: fuzz_$target: exit ${exit_of[$target]}; its output:" >&2
+      cat "$BUILD/fuzz-$target.log" >&2
+      [ "${exit_of[$target]}" -eq 0 ] || failed=$((failed + 1))
+    done
+    echo "dev.sh: fuzz: ${#targets[@]} target(s) for ${SECONDS_EACH}s each, $failed failed" >&2
+    [ "$failed" -eq 0 ]
     ;;
   report)
     # The HTML report of the whole corpus (`sweep scenarios/ --report-html`) rendered in headless Chromium,

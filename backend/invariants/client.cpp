@@ -21,12 +21,6 @@ using sim::Violation;
 
 namespace {
 
-std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
-
-Violation violation(const char* name, std::string message, std::string state) {
-  return Violation{name, std::move(message), std::move(state)};
-}
-
 std::string render_grant(const std::vector<DeviceIdentity>& devices) {
   std::string out;
   for (const auto& d : devices)
@@ -116,7 +110,8 @@ std::optional<Violation> check_observation_matches_claim(const CheckContext& c) 
   const std::string gen = cl->generation;
   const std::vector<std::array<std::string, 3>> fields = {{"owner", obs.owner, cl->owner},
                                                           {"generation", obs.desired_generation, gen},
-                                                          {"observed generation", opt(obs.observed_generation), gen},
+                                                          {"observed generation", or_dash(obs.observed_generation),
+                                                           gen},
                                                           {"grant", render_grant(obs.grant),
                                                            render_grant(assigned(*cl))}};
   for (const auto& [field, told, has] : fields) {
@@ -157,7 +152,7 @@ std::string render_bindings(const std::string& workload, const backend::Workload
   for (const auto& [k, v] : b.env) env += fmt::format("{}{}={}", env.empty() ? "" : " ", k, v);
   for (const auto& n : b.nodes) nodes += (nodes.empty() ? "" : ",") + n;
   return fmt::format("bindings {}: gpu_limit={} node_selector={} nodes=[{}] env={{{}}}", workload, b.gpu_limit,
-                     opt(b.node_selector_hostname), nodes, env);
+                     or_dash(b.node_selector_hostname), nodes, env);
 }
 
 }  // namespace
@@ -285,7 +280,7 @@ std::optional<Violation> check_observation_envelope_complete(const CheckContext&
                    fmt::format("{} was told an answer of {}: {}", a.name, e.call, clause),
                    fmt::format("actor {} told: envelope of {} known={} generation={} reason={} detail={} "
                                "observed_at={} clock={}\n",
-                               a.name, e.call, e.known, opt(e.generation), e.reason.empty() ? "-" : e.reason,
+                               a.name, e.call, e.known, or_dash(e.generation), e.reason.empty() ? "-" : e.reason,
                                e.detail.empty() ? "-" : e.detail, e.observed_at, e.now)};
 }
 

@@ -19,10 +19,6 @@ using GeometryWrite = WorldState::GeometryWrite;
 
 namespace {
 
-Violation violation(const char* name, std::string message, std::string state) {
-  return Violation{name, std::move(message), std::move(state)};
-}
-
 bool still_pending(const backend::BackendState& s, const GeometryWrite& w) {
   return std::any_of(s.pending_geometry.begin(), s.pending_geometry.end(),
                      [&](const backend::PendingGeometry& p) { return p.node == w.node && p.version == w.version; });

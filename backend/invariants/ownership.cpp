@@ -17,18 +17,12 @@ using sim::Violation;
 
 namespace {
 
-std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
-
 /// Whether shared-map entry `entry` is one of `flow`'s: "<entry prefix><flow>-...", compared in place (the
 /// prefix is longer than a short string's buffer, so building it would allocate).
 bool entry_of(std::string_view entry, std::string_view flow) {
   const std::string_view prefix = backend::kEntryPrefix;
   return entry.starts_with(prefix) && entry.substr(prefix.size()).starts_with(flow) &&
          entry.size() > prefix.size() + flow.size() && entry[prefix.size() + flow.size()] == '-';
-}
-
-Violation violation(const char* name, std::string message, std::string state) {
-  return Violation{name, std::move(message), std::move(state)};
 }
 
 }  // namespace
@@ -49,7 +43,7 @@ std::optional<Violation> check_single_ownership(const CheckContext& c) {
       if (n.owner != cl.owner)
         return violation("single-ownership",
                          fmt::format("node {} is covered by live claim {} of {} but its owner is {}", n.name,
-                                     cl.claim_id, cl.owner, opt(n.owner)),
+                                     cl.claim_id, cl.owner, or_dash(n.owner)),
                          render_node(n) + render_claim(cl));
     }
   }
@@ -174,7 +168,7 @@ std::optional<Violation> check_recovery_converges(const CheckContext& c) {
     if (n.owner == flow)
       return violation("recovery-converges",
                        fmt::format("{} recovered {}, but {} still owns node {} (epoch {})", a.name, flow, flow, n.name,
-                                   opt(n.owner_epoch)),
+                                   or_dash(n.owner_epoch)),
                        render_node(n) + recovered);
   for (const Claim& cl : s.claims)
     if (cl.owner == flow)

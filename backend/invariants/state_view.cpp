@@ -9,9 +9,9 @@ namespace allocsim::harness {
 using backend::Claim;
 using backend::NodeFixture;
 
-namespace {
+std::string or_dash(const std::optional<std::string>& s) { return s ? *s : "-"; }
 
-std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
+namespace {
 
 template <class V>
 std::string render_map(const backend::OrderedMap<std::string, V>& m) {
@@ -26,8 +26,8 @@ std::string render_node(const NodeFixture& n) {
   return fmt::format(
       "node {}: owner={} epoch={} resourceVersion={} mig_config={} state={}@{} layout={} workloads={} "
       "restore_record={}\n",
-      n.name, opt(n.owner), opt(n.owner_epoch), n.resource_version, n.mig_config, n.mig_state, n.mig_state_generation,
-      render_map(n.mig_layout), render_map(n.workloads), opt(n.restore_record));
+      n.name, or_dash(n.owner), or_dash(n.owner_epoch), n.resource_version, n.mig_config, n.mig_state,
+      n.mig_state_generation, render_map(n.mig_layout), render_map(n.workloads), or_dash(n.restore_record));
 }
 
 namespace {
@@ -76,7 +76,7 @@ std::string render_map_state(const backend::BackendState& s) {
   for (const auto& [e, _] : s.shared_config) entries += (entries.empty() ? "" : ",") + e;
   return fmt::format("shared map: entries=[{}] tombstone={} deleted={} version={}; pointer={} (restore {})\n", entries,
                      s.shared_tombstone, s.shared_map_deleted, s.shared_config_version, s.pointer,
-                     opt(s.pointer_restore));
+                     or_dash(s.pointer_restore));
 }
 
 std::string render_failed_reads(const backend::BackendState& s) {

@@ -2,11 +2,20 @@
 // output shows "the state the invariant saw, before and after the last step".
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "backend/world/world_state.h"
 
 namespace allocsim::harness {
+
+/// The violation an invariant reports: its name, the message, and the state lines rendered below.
+inline sim::Violation violation(const char* name, std::string message, std::string state) {
+  return sim::Violation{name, std::move(message), std::move(state)};
+}
+/// `s`, or "-" when it is empty: how the renderings below and the invariants' messages show an absent field.
+std::string or_dash(const std::optional<std::string>& s);
 
 /// One-line renderings of the objects an invariant reports in Violation::state, each ending in '\n' and
 /// starting with a stable prefix ("node NAME:", "claim ID:", "shared map:", "failed reads:") so that

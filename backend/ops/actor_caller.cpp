@@ -29,7 +29,7 @@ namespace {
 
 /// barrier_catalog()'s names as views, measured once: compared or passed on as `const char*`, each was measured
 /// (strlen) at every barrier, a tenth of a barrier's harness cost (tools/bench/README.md, "Session 18").
-const std::vector<std::string_view>& barrier_names() {
+const std::vector<std::string_view>& barrier_name_views() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
     for (const backend::Named& b : backend::barrier_catalog()) v.emplace_back(b.name);
@@ -41,7 +41,7 @@ const std::vector<std::string_view>& barrier_names() {
 }  // namespace
 
 backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& detail) {
-  const auto& names = barrier_names();
+  const auto& names = barrier_name_views();
   for (size_t i = 0; i < names.size(); ++i) {
     if (name != names[i]) continue;
     ++w_.barrier_hits_[i];
@@ -96,7 +96,7 @@ backend::BarrierHit ActorCaller::fault_at(size_t index) {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (!f.eligible(st_.name)) return {};
   const char* barrier = backend::barrier_catalog()[index].name;
-  const auto* actions = backend::find_in(f.barriers, barrier_names()[index]);
+  const auto* actions = backend::find_in(f.barriers, barrier_name_views()[index]);
   if (actions == nullptr || !fault_budget_left()) return {};
   const uint64_t v = ctx_.draw(1 + actions->size());
   if (v == 0) return {};

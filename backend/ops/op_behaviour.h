@@ -24,6 +24,9 @@ struct OpBehaviour {
   const char* (*execute)(ScriptRunner& run, const Op& op);
 };
 
+/// The `detail` of an op whose Call point carries none: "".
+inline std::string no_detail(const Op&) { return ""; }
+
 /// Every op's behaviour row, in OpKind order: the rows of the files below.
 const std::vector<OpBehaviour>& op_behaviour_rows();
 /// The row of `k`.

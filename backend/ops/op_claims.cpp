@@ -15,8 +15,6 @@ namespace {
 
 using backend::FeasiblePlan;
 
-std::string no_detail(const Op&) { return ""; }
-
 const char* run_inventory(ScriptRunner& run, const Op& op) {
   run.call("inventory");
   return run.inventory(op.nodes);

@@ -10,8 +10,6 @@
 namespace allocsim::harness {
 namespace {
 
-std::string no_detail(const Op&) { return ""; }
-
 /// `recover` (scenario.h): wait for the flow's actor to end, then (from the op's point on) read back its
 /// claims and release each by claim id and generation, as a restarted controller would (ALLOC-033).
 const char* run_recover(ScriptRunner& run, const Op& op) {

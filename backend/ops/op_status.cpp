@@ -11,8 +11,6 @@
 namespace allocsim::harness {
 namespace {
 
-std::string no_detail(const Op&) { return ""; }
-
 const char* run_observe(ScriptRunner& run, const Op&) {
   if (!run.state().claim_id) return "skipped";
   run.call("observe");

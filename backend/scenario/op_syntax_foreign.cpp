@@ -14,8 +14,8 @@ using Json = nlohmann::ordered_json;
 using support::child;
 using support::quote;
 
-constexpr int kMaxVersion = 1'000'000'000;
-const std::vector<const char*> kMigStates = {"pending", "success", "failed"};
+constexpr int kMaxGeneration = 1'000'000'000;
+const std::vector<const char*> kWrittenMigStates = {"pending", "success", "failed"};
 
 // -- set_labels --------------------------------------------------------------------------------------------
 
@@ -66,9 +66,9 @@ void json_set_labels(const Op& op, Json& j) {
 
 void parse_set_mig_state(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
-  op.mig_state = r.choice(r.require(v, ptr, "state"), child(ptr, "state"), kMigStates);
+  op.mig_state = r.choice(r.require(v, ptr, "state"), child(ptr, "state"), kWrittenMigStates);
   if (const Json* g = r.find(v, "generation"))
-    op.mig_state_generation = r.int_value(*g, child(ptr, "generation"), 0, kMaxVersion);
+    op.mig_state_generation = r.int_value(*g, child(ptr, "generation"), 0, kMaxGeneration);
 }
 
 void json_set_mig_state(const Op& op, Json& j) {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "backend/model/mutants.h"
+#include "backend/swarm/parallel.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/system/system.h"
 #include "backend/world/dirty.h"
@@ -30,7 +30,7 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kStrategies[] = {"random", "pct", "dfs", "dpor"};
 constexpr uint64_t kMaxOrderConstraints = 3;
 
-campaign::SubjectPtr parse_doc(const Json& doc, const std::string& file) {
+campaign::SubjectPtr parse_generated(const Json& doc, const std::string& file) {
   try {
     return backend_system().parse(doc.dump(2) + "\n", file, file);
   } catch (const support::InputError& e) {
@@ -109,7 +109,7 @@ const char* ending(const sim::ExecutionResult& r) {
 }
 
 /// One exploration of a scenario, kept for the second phase (the other invariant-check mode).
-struct Exploration {
+struct StrategyExploration {
   campaign::ExploreConfig config;
   std::vector<std::string> verdicts;  // verdict_of each execution, in order
   std::vector<std::vector<sim::Choice>> schedules;
@@ -122,7 +122,7 @@ struct Outcome {
   std::pair<std::string, std::string> file;  // the scenario as written for a contradiction
   std::string path;                          // where that file goes (SelfcheckOptions::out), for replay lines
   SelfcheckContradiction proto;              // index, seeds, mutant, order
-  std::vector<Exploration> explorations;
+  std::vector<StrategyExploration> explorations;
   std::vector<std::pair<SelfcheckContradiction, campaign::ModeProbe>> probes;  // with their strategy, invariant
 };
 
@@ -160,10 +160,10 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
                                ? fmt::format("s{}", index)
                                : fmt::format("s{}-{}", index, std::filesystem::path(o.files.at(index)).stem().string());
   Json doc = selfcheck_base_scenario(o, index);
-  out.subject = parse_doc(doc, name + ".json");
+  out.subject = parse_generated(doc, name + ".json");
   if (o.files.empty() && ordered(index)) {
     doc = with_order(std::move(doc), out.subject, gen_seed);
-    if (doc.contains("order")) out.subject = parse_doc(doc, name + ".json");
+    if (doc.contains("order")) out.subject = parse_generated(doc, name + ".json");
   }
   SelfcheckReport& p = out.part;
   p.scenarios = 1;
@@ -182,7 +182,7 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
   };
   std::vector<Found> found;
   for (const char* strategy : kStrategies) {
-    Exploration ex;
+    StrategyExploration ex;
     ex.config.strategy = strategy;
     if (ex.config.strategy == "dfs") ex.config.reduction = "none";
     ex.config.seed = gen_seed;
@@ -243,7 +243,7 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
 /// The second phase, under the other invariant-check mode: every exploration again, every probe.
 void other_mode(const SelfcheckOptions& o, Outcome& out) {
   SelfcheckReport& p = out.part;
-  for (Exploration& ex : out.explorations) {
+  for (StrategyExploration& ex : out.explorations) {
     if (o.tamper && !ex.verdicts.empty()) o.tamper("mode-verdict", ex.verdicts.front());
     std::vector<std::string> verdicts;
     std::vector<std::vector<sim::Choice>> schedules;
@@ -283,27 +283,7 @@ void other_mode(const SelfcheckOptions& o, Outcome& out) {
   }
 }
 
-/// Runs fn(0..count-1) on `jobs` threads; each result lands in its own slot (as swarm_campaign.cpp does).
-void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(count);
-  const unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
-  for (unsigned t = 0; t < n; ++t)
-    threads.emplace_back([&, t] {
-      for (size_t i = t; i < count; i += n) {
-        try {
-          fn(i);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      }
-    });
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-void merge(SelfcheckReport& r, SelfcheckReport&& p) {
+void add_part(SelfcheckReport& r, SelfcheckReport&& p) {
   r.scenarios += p.scenarios;
   r.with_order += p.with_order;
   r.with_mutant += p.with_mutant;
@@ -367,7 +347,7 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& o, const std::function<voi
       const ModeScope mode(CheckMode::Full);
       parallel_for(n, o.jobs, [&](size_t j) { other_mode(o, outs[j]); });
     }
-    for (Outcome& out : outs) merge(r, std::move(out.part));
+    for (Outcome& out : outs) add_part(r, std::move(out.part));
     if (after_batch) after_batch(r);
   }
   return r;

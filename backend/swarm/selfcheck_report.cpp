@@ -15,10 +15,10 @@ using Json = nlohmann::ordered_json;
 using support::JsonReader;
 
 constexpr const char* kReportSchema = "allocsim/selfcheck-report/v1";
-constexpr const char* kCheckpointSchema = "allocsim/selfcheck-checkpoint/v1";
-constexpr support::TextRules kRules{size_t{1} << 30, 64, "selfcheck checkpoints"};
+constexpr const char* kSelfcheckCheckpointSchema = "allocsim/selfcheck-checkpoint/v1";
+constexpr support::TextRules kSelfcheckRules{size_t{1} << 30, 64, "selfcheck checkpoints"};
 
-Json config_json(const SelfcheckOptions& o) {
+Json selfcheck_config_json(const SelfcheckOptions& o) {
   return {{"seed", o.seed},
           {"scenarios", o.scenarios},
           {"per_scenario", o.per_scenario},
@@ -54,13 +54,13 @@ Json contradiction_json(const SelfcheckContradiction& c) {
 
 // -- reading ----------------------------------------------------------------------------------------------
 
-uint64_t u64(const JsonReader& rd, const Json& obj, const std::string& ptr, const char* key) {
+uint64_t checkpoint_u64(const JsonReader& rd, const Json& obj, const std::string& ptr, const char* key) {
   const Json& v = rd.require(obj, ptr, key);
   rd.want(v, ptr + "/" + key, v.is_number_unsigned(), "an unsigned integer");
   return v.get<uint64_t>();
 }
 
-std::string str(const JsonReader& rd, const Json& obj, const std::string& ptr, const char* key) {
+std::string checkpoint_str(const JsonReader& rd, const Json& obj, const std::string& ptr, const char* key) {
   return rd.string_value(rd.require(obj, ptr, key), ptr + "/" + key);
 }
 
@@ -74,7 +74,7 @@ std::map<std::string, uint64_t> counts(const JsonReader& rd, const Json& obj, co
   const Json& v = rd.require(obj, ptr, key);
   rd.want_object(v, ptr + "/" + key);
   std::map<std::string, uint64_t> out;
-  for (const auto& [k, n] : v.items()) out[k] = u64(rd, v, ptr + "/" + key, k.c_str());
+  for (const auto& [k, n] : v.items()) out[k] = checkpoint_u64(rd, v, ptr + "/" + key, k.c_str());
   return out;
 }
 
@@ -82,21 +82,21 @@ SelfcheckContradiction contradiction_from(const JsonReader& rd, const Json& j, c
                                           const std::string& ptr, const std::string& files_ptr) {
   rd.want_object(j, ptr);
   SelfcheckContradiction c;
-  c.c.kind = str(rd, j, ptr, "kind");
-  c.index = u64(rd, j, ptr, "index");
-  c.generator_seed = u64(rd, j, ptr, "generator_seed");
+  c.c.kind = checkpoint_str(rd, j, ptr, "kind");
+  c.index = checkpoint_u64(rd, j, ptr, "index");
+  c.generator_seed = checkpoint_u64(rd, j, ptr, "generator_seed");
   c.mutant = opt_str(rd, j, ptr, "mutant");
   c.order = rd.bool_value(rd.require(j, ptr, "order"), ptr + "/order");
-  c.strategy = str(rd, j, ptr, "strategy");
+  c.strategy = checkpoint_str(rd, j, ptr, "strategy");
   c.invariant = opt_str(rd, j, ptr, "invariant");
-  c.repeats = u64(rd, j, ptr, "repeats");
-  c.c.detail = str(rd, j, ptr, "detail");
-  c.c.replay = str(rd, j, ptr, "replay");
+  c.repeats = checkpoint_u64(rd, j, ptr, "repeats");
+  c.c.detail = checkpoint_str(rd, j, ptr, "detail");
+  c.c.replay = checkpoint_str(rd, j, ptr, "replay");
   rd.want_array(files, files_ptr);
   for (size_t k = 0; k < files.size(); ++k) {
     const std::string at = fmt::format("{}/{}", files_ptr, k);
     rd.want_object(files[k], at);
-    c.c.files.emplace_back(str(rd, files[k], at, "name"), str(rd, files[k], at, "text"));
+    c.c.files.emplace_back(checkpoint_str(rd, files[k], at, "name"), checkpoint_str(rd, files[k], at, "text"));
   }
   return c;
 }
@@ -110,7 +110,7 @@ Json selfcheck_json(const SelfcheckOptions& o, const SelfcheckReport& r) {
   Json list = Json::array();
   for (const auto& c : r.contradictions) list.push_back(contradiction_json(c));
   return {{"schema", kReportSchema},
-          {"config", config_json(o)},
+          {"config", selfcheck_config_json(o)},
           {"scenarios", r.scenarios},
           {"with_order", r.with_order},
           {"with_mutant", r.with_mutant},
@@ -133,7 +133,7 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
     for (const auto& [name, text] : c.c.files) f.push_back({{"name", name}, {"text", text}});
     files.push_back(std::move(f));
   }
-  const Json doc = {{"schema", kCheckpointSchema},
+  const Json doc = {{"schema", kSelfcheckCheckpointSchema},
                     {"tool_version", o.tool_version},
                     {"report", selfcheck_json(o, r)},
                     {"files", std::move(files)}};
@@ -141,39 +141,39 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
 }
 
 SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& o) {
-  const std::string text = support::read_text(path, kRules);
-  support::check_text(text, path, kRules);
-  const Json doc = support::parse_strict(text, path, kRules);
+  const std::string text = support::read_text(path, kSelfcheckRules);
+  support::check_text(text, path, kSelfcheckRules);
+  const Json doc = support::parse_strict(text, path, kSelfcheckRules);
   const JsonReader rd(path);
   rd.want_object(doc, "");
-  if (str(rd, doc, "", "schema") != kCheckpointSchema)
-    rd.fail("/schema", fmt::format("expected \"{}\"", kCheckpointSchema));
-  if (const std::string v = str(rd, doc, "", "tool_version"); v != o.tool_version)
+  if (checkpoint_str(rd, doc, "", "schema") != kSelfcheckCheckpointSchema)
+    rd.fail("/schema", fmt::format("expected \"{}\"", kSelfcheckCheckpointSchema));
+  if (const std::string v = checkpoint_str(rd, doc, "", "tool_version"); v != o.tool_version)
     rd.fail("/tool_version", fmt::format("written by allocsim {}, this is allocsim {}", v, o.tool_version));
   const Json& j = rd.require(doc, "", "report");
   rd.want_object(j, "/report");
   // The same options, but --scenarios may grow: going on past a finished run extends it.
-  Json expected = config_json(o), written = rd.require(j, "/report", "config");
+  Json expected = selfcheck_config_json(o), written = rd.require(j, "/report", "config");
   rd.want_object(written, "/report/config");
-  const uint64_t was = u64(rd, written, "/report/config", "scenarios");
+  const uint64_t was = checkpoint_u64(rd, written, "/report/config", "scenarios");
   if (was > o.scenarios)
     rd.fail("/report/config/scenarios",
             fmt::format("the checkpoint ran up to {} scenarios; --scenarios {} is fewer", was, o.scenarios));
   written["scenarios"] = o.scenarios;
   if (written != expected)
-    rd.fail("/report/config",
-            fmt::format("written for other options: {} (these: {})", j["config"].dump(), config_json(o).dump()));
+    rd.fail("/report/config", fmt::format("written for other options: {} (these: {})", j["config"].dump(),
+                                          selfcheck_config_json(o).dump()));
   SelfcheckReport r;
-  r.scenarios = u64(rd, j, "/report", "scenarios");
-  r.with_order = u64(rd, j, "/report", "with_order");
-  r.with_mutant = u64(rd, j, "/report", "with_mutant");
-  r.executions = u64(rd, j, "/report", "executions");
+  r.scenarios = checkpoint_u64(rd, j, "/report", "scenarios");
+  r.with_order = checkpoint_u64(rd, j, "/report", "with_order");
+  r.with_mutant = checkpoint_u64(rd, j, "/report", "with_mutant");
+  r.executions = checkpoint_u64(rd, j, "/report", "executions");
   r.endings = counts(rd, j, "/report", "endings");
   r.coverage = counts(rd, j, "/report", "coverage");
   const Json& v = rd.require(j, "/report", "violations");
   rd.want_object(v, "/report/violations");
-  r.violations_found = u64(rd, v, "/report/violations", "found");
-  r.violations_checked = u64(rd, v, "/report/violations", "checked");
+  r.violations_found = checkpoint_u64(rd, v, "/report/violations", "found");
+  r.violations_checked = checkpoint_u64(rd, v, "/report/violations", "checked");
   r.checked_by_invariant = counts(rd, v, "/report/violations", "by_invariant");
   r.checks = counts(rd, j, "/report", "checks");
   r.skipped = counts(rd, j, "/report", "skipped");

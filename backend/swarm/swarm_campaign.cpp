@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "backend/model/contract.h"
 #include "backend/scenario/scenario_json.h"
+#include "backend/swarm/parallel.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/system/system.h"
 #include "sim/campaign/coverage_report.h"
@@ -280,26 +280,6 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   if (!o.mutants.empty())
     out.also_faithful = faithful_shares(o, index, gen_seed, *out.finding, out.faithful_executions);
   return out;
-}
-
-/// Runs fn(0..count-1) on `jobs` threads; each result lands in its own slot.
-void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(count);
-  const unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
-  for (unsigned t = 0; t < n; ++t)
-    threads.emplace_back([&, t] {
-      for (size_t i = t; i < count; i += n) {
-        try {
-          fn(i);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      }
-    });
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
 }
 
 /// Adds one scenario's outcome to the report (dedup by signature; keep the smallest minimal scenario).

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+json json_or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
 template <class V>
 json pairs(const backend::OrderedMap<std::string, V>& m) {
@@ -23,21 +23,22 @@ json pairs(const backend::OrderedMap<std::string, V>& m) {
 }
 
 json device(const backend::DeviceIdentity& d) {
-  return json::array({opt(d.node), d.ordinal ? json(*d.ordinal) : json(nullptr), opt(d.uuid), opt(d.mig_uuid),
-                      d.product, d.memory_bytes ? json(*d.memory_bytes) : json(nullptr), opt(d.mig_profile)});
+  return json::array({json_or_null(d.node), d.ordinal ? json(*d.ordinal) : json(nullptr), json_or_null(d.uuid),
+                      json_or_null(d.mig_uuid), d.product, d.memory_bytes ? json(*d.memory_bytes) : json(nullptr),
+                      json_or_null(d.mig_profile)});
 }
 
 json node(const backend::NodeFixture& n) {
   return {{"name", n.name},
-          {"owner", opt(n.owner)},
-          {"owner_epoch", opt(n.owner_epoch)},
+          {"owner", json_or_null(n.owner)},
+          {"owner_epoch", json_or_null(n.owner_epoch)},
           {"resource_version", n.resource_version},
           {"mig_config", n.mig_config},
           {"mig_state", n.mig_state},
           {"mig_state_generation", n.mig_state_generation},
           {"mig_layout", pairs(n.mig_layout)},
           {"workloads", pairs(n.workloads)},
-          {"restore_record", opt(n.restore_record)}};
+          {"restore_record", json_or_null(n.restore_record)}};
 }
 
 json claim(const backend::Claim& c) {
@@ -72,7 +73,7 @@ json record_state(const backend::BackendState& s) {
           {"shared_tombstone", s.shared_tombstone},
           {"pointer", s.pointer},
           {"pointer_version", s.pointer_version},
-          {"pointer_restore", opt(s.pointer_restore)},
+          {"pointer_restore", json_or_null(s.pointer_restore)},
           {"pending_geometry", pending},
           {"failing_geometry", failing},
           {"clock", s.clock.now()}};

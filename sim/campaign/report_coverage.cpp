@@ -10,7 +10,7 @@ namespace allocsim::campaign {
 namespace {
 
 /// The names of list `key` of a dimension, those that are strings.
-std::vector<std::string> names_of(const nlohmann::json& dim, const char* key) {
+std::vector<std::string> dimension_names(const nlohmann::json& dim, const char* key) {
   std::vector<std::string> out;
   // A swarm's "features" counts what was reached: {"drawn": {name: scenarios}, "never": [...]}.
   if (std::string_view(key) == "reached" && dim.is_object() && dim.contains("drawn") && dim["drawn"].is_object()) {
@@ -32,7 +32,7 @@ std::string render_coverage(const nlohmann::json& coverage) {
       "<table class=\"coverage\">\n<thead><tr><th>what</th><th>reached</th><th>never reached</th></tr></thead>\n"
       "<tbody>\n";
   for (const auto& [dimension, value] : coverage.items()) {
-    const std::vector<std::string> reached = names_of(value, "reached"), never = names_of(value, "never");
+    const std::vector<std::string> reached = dimension_names(value, "reached"), never = dimension_names(value, "never");
     std::string list;
     for (const std::string& n : never) list += "<li class=\"never\">" + html_escape(n) + "</li>";
     h += fmt::format("<tr data-dimension=\"{}\"><td>{}</td><td class=\"num\">{} of {}</td><td>{}</td></tr>\n",

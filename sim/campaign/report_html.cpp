@@ -67,7 +67,7 @@ std::string str_or(const nlohmann::json& j, const char* key, const std::string& 
 }
 
 /// The well-formed part of a trace's "explanation" (the agreed shape, read leniently).
-struct Explanation {
+struct PageExplanation {
   bool present = false;
   std::string kind, summary;
   struct Pair {
@@ -86,8 +86,8 @@ std::optional<uint64_t> step_index(const nlohmann::json& j, size_t steps) {
   return v < steps ? std::optional<uint64_t>(v) : std::nullopt;
 }
 
-Explanation read_explanation(const nlohmann::json& trace, size_t steps) {
-  Explanation e;
+PageExplanation read_explanation(const nlohmann::json& trace, size_t steps) {
+  PageExplanation e;
   if (!trace.is_object() || !trace.contains("explanation") || !trace["explanation"].is_object()) return e;
   const nlohmann::json& x = trace["explanation"];
   e.present = true;
@@ -98,7 +98,7 @@ Explanation read_explanation(const nlohmann::json& trace, size_t steps) {
       if (!p.is_object() || !p.contains("first") || !p.contains("second")) continue;
       const auto a = step_index(p["first"], steps), b = step_index(p["second"], steps);
       if (!a || !b) continue;
-      Explanation::Pair pair{*a, *b, {}, str_or(p, "reversed")};
+      PageExplanation::Pair pair{*a, *b, {}, str_or(p, "reversed")};
       if (p.contains("objects") && p["objects"].is_array())
         for (const auto& o : p["objects"])
           if (o.is_string()) pair.objects.push_back(o.get<std::string>());
@@ -118,7 +118,7 @@ struct Step {
   bool preemption = false;
 };
 
-std::vector<Step> read_steps(const nlohmann::json& trace) {
+std::vector<Step> read_report_steps(const nlohmann::json& trace) {
   std::vector<Step> out;
   if (!trace.is_object() || !trace.contains("steps") || !trace["steps"].is_array()) return out;
   for (const auto& s : trace["steps"]) {
@@ -132,13 +132,13 @@ std::vector<Step> read_steps(const nlohmann::json& trace) {
   return out;
 }
 
-std::string label_of(const Step& s) { return fmt::format("{}:{}#{}", s.actor, s.point, s.occurrence); }
+std::string page_step_label(const Step& s) { return fmt::format("{}:{}#{}", s.actor, s.point, s.occurrence); }
 
 std::string step_link(size_t k, uint64_t i, const std::vector<Step>& steps) {
-  return fmt::format("<a href=\"#v{}-s{}\">step {}</a> ({})", k, i, i, html_escape(label_of(steps[i])));
+  return fmt::format("<a href=\"#v{}-s{}\">step {}</a> ({})", k, i, i, html_escape(page_step_label(steps[i])));
 }
 
-std::string render_explanation(const Explanation& e, size_t k, const std::vector<Step>& steps) {
+std::string render_explanation(const PageExplanation& e, size_t k, const std::vector<Step>& steps) {
   if (!e.present) return "<p class=\"no-explanation\">This trace carries no explanation.</p>\n";
   std::string h = "<div class=\"explanation\"" + attr("data-kind", e.kind) + ">\n";
   h += fmt::format("<p class=\"summary\"><strong>{}</strong> {}</p>\n",
@@ -172,7 +172,7 @@ std::string render_explanation(const Explanation& e, size_t k, const std::vector
 }
 
 /// The order block that pins the violation: the explanation's, else the trace's own "order" key.
-std::string render_order(const Explanation& e, const nlohmann::json& trace) {
+std::string render_order(const PageExplanation& e, const nlohmann::json& trace) {
   const nlohmann::json& order = e.order.is_array() && !e.order.empty() ? e.order
                                 : trace.contains("order")              ? trace["order"]
                                                                        : e.order;
@@ -191,7 +191,7 @@ std::vector<std::string> lane_order(const std::vector<std::string>& actors, cons
   return lanes;
 }
 
-std::string step_classes(const Explanation& e, const Step& s, uint64_t i, std::optional<uint64_t> last) {
+std::string step_classes(const PageExplanation& e, const Step& s, uint64_t i, std::optional<uint64_t> last) {
   std::string c = "step";
   if (!s.kind.empty()) c += " k-" + s.kind;
   if (s.preemption) c += " preempt";
@@ -202,7 +202,8 @@ std::string step_classes(const Explanation& e, const Step& s, uint64_t i, std::o
   return c;
 }
 
-std::string render_swimlanes(const HtmlViolation& v, size_t k, const std::vector<Step>& steps, const Explanation& e) {
+std::string render_swimlanes(const HtmlViolation& v, size_t k, const std::vector<Step>& steps,
+                             const PageExplanation& e) {
   const std::vector<std::string> lanes = lane_order(v.actors, steps);
   std::optional<uint64_t> last;
   if (v.trace.contains("violation") && v.trace["violation"].is_object() && v.trace["violation"].contains("step"))
@@ -224,8 +225,8 @@ std::string render_swimlanes(const HtmlViolation& v, size_t k, const std::vector
       const Step& s = steps[i];
       if (s.actor != lanes[l]) continue;
       h += fmt::format("<div class=\"{}\" id=\"v{}-s{}\" data-step=\"{}\"{}{} style=\"grid-column:{};grid-row:{}\">",
-                       step_classes(e, s, i, last), k, i, i, attr("data-label", label_of(s)),
-                       attr("title", fmt::format("step {}: {}", i, label_of(s))), col, i + 2);
+                       step_classes(e, s, i, last), k, i, i, attr("data-label", page_step_label(s)),
+                       attr("title", fmt::format("step {}: {}", i, page_step_label(s))), col, i + 2);
       h += "<span class=\"point\">" + html_escape(s.point) + "</span>";
       if (s.occurrence > 1) h += fmt::format(" <span class=\"occ\">#{}</span>", s.occurrence);
       if (!s.detail.empty()) h += "<span class=\"detail\">" + html_escape(s.detail) + "</span>";
@@ -256,8 +257,8 @@ std::string render_violation(const HtmlViolation& v, size_t k) {
   if (!v.replay.empty()) h += "<p class=\"replay\">Replay: <code>" + html_escape(v.replay) + "</code></p>\n";
   if (!v.trace.is_object())
     return h + "<p class=\"no-trace\">No trace is available for this violation.</p>\n</section>\n";
-  const std::vector<Step> steps = read_steps(v.trace);
-  const Explanation e = read_explanation(v.trace, steps.size());
+  const std::vector<Step> steps = read_report_steps(v.trace);
+  const PageExplanation e = read_explanation(v.trace, steps.size());
   std::string size = fmt::format("{}, {}", support::count_of(steps.size(), "step"),
                                  support::count_of(lane_order(v.actors, steps).size(), "actor"));
   if (v.trace.contains("shrink") && v.trace["shrink"].is_object() && v.trace["shrink"].contains("raw_steps")) {

@@ -13,7 +13,7 @@ namespace allocsim::campaign {
 
 namespace {
 
-constexpr const char* kSchema = "allocsim/sweep-checkpoint/v1";
+constexpr const char* kCheckpointSchema = "allocsim/sweep-checkpoint/v1";
 
 // A checkpoint holds every finished unit's result and strategy state: more than a scenario file.
 constexpr support::TextRules kCheckpointRules{size_t{1} << 30, 64, "checkpoints"};
@@ -33,8 +33,8 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
   const auto fail = [&](const std::string& ptr, const std::string& msg) {
     return SweepInputError(support::located(path, ptr, msg));
   };
-  if (!doc.is_object() || doc.value("schema", "") != kSchema)
-    throw fail("/schema", fmt::format("expected \"{}\"", kSchema));
+  if (!doc.is_object() || doc.value("schema", "") != kCheckpointSchema)
+    throw fail("/schema", fmt::format("expected \"{}\"", kCheckpointSchema));
   if (doc.value("tool_version", "") != config.tool_version)
     throw fail("/tool_version", fmt::format("written by allocsim {}, this is allocsim {}: start a new sweep",
                                             doc.value("tool_version", "?"), config.tool_version));
@@ -94,7 +94,7 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
 CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans,
                                    const ResumeState& resumed)
     : path_(std::move(path)) {
-  doc_["schema"] = kSchema;
+  doc_["schema"] = kCheckpointSchema;
   doc_["tool_version"] = config.tool_version;
   doc_["config"] = config_json(config);
   doc_["shard"] = shard_text(config);

@@ -17,7 +17,7 @@ namespace allocsim::campaign {
 
 namespace {
 
-constexpr const char* kSchema = "allocsim/sweep-report/v1";
+constexpr const char* kReportSchema = "allocsim/sweep-report/v1";
 constexpr const char* kPctKey = "pct";  // a scenario's calibration (k, n, d, bounds): a JSON key
 
 nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) {
@@ -90,7 +90,7 @@ std::string replay_command(const ScenarioPlan& plan, const FirstViolation& first
 
 nlohmann::json sweep_report_json(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
   nlohmann::json j;
-  j["schema"] = kSchema;
+  j["schema"] = kReportSchema;
   j["tool_version"] = res.config.tool_version;
   j["config"] = config_json(res.config);
   j["scenarios"] = nlohmann::json::array();
@@ -207,8 +207,8 @@ uint32_t check_shards(const Reports& reports) {
   uint32_t n = 0;
   for (const auto& [name, j] : reports) {
     try {
-      if (!j.is_object() || j.value("schema", "") != kSchema)
-        throw fail(name, "/schema", fmt::format("expected \"{}\"", kSchema));
+      if (!j.is_object() || j.value("schema", "") != kReportSchema)
+        throw fail(name, "/schema", fmt::format("expected \"{}\"", kReportSchema));
       if (!j.contains("shards") || !j["shards"].contains("shard"))
         throw fail(name, "/shards",
                    "not a shard report: only a sweep with --shard K/N and N > 1 writes one (a sweep without "

@@ -33,7 +33,7 @@ std::string tampered(const VerdictOptions& o, std::string_view artefact, std::st
 
 std::string scenario_text(const Subject& s) { return s.to_json().dump(2) + "\n"; }
 
-std::vector<std::string> names_of(const Trace& t) { return t.scenario->actor_names(); }
+std::vector<std::string> actor_names_of(const Trace& t) { return t.scenario->actor_names(); }
 
 bool draws_a_fault(const std::vector<sim::Choice>& schedule) {
   return std::any_of(schedule.begin(), schedule.end(),
@@ -200,7 +200,7 @@ std::optional<std::pair<Trace, TraceReplay>> Checker::shrunk() {
           "allocsim replay " + shell_quote(min_trace_path), {min_scenario, min_trace});
       return std::nullopt;
     }
-    const std::string key = min_scenario.second + sim::format_schedule(rr.result.schedule, names_of(back));
+    const std::string key = min_scenario.second + sim::format_schedule(rr.result.schedule, actor_names_of(back));
     if (o.minimal_seen && !o.minimal_seen->insert(key).second) {
       const char* why = ": the same minimal trace as an earlier violation's";
       ++out.skipped[std::string("explain") + why];

@@ -14,7 +14,6 @@
 
 using namespace allocsim;
 using namespace allocsim::harness;
-using namespace allocsim::campaign;
 
 namespace {
 
@@ -87,16 +86,16 @@ TEST_CASE("expect tally: merges like outcome counts and survives the unit JSON",
   CHECK(a.occurrences["flowA"][2]["claimed"] == 5);
   CHECK(a.occurrences["flowA"][0]["conflict"] == 1);
   CHECK(a.audit == std::map<std::string, uint64_t>{{"delete-map", 0}, {"stamp-owner", 5}});
-  UnitResult u;
+  campaign::UnitResult u;
   add_to_counters(a, u.counters);
   CHECK(u.counters.at("occurrence:flowA:2:claimed") == 5);
   CHECK(u.counters.at("audit:delete-map") == 0);  // judged, never seen: kept so "never" reads as judged
-  const UnitResult back = unit_from_json(unit_to_json(u), "unit");
+  const campaign::UnitResult back = campaign::unit_from_json(campaign::unit_to_json(u), "unit");
   const ExpectTally round = tally_from_counters(back.counters);
   CHECK(round.occurrences == a.occurrences);
   CHECK(round.audit == a.audit);
   // A unit of a scenario without the new expectations writes no key (checkpoints stay as they were).
-  CHECK_FALSE(unit_to_json(UnitResult{}).contains("counters"));
+  CHECK_FALSE(campaign::unit_to_json(campaign::UnitResult{}).contains("counters"));
 }
 
 TEST_CASE("expect.audit: the kind vocabulary covers every kind the scenarios record", "[expect][audit]") {

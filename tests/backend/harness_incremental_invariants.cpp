@@ -33,8 +33,8 @@ std::string three_nodes(const char* invariants) {
 })";
 }
 
-struct Fixture {
-  explicit Fixture(const char* invariants) : sc(parse_scenario(three_nodes(invariants), "incremental.json")) {}
+struct DirtyFixture {
+  explicit DirtyFixture(const char* invariants) : sc(parse_scenario(three_nodes(invariants), "incremental.json")) {}
   Scenario sc;
   std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
   BackendWorld world{*compiled};
@@ -131,7 +131,7 @@ TEST_CASE("name_head: the first 8 bytes, big-endian and zero-padded, so that its
 
 TEST_CASE("DirtySet records node writes by index and the kinds of other writes, not reads of the clock",
           "[invariants]") {
-  Fixture f(R"(["single-ownership"])");
+  DirtyFixture f(R"(["single-ownership"])");
   DirtySet& d = f.world.memo.dirty;
   f.wrote(Obj::Node, "n3");
   f.wrote(Obj::Clock, "clock");
@@ -157,7 +157,7 @@ TEST_CASE("DirtySet records node writes by index and the kinds of other writes, 
 TEST_CASE("a step that writes node n2 re-checks n2's per-node invariants, and an unmarked write is not seen",
           "[invariants]") {
   const Mode mode(CheckMode::Incremental);
-  Fixture f(R"(["single-ownership"])");
+  DirtyFixture f(R"(["single-ownership"])");
   f.add_claim("c1", "flowA", "n2");
   f.node("n2").owner = "flowA";
   REQUIRE_FALSE(f.check());           // the first check of an execution, from the start state: it holds
@@ -188,7 +188,7 @@ TEST_CASE("a step that writes node n2 re-checks n2's per-node invariants, and an
 
 TEST_CASE("a claim write re-checks the nodes the claim references, though no node was written", "[invariants]") {
   const Mode mode(CheckMode::Incremental);
-  Fixture f(R"(["single-ownership"])");
+  DirtyFixture f(R"(["single-ownership"])");
   f.node("n3").owner = "flowB";
   REQUIRE_FALSE(f.check());
   f.add_claim("c1", "flowA", "n3");  // flowA's live claim on flowB's node: a claim write only
@@ -199,7 +199,7 @@ TEST_CASE("a claim write re-checks the nodes the claim references, though no nod
 
 TEST_CASE("a claim's removal re-checks the nodes it referenced at the previous check", "[invariants]") {
   const Mode mode(CheckMode::Incremental);
-  Fixture f(R"(["no-orphaned-geometry"])");
+  DirtyFixture f(R"(["no-orphaned-geometry"])");
   f.add_claim("c1", "flowA", "n2");
   f.node("n2").mig_config = "all-1g.10gb";  // not its recorded config: fine while a claim covers it
   REQUIRE_FALSE(f.check());
@@ -212,7 +212,7 @@ TEST_CASE("a claim's removal re-checks the nodes it referenced at the previous c
 
 TEST_CASE("a row whose kinds no step wrote is skipped, and one whose kinds were written re-runs", "[invariants]") {
   const Mode mode(CheckMode::Incremental);
-  Fixture f(R"(["shared-map-never-deleted"])");
+  DirtyFixture f(R"(["shared-map-never-deleted"])");
   REQUIRE_FALSE(f.check());
   f.s().shared_map_deleted = true;
   f.wrote(Obj::Node, "n1");  // a node write: the map's invariant reads no node
@@ -226,7 +226,7 @@ TEST_CASE("a row whose kinds no step wrote is skipped, and one whose kinds were 
 TEST_CASE("audit-explains-state: a new log entry re-checks the node it targets, though no node was written",
           "[invariants]") {
   const Mode mode(CheckMode::Incremental);
-  Fixture f(R"(["audit-explains-state"])");
+  DirtyFixture f(R"(["audit-explains-state"])");
   REQUIRE_FALSE(f.check());
   f.wrote(Obj::Node, "n1");  // an earlier step: replay primed, n1 matches
   REQUIRE_FALSE(f.check());

@@ -24,7 +24,7 @@ using backend::DeviceIdentity;
 namespace {
 
 // flowA requests wa (a flow's workload); "fw" is nobody's (foreign). n1 carries gpu.count 2 as a label.
-const char* kScenario = R"({
+const char* kGeometryScenario = R"({
   "schema": "allocsim/scenario/v1", "name": "hand-built",
   "backend": { "authority": "managed-mig", "mig_apply_seconds": 5 },
   "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
@@ -34,8 +34,8 @@ const char* kScenario = R"({
   "converge_seconds": 10
 })";
 
-struct Fixture {
-  Scenario sc = parse_scenario(kScenario, "hand-built.json");
+struct GeometryFixture {
+  Scenario sc = parse_scenario(kGeometryScenario, "hand-built.json");
   std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
   BackendWorld world{*compiled};
   backend::BackendState& s() { return world.mutable_backend().mutable_state(); }
@@ -92,7 +92,7 @@ TEST_CASE("the four card and geometry rows come after every earlier row, in this
 }
 
 TEST_CASE("node_cards: gpu_count, lowered by a smaller numeric gpu.count label", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   CHECK(node_cards(f.n1()) == 2);
   backend::put_in(f.n1().labels.edit(), "nvidia.com/gpu.count", std::string("1"));
   CHECK(node_cards(f.n1()) == 1);
@@ -104,7 +104,7 @@ TEST_CASE("node_cards: gpu_count, lowered by a smaller numeric gpu.count label",
 }
 
 TEST_CASE("capacity-within-cards: granted cards plus uncovered units above the node's cards", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   f.grant("c1", "wa", "n1", {"GPU-n1-0", "GPU-n1-1"});
   CHECK_FALSE(check_capacity_within_cards(f.ctx()));  // 2 granted of 2
   SECTION("a workload no live claim covers") {
@@ -145,7 +145,7 @@ TEST_CASE("capacity-within-cards: granted cards plus uncovered units above the n
 }
 
 TEST_CASE("bound-workload-covered: a flow's workload losing its claim, or bound away from it", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   f.n1().workloads.push_back({"fw", 1});  // foreign: nobody requests fw, so never judged
   f.n1().workloads.push_back({"wa", 1});  // bound with no claim at all: not judged (chaos binds)
   CHECK_FALSE(check_bound_workload_covered(f.ctx()));
@@ -190,7 +190,7 @@ TEST_CASE("bound-workload-covered: a flow's workload losing its claim, or bound 
 }
 
 TEST_CASE("no-apply-under-later-workload: an apply with a workload bound after the write", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   f.n1().workloads.push_back({"fw", 1});  // held the node at the write: not this invariant's business
   f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1"}, true);
   f.label_write("c1");
@@ -215,7 +215,7 @@ TEST_CASE("no-apply-under-later-workload: an apply with a workload bound after t
 }
 
 TEST_CASE("geometry-converges: a write applied late, or not applied once the bound passed", "[invariants]") {
-  Fixture f;  // converge_seconds 10
+  GeometryFixture f;  // converge_seconds 10
   f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1"}, true);
   const double t0 = f.s().clock.now();
   f.label_write("c1");
@@ -258,7 +258,7 @@ TEST_CASE("geometry-converges: a write applied late, or not applied once the bou
 }
 
 TEST_CASE("geometry writes are recorded only while one of their two invariants is enabled", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   f.grant("c1", "wm", "n1", {"MIG-n1-1g.10gb-1"}, true);
   set_invariants(*f.compiled, {0});  // single-ownership only
   f.label_write("c1");
@@ -267,7 +267,7 @@ TEST_CASE("geometry writes are recorded only while one of their two invariants i
 }
 
 TEST_CASE("converge_seconds: default 600 s, or the scenario's", "[invariants]") {
-  Fixture f;
+  GeometryFixture f;
   CHECK(resolve_converge_seconds(f.sc) == 10);
   Scenario plain;
   CHECK(resolve_converge_seconds(plain) == kDefaultConvergeSeconds);

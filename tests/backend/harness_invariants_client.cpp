@@ -38,7 +38,7 @@ DeviceIdentity slice(const std::string& node, const std::string& profile, int k)
   return d;
 }
 
-struct Fixture {
+struct ClientFixture {
   Scenario sc = parse_scenario(kTwoNodes, "hand-built.json");
   std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
   BackendWorld world{*compiled};
@@ -92,7 +92,7 @@ TEST_CASE("client invariants: their rows come last, after the engine-level findi
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   f.add_claim();
   auto& obs = f.tell(backend::kClaimAllocated);
   CHECK_FALSE(check_observation_matches_claim(f.ctx(0)));
@@ -135,7 +135,7 @@ TEST_CASE("bindings-match-grant: the faithful bindings of a ready claim hold, an
   // The backend computes bindings from the claim's plan, so no state breaks them: only a defect in
   // bindings() does (the nightly mutants of `bindings`, tools/nightly/mutants.py). Here: the clause holds
   // on a claim with two devices on two nodes and a MIG slice, and is not judged before `ready`.
-  Fixture f;
+  ClientFixture f;
   f.add_claim();
   f.tell(backend::kClaimReady);
   CHECK_FALSE(check_bindings_match_grant(f.ctx(0)));
@@ -149,7 +149,7 @@ TEST_CASE("bindings-match-grant: the faithful bindings of a ready claim hold, an
 }
 
 TEST_CASE("mig-layout-matches-grant: the applied layout counts the claim's MIG devices", "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   Claim& c = f.add_claim();
   c.entry_name = kEntry;
   c.label_versions.push_back({"n1", 5});
@@ -186,7 +186,7 @@ TEST_CASE("mig-layout-matches-grant: the applied layout counts the claim's MIG d
 }
 
 TEST_CASE("audit-explains-state: each field the log writes, and the versions", "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   auto& s = f.s();
   auto& n1 = *s.node("n1");
   CHECK_FALSE(check_audit_explains_state(f.ctx()));
@@ -226,7 +226,7 @@ TEST_CASE("audit-explains-state: each field the log writes, and the versions", "
 }
 
 TEST_CASE("capabilities-match-authority: a backend advertising another authority than the scenario's", "[invariants]") {
-  Fixture f;  // managed-mig
+  ClientFixture f;  // managed-mig
   CHECK_FALSE(check_capabilities_match_authority(f.ctx()));
   backend::BackendOptions dra;
   dra.authority = backend::kAuthorityDra;
@@ -237,7 +237,7 @@ TEST_CASE("capabilities-match-authority: a backend advertising another authority
 }
 
 TEST_CASE("observation-envelope-complete: the stamp, generation, reason and detail of every answer", "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   auto& told = f.world.mutable_actors()[0].told;
   CHECK_FALSE(check_observation_envelope_complete(f.ctx(0)));  // nothing told this step
   SECTION("a Known answer") {
@@ -283,7 +283,7 @@ TEST_CASE("observation-envelope-complete: the stamp, generation, reason and deta
 
 TEST_CASE("infeasible-plan-names-exclusions: every node left out of a failed packing, with its reason",
           "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   ActorState& a = f.world.mutable_actors()[0];  // flowA
   backend::InventorySnapshot snap;
   snap.devices = {gpu("n1", 0), gpu("n1", 1), gpu("n2", 0), gpu("n2", 1)};
@@ -324,7 +324,7 @@ TEST_CASE("infeasible-plan-names-exclusions: every node left out of a failed pac
 }
 
 TEST_CASE("entry-lists-its-nodes: a claim's map entry names the nodes its geometry is carved on", "[invariants]") {
-  Fixture f;
+  ClientFixture f;
   Claim& cl = f.add_claim();
   cl.entry_name = kEntry;
   cl.plan.geometry = {{"n1", "1g.10gb:1"}};

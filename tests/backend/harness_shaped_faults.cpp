@@ -33,13 +33,14 @@ struct InOrder final : sim::Strategy {
   bool end_execution(const sim::ExecutionResult&) override { return false; }
 };
 
-struct Run {
+struct ShapedRun {
   Scenario sc;
   std::unique_ptr<CompiledScenario> compiled;
   std::unique_ptr<BackendWorld> world;
   sim::ExecutionResult result;
 
-  explicit Run(const std::string& text, std::vector<uint64_t> draws = {}) : sc(parse_scenario(text, "shaped.json")) {
+  explicit ShapedRun(const std::string& text, std::vector<uint64_t> draws = {})
+      : sc(parse_scenario(text, "shaped.json")) {
     compiled = compile(sc, {});
     world = std::make_unique<BackendWorld>(*compiled);
     InOrder strategy;
@@ -101,7 +102,7 @@ TEST_CASE("stale reads: a stale inventory plans on a taken node and reserve refu
   const std::string flow_b =
       R"({ "name": "flowB", "script": [ { "op": "reserve", "requests": [ { "workload": "wb" } ] } ] })";
   SECTION("with the fault: the plan is stale") {
-    Run r(
+    ShapedRun r(
         two_nodes(fmt::format(R"({}, {{ "name": "cache", "script": [ {{ "op": "stale_reads", "writes": 8 }} ] }}, {})",
                               kFlowA, flow_b)));
     CHECK(r.outcomes(0) == std::vector<std::string>{"claimed"});
@@ -111,14 +112,14 @@ TEST_CASE("stale reads: a stale inventory plans on a taken node and reserve refu
     CHECK(r.world->read_faults.stale_reads == 0);  // one read consumed it
   }
   SECTION("without it: a fresh inventory plans on n2") {
-    Run r(two_nodes(fmt::format("{}, {}", kFlowA, flow_b)));
+    ShapedRun r(two_nodes(fmt::format("{}, {}", kFlowA, flow_b)));
     CHECK(r.outcomes(1) == std::vector<std::string>{"claimed"});
     CHECK(r.world->backend().state().node("n2")->owner == "flowB");
   }
 }
 
 TEST_CASE("stale reads: a stale observe can miss a claim made since", "[shaped][stale]") {
-  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+  ShapedRun r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
       { "op": "stale_reads", "writes": 8, "reads": 2 }, { "op": "observe" }, { "op": "observe" }, { "op": "observe" } ] })"));
   // The start state had no claim: "no claim" is Unknown; the third observe reads the live state again.
   CHECK(r.outcomes(0) == std::vector<std::string>{"claimed", "done", "unknown", "unknown", "allocated"});
@@ -133,14 +134,14 @@ TEST_CASE("partial reads: the listing omits the named workloads and still says c
     "actors": [ { "name": "lister", "script": [ { "op": "partial_reads", "workloads": ["fw"] } ] },
                 { "name": "flowA", "script": [ { "op": "inventory" }%s ] } ] })";
   SECTION("the faulted read") {
-    Run r(std::string(text).replace(text.find("%s"), 2, ""));
+    ShapedRun r(std::string(text).replace(text.find("%s"), 2, ""));
     const auto& inv = *r.world->actors()[1].inventory;
     CHECK(inv.completeness == backend::kCompletenessComplete);
     CHECK(inv.occupancy == backend::OrderedMap<std::string, int>{{"n1", 1}});  // gw only
     CHECK(r.calls("flowA") == std::vector<std::string>{"inventory fault=partial_reads:fw"});
   }
   SECTION("the next read is whole again") {
-    Run r(std::string(text).replace(text.find("%s"), 2, R"(, { "op": "inventory" })"));
+    ShapedRun r(std::string(text).replace(text.find("%s"), 2, R"(, { "op": "inventory" })"));
     CHECK(r.world->actors()[1].inventory->occupancy == backend::OrderedMap<std::string, int>{{"n1", 2}});
   }
 }
@@ -198,7 +199,7 @@ TEST_CASE("geometry_no_effect: the apply reports success and the layout stays em
 // -- when ------------------------------------------------------------------------------------------
 
 TEST_CASE("when: an op runs only after the outcome it names, otherwise it is skipped with no call", "[shaped][when]") {
-  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+  ShapedRun r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
       { "op": "observe", "when": { "op": 0, "outcome": "conflict" } },
       { "op": "observe", "when": { "op": 0, "outcome": "claimed" } },
       { "op": "release", "when": { "op": 1, "outcome": "skipped" } },
@@ -218,7 +219,7 @@ TEST_CASE("retry: a conflict inventories, plans and reserves again, with a fresh
         kFlowA, retry));
   };
   SECTION("retried once: claimed on n2") {
-    Run r(text(R"(, "retry": { "on": "conflict", "max": 1 })"));
+    ShapedRun r(text(R"(, "retry": { "on": "conflict", "max": 1 })"));
     CHECK(r.outcomes(2) == std::vector<std::string>{"claimed"});
     CHECK(r.calls("flowB") == std::vector<std::string>{"inventory reserve=1 fault=stale_reads:8", "plan reserve=1",
                                                        "reserve ", "inventory reserve=1 retry=1",
@@ -226,17 +227,17 @@ TEST_CASE("retry: a conflict inventories, plans and reserves again, with a fresh
     CHECK(r.world->backend().state().claims.back().op_id == "flowB:op2");
   }
   SECTION("on infeasible only: the conflict ends the op") {
-    Run r(text(R"(, "retry": { "on": "infeasible", "max": 3 })"));
+    ShapedRun r(text(R"(, "retry": { "on": "infeasible", "max": 3 })"));
     CHECK(r.outcomes(2) == std::vector<std::string>{"conflict"});
     CHECK(r.calls("flowB").size() == 3);
   }
 }
 
 TEST_CASE("retry: never after a dropped response (the claim may exist)", "[shaped][retry]") {
-  Run r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ],
+  ShapedRun r(two_nodes(R"({ "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ],
                          "retry": { "on": ["conflict", "infeasible"], "max": 8 } } ] })",
-                  R"(, "faults": { "barriers": { "claim.schedule.after": ["drop_response"] } })"),
-        {1});
+                        R"(, "faults": { "barriers": { "claim.schedule.after": ["drop_response"] } })"),
+              {1});
   CHECK(r.outcomes(0) == std::vector<std::string>{"unknown"});
   CHECK(r.calls("flowA").size() == 3);
   CHECK(r.world->backend().state().claims.size() == 1);

@@ -17,7 +17,7 @@ namespace {
 
 // flowA violates readiness-answers-its-write on its own (stale-success-readiness); binder only binds a
 // workload on the other node and is the only actor that may fault.
-constexpr const char* kScenario = R"({
+constexpr const char* kBinderFaultsScenario = R"({
   "schema": "allocsim/scenario/v1", "name": "binder-faults",
   "backend": { "authority": "managed-mig", "mig_apply_seconds": 5, "mutants": ["stale-success-readiness"] },
   "nodes": [
@@ -42,7 +42,7 @@ std::vector<std::string> actor_names(const Scenario& sc) {
 }  // namespace
 
 TEST_CASE("shrink: an actor left without ops is dropped with its faults.actors entry", "[shrink][faults]") {
-  const Scenario sc = parse_scenario(kScenario, "binder-faults.json");
+  const Scenario sc = parse_scenario(kBinderFaultsScenario, "binder-faults.json");
   campaign::ExploreConfig cfg;
   cfg.executions = 50;
   cfg.stop_at_first_violation = true;
@@ -66,7 +66,7 @@ TEST_CASE("shrink: an actor left without ops is dropped with its faults.actors e
 }
 
 TEST_CASE("without_actor: the only fault-eligible actor goes only once its script is empty", "[shrink][faults]") {
-  Scenario sc = parse_scenario(kScenario, "binder-faults.json");
+  Scenario sc = parse_scenario(kBinderFaultsScenario, "binder-faults.json");
   // With its op it stays: dropping it would make every actor eligible to fault.
   CHECK_FALSE(without_actor(sc, 1).has_value());
   sc.actors[1].script.clear();

@@ -22,7 +22,7 @@ using backend::Obj;
 namespace {
 
 /// Three nodes; flowA relabels n2 (a foreign write: one node written, through ActorCaller::touch).
-const char* kScenario = R"({
+const char* kResetScenario = R"({
   "schema": "allocsim/scenario/v1", "name": "reset",
   "backend": { "authority": "managed-mig" },
   "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 },
@@ -31,8 +31,8 @@ const char* kScenario = R"({
   "actors": [ { "name": "flowA", "script": [ { "op": "set_labels", "node": "n2", "set": { "team": "a" } } ] } ]
 })";
 
-struct Fixture {
-  Scenario sc = parse_scenario(kScenario, "reset.json");
+struct ResetFixture {
+  Scenario sc = parse_scenario(kResetScenario, "reset.json");
   std::unique_ptr<CompiledScenario> compiled = compile(sc, {});
   const backend::BackendState& proto() const { return compiled->prototype.state(); }
   /// Runs one execution; its storage is then the only spare one.
@@ -58,7 +58,7 @@ std::vector<uint32_t> listed(const NodeBits& bits) {
 
 TEST_CASE("the dirty set's execution part keeps every node written since the world began, across checks",
           "[world-reset]") {
-  Fixture f;
+  ResetFixture f;
   WorldStorage& s = f.run_one();
   // The relabel of n2 was checked (which clears the per-check part) and is still listed for the reset.
   CHECK_FALSE(s.memo.dirty.nodes().any());
@@ -69,7 +69,7 @@ TEST_CASE("the dirty set's execution part keeps every node written since the wor
 
 TEST_CASE("a world reset restores exactly the nodes the execution wrote, and not a node it did not write",
           "[world-reset]") {
-  Fixture f;
+  ResetFixture f;
   WorldStorage& s = f.run_one();
   // An edit no step made and nobody marked (node n1): the reset does not look at n1, so it stays.
   s.backend.mutable_state().nodes[0].mig_config = "edited";
@@ -82,7 +82,7 @@ TEST_CASE("a world reset restores exactly the nodes the execution wrote, and not
 
 TEST_CASE("a world reset after the state was edited through mutable_backend() copies the whole prototype",
           "[world-reset]") {
-  Fixture f;
+  ResetFixture f;
   {
     BackendWorld w(*f.compiled);
     w.mutable_backend().mutable_state().nodes[2].owner = "intruder";
@@ -93,7 +93,7 @@ TEST_CASE("a world reset after the state was edited through mutable_backend() co
 
 TEST_CASE("a world reset after the same edit made without mutable_backend() and unmarked keeps it", "[world-reset]") {
   // The converse of the case above: what decides the full copy is the mark mutable_backend() leaves.
-  Fixture f;
+  ResetFixture f;
   {
     BackendWorld w(*f.compiled);
     const_cast<backend::MemoryBackend&>(w.backend()).mutable_state().nodes[2].owner = "intruder";
@@ -103,7 +103,7 @@ TEST_CASE("a world reset after the same edit made without mutable_backend() and 
 }
 
 TEST_CASE("a world reset after a node write no index resolves copies the whole prototype", "[world-reset]") {
-  Fixture f;
+  ResetFixture f;
   {
     BackendWorld w(*f.compiled);
     const_cast<backend::MemoryBackend&>(w.backend()).mutable_state().nodes[2].owner = "intruder";
@@ -116,7 +116,7 @@ TEST_CASE("a world reset after a node write no index resolves copies the whole p
 
 TEST_CASE("a world reset restores a written node's owner-epoch shadow, and the rest of the state whole",
           "[world-reset]") {
-  Fixture f;
+  ResetFixture f;
   WorldStorage& s = f.run_one();
   // As if the execution had stamped n3 and checked it, and made a claim: marked as ActorCaller::touch would.
   s.backend.mutable_state().nodes[2].owner_epoch = "gen-flowA-1";

@@ -39,7 +39,7 @@ class LockTrace : public SequentialCaller {
   std::string trace;
 };
 
-struct Fixture {
+struct LockFixture {
   MemoryBackend b{{a100_node("n1")}, opts(kAuthorityManagedMig, 5.0)};
   LockTrace c;
   FeasiblePlan plan() { return feasible(b.plan(c, {mig_req("wa", 10)}, snapshot(b, c))); }
@@ -54,7 +54,7 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("lock table: reads and test hooks hold the lock for their whole body, as upstream's", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   f.b.fail_reads(f.c, "pods");
   CHECK(f.c.take() == "[]");
   (void)f.b.inventory(f.c, std::nullopt);
@@ -72,7 +72,7 @@ TEST_CASE("lock table: reads and test hooks hold the lock for their whole body, 
 }
 
 TEST_CASE("lock table: plan takes no lock (upstream's plan reads only its snapshot)", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   const InventorySnapshot snap = snapshot(f.b, f.c);
   f.c.take();
   (void)f.b.plan(f.c, {mig_req("wa", 10)}, snap);
@@ -80,7 +80,7 @@ TEST_CASE("lock table: plan takes no lock (upstream's plan reads only its snapsh
 }
 
 TEST_CASE("lock table: the clock advances outside the lock, only the apply takes it", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   f.b.advance_clock(f.c, 5);
   CHECK(f.c.take() == "clock");
   CHECK(f.c.depth == 0);
@@ -88,7 +88,7 @@ TEST_CASE("lock table: the clock advances outside the lock, only the apply takes
 }
 
 TEST_CASE("lock table: reserve's five regions and where its barriers fire", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   const FeasiblePlan p = f.plan();
   f.c.take();
   (void)f.b.reserve(f.c, p, "flowA:op1", p.snapshot_generation);
@@ -99,7 +99,7 @@ TEST_CASE("lock table: reserve's five regions and where its barriers fire", "[lo
 }
 
 TEST_CASE("lock table: reserve's rollback on a foreign owner is its own locked region", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   const FeasiblePlan p = f.plan();
   f.b.mutable_state().node("n1")->owner = "flowB";
   f.c.take();
@@ -108,7 +108,7 @@ TEST_CASE("lock table: reserve's rollback on a foreign owner is its own locked r
 }
 
 TEST_CASE("lock table: observe, mark_workload_ready, bindings and reconcile are locked whole", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   const ClaimObservation obs = f.claim();
   (void)f.b.observe(f.c, obs.claim_id);
   CHECK(f.c.take() == "[]");
@@ -121,7 +121,7 @@ TEST_CASE("lock table: observe, mark_workload_ready, bindings and reconcile are 
 }
 
 TEST_CASE("lock table: release's four regions, delete.before and delete.after fire outside", "[lock-table]") {
-  Fixture f;
+  LockFixture f;
   const ClaimObservation obs = f.claim();
   (void)f.b.release(f.c, obs.claim_id, "flowA:release1", obs.desired_generation);
   CHECK(f.c.take() == "[ restore.before  restore.after ][] delete.before [] delete.after []");

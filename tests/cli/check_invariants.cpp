@@ -8,7 +8,7 @@
 
 namespace {
 
-const auto run = cli_test::allocsim;
+using cli_test::allocsim;
 
 }  // namespace
 
@@ -17,7 +17,7 @@ TEST_CASE("check-invariants flag: an unknown mode exits 2 naming the flag, on ru
                           "sweep scenarios/alloc-005-last-out.json --check-invariants sometimes",
                           "shrink no-such.trace.json --check-invariants sometimes"}) {
     INFO(cmd);
-    const auto r = run(cmd);
+    const auto r = allocsim(cmd);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains("--check-invariants: expected incremental or full, got \"sometimes\""));
   }
@@ -26,9 +26,9 @@ TEST_CASE("check-invariants flag: an unknown mode exits 2 naming the flag, on ru
 TEST_CASE("check-invariants flag: full and incremental print the same report for a violating mutant scenario",
           "[cli]") {
   const std::string base = "run scenarios/mutants/release-keeps-owner.json -n 300 --no-shrink --no-trace --no-corpus";
-  const auto full = run(base + " --check-invariants full");
-  const auto incremental = run(base + " --check-invariants incremental");
-  const auto by_default = run(base);
+  const auto full = allocsim(base + " --check-invariants full");
+  const auto incremental = allocsim(base + " --check-invariants incremental");
+  const auto by_default = allocsim(base);
   CHECK(full.code == 0);  // the mutant scenario expects its violation
   CHECK_THAT(full.text, Catch::Contains("300 executions, 3900 steps, 300 violating"));
   CHECK(incremental.code == full.code);

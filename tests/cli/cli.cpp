@@ -14,7 +14,7 @@
 namespace {
 
 using Result = cli_test::Captured;
-const auto run = cli_test::allocsim;
+using cli_test::allocsim;
 
 std::string replay_line(const std::string& out) {
   std::smatch m;
@@ -25,7 +25,7 @@ std::string replay_line(const std::string& out) {
 }  // namespace
 
 TEST_CASE("run: a passing scenario exits 0 and says so", "[cli]") {
-  Result r = run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 300");
+  Result r = allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --executions 300");
   CHECK(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("300 executions"));
   CHECK_THAT(r.text, Catch::Contains("0 violating"));
@@ -33,16 +33,16 @@ TEST_CASE("run: a passing scenario exits 0 and says so", "[cli]") {
 }
 
 TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduces it and exits 1", "[cli]") {
-  Result r =
-      run("run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim "
-          "--no-shrink --no-trace");
+  Result r = allocsim(
+      "run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim "
+      "--no-shrink --no-trace");
   CHECK(r.code == 1);  // the scenario expects a pass; the mutant breaks it
   CHECK_THAT(r.text, Catch::Contains("violation: single-ownership"));
   CHECK_THAT(r.text, Catch::Contains("owner.update.before"));
   CHECK_THAT(r.text, Catch::Contains("expectation NOT met"));
   const std::string line = replay_line(r.text);
   CHECK_THAT(line, Catch::Contains("--mutant client-side-claim"));
-  Result again = run(line.substr(std::string("allocsim ").size()));
+  Result again = allocsim(line.substr(std::string("allocsim ").size()));
   CHECK(again.code == 1);
   CHECK_THAT(again.text, Catch::Contains("violation: single-ownership"));
   // The trace printed by run and by replay is the same, line for line (replay then adds the outcomes).
@@ -52,7 +52,7 @@ TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduc
 }
 
 TEST_CASE("run: an expected violation that is found exits 0 and still prints the trace", "[cli]") {
-  Result r = run("run scenarios/mutants/stale-last-out.json --executions 2000 --no-trace");
+  Result r = allocsim("run scenarios/mutants/stale-last-out.json --executions 2000 --no-trace");
   CHECK(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("violation: shared-map-never-deleted"));
   CHECK_THAT(r.text, Catch::Contains("expectation met: the expected violation was found"));
@@ -60,25 +60,25 @@ TEST_CASE("run: an expected violation that is found exits 0 and still prints the
 }
 
 TEST_CASE("replay of a seed without a violation exits 0", "[cli]") {
-  Result r = run("replay scenarios/alloc-005-last-out.json --seed 3");
+  Result r = allocsim("replay scenarios/alloc-005-last-out.json --seed 3");
   CHECK(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("no violation"));
 }
 
 // Seed 0 by default would replay some execution, not the one the user saw (a new user's report): refused.
 TEST_CASE("replay of a scenario with neither --seed nor --schedule is refused with exit 2", "[cli]") {
-  Result r = run("replay scenarios/alloc-005-last-out.json");
+  Result r = allocsim("replay scenarios/alloc-005-last-out.json");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("replay scenarios/alloc-005-last-out.json: which execution? give --seed E or "
                                      "--schedule S"));
   CHECK_THAT(r.text, !Catch::Contains("steps,"));  // nothing ran
-  CHECK(run("replay scenarios/alloc-005-last-out.json --seed 0").code == 0);
+  CHECK(allocsim("replay scenarios/alloc-005-last-out.json --seed 0").code == 0);
 }
 
 TEST_CASE("the same seed in two processes gives the same fingerprint", "[cli][determinism]") {
   for (const char* seed : {"0", "1", "18446744073709551615", "0x5eed"}) {
-    Result a = run(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
-    Result b = run(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
+    Result a = allocsim(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
+    Result b = allocsim(std::string("replay scenarios/alloc-005-both-release.json --seed ") + seed);
     INFO(seed);
     CHECK(a.code == 0);
     CHECK(a.text == b.text);
@@ -116,25 +116,25 @@ TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "
   };
   for (const Case& c : cases) {
     INFO(c.args);
-    Result r = run(c.args);
+    Result r = allocsim(c.args);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(c.says));
   }
 }
 
 TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
-  Result b = run("list barriers");
+  Result b = allocsim("list barriers");
   CHECK(b.code == 0);
   CHECK_THAT(b.text, Catch::Contains("owner.read.after"));
   CHECK_THAT(b.text, Catch::Contains("delete.before"));
-  Result m = run("list mutants");
+  Result m = allocsim("list mutants");
   CHECK_THAT(m.text, Catch::Contains("client-side-claim"));
   CHECK_THAT(m.text, Catch::Contains("ALLOC-004"));
   CHECK_THAT(m.text, Catch::Contains("stale-last-out"));
-  Result i = run("list invariants");
+  Result i = allocsim("list invariants");
   CHECK_THAT(i.text, Catch::Contains("single-ownership"));
   CHECK_THAT(i.text, Catch::Contains("quiescent-clean"));
-  Result h = run("run --help");
+  Result h = allocsim("run --help");
   CHECK(h.code == 0);
   // The defaults as boost prints them, each next to its own flag ("1000" alone would match "10000").
   CHECK(std::regex_search(h.text, std::regex(R"(--executions \] arg \(=1000\) )")));
@@ -147,8 +147,8 @@ TEST_CASE("run refuses a bad shrink flag before it explores, writing nothing", "
   cli_test::TempDir dir;
   const std::string fp = dir / "fp.txt", rec = dir / "rec.jsonl";
   for (const std::string flag : {"--shrink-budget abc", "--shrink-budget -1", "--shrink-runs 0"}) {
-    const Result r = run("run scenarios/mutants/stale-last-out.json --no-corpus --no-trace " + flag +
-                         " --fingerprints " + fp + " --record " + rec);
+    const Result r = allocsim("run scenarios/mutants/stale-last-out.json --no-corpus --no-trace " + flag +
+                              " --fingerprints " + fp + " --record " + rec);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::StartsWith("allocsim: --shrink-"));
     CHECK(r.text.find("executions") == std::string::npos);
@@ -156,5 +156,5 @@ TEST_CASE("run refuses a bad shrink flag before it explores, writing nothing", "
     CHECK_FALSE(std::filesystem::exists(rec));
   }
   // Without a violation too (before, such a run exited 0).
-  CHECK(run("run scenarios/alloc-004-one-plan-two-claimants.json -n 5 --no-corpus --shrink-budget abc").code == 2);
+  CHECK(allocsim("run scenarios/alloc-004-one-plan-two-claimants.json -n 5 --no-corpus --shrink-budget abc").code == 2);
 }

@@ -18,15 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using cli_test::allocsim;
 using cli_test::slurp;
+using cli_test::spit;
 using cli_test::TempDir;
-const auto run = cli_test::allocsim;
 
 // The shrunk trace of mutants/stale-last-out.json as the repository has it (its digest starts cd0226d690a2).
 const std::string kEntry = "stale-last-out.cd0226d690a2.shared-map-never-deleted.4e9419b8.trace.json";
 const std::string kFingerprint = "c6de9624213d1f9e";
-
-void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 /// A copy of scenarios/`name` in `dir`; returns its path.
 std::string copy_scenario(const TempDir& dir, const std::string& name) {
@@ -56,7 +55,7 @@ TEST_CASE("corpus: a mutant run twice replays its stored trace on execution 0 wi
   const std::string sc = copy_scenario(dir, "mutants/stale-last-out.json");
   const std::string corpus = dir / ".allocsim/corpus";
   const std::string entry = corpus + "/" + kEntry;
-  const auto first = run("run " + sc + " -n 2000");
+  const auto first = allocsim("run " + sc + " -n 2000");
   REQUIRE(first.code == 0);
   CHECK(first.text.find("corpus trace") == std::string::npos);  // nothing stored yet: nothing replayed
   CHECK_THAT(first.text, Catch::Contains("fingerprint: " + kFingerprint + "\norder block for " + sc +
@@ -64,7 +63,7 @@ TEST_CASE("corpus: a mutant run twice replays its stored trace on execution 0 wi
                                          "\nreplay minimal: allocsim replay " + entry + "\n"));
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
 
-  const auto second = run("run " + sc + " -n 2000");
+  const auto second = allocsim("run " + sc + " -n 2000");
   REQUIRE(second.code == 0);
   CHECK(head(second.text) == "1 corpus trace replayed: 1 still violates (from " + corpus + ")\n  execution 0: " +
                                  kEntry + ": still violates shared-map-never-deleted (20 steps, fingerprint " +
@@ -73,12 +72,12 @@ TEST_CASE("corpus: a mutant run twice replays its stored trace on execution 0 wi
   CHECK_THAT(second.text, Catch::Contains("trace already in the corpus: " + entry + "\n"));
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
   // The printed replay command reads the entry back.
-  const auto again = run("replay " + entry);
+  const auto again = allocsim("replay " + entry);
   CHECK(again.code == 1);
   CHECK_THAT(again.text, Catch::Contains("fingerprint " + kFingerprint));
 
   // One execution does not find this race (2 in 2000 do); the stored trace alone meets the expectation.
-  const auto one = run("run " + sc + " -n 1");
+  const auto one = allocsim("run " + sc + " -n 1");
   CHECK(one.code == 0);
   CHECK_THAT(one.text, Catch::Contains("  1 execution, 14 steps, 0 violating\n"));
   CHECK_THAT(one.text, Catch::EndsWith("expectation met: the expected violation was found\n"));
@@ -88,17 +87,17 @@ TEST_CASE("corpus: a stored violation fails a passing scenario, and only runs wi
           "[cli][corpus]") {
   TempDir dir;
   const std::string sc = copy_scenario(dir, "alloc-004-one-plan-two-claimants.json");
-  REQUIRE(run("run " + sc + " -n 2000 --mutant client-side-claim").code == 1);
+  REQUIRE(allocsim("run " + sc + " -n 2000 --mutant client-side-claim").code == 1);
   const auto stored = files_in(dir / ".allocsim/corpus");
   REQUIRE(stored.size() == 1);
   CHECK_THAT(stored[0], Catch::StartsWith("alloc-004-one-plan-two-claimants+client-side-claim."));
   CHECK_THAT(stored[0], Catch::EndsWith(".single-ownership.3acf08f2.trace.json"));
   // Without the mutant the entry is not this run's: nothing is replayed and the scenario passes.
-  const auto plain = run("run " + sc + " -n 300");
+  const auto plain = allocsim("run " + sc + " -n 300");
   CHECK(plain.code == 0);
   CHECK(plain.text.find("corpus trace") == std::string::npos);
   // With it, the entry fails the run even when the exploration itself finds nothing (-n 1).
-  const auto one = run("run " + sc + " -n 1 --mutant client-side-claim --seed 3");
+  const auto one = allocsim("run " + sc + " -n 1 --mutant client-side-claim --seed 3");
   CHECK(one.code == 1);
   CHECK_THAT(one.text, Catch::StartsWith("1 corpus trace replayed: 1 still violates"));
   CHECK_THAT(one.text, Catch::Contains("  1 execution, 9 steps, 0 violating\n"));
@@ -111,12 +110,12 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   TempDir dir;
   const std::string sc = copy_scenario(dir, "mutants/stale-last-out.json");
   const std::string corpus = dir / ".allocsim/corpus";
-  REQUIRE(run("run " + sc + " -n 2000").code == 0);
+  REQUIRE(allocsim("run " + sc + " -n 2000").code == 0);
   const std::string text = slurp(sc);
   spit(sc, text + "\n");  // a harmless change: the digest moves, the scenario does not
-  const auto edited = run("run " + sc + " -n 1 --no-corpus");
+  const auto edited = allocsim("run " + sc + " -n 1 --no-corpus");
   CHECK(edited.code == 1);  // the exploration alone misses it in one execution
-  const auto refound = run("run " + sc + " -n 1");
+  const auto refound = allocsim("run " + sc + " -n 1");
   CHECK(refound.code == 0);
   const std::string refound_head = head(refound.text);
   CHECK_THAT(refound_head, Catch::StartsWith("1 corpus trace replayed: 0 still violate, 1 re-found (from " + corpus +
@@ -129,7 +128,7 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   // The replay line replays the re-found execution on the scenario as it is now, not the entry's old one.
   std::smatch line;
   REQUIRE(std::regex_search(refound_head, line, std::regex("replay: allocsim (replay \\S+ --schedule '[^']+')\n")));
-  const auto again = run(line[1].str());
+  const auto again = allocsim(line[1].str());
   INFO(again.text);
   CHECK(again.code == 1);
   CHECK_THAT(again.text, Catch::Contains(": 20 steps, "));
@@ -141,24 +140,24 @@ TEST_CASE("corpus: after an edit the entry is re-found, after the fix it is stal
   std::string fixed = text;
   fixed.replace(fixed.find(mutant), mutant.size(), "\"mutants\": []");
   spit(sc, fixed);
-  const auto stale = run("run " + sc + " -n 1");
+  const auto stale = allocsim("run " + sc + " -n 1");
   CHECK(stale.code == 1);
   CHECK(head(stale.text) == "1 corpus trace replayed: 0 still violate, 1 stale (from " + corpus + ")\n  " + kEntry +
                                 ": stale: the scenario changed and its order no longer breaks "
                                 "shared-map-never-deleted (kept; `allocsim corpus prune` removes it)\n");
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
 
-  const auto list = run("corpus list " + dir.path.string());
+  const auto list = allocsim("corpus list " + dir.path.string());
   CHECK(list.code == 0);
   CHECK(list.text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
                          " (changed), shared-map-never-deleted, 20 steps\n");
   const std::string why = ": stale: " + sc + " changed and its order no longer violates shared-map-never-deleted\n";
-  const auto dry = run("corpus prune " + dir.path.string() + " --dry-run");
+  const auto dry = allocsim("corpus prune " + dir.path.string() + " --dry-run");
   CHECK(dry.code == 0);
   CHECK(dry.text == "would remove " + corpus + "/" + kEntry + why + "corpus " + corpus +
                         ": 1 of 1 entry would be removed (--dry-run), 0 kept\n");
   CHECK(files_in(corpus) == std::vector<std::string>{kEntry});
-  const auto pruned = run("corpus prune " + sc);
+  const auto pruned = allocsim("corpus prune " + sc);
   CHECK(pruned.code == 0);
   CHECK(pruned.text ==
         "removed " + corpus + "/" + kEntry + why + "corpus " + corpus + ": 1 of 1 entry removed, 0 kept\n");
@@ -170,9 +169,9 @@ TEST_CASE("corpus: show prints the entry's trace, prune removes entries whose sc
   const std::string sc = copy_scenario(dir, "mutants/stale-last-out.json");
   const std::string corpus = dir / ".allocsim/corpus";
   const std::string entry = corpus + "/" + kEntry;
-  const auto first = run("run " + sc + " -n 2000");
+  const auto first = allocsim("run " + sc + " -n 2000");
   REQUIRE(first.code == 0);
-  const auto show = run("corpus show " + entry);
+  const auto show = allocsim("corpus show " + entry);
   CHECK(show.code == 0);
   // The same table and state that `run` printed, between the header and the replay line.
   // (up to the line that checks the order block on the file run, which only `run` prints)
@@ -181,16 +180,17 @@ TEST_CASE("corpus: show prints the entry's trace, prune removes entries whose sc
   REQUIRE(to != std::string::npos);
   CHECK(show.text == "corpus entry " + entry + "\nscenario " + sc + " (current)\n" +
                          first.text.substr(from, to - from) + "replay: allocsim replay " + entry + "\n");
-  CHECK(run("corpus list " + sc).text == "corpus " + corpus + ": 1 entry for stale-last-out\n" + kEntry +
-                                             "\n    scenario " + sc +
-                                             " (current), shared-map-never-deleted, 20 steps\n");
+  CHECK(allocsim("corpus list " + sc).text == "corpus " + corpus + ": 1 entry for stale-last-out\n" + kEntry +
+                                                  "\n    scenario " + sc +
+                                                  " (current), shared-map-never-deleted, 20 steps\n");
   // A current entry is kept.
-  CHECK(run("corpus prune " + corpus).text == "corpus " + corpus + ": 0 of 1 entry removed, 1 kept\n");
+  CHECK(allocsim("corpus prune " + corpus).text == "corpus " + corpus + ": 0 of 1 entry removed, 1 kept\n");
   fs::remove(sc);
-  CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
-                                                 " (gone), shared-map-never-deleted, 20 steps\n");
-  CHECK(run("corpus prune " + corpus).text == "removed " + entry + ": its scenario file " + sc + " is gone\ncorpus " +
-                                                  corpus + ": 1 of 1 entry removed, 0 kept\n");
+  CHECK(allocsim("corpus list " + corpus).text == "corpus " + corpus + ": 1 entry\n" + kEntry + "\n    scenario " + sc +
+                                                      " (gone), shared-map-never-deleted, 20 steps\n");
+  CHECK(allocsim("corpus prune " + corpus).text == "removed " + entry + ": its scenario file " + sc +
+                                                       " is gone\ncorpus " + corpus +
+                                                       ": 1 of 1 entry removed, 0 kept\n");
   CHECK(files_in(corpus).empty());
 }
 
@@ -213,10 +213,11 @@ TEST_CASE("corpus: --corpus DIR, --no-corpus, and nothing lands in the current d
   CHECK(files_in(dir / ".allocsim/corpus") == std::vector<std::string>{kEntry});
   CHECK(files_in(dir / "cwd").empty());  // the old default wrote the trace here
   // --trace-out writes exactly there and leaves the corpus alone; a raw trace never enters the corpus.
-  REQUIRE(run("run " + sc + " -n 2000 --corpus " + (dir / "other") + " --trace-out " + (dir / "t.trace.json")).code ==
-          0);
+  REQUIRE(
+      allocsim("run " + sc + " -n 2000 --corpus " + (dir / "other") + " --trace-out " + (dir / "t.trace.json")).code ==
+      0);
   CHECK(fs::exists(dir / "t.trace.json"));
-  const auto raw = run("run " + sc + " -n 2000 --no-shrink --corpus " + (dir / "other"));
+  const auto raw = allocsim("run " + sc + " -n 2000 --no-shrink --corpus " + (dir / "other"));
   CHECK_THAT(raw.text, Catch::Contains("trace not written (a raw trace is not kept in the corpus; --trace-out FILE "
                                        "writes it)\n"));
   CHECK(files_in(dir / "other").empty());
@@ -225,8 +226,8 @@ TEST_CASE("corpus: --corpus DIR, --no-corpus, and nothing lands in the current d
 TEST_CASE("corpus: sweep replays each scenario's entries first, in its text and JSON reports", "[cli][corpus]") {
   TempDir dir;
   const std::string sc = copy_scenario(dir, "mutants/stale-last-out.json");
-  REQUIRE(run("run " + sc + " -n 2000").code == 0);
-  const auto sweep = run("sweep " + dir.path.string() + " --report-json " + (dir / "r.json"));
+  REQUIRE(allocsim("run " + sc + " -n 2000").code == 0);
+  const auto sweep = allocsim("sweep " + dir.path.string() + " --report-json " + (dir / "r.json"));
   CHECK(sweep.code == 0);
   const std::string entry = dir / (".allocsim/corpus/" + kEntry);
   CHECK_THAT(sweep.text, Catch::Contains(" violating [shared-map-never-deleted: 48]\n     1 corpus trace replayed: 1 "
@@ -243,7 +244,7 @@ TEST_CASE("corpus: sweep replays each scenario's entries first, in its text and 
                                                               {"via", "schedule"},
                                                               {"steps", 20},
                                                               {"fingerprint", kFingerprint}}}}});
-  const auto off = run("sweep " + dir.path.string() + " --no-corpus --report-json " + (dir / "off.json"));
+  const auto off = allocsim("sweep " + dir.path.string() + " --no-corpus --report-json " + (dir / "off.json"));
   CHECK(off.text.find("corpus trace") == std::string::npos);
   CHECK_FALSE(nlohmann::json::parse(slurp(dir / "off.json"))["scenarios"][0].contains("corpus"));
 }
@@ -267,7 +268,7 @@ TEST_CASE("corpus: bad paths are input errors naming the path", "[cli][corpus]")
   };
   for (const auto& [args, message] : cases) {
     INFO(args);
-    const auto r = run(args);
+    const auto r = allocsim(args);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(message));
   }
@@ -278,12 +279,12 @@ TEST_CASE("corpus: the converge-bound scenario's minimal trace is stored and rep
   // so it replayed under the default bound with no violation and the corpus refused it. It keeps it now.
   TempDir dir;
   const std::string sc = copy_scenario(dir, "alloc-021-converge-bound-below-apply.json");
-  const auto r = run("run " + sc + " -n 2000");
+  const auto r = allocsim("run " + sc + " -n 2000");
   CHECK(r.code == 0);
   CHECK_THAT(r.text, !Catch::Contains("minimal trace not stored"));
   const auto entries = files_in(dir / ".allocsim/corpus");
   REQUIRE(entries.size() == 1);
-  const auto replayed = run("replay " + (dir / (".allocsim/corpus/" + entries.front())));
+  const auto replayed = allocsim("replay " + (dir / (".allocsim/corpus/" + entries.front())));
   CHECK(replayed.code == 1);
   CHECK_THAT(replayed.text, Catch::Contains("violation: geometry-converges"));
 }
@@ -291,7 +292,7 @@ TEST_CASE("corpus: the converge-bound scenario's minimal trace is stored and rep
 TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora are kept", "[cli][corpus]") {
   TempDir dir;
   copy_scenario(dir, "mutants/stale-last-out.json");
-  const auto bare = run("corpus list " + dir.path.string());
+  const auto bare = allocsim("corpus list " + dir.path.string());
   CHECK(bare.code == 0);
   CHECK(bare.text == "corpus " + dir.path.string() + ": 0 entries\n  " + dir.path.string() +
                          " has no .allocsim/corpus folder: a run stores its failures beside the scenario file, in "
@@ -299,8 +300,8 @@ TEST_CASE("corpus: list of a folder without .allocsim/corpus says where corpora 
   // With the folder there (empty), the count alone.
   fs::create_directories(dir.path / ".allocsim" / "corpus");
   const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
-  CHECK(run("corpus list " + dir.path.string()).text == "corpus " + corpus + ": 0 entries\n");
-  CHECK(run("corpus list " + corpus).text == "corpus " + corpus + ": 0 entries\n");  // the corpus folder itself
+  CHECK(allocsim("corpus list " + dir.path.string()).text == "corpus " + corpus + ": 0 entries\n");
+  CHECK(allocsim("corpus list " + corpus).text == "corpus " + corpus + ": 0 entries\n");  // the corpus folder itself
 }
 
 TEST_CASE("corpus: list names the .json files of a corpus folder that are not entries, which no run replays",
@@ -311,18 +312,18 @@ TEST_CASE("corpus: list names the .json files of a corpus folder that are not en
   fs::create_directories(corpus);
   for (const char* name : {"b.json", "a.json", "notes.txt"}) spit((corpus / name).string(), "{bad");
   const std::string c = corpus.string();
-  const auto two = run("corpus list " + dir.path.string());
+  const auto two = allocsim("corpus list " + dir.path.string());
   CHECK(two.code == 0);
   CHECK(two.text == "corpus " + c +
                         ": 0 entries\n  ignored: 2 .json files not named as an entry "
                         "(STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: a.json, b.json\n");
   for (const char* name : {"c.json", "d.json", "e.json", "f.json"}) spit((corpus / name).string(), "{}");
-  CHECK(run("corpus list " + c).text == "corpus " + c +
-                                            ": 0 entries\n  ignored: 6 .json files not named as an entry "
-                                            "(STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: a.json, "
-                                            "b.json, c.json, d.json, e.json, and 1 more\n");
+  CHECK(allocsim("corpus list " + c).text == "corpus " + c +
+                                                 ": 0 entries\n  ignored: 6 .json files not named as an entry "
+                                                 "(STEM.DIGEST12.INVARIANT.HASH8.trace.json), never replayed: a.json, "
+                                                 "b.json, c.json, d.json, e.json, and 1 more\n");
   // A scenario file's listing is about its own entries only.
-  CHECK(run("corpus list " + (dir.path / "stale-last-out.json").string()).text ==
+  CHECK(allocsim("corpus list " + (dir.path / "stale-last-out.json").string()).text ==
         "corpus " + c + ": 0 entries for stale-last-out\n");
 }
 
@@ -331,7 +332,7 @@ TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder do
   copy_scenario(dir, "mutants/stale-last-out.json");
   const std::string file = (dir.path / "stale-last-out.json").string();
   const std::string corpus = (dir.path / ".allocsim" / "corpus").string();
-  const auto none = run("corpus list " + file);
+  const auto none = allocsim("corpus list " + file);
   CHECK(none.code == 0);
   CHECK(
       none.text ==
@@ -339,5 +340,5 @@ TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder do
           ": 0 entries for stale-last-out\n  (the folder does not exist yet: a run creates it when it stores its first "
           "failure)\n");
   fs::create_directories(dir.path / ".allocsim" / "corpus");
-  CHECK(run("corpus list " + file).text == "corpus " + corpus + ": 0 entries for stale-last-out\n");
+  CHECK(allocsim("corpus list " + file).text == "corpus " + corpus + ": 0 entries for stale-last-out\n");
 }

@@ -11,10 +11,10 @@
 
 namespace {
 
+using cli_test::allocsim;
 using cli_test::slurp;
 using cli_test::TempDir;
 using nlohmann::json;
-const auto run = cli_test::allocsim;
 using Names = std::vector<std::string>;
 
 const std::string kFaultScenarios =
@@ -27,8 +27,8 @@ Names names(const json& dim, const char* key) { return dim.at(key).get<Names>();
 
 TEST_CASE("run --report-json: what the run reached and never reached", "[cli][coverage]") {
   TempDir dir;
-  const cli_test::Captured r = run("run scenarios/alloc-004-one-plan-two-claimants.json -n 200 --report-json " +
-                                   (dir / "r.json") + " --report-html " + (dir / "r.html"));
+  const cli_test::Captured r = allocsim("run scenarios/alloc-004-one-plan-two-claimants.json -n 200 --report-json " +
+                                        (dir / "r.json") + " --report-html " + (dir / "r.html"));
   INFO(r.text);
   CHECK(r.code == 0);
   const json j = json::parse(slurp(dir / "r.json"));
@@ -57,10 +57,11 @@ TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a 
           "[cli][coverage][sweep]") {
   TempDir dir;
   const std::string flags = " --strategy random --executions 300 --no-corpus";
-  REQUIRE(run("sweep" + kFaultScenarios + flags + " --report-json " + (dir / "all.json")).code == 0);
+  REQUIRE(allocsim("sweep" + kFaultScenarios + flags + " --report-json " + (dir / "all.json")).code == 0);
   for (const char* k : {"1", "2"})
-    REQUIRE(run("sweep" + kFaultScenarios + flags + " --shard " + k + "/2 --report-json " + (dir / k)).code == 0);
-  const cli_test::Captured m = run("merge " + (dir / "1") + " " + (dir / "2") + " --report-json " + (dir / "m.json"));
+    REQUIRE(allocsim("sweep" + kFaultScenarios + flags + " --shard " + k + "/2 --report-json " + (dir / k)).code == 0);
+  const cli_test::Captured m =
+      allocsim("merge " + (dir / "1") + " " + (dir / "2") + " --report-json " + (dir / "m.json"));
   INFO(m.text);
   REQUIRE(m.code == 0);
   const json all = json::parse(slurp(dir / "all.json")), merged = json::parse(slurp(dir / "m.json"));
@@ -76,7 +77,7 @@ TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a 
 TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", "[cli][coverage][swarm]") {
   TempDir dir;
   const cli_test::Captured r =
-      run("swarm --seed 1 --scenarios 8 --out " + (dir / "out") + " --report-html " + (dir / "swarm.html"));
+      allocsim("swarm --seed 1 --scenarios 8 --out " + (dir / "out") + " --report-html " + (dir / "swarm.html"));
   INFO(r.text);
   const json c = json::parse(slurp(dir / "out/summary.json")).at("coverage");
   CHECK(c.at("features") ==

@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using cli_test::allocsim;
 using cli_test::slurp;
 using cli_test::TempDir;
-const auto run = cli_test::allocsim;
 const std::string kNights = "findings diff tests/findings/night-1 tests/findings/night-2 tests/findings/night-3";
 
 // The whole text of the three-night diff: every class once, each with its signature, nights seen, summary
@@ -63,7 +63,7 @@ std::map<std::string, std::string> classes(const nlohmann::json& j) {
 }  // namespace
 
 TEST_CASE("findings diff sorts three recorded nights into new, still failing, rare and resolved", "[cli][findings]") {
-  const cli_test::Captured r = run(kNights);
+  const cli_test::Captured r = allocsim(kNights);
   INFO(r.text);
   CHECK(r.code == 1);  // a new finding fails the night
   CHECK(r.text == kThreeNights);
@@ -72,7 +72,8 @@ TEST_CASE("findings diff sorts three recorded nights into new, still failing, ra
 TEST_CASE("findings diff of the last two nights: the JSON report's classes and counts", "[cli][findings]") {
   TempDir dir;
   const std::string json = dir / "diff.json";
-  const cli_test::Captured r = run("findings diff tests/findings/night-2 tests/findings/night-3 --report-json " + json);
+  const cli_test::Captured r =
+      allocsim("findings diff tests/findings/night-2 tests/findings/night-3 --report-json " + json);
   INFO(r.text);
   CHECK(r.code == 1);
   const nlohmann::json j = nlohmann::json::parse(slurp(json));
@@ -97,7 +98,7 @@ TEST_CASE("findings diff of the last two nights: the JSON report's classes and c
 TEST_CASE("findings diff: the HTML page has a row per finding and a section per new one", "[cli][findings]") {
   TempDir dir;
   const std::string html = dir / "findings.html";
-  const cli_test::Captured r = run(kNights + " --report-html " + html);
+  const cli_test::Captured r = allocsim(kNights + " --report-html " + html);
   INFO(r.text);
   CHECK(r.code == 1);
   const std::string page = slurp(html);
@@ -118,18 +119,18 @@ TEST_CASE("findings diff: the HTML page has a row per finding and a section per 
 }
 
 TEST_CASE("findings diff: a still-failing finding passes unless --fail-on-still-failing", "[cli][findings]") {
-  const cli_test::Captured same = run("findings diff tests/findings/night-1 tests/findings/night-1");
+  const cli_test::Captured same = allocsim("findings diff tests/findings/night-1 tests/findings/night-1");
   INFO(same.text);
   CHECK(same.code == 0);
   CHECK_THAT(same.text, Catch::Contains("\n0 new, 3 still failing, 0 rare, 0 resolved\n"));
-  CHECK(run("findings diff tests/findings/night-1 tests/findings/night-1 --fail-on-still-failing").code == 1);
+  CHECK(allocsim("findings diff tests/findings/night-1 tests/findings/night-1 --fail-on-still-failing").code == 1);
 }
 
 TEST_CASE("findings diff points a new finding at its section of the night's sweep page", "[cli][findings]") {
   TempDir dir;
   fs::copy(fs::path(ALLOCSIM_SOURCE_DIR) / "tests/findings/night-3", dir.path / "night-3", fs::copy_options::recursive);
   std::ofstream(dir.path / "night-3" / "sweep.html") << "<!DOCTYPE html>\n";
-  const cli_test::Captured r = run("findings diff tests/findings/night-2 " + (dir / "night-3"));
+  const cli_test::Captured r = allocsim("findings diff tests/findings/night-2 " + (dir / "night-3"));
   INFO(r.text);
   // last-out is the first scenario of night-3's report with a first violation: section v1 of its page.
   CHECK_THAT(r.text, Catch::Contains("NEW: sweep last-out shared-map-never-deleted (seen 1 of 2 nights)\n") &&

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using cli_test::allocsim;
 using cli_test::TempDir;
-const auto run = cli_test::allocsim;
 
 /// The names in `dir`, sorted, one per line.
 std::string listing(const fs::path& dir) {
@@ -34,7 +34,7 @@ std::string listing(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("allocsim --version prints the version and the git commit it was built from", "[cli][install]") {
-  const cli_test::Captured r = run("--version");
+  const cli_test::Captured r = allocsim("--version");
   INFO(r.text);
   CHECK(r.code == 0);
   // A checkout's commit (with -dirty for uncommitted changes), or "unknown" outside a git checkout.
@@ -52,13 +52,14 @@ TEST_CASE("a run of an installed example scenario writes nothing beside it, --co
   const std::string before = listing(folder);
   CHECK(before == ".allocsim-installed\nalloc-004-one-plan-two-claimants.json\n");
 
-  const cli_test::Captured ok = run("run " + scenario + " -n 100");
+  const cli_test::Captured ok = allocsim("run " + scenario + " -n 100");
   INFO(ok.text);
   CHECK(ok.code == 0);
   CHECK_THAT(ok.text, Catch::EndsWith("\nexpectation met: no violation\n"));
   CHECK(listing(folder) == before);
 
-  const cli_test::Captured found = run("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000");
+  const cli_test::Captured found =
+      allocsim("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000");
   INFO(found.text);
   CHECK(found.code == 1);
   CHECK_THAT(found.text, Catch::Contains("\nminimal trace not written (an installed example scenario keeps no corpus "
@@ -67,7 +68,7 @@ TEST_CASE("a run of an installed example scenario writes nothing beside it, --co
 
   const std::string corpus = dir / "my-corpus";
   const cli_test::Captured kept =
-      run("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000 --corpus " + corpus);
+      allocsim("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000 --corpus " + corpus);
   INFO(kept.text);
   CHECK(kept.code == 1);
   CHECK_THAT(kept.text, Catch::Contains("trace stored in the corpus: " + corpus +
@@ -81,7 +82,8 @@ TEST_CASE("without the marker, a scenario's folder gets its corpus as before", "
   TempDir dir;
   const std::string scenario = dir / "alloc-004-one-plan-two-claimants.json";
   fs::copy_file(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios" / "alloc-004-one-plan-two-claimants.json", scenario);
-  const cli_test::Captured found = run("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000");
+  const cli_test::Captured found =
+      allocsim("run " + scenario + " -n 100 --mutant client-side-claim --shrink-runs 2000");
   INFO(found.text);
   CHECK(found.code == 1);
   CHECK_THAT(found.text, Catch::Contains("trace stored in the corpus: " + (dir / ".allocsim/corpus/") +

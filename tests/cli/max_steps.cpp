@@ -8,7 +8,7 @@
 
 namespace {
 
-const auto run = cli_test::allocsim;
+using cli_test::allocsim;
 
 /// The line that starts with `prefix` ("replay: "), or "".
 std::string line_of(const std::string& text, const std::string& prefix) {
@@ -28,7 +28,7 @@ size_t count(const std::string& text, const std::string& what) {
 TEST_CASE("run --max-steps 8: every unmet expect.reach barrier is reported exactly once", "[cli][max-steps]") {
   // alloc-021-readiness-stages expects claim.create.after, claim.schedule.after and claim.ready.after; with a
   // single execution cut at 8 steps none of them can fire (the reserve's owner barriers come first).
-  const auto r = run("run scenarios/alloc-021-readiness-stages.json --max-steps 8 -n 1 --no-shrink --no-trace");
+  const auto r = allocsim("run scenarios/alloc-021-readiness-stages.json --max-steps 8 -n 1 --no-shrink --no-trace");
   CHECK(r.code == 1);
   CHECK(count(r.text, "violated steps-bounded") == 1);
   for (const char* b : {"claim.create.after", "claim.schedule.after", "claim.ready.after"}) {
@@ -36,7 +36,8 @@ TEST_CASE("run --max-steps 8: every unmet expect.reach barrier is reported exact
     CHECK(count(r.text, std::string("barrier ") + b + " never fired") == 1);
   }
   // And over many executions, where the misses are summed: still one line each.
-  const auto many = run("run scenarios/alloc-021-readiness-stages.json --max-steps 8 -n 200 --no-shrink --no-trace");
+  const auto many =
+      allocsim("run scenarios/alloc-021-readiness-stages.json --max-steps 8 -n 200 --no-shrink --no-trace");
   // Every execution stops at steps-bounded before the barrier: the verdict says so (backend/system/judge.cpp).
   CHECK(count(many.text,
               "barrier claim.ready.after never fired (expect.reach): every one of the 200 executions "
@@ -45,14 +46,14 @@ TEST_CASE("run --max-steps 8: every unmet expect.reach barrier is reported exact
 
 TEST_CASE("the scenario key max_steps bounds its executions and --max-steps overrides it", "[cli][max-steps]") {
   const char* file = "scenarios/mutants/release-spins-on-busy-nodes.json";  // max_steps 60
-  const auto own = run(std::string("run ") + file + " -n 2000 --no-shrink --no-trace");
+  const auto own = allocsim(std::string("run ") + file + " -n 2000 --no-shrink --no-trace");
   CHECK(own.code == 0);  // it expects steps-bounded
   CHECK_THAT(own.text, Catch::Contains("did not end within 60 steps"));
   // Without the flag, the replay line carries none: replay reads the scenario's limit itself.
   REQUIRE_THAT(line_of(own.text, "replay: "), Catch::Contains("--seed"));
   CHECK_THAT(line_of(own.text, "replay: "), !Catch::Contains("--max-steps"));
 
-  const auto flag = run(std::string("run ") + file + " -n 2000 --max-steps 200 --no-shrink --no-trace");
+  const auto flag = allocsim(std::string("run ") + file + " -n 2000 --max-steps 200 --no-shrink --no-trace");
   CHECK(flag.code == 0);
   CHECK_THAT(flag.text, Catch::Contains("did not end within 200 steps"));
   CHECK_THAT(line_of(flag.text, "replay: "), Catch::EndsWith("--max-steps 200"));  // a given flag is repeated

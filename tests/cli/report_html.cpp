@@ -11,7 +11,7 @@ using cli_test::allocsim;
 using cli_test::slurp;
 using cli_test::TempDir;
 
-size_t count(const std::string& hay, const std::string& needle) {
+size_t occurrences(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
   return n;
@@ -26,16 +26,16 @@ TEST_CASE("run --report-html: the minimal trace as swimlanes, the same bytes twi
   const auto b = allocsim(args + tmp / "b.html");
   REQUIRE(a.code == 0);
   REQUIRE(b.code == 0);
-  CHECK(count(a.text, "html report written: " + tmp / "a.html" + "\n") == 1);
+  CHECK(occurrences(a.text, "html report written: " + tmp / "a.html" + "\n") == 1);
   const std::string page = slurp(tmp / "a.html");
   CHECK(page == slurp(tmp / "b.html"));
-  CHECK(count(page, "<section class=\"violation\"") == 1);
-  CHECK(count(page, "data-invariant=\"shared-map-never-deleted\"") == 1);
-  CHECK(count(page, "<div class=\"lane\" data-actor=\"flowA\">") == 1);
-  CHECK(count(page, "<div class=\"lane\" data-actor=\"flowB\">") == 1);
+  CHECK(occurrences(page, "<section class=\"violation\"") == 1);
+  CHECK(occurrences(page, "data-invariant=\"shared-map-never-deleted\"") == 1);
+  CHECK(occurrences(page, "<div class=\"lane\" data-actor=\"flowA\">") == 1);
+  CHECK(occurrences(page, "<div class=\"lane\" data-actor=\"flowB\">") == 1);
   // The trace run printed: the expected-shrink.tsv minimum, 20 steps.
-  CHECK(count(page, "<div class=\"swimlanes\" data-actors=\"2\" data-steps=\"20\"") == 1);
-  CHECK(count(page, "<tr class=\"scenario met\" data-file=\"scenarios/mutants/stale-last-out.json\"") == 1);
+  CHECK(occurrences(page, "<div class=\"swimlanes\" data-actors=\"2\" data-steps=\"20\"") == 1);
+  CHECK(occurrences(page, "<tr class=\"scenario met\" data-file=\"scenarios/mutants/stale-last-out.json\"") == 1);
 }
 
 TEST_CASE("run --report-html: a run without a violation gets the table and no section", "[cli][html]") {
@@ -44,8 +44,8 @@ TEST_CASE("run --report-html: a run without a violation gets the table and no se
       allocsim("run scenarios/alloc-004-one-plan-two-claimants.json --executions 20 --report-html " + tmp / "p.html");
   REQUIRE(r.code == 0);
   const std::string page = slurp(tmp / "p.html");
-  CHECK(count(page, "<tr class=\"scenario met\"") == 1);
-  CHECK(count(page, "<section class=\"violation\"") == 0);
+  CHECK(occurrences(page, "<tr class=\"scenario met\"") == 1);
+  CHECK(occurrences(page, "<section class=\"violation\"") == 0);
 }
 
 TEST_CASE("sweep --report-html: one section per violating scenario, the same bytes for any --jobs", "[cli][html]") {
@@ -58,22 +58,22 @@ TEST_CASE("sweep --report-html: one section per violating scenario, the same byt
   REQUIRE(b.code == 0);
   const std::string page = slurp(tmp / "a.html");
   CHECK(page == slurp(tmp / "b.html"));
-  CHECK(count(page, "<section class=\"violation\"") == 2);
-  CHECK(count(page,
-              "<section class=\"violation\" id=\"v1\" data-file=\"scenarios/mutants/client-side-claim.json\" "
-              "data-invariant=\"single-ownership\">") == 1);
-  CHECK(count(page,
-              "<section class=\"violation\" id=\"v2\" data-file=\"scenarios/mutants/stale-last-out.json\" "
-              "data-invariant=\"shared-map-never-deleted\">") == 1);
-  CHECK(count(page, "<tr class=\"scenario met\"") == 2);
-  CHECK(count(page, "(shrunk from ") == 2);
+  CHECK(occurrences(page, "<section class=\"violation\"") == 2);
+  CHECK(occurrences(page,
+                    "<section class=\"violation\" id=\"v1\" data-file=\"scenarios/mutants/client-side-claim.json\" "
+                    "data-invariant=\"single-ownership\">") == 1);
+  CHECK(occurrences(page,
+                    "<section class=\"violation\" id=\"v2\" data-file=\"scenarios/mutants/stale-last-out.json\" "
+                    "data-invariant=\"shared-map-never-deleted\">") == 1);
+  CHECK(occurrences(page, "<tr class=\"scenario met\"") == 2);
+  CHECK(occurrences(page, "(shrunk from ") == 2);
 }
 
 TEST_CASE("report-html into a missing directory is a usage error before anything runs", "[cli][html]") {
   const auto r = allocsim("run scenarios/mutants/stale-last-out.json --report-html /nonexistent-dir/p.html");
   CHECK(r.code == 2);
-  CHECK(count(r.text, "--report-html /nonexistent-dir/p.html: directory /nonexistent-dir does not exist") == 1);
+  CHECK(occurrences(r.text, "--report-html /nonexistent-dir/p.html: directory /nonexistent-dir does not exist") == 1);
   const auto s = allocsim("sweep scenarios/mutants/stale-last-out.json --report-html /nonexistent-dir/p.html");
   CHECK(s.code == 2);
-  CHECK(count(s.text, "--report-html /nonexistent-dir/p.html: directory /nonexistent-dir does not exist") == 1);
+  CHECK(occurrences(s.text, "--report-html /nonexistent-dir/p.html: directory /nonexistent-dir does not exist") == 1);
 }

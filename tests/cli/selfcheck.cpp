@@ -10,12 +10,11 @@
 #include "tests/cli/support.h"
 
 using cli_test::allocsim;
+using cli_test::read_json;
 using cli_test::slurp;
 using cli_test::TempDir;
 
 namespace {
-
-nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
 const std::string kFixed = "selfcheck --seed 1 --scenarios 12 --per-scenario 20";
 

@@ -14,7 +14,7 @@
 
 namespace {
 
-cli_test::Captured allocsim(const std::string& args) {
+cli_test::Captured allocsim_in_root(const std::string& args) {
   return cli_test::capture(std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1");
 }
 
@@ -23,7 +23,7 @@ const std::string kScenario = "scenarios/alloc-004-one-plan-two-claimants.json";
 }  // namespace
 
 TEST_CASE("list strategies: one line per registered strategy, dpor included", "[cli][registry]") {
-  const auto r = allocsim("list strategies");
+  const auto r = allocsim_in_root("list strategies");
   CHECK(r.code == 0);
   std::vector<std::string> names;
   std::istringstream lines(r.text);
@@ -37,8 +37,8 @@ TEST_CASE("list strategies: one line per registered strategy, dpor included", "[
 }
 
 TEST_CASE("run --strategy dpor is dfs with its default reduction, execution for execution", "[cli][registry]") {
-  const auto dpor = allocsim("run " + kScenario + " --strategy dpor");
-  const auto dfs = allocsim("run " + kScenario + " --strategy dfs --reduction dpor");
+  const auto dpor = allocsim_in_root("run " + kScenario + " --strategy dpor");
+  const auto dfs = allocsim_in_root("run " + kScenario + " --strategy dfs --reduction dpor");
   REQUIRE(dpor.code == 0);
   CHECK_THAT(dpor.text, Catch::Contains("\n  19 executions, "));
   CHECK_THAT(dpor.text, Catch::Contains("exhaustive: all 19 executions explored (reduction dpor)"));
@@ -49,8 +49,8 @@ TEST_CASE("run --strategy dpor is dfs with its default reduction, execution for 
 }
 
 TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli][registry]") {
-  const auto dpor = allocsim("sweep " + kScenario + " --strategy dpor");
-  const auto dfs = allocsim("sweep " + kScenario);
+  const auto dpor = allocsim_in_root("sweep " + kScenario + " --strategy dpor");
+  const auto dfs = allocsim_in_root("sweep " + kScenario);
   REQUIRE(dpor.code == 0);
   // Split into work units, DPOR runs one execution more than unsplit (20 for 19 traces), for both names.
   CHECK_THAT(dpor.text, Catch::Contains(": 19 executions, 19 distinct traces, exhausted, 0 violating"));
@@ -59,24 +59,26 @@ TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli
 
 TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the registry", "[cli][registry]") {
   for (const char* flags : {"--strategy dpor --reduction none", "--strategy dpor --preemption-bound 1"}) {
-    const auto r = allocsim("run " + kScenario + " " + flags);
+    const auto r = allocsim_in_root("run " + kScenario + " " + flags);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains("--reduction and --preemption-bound apply to --strategy dfs only"));
   }
-  const auto bogus = allocsim("run " + kScenario + " --strategy bogus");
+  const auto bogus = allocsim_in_root("run " + kScenario + " --strategy bogus");
   CHECK(bogus.code == 2);
   CHECK_THAT(bogus.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));
-  const auto sweep = allocsim("sweep " + kScenario + " --strategy bogus");
+  const auto sweep = allocsim_in_root("sweep " + kScenario + " --strategy bogus");
   CHECK(sweep.code == 2);
   CHECK_THAT(sweep.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));
 }
 
 TEST_CASE("run prints a dfs finding's schedule in the form replay --schedule reads", "[cli][schedule]") {
-  const auto run = allocsim("run scenarios/mutants/client-side-claim.json --strategy dfs --no-trace --no-shrink");
+  const auto run =
+      allocsim_in_root("run scenarios/mutants/client-side-claim.json --strategy dfs --no-trace --no-shrink");
   REQUIRE(run.code == 0);
   std::smatch m;
   REQUIRE(std::regex_search(run.text, m, std::regex("\nschedule: (v1:\\S+)\n")));
-  const auto replay = allocsim("replay scenarios/mutants/client-side-claim.json --schedule '" + m[1].str() + "'");
+  const auto replay =
+      allocsim_in_root("replay scenarios/mutants/client-side-claim.json --schedule '" + m[1].str() + "'");
   CHECK(replay.code == 1);  // the violation, replayed
   CHECK_THAT(replay.text, Catch::Contains("violation: single-ownership"));
 }
@@ -84,7 +86,7 @@ TEST_CASE("run prints a dfs finding's schedule in the form replay --schedule rea
 TEST_CASE("replay --schedule: a divergence names actors, its step, what was runnable, and the prefix",
           "[cli][schedule]") {
   // flowA has far fewer than 40 steps: the schedule asks for flowA after it finished.
-  const auto r = allocsim("replay " + kScenario + " --schedule 'v1:flowA*40'");
+  const auto r = allocsim_in_root("replay " + kScenario + " --schedule 'v1:flowA*40'");
   CHECK(r.code == 4);
   std::smatch m;
   REQUIRE(std::regex_search(r.text, m, std::regex("diverged at step (\\d+) \\((\\d+) steps replayed\\)")));

@@ -1,5 +1,6 @@
 // Shared by the CLI tests: run a command (or the allocsim binary) in its own process from the source tree
-// and capture what it printed and how it exited; read a file whole; a scratch directory per test.
+// and capture what it printed and how it exited; read a file whole (or as JSON), write one; a scratch directory
+// per test.
 //
 // Commands run through /bin/sh from ALLOCSIM_SOURCE_DIR (so scenario paths are relative to the repository)
 // with stderr merged into stdout. ALLOCSIM_BINARY is the allocsim binary under test (tests/CMakeLists.txt).
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace cli_test {
 
@@ -63,6 +65,12 @@ inline std::string slurp(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+/// Writes `text` to `path`, replacing what was there.
+inline void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+/// The JSON document in the file at `path`.
+inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
 /// A fresh, uniquely named temporary directory (mkdtemp), removed with everything in it at scope exit.
 struct TempDir {

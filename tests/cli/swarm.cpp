@@ -16,15 +16,10 @@
 #include "tests/cli/support.h"
 
 using cli_test::allocsim;
+using cli_test::read_json;
 using cli_test::sh;
 using cli_test::slurp;
 using cli_test::TempDir;
-
-namespace {
-
-nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
-
-}  // namespace
 
 TEST_CASE("swarm: every written finding replays from its files, with the invariant recorded", "[swarm]") {
   TempDir dir;

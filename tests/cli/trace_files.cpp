@@ -21,8 +21,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using Result = cli_test::Captured;
-const auto run = cli_test::allocsim;
+using cli_test::allocsim;
 using cli_test::slurp;
+using cli_test::spit;
 using cli_test::TempDir;
 
 // The explanation block: from "violation: " through the "fingerprint: ..." line.
@@ -33,8 +34,6 @@ std::string block(const std::string& out) {
   REQUIRE(b != std::string::npos);
   return out.substr(a, out.find('\n', b) + 1 - a);
 }
-
-void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
@@ -48,7 +47,7 @@ TEST_CASE("run writes a shrunk trace for every mutant, and replay reproduces it 
   for (const std::string& f : files) {
     INFO(f);
     const std::string trace = dir / (f + ".trace.json");
-    const Result r = run("run scenarios/mutants/" + f + " -n 2000 --trace-out " + trace);
+    const Result r = allocsim("run scenarios/mutants/" + f + " -n 2000 --trace-out " + trace);
     CHECK(r.code == 0);
     // The raw execution's replay line comes before any shrinking output.
     const size_t raw = r.text.find("replay: allocsim replay scenarios/mutants/" + f + " --seed ");
@@ -57,7 +56,7 @@ TEST_CASE("run writes a shrunk trace for every mutant, and replay reproduces it 
     CHECK_THAT(r.text, Catch::Contains("minimal trace: "));
     CHECK_THAT(r.text, Catch::Contains("replay minimal: allocsim replay " + trace));
     REQUIRE(fs::exists(trace));
-    const Result again = run("replay " + trace);
+    const Result again = allocsim("replay " + trace);
     CHECK(again.code == 1);
     CHECK(block(again.text) == block(r.text));
     // The written file is what a replay of it would write again: stable bytes.
@@ -71,14 +70,14 @@ TEST_CASE("run writes a shrunk trace for every mutant, and replay reproduces it 
 TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[cli][trace]") {
   TempDir dir;
   const std::string trace = dir / "t.trace.json";
-  REQUIRE(run("run scenarios/mutants/stale-last-out.json -n 2000 --trace-out " + trace).code == 0);
+  REQUIRE(allocsim("run scenarios/mutants/stale-last-out.json -n 2000 --trace-out " + trace).code == 0);
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(slurp(trace));
   auto& script = doc["scenario"]["embedded"]["actors"][0]["script"];
   REQUIRE(script.back()["op"] == "release");
   script.erase(script.size() - 1);  // flowA no longer releases
   const std::string edited = dir / "edited.trace.json";
   spit(edited, doc.dump(2));
-  const Result r = run("replay " + edited);
+  const Result r = allocsim("replay " + edited);
   CHECK(r.code == 4);
   CHECK_THAT(r.text, Catch::Contains("replay diverged at step"));
   CHECK_THAT(r.text, Catch::Contains("(flowA release #1)"));
@@ -88,11 +87,11 @@ TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[c
   nlohmann::ordered_json renamed = nlohmann::ordered_json::parse(slurp(trace));
   renamed["scenario"]["embedded"]["actors"][1]["name"] = "flowZ";
   spit(edited, renamed.dump(2));
-  const Result r2 = run("replay " + edited);
+  const Result r2 = allocsim("replay " + edited);
   CHECK(r2.code == 4);
   CHECK_THAT(r2.text, Catch::Contains("no actor named flowB"));
   // shrink refuses a diverging trace the same way.
-  CHECK(run("shrink " + edited + " -o " + (dir / "min.json")).code == 4);
+  CHECK(allocsim("shrink " + edited + " -o " + (dir / "min.json")).code == 4);
   CHECK_FALSE(fs::exists(dir / "min.json"));
   // A step whose preemption mark alone was flipped: the two lines say which side preempted (new-user report:
   // they read the same before).
@@ -101,7 +100,7 @@ TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[c
   const bool was = step["preemption"].get<bool>();
   step["preemption"] = !was;
   spit(edited, flipped.dump(2));
-  const Result r3 = run("replay " + edited);
+  const Result r3 = allocsim("replay " + edited);
   CHECK(r3.code == 4);
   CHECK_THAT(r3.text, Catch::Contains("replay diverged at step 2 ("));
   const auto mark = [](bool preempted) { return std::string(preempted ? " (a preemption)" : " (no preemption)"); };
@@ -112,7 +111,7 @@ TEST_CASE("a trace whose embedded scenario was edited diverges with exit 4", "[c
 TEST_CASE("truncated, garbage and mistyped trace files are input errors naming file and pointer", "[cli][trace]") {
   TempDir dir;
   const std::string trace = dir / "good.trace.json";
-  REQUIRE(run("run scenarios/mutants/client-side-claim.json -n 2000 --trace-out " + trace).code == 0);
+  REQUIRE(allocsim("run scenarios/mutants/client-side-claim.json -n 2000 --trace-out " + trace).code == 0);
   const std::string text = slurp(trace);
   nlohmann::ordered_json wrong = nlohmann::ordered_json::parse(text);
   wrong["steps"][1]["occurrence"] = "one";
@@ -141,11 +140,11 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
     INFO(c.name);
     const std::string path = dir / c.name;
     spit(path, c.content);
-    const Result r = run("replay " + path);
+    const Result r = allocsim("replay " + path);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(path));
     CHECK_THAT(r.text, Catch::Contains(c.says));
-    const Result s = run("shrink " + path + " -o " + (dir / "out.json"));
+    const Result s = allocsim("shrink " + path + " -o " + (dir / "out.json"));
     CHECK(s.code == 2);
     CHECK_FALSE(fs::exists(dir / "out.json"));
   }
@@ -154,12 +153,12 @@ TEST_CASE("truncated, garbage and mistyped trace files are input errors naming f
 TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and perfetto write their files",
           "[cli][trace]") {
   TempDir dir;
-  const Result r = run("run scenarios/mutants/stale-last-out.json -n 2000 --no-trace");
+  const Result r = allocsim("run scenarios/mutants/stale-last-out.json -n 2000 --no-trace");
   std::smatch seed, sched;
   REQUIRE(std::regex_search(r.text, seed, std::regex("replay: allocsim replay (\\S+ --seed \\d+)")));
   REQUIRE(std::regex_search(r.text, sched, std::regex("replay by schedule: allocsim replay (\\S+ --schedule \\S+)")));
-  const Result by_seed = run("replay " + seed[1].str());
-  const Result by_schedule = run("replay " + sched[1].str());
+  const Result by_seed = allocsim("replay " + seed[1].str());
+  const Result by_schedule = allocsim("replay " + sched[1].str());
   CHECK(by_seed.code == 1);
   CHECK(by_schedule.code == 1);
   const std::regex fp("fingerprint ([0-9a-f]{16})");
@@ -167,15 +166,15 @@ TEST_CASE("replay --schedule reproduces the seed's execution, and shrink and per
   REQUIRE(std::regex_search(by_seed.text, a, fp));
   REQUIRE(std::regex_search(by_schedule.text, b, fp));
   CHECK(a[1] == b[1]);
-  CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:flowA").code == 4);
-  CHECK(run("replay scenarios/mutants/stale-last-out.json --schedule v1:nobody").code == 2);
+  CHECK(allocsim("replay scenarios/mutants/stale-last-out.json --schedule v1:flowA").code == 4);
+  CHECK(allocsim("replay scenarios/mutants/stale-last-out.json --schedule v1:nobody").code == 2);
 
   const std::string raw = dir / "raw.trace.json";
-  REQUIRE(run("run scenarios/mutants/stale-last-out.json -n 2000 --no-shrink --trace-out " + raw).code == 0);
-  const Result s = run("shrink " + raw + " -o " + (dir / "min.trace.json") + " --perfetto " + (dir / "p.json"));
+  REQUIRE(allocsim("run scenarios/mutants/stale-last-out.json -n 2000 --no-shrink --trace-out " + raw).code == 0);
+  const Result s = allocsim("shrink " + raw + " -o " + (dir / "min.trace.json") + " --perfetto " + (dir / "p.json"));
   CHECK(s.code == 1);
   CHECK_THAT(s.text, Catch::Contains("minimal trace: 20 steps, 2 actors, 3 ops, 1 preemption"));
-  CHECK(block(run("replay " + (dir / "min.trace.json")).text) == block(s.text));
+  CHECK(block(allocsim("replay " + (dir / "min.trace.json")).text) == block(s.text));
   const nlohmann::json p = nlohmann::json::parse(slurp(dir / "p.json"));
   size_t slices = 0, threads = 0, instants = 0;
   for (const auto& e : p["traceEvents"]) {

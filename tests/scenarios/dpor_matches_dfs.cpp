@@ -10,8 +10,10 @@
 
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
+using allocsim::testing::source_path;
 namespace fs = std::filesystem;
 
 namespace {
@@ -31,8 +33,6 @@ Outcome run(const Scenario& sc, const std::string& reduction, std::vector<std::s
   for (const auto& [inv, n] : o.report.summary.violations_by_invariant) o.violated.insert(inv);
   return o;
 }
-
-std::string path(const std::string& rel) { return (fs::path(ALLOCSIM_SOURCE_DIR) / rel).string(); }
 
 }  // namespace
 
@@ -71,14 +71,14 @@ TEST_CASE("dpor and plain dfs agree on every small scenario and every mutant", "
       {"scenarios/alloc-004-simultaneous-claim.json", {"client-side-claim"}},
       {"scenarios/alloc-005-last-out.json", {"stale-last-out"}},
   };
-  for (const auto& e : fs::directory_iterator(path("scenarios/mutants")))
+  for (const auto& e : fs::directory_iterator(source_path("scenarios/mutants")))
     if (e.path().extension() == ".json") cases.push_back({fs::relative(e.path(), ALLOCSIM_SOURCE_DIR).string(), {}});
   std::sort(cases.begin(), cases.end());
   REQUIRE(cases.size() >= 10);
   bool some_violation = false;
   for (const auto& [file, mutants] : cases) {
     INFO(file << (mutants.empty() ? "" : " +" + mutants[0]));
-    Scenario sc = load_scenario(path(file));
+    Scenario sc = load_scenario(source_path(file));
     Outcome dfs = run(sc, "none", mutants), dpor = run(sc, "dpor", mutants);
     CHECK(dfs.report.exhausted);
     CHECK(dpor.report.exhausted);

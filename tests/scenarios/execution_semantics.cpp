@@ -10,13 +10,13 @@
 #include "sim/engine.h"
 #include "sim/explorer.h"
 #include "sim/strategies/random.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
+using allocsim::testing::source_path;
 
 namespace {
-
-std::string path(const char* rel) { return std::string(ALLOCSIM_SOURCE_DIR) + "/" + rel; }
 
 // Runs `n` random executions of `sc`, calling `check` on each world as it ended.
 void each_execution(const Scenario& sc, uint64_t n,
@@ -42,7 +42,7 @@ size_t count_audit(const BackendWorld& w, const char* kind) {
 }  // namespace
 
 TEST_CASE("ALLOC-004: one plan, two claimants: exactly one claim, one conflict, one stamp-owner", "[alloc-004]") {
-  Scenario sc = load_scenario(path("scenarios/alloc-004-one-plan-two-claimants.json"));
+  Scenario sc = load_scenario(source_path("scenarios/alloc-004-one-plan-two-claimants.json"));
   uint64_t contested = 0, same_version_reads = 0;
   each_execution(sc, 3000, [&](BackendWorld& w, const sim::ExecutionResult& r) {
     REQUIRE_FALSE(r.violation);
@@ -69,7 +69,7 @@ TEST_CASE("ALLOC-004: one plan, two claimants: exactly one claim, one conflict, 
 }
 
 TEST_CASE("ALLOC-004 with client-side-claim: two stamps, and single-ownership fires", "[alloc-004][mutant]") {
-  Scenario sc = load_scenario(path("scenarios/alloc-004-one-plan-two-claimants.json"));
+  Scenario sc = load_scenario(source_path("scenarios/alloc-004-one-plan-two-claimants.json"));
   uint64_t violations = 0;
   each_execution(sc, 3000,
                  [&](BackendWorld& w, const sim::ExecutionResult& r) {
@@ -83,7 +83,7 @@ TEST_CASE("ALLOC-004 with client-side-claim: two stamps, and single-ownership fi
 }
 
 TEST_CASE("ids come from a counter per actor: unrelated interleavings do not change them", "[ids]") {
-  Scenario sc = load_scenario(path("scenarios/alloc-005-both-release.json"));
+  Scenario sc = load_scenario(source_path("scenarios/alloc-005-both-release.json"));
   std::set<std::string> entries_a;
   std::set<uint64_t> schedules;
   each_execution(sc, 500, [&](BackendWorld& w, const sim::ExecutionResult& r) {
@@ -162,7 +162,7 @@ TEST_CASE("an actor parked at claim.create.after keeps another's release waiting
 }
 
 TEST_CASE("replay --seed E reproduces execution E of a run byte for byte", "[replay]") {
-  Scenario sc = load_scenario(path("scenarios/mutants/stale-last-out.json"));
+  Scenario sc = load_scenario(source_path("scenarios/mutants/stale-last-out.json"));
   campaign::ExploreConfig cfg;
   cfg.executions = 5000;
   campaign::RunReport rep = campaign::run(*subject_of(sc), cfg);

@@ -18,17 +18,17 @@ using namespace allocsim::harness;
 
 namespace {
 
-struct Seen {
+struct ObservedExecution {
   uint64_t fingerprint;
   std::string state;  // the violation's state block, or ""
   size_t audit, claims, footprint_accesses;
 };
 
-std::vector<Seen> run_with(const CompiledScenario& compiled, const Scenario& sc, bool footprints) {
+std::vector<ObservedExecution> run_with(const CompiledScenario& compiled, const Scenario& sc, bool footprints) {
   sim::Engine engine(
       sim::EngineOptions{.max_steps = resolve_max_steps(sc, std::nullopt), .record_footprints = footprints});
   sim::RandomStrategy random;
-  std::vector<Seen> out;
+  std::vector<ObservedExecution> out;
   sim::explore(
       engine, [&] { return std::make_unique<BackendWorld>(compiled); }, random,
       sim::ExploreOptions{.seed = 5, .executions = 150},
@@ -50,8 +50,8 @@ TEST_CASE("footprints off: every scenario runs the same executions as with footp
     INFO(file);
     const Scenario sc = load_scenario(file);
     const auto compiled = compile(sc, {});
-    const std::vector<Seen> off = run_with(*compiled, sc, false);
-    const std::vector<Seen> on = run_with(*compiled, sc, true);
+    const std::vector<ObservedExecution> off = run_with(*compiled, sc, false);
+    const std::vector<ObservedExecution> on = run_with(*compiled, sc, true);
     REQUIRE(off.size() == on.size());
     for (size_t i = 0; i < off.size(); ++i) {
       INFO("execution " << i);

@@ -1,4 +1,4 @@
-// Scenario files the scenario tests iterate over, in sorted (deterministic) order.
+// Scenario files the scenario tests iterate over, in sorted (deterministic) order, and one by its path.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +7,9 @@
 #include <vector>
 
 namespace allocsim::testing {
+
+/// `rel` (a path relative to the repository's root) as an absolute path.
+inline std::string source_path(const std::string& rel) { return std::string(ALLOCSIM_SOURCE_DIR) + "/" + rel; }
 
 /// Every scenarios/mutants/*.json, as absolute paths, sorted.
 inline std::vector<std::string> mutant_files() {

@@ -7,13 +7,13 @@
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/sweep.h"
+#include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
 using namespace allocsim::campaign;
+using allocsim::testing::source_path;
 
 namespace {
-
-std::string path(const char* rel) { return std::string(ALLOCSIM_SOURCE_DIR) + "/" + rel; }
 
 SweepResults sweep(const std::vector<std::string>& files, SweepConfig c) {
   c.tool_version = "test";
@@ -28,7 +28,7 @@ TEST_CASE("sweep: plain DFS split into prefixes explores exactly the unsplit tre
     SweepConfig c;
     c.reduction = "none";
     c.jobs = 2;
-    const auto res = sweep({path(rel)}, c);
+    const auto res = sweep({source_path(rel)}, c);
     const auto outs = outcomes(res);
     REQUIRE(outs.size() == 1);
     CHECK(res.plans[0].units.size() >= kDfsTargetUnits);
@@ -36,7 +36,8 @@ TEST_CASE("sweep: plain DFS split into prefixes explores exactly the unsplit tre
     rc.strategy = "dfs";
     rc.reduction = "none";
     rc.executions = 10'000'000;
-    const allocsim::campaign::RunReport single = allocsim::campaign::run(*subject_of(load_scenario(path(rel))), rc);
+    const allocsim::campaign::RunReport single =
+        allocsim::campaign::run(*subject_of(load_scenario(source_path(rel))), rc);
     REQUIRE(single.exhausted);
     const UnitResult& r = outs[0].result;
     CHECK(r.executions == single.summary.executions);
@@ -57,7 +58,7 @@ TEST_CASE("sweep: random sampling in execution ranges equals allocsim run with t
   c.executions = 500;
   c.seed = 7;
   c.jobs = 2;
-  const std::string f = path("scenarios/mutants/client-side-claim.json");
+  const std::string f = source_path("scenarios/mutants/client-side-claim.json");
   const auto outs = outcomes(sweep({f}, c));
   REQUIRE(outs.size() == 1);
   allocsim::campaign::ExploreConfig rc;
@@ -78,7 +79,7 @@ TEST_CASE("sweep: random sampling in execution ranges equals allocsim run with t
 TEST_CASE("sweep: unit results round-trip through JSON and combine in order", "[sweep]") {
   SweepConfig c;
   c.jobs = 1;
-  const auto res = sweep({path("scenarios/mutants/client-side-claim.json")}, c);
+  const auto res = sweep({source_path("scenarios/mutants/client-side-claim.json")}, c);
   UnitResult all;
   for (const auto& [u, r] : res.units[0]) {
     const UnitResult back = unit_from_json(unit_to_json(r), "test");
@@ -93,7 +94,7 @@ TEST_CASE("sweep: DPOR's abandoned prefixes survive the unit JSON round trip and
   SweepConfig c;
   c.jobs = 1;
   c.strategy = "dpor";
-  const auto res = sweep({path("scenarios/alloc-023-stale-inventory-retry.json")}, c);
+  const auto res = sweep({source_path("scenarios/alloc-023-stale-inventory-retry.json")}, c);
   REQUIRE(res.units[0].size() > 1);
   UnitResult all;
   uint64_t units_abandoning = 0;
@@ -115,7 +116,7 @@ TEST_CASE("sweep: DPOR's abandoned prefixes survive the unit JSON round trip and
 TEST_CASE("sweep: the system's counters reach the judge, as in a single run", "[sweep][expect]") {
   // incident-stale-owner-stamp expects `stamp-owner: sometimes` (expect.audit) and pins ops by occurrence:
   // judged only on the counters the units carry (a sweep that dropped them found the audit "never occurred").
-  const std::string f = path("scenarios/incident-stale-owner-stamp.json");
+  const std::string f = source_path("scenarios/incident-stale-owner-stamp.json");
   SweepConfig c;
   c.jobs = 2;
   const auto res = sweep({f}, c);

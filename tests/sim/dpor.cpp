@@ -33,8 +33,6 @@ Both both(std::vector<TestWorld::Actor> actors) {
   return b;
 }
 
-constexpr uint64_t X = 11, Y = 12, Z = 13;
-
 }  // namespace
 
 TEST_CASE("dpor: two actors on disjoint objects: 1 execution where dfs needs 6", "[dpor]") {

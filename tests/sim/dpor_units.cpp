@@ -17,7 +17,7 @@ using namespace allocsim::sim::testing;
 
 namespace {
 
-struct Split {
+struct UnitTotals {
   uint64_t units = 0, executions = 0, traces = 0;
   uint64_t asleep = 0;     // seeded units whose own prefix choice sleeps: they run nothing
   uint64_t abandoned = 0;  // sleep-set-blocked prefixes the units abandoned (ExecutionResult::abandoned)
@@ -26,11 +26,11 @@ struct Split {
 
 /// Runs DPOR under every prefix of enumerate_prefixes(depth), seeded (or not) with earlier siblings, as a
 /// sweep does: a seeded unit whose prefix choice is asleep runs no execution.
-Split run_units(const WorldFactory& make, size_t depth, bool seeded) {
+UnitTotals run_units(const WorldFactory& make, size_t depth, bool seeded) {
   Engine plain;
   Engine fp(EngineOptions{.record_footprints = true});
   TraceCounter all;
-  Split out;
+  UnitTotals out;
   for (const auto& prefix : enumerate_prefixes(plain, make, depth)) {
     ++out.units;
     UnitSleep seeds = seeded ? unit_sleep({}, make, prefix) : UnitSleep{};
@@ -58,8 +58,6 @@ Split run_units(const WorldFactory& make, size_t depth, bool seeded) {
   return out;
 }
 
-constexpr uint64_t X = 11, Y = 12, Z = 13;
-
 }  // namespace
 
 TEST_CASE("dpor units: earlier siblings are the smaller runnable ids with their steps' footprints", "[dpor]") {
@@ -84,7 +82,7 @@ TEST_CASE("dpor units: a sibling's footprint is the union over the draws inside 
 TEST_CASE("dpor units: independent actors: only the first seeded unit runs", "[dpor]") {
   // Three actors on disjoint objects: one trace. Unseeded, every unit explores it again.
   const auto make = world_of({toucher("a", {{X}, {X}}), toucher("b", {{Y}, {Y}}), toucher("c", {{Z}})});
-  const Split seeded = run_units(make, 2, true), plain = run_units(make, 2, false);
+  const UnitTotals seeded = run_units(make, 2, true), plain = run_units(make, 2, false);
   CHECK(seeded.traces == 1);
   CHECK(plain.traces == 1);
   CHECK(seeded.units == 8);  // a a, a b, a c, b a, b b, b c, c a, c b
@@ -118,7 +116,7 @@ TEST_CASE("dpor units: seeded units see every trace dfs sees on 600 random lock-
     DfsStrategy d;
     const Explored dfs = explore_all(d, make);
     const size_t depth = 1 + seed % 4;
-    const Split seeded = run_units(make, depth, true), plain = run_units(make, depth, false);
+    const UnitTotals seeded = run_units(make, depth, true), plain = run_units(make, depth, false);
     if (seeded.traces != dfs.traces || plain.traces != dfs.traces) {
       std::cout << "seed " << seed << " depth " << depth << ": dfs " << dfs.traces << " traces, seeded units "
                 << seeded.traces << ", unseeded " << plain.traces << "\n"

@@ -10,16 +10,11 @@
 #include "tests/sim/test_world.h"
 
 using namespace allocsim::sim;
+using allocsim::sim::testing::picks;
 using allocsim::sim::testing::stepper;
 using allocsim::sim::testing::TestWorld;
 
 namespace {
-
-std::vector<Choice> picks(std::initializer_list<uint64_t> actors) {
-  std::vector<Choice> out;
-  for (uint64_t a : actors) out.push_back({Choice::Actor, a});
-  return out;
-}
 
 // Records what the engine offered at every choice, then delegates.
 struct Recording : Strategy {

@@ -9,15 +9,10 @@
 #include "tests/sim/test_world.h"
 
 using namespace allocsim::sim;
+using allocsim::sim::testing::picks;
 using allocsim::sim::testing::TestWorld;
 
 namespace {
-
-std::vector<Choice> picks(std::initializer_list<uint64_t> actors) {
-  std::vector<Choice> out;
-  for (uint64_t a : actors) out.push_back({Choice::Actor, a});
-  return out;
-}
 
 /// Holds the world's mutex for its scope (the world's RAII lock guard).
 struct Guard {

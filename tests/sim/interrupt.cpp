@@ -14,7 +14,7 @@ using allocsim::sim::testing::TestWorld;
 
 namespace {
 
-WorldFactory two_steppers() {
+WorldFactory two_stepper_factory() {
   return [] {
     auto w = std::make_unique<TestWorld>();
     w->actors = {stepper("a", 2), stepper("b", 2)};
@@ -30,11 +30,11 @@ TEST_CASE("explore: a signal recorded mid-run stops it after the execution in pr
   ExploreOptions opt;
   opt.executions = 100;
   uint64_t observed = 0;
-  const ExploreSummary sum =
-      explore(engine, two_steppers(), random, opt, [&](uint64_t index, uint64_t, World&, const ExecutionResult&) {
-        ++observed;
-        if (index == 6) request_interrupt(SIGTERM);  // arrives during #6
-      });
+  const ExploreSummary sum = explore(engine, two_stepper_factory(), random, opt,
+                                     [&](uint64_t index, uint64_t, World&, const ExecutionResult&) {
+                                       ++observed;
+                                       if (index == 6) request_interrupt(SIGTERM);  // arrives during #6
+                                     });
   CHECK(interrupt_signal() == SIGTERM);
   clear_interrupt();
   CHECK(interrupt_signal() == 0);
@@ -49,7 +49,7 @@ TEST_CASE("explore: without a signal nothing changes", "[explore][interrupt]") {
   Engine engine;
   ExploreOptions opt;
   opt.executions = 20;
-  const ExploreSummary sum = explore(engine, two_steppers(), random, opt);
+  const ExploreSummary sum = explore(engine, two_stepper_factory(), random, opt);
   CHECK_FALSE(sum.interrupted);
   CHECK(sum.executions == 20);
 }

@@ -34,6 +34,9 @@ inline TestWorld::Actor toucher(std::string name, std::vector<Touch> steps) {
           }};
 }
 
+/// Object ids for touchers, as the DPOR tests name them.
+inline constexpr uint64_t X = 11, Y = 12, Z = 13;
+
 /// A schedule as text ("a0 d1 a1"), for ordered sets of schedules.
 inline std::string text(const std::vector<Choice>& s) {
   std::string out;

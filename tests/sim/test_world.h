@@ -3,10 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/engine.h"
 #include "sim/world.h"
 
 namespace allocsim::sim::testing {
@@ -32,6 +34,13 @@ struct TestWorld : World {
   }
   std::optional<Violation> check_quiescent() override { return at_quiescence ? at_quiescence(*this) : std::nullopt; }
 };
+
+/// A schedule of actor choices only, one per id in `actors`.
+inline std::vector<Choice> picks(std::initializer_list<uint64_t> actors) {
+  std::vector<Choice> out;
+  for (uint64_t a : actors) out.push_back({Choice::Actor, a});
+  return out;
+}
 
 /// An actor that makes `calls` calls, each a scheduling point followed by a logged effect "<name><i>".
 inline TestWorld::Actor stepper(std::string name, int calls) {

@@ -17,7 +17,7 @@ namespace allocsim::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kFindingsUsage =
     "allocsim findings diff NIGHT... TONIGHT [--report-json F] [--report-html F] [--fail-on-still-failing]";
 
 }  // namespace
@@ -35,9 +35,9 @@ int cmd_findings(int argc, char** argv) {
                   "exit 1 also when a finding is still failing (by default only a new finding fails)");
   po::options_description hidden;
   hidden.add_options()("args", po::value(&args)->composing());
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "args", -1, kUsage);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "args", -1, kFindingsUsage);
   if (vm.count("help")) {
-    std::cout << "usage: " << kUsage << "\n\n"
+    std::cout << "usage: " << kFindingsUsage << "\n\n"
               << "Compares the findings of nightly runs by signature. Each NIGHT is a sweep report (sweep.json), a\n"
                  "swarm summary (summary.json) or a folder holding them (nightly.sh's output folder, a swarm --out\n"
                  "folder), oldest first; the last is tonight, the one before it last night. Each finding is new\n"
@@ -47,12 +47,13 @@ int cmd_findings(int argc, char** argv) {
     return kExitOk;
   }
   if (args.empty() || args[0] != "diff") {
-    if (args.empty()) throw UsageError(fmt::format("findings: which action? (usage: {})", kUsage));
-    throw UsageError(
-        fmt::format("findings: unknown action \"{}\"{} (usage: {})", args[0], did_you_mean(args[0], {"diff"}), kUsage));
+    if (args.empty()) throw UsageError(fmt::format("findings: which action? (usage: {})", kFindingsUsage));
+    throw UsageError(fmt::format("findings: unknown action \"{}\"{} (usage: {})", args[0],
+                                 did_you_mean(args[0], {"diff"}), kFindingsUsage));
   }
   if (args.size() < 3)
-    throw UsageError(fmt::format("findings diff: expected at least two nights, LAST and TONIGHT (usage: {})", kUsage));
+    throw UsageError(
+        fmt::format("findings diff: expected at least two nights, LAST and TONIGHT (usage: {})", kFindingsUsage));
   check_output_dir("--report-json", report_json);
   check_output_dir("--report-html", report_html);
   std::vector<Night> nights;

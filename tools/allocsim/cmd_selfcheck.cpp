@@ -23,7 +23,7 @@ namespace allocsim::cli {
 
 namespace {
 
-const char* const kUsage =
+const char* const kSelfcheckUsage =
     "allocsim selfcheck [--seed S] [--scenarios N] [--per-scenario P] [--jobs K] [--report-json F] [--out DIR]\n"
     "       allocsim selfcheck SCENARIO... [--mutant M]... [options]";
 
@@ -62,7 +62,7 @@ po::options_description selfcheck_options(SelfcheckFlags& f) {
   return d;
 }
 
-harness::SelfcheckOptions to_options(const SelfcheckFlags& f, const po::variables_map& vm) {
+harness::SelfcheckOptions to_selfcheck_options(const SelfcheckFlags& f, const po::variables_map& vm) {
   harness::SelfcheckOptions o;
   o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
   o.scenarios = parse_u64("--scenarios", f.scenarios, 1, 100'000'000);
@@ -92,7 +92,7 @@ harness::SelfcheckOptions to_options(const SelfcheckFlags& f, const po::variable
 }
 
 /// Usage errors before any work: the report's and checkpoint's folders, --out created.
-void check_outputs(const SelfcheckFlags& f) {
+void check_selfcheck_outputs(const SelfcheckFlags& f) {
   check_output_dir("--report-json", f.report_json);
   check_output_dir("--checkpoint", f.checkpoint);
   if (f.out.empty()) return;
@@ -161,17 +161,17 @@ int cmd_selfcheck(int argc, char** argv) {
   const po::options_description d = selfcheck_options(f);
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&f.files)->composing());
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", -1, kUsage);
+  const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", -1, kSelfcheckUsage);
   if (vm.count("help")) {
-    std::cout << "usage: " << kUsage
+    std::cout << "usage: " << kSelfcheckUsage
               << "\n\nChecks that allocsim's tools agree about every execution and violation of generated scenarios:\n"
                  "replay (seed, schedule, trace file), shrink, trace explain, the explanation's order block, and\n"
                  "--check-invariants full against incremental (README: Verdict self-check).\n\n"
               << d;
     return kExitOk;
   }
-  const harness::SelfcheckOptions o = to_options(f, vm);
-  check_outputs(f);
+  const harness::SelfcheckOptions o = to_selfcheck_options(f, vm);
+  check_selfcheck_outputs(f);
   harness::SelfcheckReport start;
   try {
     if (!f.resume.empty()) start = harness::load_selfcheck_checkpoint(f.resume, o);

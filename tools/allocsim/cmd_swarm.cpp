@@ -83,7 +83,7 @@ po::options_description swarm_options(SwarmFlags& f) {
   return d;
 }
 
-harness::SwarmOptions to_options(const SwarmFlags& f) {
+harness::SwarmOptions to_swarm_options(const SwarmFlags& f) {
   harness::SwarmOptions o;
   o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
   if (!f.scenarios.empty() && !f.budget.empty())
@@ -115,7 +115,7 @@ harness::SwarmOptions to_options(const SwarmFlags& f) {
 }
 
 /// --report-json, --junit, --checkpoint, --out (created): usage errors before any work.
-void check_outputs(SwarmFlags& f) {
+void check_swarm_outputs(SwarmFlags& f) {
   if (!f.junit_alias.empty()) {
     if (!f.junit.empty()) throw UsageError("--junit and --report-junit: give one of them");
     f.junit = f.junit_alias;
@@ -132,7 +132,7 @@ void check_outputs(SwarmFlags& f) {
 }
 
 /// Writes --out, --report-json, --junit and --report-html.
-void write_outputs(const SwarmFlags& f, const harness::SwarmOptions& o, const harness::SwarmReport& r) {
+void write_swarm_outputs(const SwarmFlags& f, const harness::SwarmOptions& o, const harness::SwarmReport& r) {
   try {
     harness::write_swarm(o, r, f.out);
     if (!f.report_json.empty())
@@ -151,7 +151,7 @@ int exit_code(const harness::SwarmOptions& o, const harness::SwarmReport& r) {
   return kExitOk;
 }
 
-void print_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r, const std::string& out) {
+void print_swarm_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r, const std::string& out) {
   std::string mut;
   for (const auto& m : o.mutants) mut += " +" + m;
   std::cout << fmt::format("allocsim swarm --seed {}{}: {} ({} by DPOR, {} exhausted), {}\n", o.seed, mut,
@@ -256,16 +256,16 @@ int cmd_swarm_merge(int argc, char** argv) {
     return kExitOk;
   }
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
-  check_outputs(f);
+  check_swarm_outputs(f);
   harness::SwarmMerge m;
   try {
     m = harness::merge_swarm(dirs, ALLOCSIM_VERSION);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("merge: {}", e.what()));
   }
-  write_outputs(f, m.options, m.report);
+  write_swarm_outputs(f, m.options, m.report);
   std::cout << fmt::format("merged {}\n", support::count_of(dirs.size(), "shard folder"));
-  print_summary(m.options, m.report, f.out);
+  print_swarm_summary(m.options, m.report, f.out);
   return exit_code(m.options, m.report);
 }
 
@@ -291,11 +291,11 @@ int cmd_swarm(int argc, char** argv) {
     std::cout << harness::generate_scenario(parse_u64("--generate", f.generate, 0, UINT64_MAX)).dump(2) << "\n";
     return kExitOk;
   }
-  const harness::SwarmOptions o = to_options(f);
-  check_outputs(f);
+  const harness::SwarmOptions o = to_swarm_options(f);
+  check_swarm_outputs(f);
   const harness::SwarmReport r = run_with_checkpoints(f, o);
-  write_outputs(f, o, r);
-  print_summary(o, r, f.out);
+  write_swarm_outputs(f, o, r);
+  print_swarm_summary(o, r, f.out);
   return exit_code(o, r);
 }
 

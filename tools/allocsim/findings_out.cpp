@@ -17,7 +17,7 @@ constexpr FindingClass kClasses[] = {FindingClass::fresh, FindingClass::still_fa
                                      FindingClass::resolved};
 
 /// "new" -> "new", "still failing" -> "still_failing": the JSON keys and CSS classes.
-std::string key_of(FindingClass c) {
+std::string class_key(FindingClass c) {
   std::string k = class_name(c);
   for (char& ch : k)
     if (ch == ' ') ch = '_';
@@ -69,12 +69,12 @@ std::string diff_text(const FindingsDiff& d, const std::string& html_page) {
 nlohmann::ordered_json diff_json(const FindingsDiff& d, const std::string& html_page) {
   using J = nlohmann::ordered_json;
   J counts = J::object();
-  for (const FindingClass c : kClasses) counts[key_of(c)] = d.count(c);
+  for (const FindingClass c : kClasses) counts[class_key(c)] = d.count(c);
   J findings = J::array();
   for (const DiffEntry& e : d.entries) {
     const auto or_null = [](const std::string& s) { return s.empty() ? J(nullptr) : J(s); };
     findings.push_back(
-        {{"class", key_of(e.cls)},
+        {{"class", class_key(e.cls)},
          {"signature", e.finding.signature},
          {"source", e.finding.source},
          {"summary", e.finding.summary},
@@ -104,7 +104,7 @@ std::string diff_html_section(const FindingsDiff& d, const std::string& page_dir
     h += fmt::format(
         "<tr class=\"finding {}\" data-class=\"{}\" data-signature=\"{}\"><td>{}</td><td>{}</td><td>{} of {}</td>"
         "<td>{}</td></tr>\n",
-        key_of(e.cls), key_of(e.cls), sig, class_name(e.cls), link, e.nights_seen(), e.seen.size(),
+        class_key(e.cls), class_key(e.cls), sig, class_name(e.cls), link, e.nights_seen(), e.seen.size(),
         html_escape(e.finding.summary));
   }
   h += "</tbody>\n</table>\n";
