@@ -368,24 +368,25 @@ class MemoryBackend {
   int pinned_ = 0;  // Pinned scopes alive (0 between calls, and so in every copy)
 
   // The steps of plan_into, try_reserve_into and release_into: each one block of the upstream's function, in its
-  // order (the .cpp cites each step's upstream lines). A *Call holds what the steps of one call share.
+  // order (the .cpp cites each step's upstream lines). A *Call holds what the steps of one call share. Inline, each
+  // defined and called in its own file only: as calls, the steps cost ALLOC-004 about 4 % of its steps/s.
   struct PlanCall;     // memory_backend_plan.cpp
   struct ReserveCall;  // memory_backend_reserve.cpp
   struct ReleaseCall;  // memory_backend_release.cpp
-  void plan_index_devices(const InventorySnapshot& snapshot);
-  void plan_free_nodes(PlanCall& call);
-  void plan_whole_devices(PlanCall& call);
-  void plan_mig_sharers(PlanCall& call);
-  bool reserve_generation_ok(Caller& c, ReserveCall& call);
-  bool reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name);
-  void reserve_create_claim(Caller& c, ReserveCall& call);
-  void reserve_publish_geometry(Caller& c, ReserveCall& call);
-  void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
-  bool release_check(Caller& c, ReleaseCall& call);
-  bool release_restore(Caller& c, ReleaseCall& call);
-  void release_strip_entry(Caller& c, ReleaseCall& call);
-  void release_last_out(Caller& c, ReleaseCall& call);
-  void release_pop_claim(Caller& c, const std::string& claim_id);
+  inline void plan_index_devices(const InventorySnapshot& snapshot);
+  inline void plan_free_nodes(PlanCall& call);
+  inline void plan_whole_devices(PlanCall& call);
+  inline void plan_mig_sharers(PlanCall& call);
+  inline bool reserve_generation_ok(Caller& c, ReserveCall& call);
+  inline bool reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  inline void reserve_create_claim(Caller& c, ReserveCall& call);
+  inline void reserve_publish_geometry(Caller& c, ReserveCall& call);
+  inline void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  inline bool release_check(Caller& c, ReleaseCall& call);
+  inline bool release_restore(Caller& c, ReleaseCall& call);
+  inline void release_strip_entry(Caller& c, ReleaseCall& call);
+  inline void release_last_out(Caller& c, ReleaseCall& call);
+  inline void release_pop_claim(Caller& c, const std::string& claim_id);
   void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                 const std::string& operation_id);
   void apply_geometry(Caller& c, const std::string& node, int64_t version);

@@ -238,7 +238,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
 // Lines 198-201, the upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It
 // depends on the devices alone, so plan_into builds it once per device list: every inventory of a pool hands out
 // the same one.
-void MemoryBackend::plan_index_devices(const InventorySnapshot& snapshot) {
+inline void MemoryBackend::plan_index_devices(const InventorySnapshot& snapshot) {
   PlanScratch& s = plan_scratch_.get();
   s.indexed = snapshot.devices;
   s.nodes.clear();
@@ -262,7 +262,7 @@ void MemoryBackend::plan_index_devices(const InventorySnapshot& snapshot) {
 }
 
 // Lines 202-216: `free` (free devices per node this flow may plan on) and `excluded` (why the others are not).
-void MemoryBackend::plan_free_nodes(PlanCall& call) {
+inline void MemoryBackend::plan_free_nodes(PlanCall& call) {
   PlanScratch& s = plan_scratch_.get();
   const InventorySnapshot& snapshot = call.snapshot;
   const std::vector<WorkloadRequest>& requests = call.requests;
@@ -303,7 +303,7 @@ void MemoryBackend::plan_free_nodes(PlanCall& call) {
 
 // Lines 217-228: the whole-device requests packed per host (pack_whole_devices), each given the first devices of
 // its host that no earlier assignment holds.
-void MemoryBackend::plan_whole_devices(PlanCall& call) {
+inline void MemoryBackend::plan_whole_devices(PlanCall& call) {
   PlanScratch& s = plan_scratch_.get();
   const InventorySnapshot& snapshot = call.snapshot;
   const std::span<const std::string> excluded(s.excluded.data(), call.n_excluded);
@@ -350,7 +350,7 @@ void MemoryBackend::plan_whole_devices(PlanCall& call) {
 
 // Lines 229-255: each MIG sharer on the first free node no whole-device request took, with the smallest profile
 // that holds it; then each such node's layout checked and written as the plan's geometry.
-void MemoryBackend::plan_mig_sharers(PlanCall& call) {
+inline void MemoryBackend::plan_mig_sharers(PlanCall& call) {
   PlanScratch& s = plan_scratch_.get();
   if (opt_.authority != kAuthorityManagedMig && opt_.authority != kAuthorityDra) {
     s.reasons.push_back(opt_.authority + " cannot provide isolated MIG slices");

@@ -77,7 +77,7 @@ void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const s
 
 // Lines 446-455 (lock held): the claim looked up and copied; true, with `out` answered, when it is gone (released),
 // at another generation (stale), or its nodes still run workloads or the caller keeps them (pending_recovery).
-bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
+inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   static constexpr std::array<std::string_view, 0> kNone{};
   const std::string& claim_id = call.claim_id;
   Claim& claim = call.claim;
@@ -135,7 +135,7 @@ bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
 
 // Lines 456-474 (lock held): restore.before; pending_recovery (true, `out` answered) when config reads fail; else
 // each node's geometry restored from its record and our owner stamp cleared, then restore.after.
-bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
+inline bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
   const std::string& claim_id = call.claim_id;
   const std::string& operation_id = call.operation_id;
   const Claim& claim = call.claim;
@@ -186,7 +186,7 @@ bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
 // calls: the barrier between them sits outside the lock, so another flow can publish in the gap; the decision is
 // made on the map as it is at the write, never on the earlier read (ALLOC-005), unless the stale-last-out mutant
 // is on.
-void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
+inline void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
   const std::string& operation_id = call.operation_id;
   const std::string& entry_name = call.claim.entry_name;
   auto seen_copy = spare_seen_.borrow();  // in spare storage, as the claim's copy; assigned in full
@@ -220,7 +220,7 @@ void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
 }
 
 // Lines 487-494 (lock held), last one out: restore the pointer, keep the map (tombstoned), never delete it.
-void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call) {
+inline void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call) {
   const std::string& operation_id = call.operation_id;
   c.touch(Obj::Pointer, kPolicyName, true);
   if (s_.pointer_restore) {
@@ -241,7 +241,7 @@ void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call) {
 
 // Lines 496-497, `self._claims.pop(claim_id, None)`: a tolerant removal, since a concurrent release of the same
 // claim may have removed it already.
-void MemoryBackend::release_pop_claim(Caller& c, const std::string& claim_id) {
+inline void MemoryBackend::release_pop_claim(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
   c.touch(Obj::Claim, "", true);
   c.touch(Obj::Claim, claim_id, true);

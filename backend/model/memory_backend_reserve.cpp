@@ -97,7 +97,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
 
 // Lines 266-273: the generation check, the sum of every node's resourceVersion read under the lock. False (the
 // loss recorded) when the plan was made on another generation.
-bool MemoryBackend::reserve_generation_ok(Caller& c, ReserveCall& call) {
+inline bool MemoryBackend::reserve_generation_ok(Caller& c, ReserveCall& call) {
   std::string current;
   {
     LockGuard lock(c);
@@ -123,7 +123,7 @@ bool MemoryBackend::reserve_generation_ok(Caller& c, ReserveCall& call) {
 // Lines 280-304, one node of the loop: read, owner.read.after, owner check, owner.update.before, the CAS write,
 // owner.update.after. False (rolled back, the loss recorded) when the node is another owner's or changed between
 // the read and the write.
-bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name) {
+inline bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name) {
   const std::string& operation_id = call.operation_id;
   // Read and write are two API calls; the barriers between them sit outside the lock so a second
   // claimant can read the same version meanwhile (ALLOC-004). The write re-checks the version.
@@ -176,7 +176,7 @@ bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, const std::
 }
 
 // Lines 306-308: the claim, `self._claims[claim_id] = claim`, then claim.create.after (lock held).
-void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
+inline void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
   Claim fresh = new_claim();
   fresh.claim_id = call.claim_id;
   fresh.owner = call.owner;
@@ -195,7 +195,7 @@ void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
 
 // Lines 309-333 (lock held): the claim's entry published in the shared map, the pointer switched to the map (its
 // old value kept as the restore record), then each node of the geometry labelled (reserve_label_node).
-void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
+inline void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
   const FeasiblePlan& plan = call.plan;
   const std::string& operation_id = call.operation_id;
   const Pinned pinned(*this);
@@ -234,7 +234,7 @@ void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
 
 // Lines 320-333, one node of the geometry (lock held): its restore record, its label, and the geometry write,
 // queued for the fake clock's delay or applied now.
-void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name) {
+inline void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name) {
   const std::string& operation_id = call.operation_id;
   const Pinned pinned(*this);
   const std::string& entry = claim_at(call.claim_id).entry_name;
