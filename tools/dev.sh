@@ -112,7 +112,9 @@ case "${1:-}" in
   test)
     install_missing "${PACKAGES[@]}"
     build
-    ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
+    # Check mode (docs/DESIGN.md §5, "The porting rules, checked, and check mode") for every allocsim the suite
+    # starts, the golden corpus and the Python-driven tests included (the Catch2 binaries turn it on anyway).
+    ALLOCSIM_CHECK_MODE=1 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
     ;;
   build)
     install_missing "${PACKAGES[@]}"
@@ -137,7 +139,7 @@ case "${1:-}" in
     export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0:log_path=$logs/asan"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
     status=0
-    ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" || status=$?
+    ALLOCSIM_CHECK_MODE=1 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" || status=$?
     reports=0
     for f in "$logs"/asan*; do
       [ -e "$f" ] || continue
