@@ -23,7 +23,7 @@
 //   | fail_geometry         | [whole body]                                | same          | reads and test hooks ...       |
 //   | apply_pending_geometry| [whole body]                                | same          | reads and test hooks ...       |
 //   | clock advance         | none: FakeClock.advance, then the caller's  | advance_clock | the clock advances outside ... |
-//   |                       | apply_pending_geometry [locked]             | (no lock: as  | + "clock schedule of issue 11" |
+//   |                       | apply_pending_geometry [locked]             | (no lock: as  | + "clock schedule: time ...    |
 //   |                       |                                             | the upstream) |                                |
 //   | observe               | [whole body]                                | same          | observe, mark_workload_ready...|
 //   | mark_workload_ready   | [mark, claim.ready.after]                   | same          | observe, mark_workload_ready...|
