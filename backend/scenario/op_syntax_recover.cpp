@@ -1,6 +1,8 @@
 // The syntax of `recover` (op_syntax.h, scenario.h); its behaviour is backend/ops/op_recover.cpp.
 #include "backend/scenario/op_syntax.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "backend/scenario/scenario_reader.h"
@@ -25,6 +27,14 @@ void resolve_recover(const ScenarioReader& r, const Op& op, const std::string& s
   for (const std::string& n : actors) known.push_back(n.c_str());
   if (!support::contains(known, op.flow))
     r.fail(ptr, fmt::format("actor {} is not in /actors{}", quote(op.flow), support::did_you_mean(op.flow, known)));
+  // The flow holds its end (the lock recover waits for) from its first step, taken as the actors start in
+  // their listed order (docs/DESIGN.md §4, the op table): a recover listed before its flow would find that
+  // lock free and run before the flow has begun.
+  const auto at = [&](const std::string& name) { return std::find(actors.begin(), actors.end(), name); };
+  if (at(op.flow) > at(self))
+    r.fail(ptr, fmt::format("recover's flow {} is listed after {} in /actors; list the flow first (it holds its end "
+                            "from its first step, which a recover listed before it would not wait for)",
+                            quote(op.flow), quote(self)));
 }
 
 void json_recover(const Op& op, Json& j) { j["flow"] = op.flow; }

@@ -70,6 +70,7 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"faults_fail_geometry_unknown_node.json", "cross-reference: faults.fail_geometry must name nodes in /nodes"},
     {"recover_self.json", "cross-reference: recover's flow must not be the actor it is in"},
     {"recover_unknown_flow.json", "cross-reference: recover's flow must name an actor in /actors"},
+    {"recover_flow_listed_later.json", "cross-reference: recover's flow must be listed before the actor it is in"},
     {"workloads_sum_above_gpu_count.json",
      "a sum: JSON Schema bounds each workload's units, not their total against the node's gpu_count"},
     {"bind_units_above_gpu_count.json",
