@@ -20,6 +20,7 @@ void Engine::Impl::Ctx::point(PointKind kind, std::string_view what, std::string
 uint64_t Engine::Impl::Ctx::draw(uint64_t bound) { return impl->draw(bound); }
 void Engine::Impl::Ctx::wait_for(const SimMutex& m) { impl->wait_for(id, m); }
 void Engine::Impl::Ctx::touch(uint64_t object, bool write) { impl->touch(object, write); }
+void Engine::Impl::Ctx::touch_lock(uint64_t lock, bool held) { impl->touch_lock(lock, held); }
 bool Engine::Impl::Ctx::records_footprints() const { return impl->record_footprints; }
 void Engine::Impl::Ctx::note(std::string_view text) { impl->note(text); }
 void Engine::Impl::Ctx::crashed(const char* where) { impl->slots[id].crashed = where; }

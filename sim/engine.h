@@ -51,6 +51,10 @@ namespace allocsim::sim {
 struct Access {
   uint64_t object;
   bool write;
+  /// For a SimMutex's object only: the step's actor holds the lock when the step ends (SimMutex reports it
+  /// through ActorContext::touch_lock); false for every other object. Explanations need it to find the step
+  /// that let go of a lock a later step took (sim/campaign/explain.h, 3); dependence ignores it.
+  bool held = false;
   bool operator==(const Access&) const = default;
 };
 

@@ -76,6 +76,7 @@ struct Engine::Impl {
     uint64_t draw(uint64_t bound) override;
     void wait_for(const SimMutex& m) override;
     void touch(uint64_t object, bool write) override;
+    void touch_lock(uint64_t lock, bool held) override;
     bool records_footprints() const override;
     void note(std::string_view text) override;
     void crashed(const char* where) override;
@@ -146,16 +147,22 @@ struct Engine::Impl {
     add_access(last_step().footprint, object, write);
   }
 
+  void touch_lock(uint64_t lock, bool held) {
+    if (!record_footprints || unwinding || nsteps == 0) return;
+    add_access(last_step().footprint, lock, true).held = held;
+  }
+
   /// Keeps `fp` canonical (StepRecord::footprint), so DPOR and trace fingerprints read it as it is.
-  void add_access(std::vector<Access>& fp, uint64_t object, bool write) {
+  Access& add_access(std::vector<Access>& fp, uint64_t object, bool write) {
     const auto at =
         std::lower_bound(fp.begin(), fp.end(), object, [](const Access& a, uint64_t o) { return a.object < o; });
     if (at != fp.end() && at->object == object) {
       at->write |= write;
-      return;
+      return *at;
     }
-    fp.insert(at, {object, write});
+    const auto added = fp.insert(at, {object, write});
     footprint_hint = std::max(footprint_hint, fp.size());
+    return *added;
   }
 
   void note(std::string_view text) {

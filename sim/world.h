@@ -77,6 +77,12 @@ class ActorContext {
   virtual void wait_for(const SimMutex& m) = 0;
   /// Footprint of the current step: the step reads (write=false) or writes object `object`.
   virtual void touch(uint64_t object, bool write) = 0;
+  /// A SimMutex's footprint: a write of `lock`, and whether the actor holds it now (Access::held; the last call
+  /// in a step decides). The default records the write only.
+  virtual void touch_lock(uint64_t lock, bool held) {
+    (void)held;
+    touch(lock, true);
+  }
   /// Whether touch() records anything at all in this execution (the engine records footprints for DPOR and
   /// the trace tools only, EngineOptions::record_footprints): when it does not, a caller may skip computing
   /// object ids. Constant for the context's life. The default says yes, which is always safe.
@@ -100,7 +106,9 @@ class ActorContext {
 /// record a *write* of the object `footprint_id`, so that two steps that take, wait for or release the same
 /// lock are dependent. That is what keeps DPOR sound about enabledness: which actor gets the lock first is
 /// always a race DPOR explores both ways. The unlock is recorded through the context of the lock() that
-/// made the holder (unlock() takes no context; the engine ignores touches while unwinding).
+/// made the holder (unlock() takes no context; the engine ignores touches while unwinding). The acquire and
+/// the unlock also say whether the actor holds the lock afterwards (ActorContext::touch_lock): a crash that
+/// unwinds through a guard lets go in the crashing step, and explanations see which step that was.
 class SimMutex {
  public:
   /// The default id suits a world with one mutex; give each mutex of a world its own stable id.
@@ -117,10 +125,11 @@ class SimMutex {
     holder_ = me;
     holder_ctx_ = &ctx;
     ++depth_;
+    ctx.touch_lock(id_, true);
   }
   /// REQUIRES: held by the calling actor.
   void unlock() {
-    if (holder_ctx_) holder_ctx_->touch(id_, true);
+    if (holder_ctx_) holder_ctx_->touch_lock(id_, depth_ > 1);
     if (--depth_ == 0) holder_ = kNoActor, holder_ctx_ = nullptr;
   }
   ActorId holder() const { return holder_; }

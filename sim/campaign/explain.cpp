@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/campaign/order_min.h"
@@ -20,6 +21,7 @@ using Touches = std::map<uint64_t, bool>;
 struct Graph {
   std::vector<sim::ActorId> actor;
   std::vector<Touches> touches;           // Data and View objects (Sync ones dropped)
+  std::vector<Touches> locks;             // Sync objects: lock -> its actor holds it when the step ends
   std::map<uint64_t, ObjectName> names;   // every object touched
   std::vector<bool> sink;                 // the violating step(s)
   std::vector<std::vector<bool>> before;  // before[j][i]: i happens-before j (i < j)
@@ -60,10 +62,14 @@ Graph happens_before(const Subject& sc, const sim::ExecutionResult& r, const std
       if (!g.names.count(a.object)) g.names[a.object] = sc.name_object(a.object, details);
   for (const sim::StepRecord& s : r.steps) {
     g.actor.push_back(s.actor);
-    Touches t;
+    Touches t, l;
     for (const sim::Access& a : s.footprint)
-      if (g.names.at(a.object).role != ObjectName::Sync) t[a.object] = t[a.object] || a.write;
+      if (g.names.at(a.object).role != ObjectName::Sync)
+        t[a.object] = t[a.object] || a.write;
+      else
+        l[a.object] = a.held;
     g.touches.push_back(std::move(t));
+    g.locks.push_back(std::move(l));
   }
   // The invariant that fired read the visible state after the violating step, whatever that step touched
   // itself: a sink depends on every earlier step that wrote a View object, so a stamp a recovery left behind
@@ -84,13 +90,46 @@ Graph happens_before(const Subject& sc, const sim::ExecutionResult& r, const std
   return g;
 }
 
+/// The step that took the lock `lock` which step `r` lets go of (its actor held it before r and not after),
+/// or nullopt when r let go of nothing: the first of the actor's unbroken run of steps ending holding it.
+std::optional<size_t> hold_start(const Graph& g, size_t r, uint64_t lock) {
+  std::optional<size_t> start;
+  for (size_t k = r; k-- > 0;) {
+    if (g.actor[k] != g.actor[r]) continue;
+    const auto it = g.locks[k].find(lock);
+    if (it == g.locks[k].end()) continue;
+    if (!it->second) break;
+    start = k;
+  }
+  return start;
+}
+
+/// Lock hand-overs (explain.h, 3): step r, left out, lets go of a lock its actor took in a step of the slice,
+/// and a later step of another actor in the slice touches that lock. Without r the lock would stay held.
+bool needed_release(const Graph& g, const std::vector<bool>& in, size_t r) {
+  for (const auto& [lock, held] : g.locks[r]) {
+    if (held) continue;
+    const std::optional<size_t> took = hold_start(g, r, lock);
+    if (!took || !in[*took]) continue;
+    for (size_t j = r + 1; j < in.size(); ++j)
+      if (in[j] && g.actor[j] != g.actor[r] && g.locks[j].count(lock)) return true;
+  }
+  return false;
+}
+
 std::vector<uint64_t> causal_slice(const Graph& g) {
   std::vector<bool> in(g.actor.size(), false);
-  for (uint64_t s = 0; s < g.sink.size(); ++s) {
-    if (!g.sink[s]) continue;
+  const auto add = [&](size_t s) {
     in[s] = true;
     for (size_t i = 0; i < s; ++i)
       if (g.before[s][i]) in[i] = true;
+  };
+  for (uint64_t s = 0; s < g.sink.size(); ++s)
+    if (g.sink[s]) add(s);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t r = 0; r < in.size(); ++r)
+      if (!in[r] && needed_release(g, in, r)) add(r), grew = true;
   }
   std::vector<uint64_t> out;
   for (size_t i = 0; i < in.size(); ++i)

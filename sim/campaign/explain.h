@@ -9,7 +9,12 @@
 //      data object, at least one writing it), closed transitively. Objects the subject calls Sync (locks)
 //      are left out; its View object counts only into the violating step (ObjectName, system.h);
 //   3. causal slice: the steps happens-before the violating step (at quiescence, before the last step of
-//      every actor: the final state is everyone's), ascending, the sinks included;
+//      every actor: the final state is everyone's), ascending, the sinks included; then, until nothing
+//      changes, the lock hand-overs: a step left out that lets go of a lock its actor took in a step of the
+//      slice joins it (with what happens-before it) when a later step of another actor in the slice touches
+//      that lock: without it the lock would stay held (a crash that unwinds out of a locked section, say,
+//      whose release a later operation's acquire needed). Locks stay out of step 2: every operation takes the
+//      backend lock, and ordering them all would put every earlier operation in every slice;
 //   4. candidates: dependent pairs (first, second) of different actors, both in the slice. The reversed
 //      schedule runs second's actor from just after `first` up to and including `second` before `first`,
 //      the rest in its recorded order (fault draws travel with their steps; lenient replay keeps what it

@@ -9,16 +9,20 @@
 //   - is it enough: the slice's steps alone, in their order, break the same invariant. The steps left out are
 //     the ones the violation does not depend on, so leaving them out must not change what the kept steps do.
 //     Locks carry no state and are left out of the dependencies (explain.h), so the run keeps, in their
-//     places, the left-out steps that write no state (only reads and Sync objects: they cannot change what the
-//     invariant sees, and they hand locks over as the execution did); a lock wait may still vanish or appear.
+//     places, the left-out steps that write no state and take no lock (only reads, waits and releases: they
+//     cannot change what the invariant sees, and they hand locks over as the execution did); a lock wait may
+//     still vanish or appear. A left-out step that takes a lock does not run: its release may be in a step
+//     that writes state, and the slice, which does not need the lock taken, would find it held for good.
 //     A left-out step that writes state never runs: the violation must not need it. The scenario's `order` is
 //     taken away for this run: it could only hold back a step the run chose (a constraint on a lock wait that
 //     no longer happens, say).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "sim/campaign/run.h"
 #include "sim/campaign/verdict_check.h"
@@ -90,8 +94,8 @@ Needed needed_steps(const Subject& sc, const sim::ExecutionResult& r, const std:
   return out;
 }
 
-/// Runs the slice's steps, and the left-out steps that write no state, in the execution's order (see the file
-/// comment). A step that writes no state (only reads and Sync objects) cannot change what the invariant sees;
+/// Runs the slice's steps, and the left-out steps that are `quiet` (write no state, take no lock), in the
+/// execution's order (see the file comment). A quiet step cannot change what the invariant sees;
 /// keeping it keeps the lock hand-overs the execution had. Choices: the next such step's actor when it is
 /// runnable at that step's point; a lock wait the execution had and this run does not is passed over, one this
 /// run has and the execution did not is let through. A kept step of the slice that cannot be taken ends the run
@@ -99,12 +103,12 @@ Needed needed_steps(const Subject& sc, const sim::ExecutionResult& r, const std:
 class SliceReplay final : public sim::Strategy {
  public:
   SliceReplay(const sim::ExecutionResult& r, const std::vector<uint64_t>& slice, const std::vector<std::string>& names,
-              const std::vector<bool>& writes_state)
+              const std::vector<bool>& quiet)
       : r_(r), names_(names), in_slice_(r.steps.size(), false) {
     for (uint64_t k : slice)
       if (k < r.steps.size()) in_slice_[k] = true;
     for (uint64_t k = 0; k < r.steps.size(); ++k)
-      if (in_slice_[k] || !writes_state[k]) targets_.push_back(k);
+      if (in_slice_[k] || quiet[k]) targets_.push_back(k);
     // Steps by their recorded actor, not by the schedule's actor choices: an order-blocked execution's run-out
     // (docs/DESIGN.md §2) takes steps that the schedule does not record.
     for (uint64_t k = 0; k < r.steps.size(); ++k) {
@@ -165,7 +169,7 @@ class SliceReplay final : public sim::Strategy {
   const sim::ExecutionResult& r_;
   const std::vector<std::string>& names_;
   std::vector<bool> in_slice_;
-  std::vector<uint64_t> targets_;                // the slice's steps and the left-out ones that write no state
+  std::vector<uint64_t> targets_;                // the slice's steps and the left-out quiet ones
   std::vector<size_t> pos_in_actor_;             // step -> its position among its actor's steps
   std::vector<std::vector<uint64_t>> steps_of_;  // actor -> its steps, in order
   std::vector<size_t> taken_;                    // actor -> how many of its steps this run has taken
@@ -260,13 +264,22 @@ std::vector<std::pair<std::string, std::string>> check_explanation(const Subject
     break;  // the first one says enough
   }
   // Enough: the slice's steps alone break the invariant.
-  std::vector<bool> writes_state;
-  for (const sim::StepRecord& st : r.steps)
-    writes_state.push_back(std::any_of(st.footprint.begin(), st.footprint.end(), [&](const sim::Access& a) {
-      return a.write && need.roles.at(a.object) != ObjectName::Sync;
-    }));
+  std::vector<bool> quiet;
+  std::map<std::pair<sim::ActorId, uint64_t>, bool> holds;  // (actor, lock) -> held after its last step so far
+  for (const sim::StepRecord& st : r.steps) {
+    bool q = true;
+    for (const sim::Access& a : st.footprint) {
+      if (need.roles.at(a.object) != ObjectName::Sync) {
+        q = q && !a.write;
+        continue;
+      }
+      const bool held_before = std::exchange(holds[{st.actor, a.object}], a.held);
+      q = q && !(a.held && !held_before);
+    }
+    quiet.push_back(q);
+  }
   sim::Engine plain(sim::EngineOptions{.max_steps = max_steps});
-  SliceReplay only(r, e->slice, names, writes_state);
+  SliceReplay only(r, e->slice, names, quiet);
   only.begin_execution(0);
   // The slice run picks every step itself: the scenario's order could only hold a step back (a constraint on a
   // lock wait that this run does not have, say).

@@ -8,12 +8,17 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/swarm/selfcheck.h"
 #include "backend/system/system.h"
 #include "backend/world/dirty.h"
+#include "sim/campaign/explain.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/verdict_check.h"
+#include "sim/schedule.h"
 
 namespace {
 
@@ -230,4 +235,22 @@ TEST_CASE("selfcheck: an exploration whose verdicts differ under full invariant 
   CHECK(explorations == 4);  // random, pct, dfs, dpor
   CHECK(probes == 2 * r.violations_checked);
   CHECK(explorations + probes == r.contradictions.size());
+}
+
+TEST_CASE("selfcheck: the causal slice keeps the crash that let go of the lock a later step takes", "[selfcheck]") {
+  // flowA crashes inside the backend lock; the crash lets go of it, and the operator's set_labels, which breaks
+  // capacity-within-cards by itself, takes it next. No data object links the two steps: only the lock hand-over
+  // (sim/campaign/explain.h, 3) keeps the crash, and without it the slice cannot run alone (the lock stays held).
+  const campaign::SubjectPtr sc = harness::backend_system().load(
+      std::string(ALLOCSIM_SOURCE_DIR) + "/tests/cli/verdicts/crash-lets-go-of-the-backend-lock.json");
+  const std::vector<sim::Choice> schedule = sim::parse_schedule("v1:flowA*8,#1,operator", sc->actor_names());
+  const std::optional<campaign::Explanation> e = campaign::explain(*sc, schedule, 1000);
+  REQUIRE(e);
+  CHECK(e->slice == std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(campaign::check_explanation(*sc, schedule, 1000, "capacity-within-cards", e).empty());
+  campaign::Explanation without = *e;
+  without.slice.erase(without.slice.begin() + 7);
+  const auto found = campaign::check_explanation(*sc, schedule, 1000, "capacity-within-cards", without);
+  CHECK(found == std::vector<std::pair<std::string, std::string>>{
+                     {"explain-slice-replay", "the causal slice's 8 steps alone do not break capacity-within-cards"}});
 }
