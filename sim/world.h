@@ -117,10 +117,11 @@ class SimMutex {
 
   void lock(ActorContext& ctx) {
     const ActorId me = ctx.self();
-    ctx.touch(id_, true);
+    // Each attempt writes the lock in the step that makes it (a retry: the step that resumed the waiter);
+    // the successful one through touch_lock, one call on the uncontended path.
     while (holder_ != kNoActor && holder_ != me) {
+      ctx.touch(id_, true);
       ctx.wait_for(*this);
-      ctx.touch(id_, true);  // the retry belongs to the step that resumed the waiter
     }
     holder_ = me;
     holder_ctx_ = &ctx;
