@@ -8,7 +8,7 @@
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time (side by
 #                       side when ALLOCSIM_JOBS >= 2)
 #   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
-#                       (tools/differential/README.md); needs the seed at ALLOCSIM_SEED_DIR
+#                       (tools/differential/README.md); needs upstream at ALLOCSIM_UPSTREAM_DIR
 #   tools/dev.sh package       build allocsim and its man page, then the Debian package (cpack -G DEB) in
 #                       $BUILD/package/ (README "Installing")
 #   tools/dev.sh install-check  reuse the build dir: `cmake --install` into a fresh prefix and run an installed
@@ -20,7 +20,8 @@
 #   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
 #              ALLOCSIM_FUZZ_SECONDS (default 60, per fuzz target),
-#              ALLOCSIM_SEED_DIR (differential: the seed's backend; default ../shared/pyref from the root),
+#              ALLOCSIM_UPSTREAM_DIR (differential: upstream's backend; default ../shared/pyref from the root; the
+#              former name ALLOCSIM_SEED_DIR is still read),
 #              ALLOCSIM_SELFCHECK_SCENARIOS (selfcheck: default 300), ALLOCSIM_SELFCHECK_SEED (default 1),
 #              ALLOCSIM_OPT_FLAGS (the build's -O and -g flags; default "-O2 -g"; CI: "-O2 -g1"),
 #              ALLOCSIM_SAN_OPT_FLAGS (the same for sanitize and fuzz; default "-O1 -g1"),
@@ -219,9 +220,9 @@ case "${1:-}" in
     install_missing "${PACKAGES[@]}"
     cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" "${PLAIN_OPT[@]}" >/dev/null
     cmake --build "$BUILD" -j "$JOBS" --target allocsim
-    export ALLOCSIM_SEED_DIR="${ALLOCSIM_SEED_DIR:-$ROOT/../shared/pyref}"
-    if [ ! -f "$ALLOCSIM_SEED_DIR/memory_backend.py" ]; then
-      echo "dev.sh: differential: no seed backend at ALLOCSIM_SEED_DIR=$ALLOCSIM_SEED_DIR" >&2
+    export ALLOCSIM_UPSTREAM_DIR="${ALLOCSIM_UPSTREAM_DIR:-${ALLOCSIM_SEED_DIR:-$ROOT/../shared/pyref}}"
+    if [ ! -f "$ALLOCSIM_UPSTREAM_DIR/memory_backend.py" ]; then
+      echo "dev.sh: differential: no upstream backend at ALLOCSIM_UPSTREAM_DIR=$ALLOCSIM_UPSTREAM_DIR" >&2
       exit 1
     fi
     python3 "$ROOT/tools/differential/differential.py" selftest --allocsim "$BUILD/tools/allocsim"

@@ -10,7 +10,7 @@ differential.py: is the port upstream, on every schedule allocsim explores?
   differential.py selftest [--allocsim BIN]                        a mutant planted on the C++ side only
                                                                    must make the comparison fail (two mutants)
 
-The upstream backend is imported from $ALLOCSIM_SEED_DIR (default: ../shared/pyref relative to the repository
+The upstream backend is imported from $ALLOCSIM_UPSTREAM_DIR (its former name $ALLOCSIM_SEED_DIR is still read; default: ../shared/pyref relative to the repository
 root): a directory holding memory_backend.py whose imports resolve from it. Exit codes: 0 every compared
 schedule agreed, 1 a disagreement, 2 bad input, 77 the upstream directory is missing (ctest: skipped).
 Python 3.10+, standard library only.
@@ -27,27 +27,27 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import scenario_file  # noqa: E402
-import seed_mutants  # noqa: E402
-from seed_run import run_execution, seed_module  # noqa: E402
-from seed_world import Divergence, Unsupported  # noqa: E402
+import upstream_mutants  # noqa: E402
+from upstream_run import run_execution, upstream_module  # noqa: E402
+from upstream_world import Divergence, Unsupported  # noqa: E402
 
 EXIT_SKIP = 77
 FIELDS = ('schedule', 'steps', 'end', 'crashes', 'outcomes', 'barriers', 'audit', 'state')
 ENGINE_FINDINGS = ('no-deadlock', 'steps-bounded', 'actor-exception')
 
 
-def seed_dir() -> str:
-    return os.environ.get('ALLOCSIM_SEED_DIR') or os.path.join(ROOT, '..', 'shared', 'pyref')
+def upstream_dir() -> str:
+    return os.environ.get('ALLOCSIM_UPSTREAM_DIR') or os.environ.get('ALLOCSIM_SEED_DIR') or os.path.join(ROOT, '..', 'shared', 'pyref')
 
 
 def load_seed(tables: str):
-    path = seed_dir()
+    path = upstream_dir()
     if not os.path.isfile(os.path.join(path, 'memory_backend.py')):
-        print(f'differential: SKIP: no upstream backend at ALLOCSIM_SEED_DIR={path} (memory_backend.py missing); '
-              f'set ALLOCSIM_SEED_DIR to a checkout of upstream to run the differential comparison',
+        print(f'differential: SKIP: no upstream backend at ALLOCSIM_UPSTREAM_DIR={path} (memory_backend.py missing); '
+              f'set ALLOCSIM_UPSTREAM_DIR to a checkout of upstream to run the differential comparison',
               file=sys.stderr)
         sys.exit(EXIT_SKIP)
-    return seed_module(path, tables)
+    return upstream_module(path, tables)
 
 
 def first_difference(a, b, where=''):
@@ -88,9 +88,9 @@ def compare_records(port: dict, seed: dict) -> str | None:
     return None
 
 
-def pair(scenario: str, schedule: str, mutants: list[str], seed_mutants_: list[str]) -> str:
+def pair(scenario: str, schedule: str, mutants: list[str], upstream_mutants_: list[str]) -> str:
     m = ''.join(f' --mutant {x}' for x in mutants)
-    s = ''.join(f' --mutant {x}' for x in seed_mutants_)
+    s = ''.join(f' --mutant {x}' for x in upstream_mutants_)
     return (f'    allocsim replay {scenario} --schedule {schedule}{m}\n'
             f'    python3 tools/differential/differential.py seed {scenario} --schedule {schedule}{s}')
 
@@ -111,7 +111,7 @@ def compare_file(mb, scenario: str, records: str, cpp_mutants: list[str], py_mut
                 raise scenario_file.ScenarioError(f'{records}:{number}: not an allocsim record: {e}') from e
             try:
                 seed = run_execution(mb, sc, port['schedule'], mutants)
-            except (Unsupported, seed_mutants.UnsupportedMutant) as e:
+            except (Unsupported, upstream_mutants.UnsupportedMutant) as e:
                 counts['skipped'] += 1
                 skip_reasons[str(e)] = skip_reasons.get(str(e), 0) + 1
                 continue
@@ -138,7 +138,7 @@ def cmd_seed(args) -> int:
     sc = scenario_file.load(args.scenario)
     try:
         rec = run_execution(mb, sc, args.schedule, sc.mutants + args.mutant)
-    except (Unsupported, seed_mutants.UnsupportedMutant) as e:
+    except (Unsupported, upstream_mutants.UnsupportedMutant) as e:
         print(f'differential: upstream cannot express this execution: {e}', file=sys.stderr)
         return 0
     except Divergence as e:

@@ -20,7 +20,7 @@ class Op:
 
 
 # Start-state keys (backend/scenario/scenario_state.h, docs/DESIGN.md §4): the harness writes them into the
-# backend's state after the backend is built and before the first step; seed_run.py writes them into upstream's.
+# backend's state after the backend is built and before the first step; upstream_run.py writes them into upstream's.
 START_STATE_TOP = ('shared_map', 'cluster_policy')
 START_STATE_NODE = ('resource_version', 'owner', 'owner_epoch', 'mig_state', 'mig_state_generation', 'mig_layout',
                     'restore_record')

@@ -4,7 +4,7 @@ The CI stage (`tools/dev.sh differential`) and the planted-mutant self-test.
 Per scenario file: `allocsim run FILE --strategy dfs --executions CAP --record R`; when DPOR exhausts the tree
 within CAP executions every schedule is compared (exhaustive), else `--strategy random --executions N --seed 1`
 gives N schedules. Scenario files with mutants run them on both sides when the driver can plant the same mutant
-on upstream (seed_mutants.py), else the pairing is skipped and said so. Scenarios run in parallel (--jobs).
+on upstream (upstream_mutants.py), else the pairing is skipped and said so. Scenarios run in parallel (--jobs).
 '''
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from contextlib import redirect_stdout
 
 import differential
 import scenario_file
-import seed_mutants
+import upstream_mutants
 
 # The self-test's pairs: a catalogue mutant planted on the C++ side only, and a scenario whose schedules reach
 # the defect, so that the comparison must fail.
@@ -41,7 +41,7 @@ def one_scenario(allocsim: str, scenario: str, cap: int, n_random: int, tables: 
     t0 = time.monotonic()
     sc = scenario_file.load(os.path.join(differential.ROOT, scenario))
     buf = io.StringIO()
-    unplantable = [m for m in sc.mutants if m not in seed_mutants.SUPPORTED]
+    unplantable = [m for m in sc.mutants if m not in upstream_mutants.SUPPORTED]
     if unplantable:
         return scenario, {'compared': 0, 'agreed': 0, 'skipped': 0, 'disagreed': 0, 'mode': 'skipped',
                           'seconds': 0.0}, f'  skipped: mutant {", ".join(unplantable)} cannot be planted on upstream\n'

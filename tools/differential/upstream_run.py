@@ -11,9 +11,9 @@ import threading
 from typing import Any
 
 import contract_tables
-import seed_mutants
+import upstream_mutants
 from scenario_file import START_STATE_NODE, Scenario, node_labels
-from seed_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
+from upstream_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
                         _Crash, parse_schedule)
 
 _SHARING = {'exclusive': 'exclusive', 'isolated_mig': 'isolated-mig', 'cooperative': 'cooperative',
@@ -23,13 +23,13 @@ _GIB = 1 << 30
 _mb = None
 
 
-def seed_module(seed_dir: str, tables: str = 'port') -> Any:
-    '''Imports ``memory_backend`` from ``seed_dir`` once (its own imports resolve from that directory).'''
+def upstream_module(upstream_dir: str, tables: str = 'port') -> Any:
+    '''Imports ``memory_backend`` from ``upstream_dir`` once (its own imports resolve from that directory).'''
     global _mb
     if _mb is None:
-        if not os.path.isfile(os.path.join(seed_dir, 'memory_backend.py')):
-            raise FileNotFoundError(f'ALLOCSIM_SEED_DIR={seed_dir}: no memory_backend.py there')
-        sys.path.insert(0, os.path.abspath(seed_dir))
+        if not os.path.isfile(os.path.join(upstream_dir, 'memory_backend.py')):
+            raise FileNotFoundError(f'ALLOCSIM_UPSTREAM_DIR={upstream_dir}: no memory_backend.py there')
+        sys.path.insert(0, os.path.abspath(upstream_dir))
         _mb = importlib.import_module('memory_backend')
         if tables == 'port':
             contract_tables.install(_mb)
@@ -84,7 +84,7 @@ class Execution:
     def __init__(self, mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> None:
         self.mb, self.sc = mb, sc
         self.ctx = Ctx(sc.names, parse_schedule(schedule, sc.names), sc.max_steps)
-        cls = seed_mutants.backend_class(mb, mutants)
+        cls = upstream_mutants.backend_class(mb, mutants)
         nodes = [mb.NodeFixture(n['name'], n['product'], n['gpu_count'], float(n['memory_gib']), labels=node_labels(n),
                                 workloads=dict(n.get('workloads', {})), mig_config=n.get('mig_config', 'all-disabled'))
                  for n in sc.nodes]
