@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/run.h"
@@ -90,30 +90,34 @@ Graph happens_before(const Subject& sc, const sim::ExecutionResult& r, const std
   return g;
 }
 
-/// The step that took the lock `lock` which step `r` lets go of (its actor held it before r and not after),
-/// or nullopt when r let go of nothing: the first of the actor's unbroken run of steps ending holding it.
-std::optional<size_t> hold_start(const Graph& g, size_t r, uint64_t lock) {
-  std::optional<size_t> start;
-  for (size_t k = r; k-- > 0;) {
-    if (g.actor[k] != g.actor[r]) continue;
-    const auto it = g.locks[k].find(lock);
-    if (it == g.locks[k].end()) continue;
-    if (!it->second) break;
-    start = k;
-  }
-  return start;
+/// A step that lets go of a lock (its actor held it before the step and not after), and where the hold began:
+/// the first of the actor's unbroken run of steps that end holding it. The slice keeps every earlier step of
+/// an actor it keeps, so `took` is in the slice exactly when the actor's last step in the slice ends holding
+/// the lock.
+struct Release {
+  size_t step, took;
+  uint64_t lock;
+};
+
+std::vector<Release> releases(const Graph& g) {
+  std::vector<Release> out;
+  std::map<std::pair<sim::ActorId, uint64_t>, size_t> since;  // (actor, lock) held -> the run's first step
+  for (size_t k = 0; k < g.actor.size(); ++k)
+    for (const auto& [lock, held] : g.locks[k]) {
+      const auto key = std::make_pair(g.actor[k], lock);
+      const auto it = since.find(key);
+      if (held && it == since.end()) since.emplace(key, k);
+      if (!held && it != since.end()) out.push_back({k, it->second, lock}), since.erase(it);
+    }
+  return out;
 }
 
-/// Lock hand-overs (explain.h, 3): step r, left out, lets go of a lock its actor took in a step of the slice,
-/// and a later step of another actor in the slice touches that lock. Without r the lock would stay held.
-bool needed_release(const Graph& g, const std::vector<bool>& in, size_t r) {
-  for (const auto& [lock, held] : g.locks[r]) {
-    if (held) continue;
-    const std::optional<size_t> took = hold_start(g, r, lock);
-    if (!took || !in[*took]) continue;
-    for (size_t j = r + 1; j < in.size(); ++j)
-      if (in[j] && g.actor[j] != g.actor[r] && g.locks[j].count(lock)) return true;
-  }
+/// Lock hand-overs (explain.h, 3): a release left out whose actor took the lock in a step of the slice, when a
+/// later step of another actor in the slice touches that lock. Without it the lock would stay held.
+bool needed(const Graph& g, const std::vector<bool>& in, const Release& r) {
+  if (in[r.step] || !in[r.took]) return false;
+  for (size_t j = r.step + 1; j < in.size(); ++j)
+    if (in[j] && g.actor[j] != g.actor[r.step] && g.locks[j].count(r.lock)) return true;
   return false;
 }
 
@@ -126,10 +130,11 @@ std::vector<uint64_t> causal_slice(const Graph& g) {
   };
   for (uint64_t s = 0; s < g.sink.size(); ++s)
     if (g.sink[s]) add(s);
-  for (bool grew = true; grew;) {
+  const std::vector<Release> handed = releases(g);
+  for (bool grew = true; grew;) {  // ends: each pass that goes on adds a step
     grew = false;
-    for (size_t r = 0; r < in.size(); ++r)
-      if (!in[r] && needed_release(g, in, r)) add(r), grew = true;
+    for (const Release& r : handed)
+      if (needed(g, in, r)) add(r.step), grew = true;
   }
   std::vector<uint64_t> out;
   for (size_t i = 0; i < in.size(); ++i)

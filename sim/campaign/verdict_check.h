@@ -19,8 +19,8 @@
 //     violates the trace's invariant, whose summary names it; explain-slice: its causal slice holds the
 //     violating step(s) and, closed under happens-before (program order and data conflicts of the recorded
 //     footprints: explain.h's rule), every step they depend on; explain-slice-replay: the slice's steps alone,
-//     run in their order, break the same invariant (verdict_slice.cpp: the left-out steps that write no state
-//     stay, for the locks they hand over). A minimal trace met again (VerdictOptions::minimal_seen) skips 3, 4;
+//     run in their order, break the same invariant (verdict_slice.cpp: the left-out quiet steps stay, for the
+//     locks they hand over; quiet_steps below). A minimal trace met again (VerdictOptions::minimal_seen) skips 3, 4;
 //   4 order-pin: the explanation's `order` block, appended to the minimal scenario's own, gives the violation
 //     in the first execution under each of VerdictOptions::order_strategies; order-pin-file: the same with
 //     the block appended to the explored scenario (where a user pastes it; not when the block is empty, as
@@ -172,6 +172,12 @@ class WithoutOrder final : public sim::World {
 
 /// The explain checks (3 above) of `e`, the explanation of the execution of `scenario` along `schedule`, which
 /// violated `invariant`: every one that fails, as (kind, sentence); empty when all pass.
+/// For each step of `r` (footprints recorded; `roles`: every object's role), whether the slice run may run it
+/// where the slice leaves it out: it writes no Data or View object, it does not end holding a lock its actor
+/// did not hold before it (sim::Access::held), and when its actor's next step is a lock wait's retry, that
+/// retry is quiet too (without the holder the wait vanishes, and the try does what the retry did).
+std::vector<bool> quiet_steps(const sim::ExecutionResult& r, const std::map<uint64_t, ObjectName::Role>& roles);
+
 std::vector<std::pair<std::string, std::string>> check_explanation(const Subject& scenario,
                                                                    std::span<const sim::Choice> schedule,
                                                                    uint64_t max_steps, const std::string& invariant,

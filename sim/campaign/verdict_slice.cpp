@@ -9,10 +9,11 @@
 //   - is it enough: the slice's steps alone, in their order, break the same invariant. The steps left out are
 //     the ones the violation does not depend on, so leaving them out must not change what the kept steps do.
 //     Locks carry no state and are left out of the dependencies (explain.h), so the run keeps, in their
-//     places, the left-out steps that write no state and take no lock (only reads, waits and releases: they
-//     cannot change what the invariant sees, and they hand locks over as the execution did); a lock wait may
-//     still vanish or appear. A left-out step that takes a lock does not run: its release may be in a step
-//     that writes state, and the slice, which does not need the lock taken, would find it held for good.
+//     places, the left-out steps that are quiet (quiet_steps, verdict_check.h: they write no state and do not
+//     end holding a lock they did not hold before, so they cannot change what the invariant sees, and they
+//     hand locks over as the execution did); a lock wait may still vanish or appear. A left-out step that ends
+//     holding a new lock does not run: its release may be in a step that writes state, and the slice, which
+//     does not need the lock taken, would find it held for good.
 //     A left-out step that writes state never runs: the violation must not need it. The scenario's `order` is
 //     taken away for this run: it could only hold back a step the run chose (a constraint on a lock wait that
 //     no longer happens, say).
@@ -94,8 +95,7 @@ Needed needed_steps(const Subject& sc, const sim::ExecutionResult& r, const std:
   return out;
 }
 
-/// Runs the slice's steps, and the left-out steps that are `quiet` (write no state, take no lock), in the
-/// execution's order (see the file comment). A quiet step cannot change what the invariant sees;
+/// Runs the slice's steps, and the left-out steps that are `quiet` (quiet_steps), in the execution's order (see the file comment). A quiet step cannot change what the invariant sees;
 /// keeping it keeps the lock hand-overs the execution had. Choices: the next such step's actor when it is
 /// runnable at that step's point; a lock wait the execution had and this run does not is passed over, one this
 /// run has and the execution did not is let through. A kept step of the slice that cannot be taken ends the run
@@ -222,6 +222,33 @@ sim::ActorId SliceReplay::choose(std::span<const sim::Candidate> runnable, sim::
 
 }  // namespace
 
+std::vector<bool> quiet_steps(const sim::ExecutionResult& r, const std::map<uint64_t, ObjectName::Role>& roles) {
+  std::vector<bool> quiet;
+  std::map<std::pair<sim::ActorId, uint64_t>, bool> holds;  // (actor, lock) -> held after its last step so far
+  for (const sim::StepRecord& st : r.steps) {
+    bool q = true;
+    for (const sim::Access& a : st.footprint) {
+      if (roles.at(a.object) != ObjectName::Sync) {
+        q = q && !a.write;
+        continue;
+      }
+      const bool held_before = std::exchange(holds[{st.actor, a.object}], a.held);
+      q = q && !(a.held && !held_before);
+    }
+    quiet.push_back(q);
+  }
+  // A try at a lock runs only with its retry: where the holder does not run, the wait vanishes and the try
+  // goes on to do what the retry did.
+  std::map<sim::ActorId, size_t> next;  // actor -> its next step, scanning backwards
+  for (size_t k = r.steps.size(); k-- > 0;) {
+    const auto it = next.find(r.steps[k].actor);
+    if (it != next.end() && r.steps[it->second].kind == sim::PointKind::LockWait)
+      quiet[k] = quiet[k] && quiet[it->second];
+    next[r.steps[k].actor] = k;
+  }
+  return quiet;
+}
+
 std::vector<std::pair<std::string, std::string>> check_explanation(const Subject& sc,
                                                                    std::span<const sim::Choice> schedule,
                                                                    uint64_t max_steps, const std::string& inv,
@@ -264,20 +291,7 @@ std::vector<std::pair<std::string, std::string>> check_explanation(const Subject
     break;  // the first one says enough
   }
   // Enough: the slice's steps alone break the invariant.
-  std::vector<bool> quiet;
-  std::map<std::pair<sim::ActorId, uint64_t>, bool> holds;  // (actor, lock) -> held after its last step so far
-  for (const sim::StepRecord& st : r.steps) {
-    bool q = true;
-    for (const sim::Access& a : st.footprint) {
-      if (need.roles.at(a.object) != ObjectName::Sync) {
-        q = q && !a.write;
-        continue;
-      }
-      const bool held_before = std::exchange(holds[{st.actor, a.object}], a.held);
-      q = q && !(a.held && !held_before);
-    }
-    quiet.push_back(q);
-  }
+  const std::vector<bool> quiet = quiet_steps(r, need.roles);
   sim::Engine plain(sim::EngineOptions{.max_steps = max_steps});
   SliceReplay only(r, e->slice, names, quiet);
   only.begin_execution(0);

@@ -254,3 +254,29 @@ TEST_CASE("selfcheck: the causal slice keeps the crash that let go of the lock a
   CHECK(found == std::vector<std::pair<std::string, std::string>>{
                      {"explain-slice-replay", "the causal slice's 8 steps alone do not break capacity-within-cards"}});
 }
+
+TEST_CASE("selfcheck: the slice run leaves out a step that takes a lock, and a try whose retry is not quiet",
+          "[selfcheck]") {
+  // Lock L (Sync) and one data object D; actors A = 0, B = 1, C = 2.
+  const uint64_t L = 1, D = 2;
+  const std::map<uint64_t, campaign::ObjectName::Role> roles = {{L, campaign::ObjectName::Sync},
+                                                                {D, campaign::ObjectName::Data}};
+  using sim::PointKind;
+  const auto step = [](sim::ActorId a, PointKind k, std::vector<sim::Access> fp) {
+    return sim::StepRecord{a, k, "p", "", false, std::move(fp), 0};
+  };
+  sim::ExecutionResult r;
+  r.steps = {
+      step(0, PointKind::Call, {{L, true, true}}),                 // 0 A takes L
+      step(1, PointKind::Call, {{L, true, false}, {D, false}}),    // 1 B tries L and reads D: quiet, but ...
+      step(0, PointKind::Barrier, {{L, true, false}, {D, true}}),  // 2 A writes D and lets go of L
+      step(1, PointKind::LockWait, {{L, true, true}, {D, true}}),  // 3 ... its retry takes L and writes D
+      step(1, PointKind::Call, {{L, true, false}}),                // 4 B lets go of L
+      step(2, PointKind::Call, {{D, false}}),                      // 5 C reads D
+      step(0, PointKind::Call, {{L, true, false}}),                // 6 A takes and lets go of L in one step
+      step(0, PointKind::Call, {{L, true, true}}),                 // 7 A takes L
+      step(0, PointKind::Barrier, {{L, true, true}}),              // 8 A, holding L, takes it again
+  };
+  CHECK(campaign::quiet_steps(r, roles) ==
+        std::vector<bool>{false, false, false, false, true, true, true, false, true});
+}
