@@ -31,7 +31,13 @@ struct UsageError : std::runtime_error {
 /// or is not writable, or `path` is itself a directory (`DIR` or `DIR/`), so no command works for minutes and
 /// then cannot write its output, and no command
 /// writes one output and then fails on the next.
+/// It also refuses a `path` that names one of the command's positional arguments (command_inputs()): `run
+/// S.json --trace-out S.json` would overwrite the scenario it reads.
 void check_output_dir(const char* flag, const std::string& path);
+
+/// The positional arguments of the last parse_options() call (the scenario, trace and directory arguments a
+/// command reads), as given.
+const std::vector<std::string>& command_inputs();
 
 /// " (did you mean PREFIX+X?)" for the name X among `names` closest to `word` (support::closest: an edit
 /// distance of at most 2), or "" when none is that close. Unknown commands, flags and names from name tables (mutants,

@@ -322,6 +322,13 @@ void check_output_dir(const char* flag, const std::string& path) {
   // A directory (DIR or DIR/) would be found only at the end, when the file cannot be renamed onto it.
   if (std::filesystem::is_directory(path))
     throw UsageError(fmt::format("{} {}: is a directory; give a file name", flag, path));
+  std::error_code ec;  // equivalent() is false, with ec set, when either does not exist
+  for (const std::string& in : command_inputs())
+    if (std::filesystem::equivalent(in, path, ec))
+      throw UsageError(
+          fmt::format("{} {}: is the file this command reads ({}); give another name, or it would be "
+                      "overwritten",
+                      flag, path, in));
 }
 
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {

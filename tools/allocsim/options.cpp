@@ -107,6 +107,17 @@ void reject_empty_values(const po::variables_map& vm, const po::options_descript
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string>& command_inputs_() {
+  static std::vector<std::string> inputs;
+  return inputs;
+}
+
+}  // namespace
+
+const std::vector<std::string>& command_inputs() { return command_inputs_(); }
+
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
                                 const po::options_description& hidden, const po::positional_options_description& pos,
                                 std::string_view usage) {
@@ -114,7 +125,13 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
   all.add(visible).add(hidden);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run(), vm);
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run();
+    std::vector<std::string>& inputs = command_inputs_();
+    inputs.clear();
+    for (const po::option& o : parsed.options)
+      if (o.position_key >= 0) inputs.insert(inputs.end(), o.value.begin(), o.value.end());
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
     // Boost's own message names neither the argument nor what the command takes.
