@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "backend/swarm/selfcheck.h"
+#include "sim/campaign/checkpoint.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/support/json_reader.h"
 
@@ -15,7 +16,8 @@ using Json = nlohmann::ordered_json;
 using support::JsonReader;
 
 constexpr const char* kReportSchema = "allocsim/selfcheck-report/v1";
-constexpr const char* kSelfcheckCheckpointSchema = "allocsim/selfcheck-checkpoint/v1";
+constexpr campaign::CheckpointKind kSelfcheckCheckpoint{"allocsim/selfcheck-checkpoint/v1", "selfcheck", 1};
+constexpr const char* kSelfcheckCheckpointSchema = kSelfcheckCheckpoint.schema;
 constexpr support::TextRules kSelfcheckRules{size_t{1} << 30, 64, "selfcheck checkpoints"};
 
 Json selfcheck_config_json(const SelfcheckOptions& o) {
@@ -133,11 +135,10 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
     for (const auto& [name, text] : c.c.files) f.push_back({{"name", name}, {"text", text}});
     files.push_back(std::move(f));
   }
-  const Json doc = {{"schema", kSelfcheckCheckpointSchema},
-                    {"tool_version", o.tool_version},
-                    {"report", selfcheck_json(o, r)},
-                    {"files", std::move(files)}};
-  campaign::write_file_atomically(path, doc.dump(1) + "\n");
+  Json doc = campaign::new_checkpoint<Json>(kSelfcheckCheckpoint, o.tool_version);
+  doc["report"] = selfcheck_json(o, r);
+  doc["files"] = std::move(files);
+  campaign::write_checkpoint(path, kSelfcheckCheckpoint, doc);
 }
 
 SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& o) {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "backend/system/system.h"
+#include "sim/campaign/checkpoint.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/junit.h"
 #include "sim/campaign/sweep_report.h"
@@ -25,7 +26,8 @@ using support::InputError;
 using support::JsonReader;
 
 constexpr const char* kSummarySchema = "allocsim/swarm/v1";
-constexpr const char* kCheckpointSchema = "allocsim/swarm-checkpoint/v1";
+constexpr campaign::CheckpointKind kSwarmCheckpoint{"allocsim/swarm-checkpoint/v1", "swarm", 1};
+constexpr const char* kCheckpointSchema = kSwarmCheckpoint.schema;
 // A checkpoint or summary holds every finding's scenario and trace text: far more than a scenario file.
 constexpr support::TextRules kRules{size_t{1} << 30, 64, "swarm reports"};
 
@@ -414,11 +416,10 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
 void write_swarm_checkpoint(const std::string& path, const SwarmOptions& o, const SwarmReport& r) {
   Json files = Json::array();
   for (const auto& f : r.findings) files.push_back({{"scenario", f.scenario_text}, {"trace", f.trace_text}});
-  const Json doc = {{"schema", kCheckpointSchema},
-                    {"tool_version", o.tool_version},
-                    {"summary", swarm_summary(o, r)},
-                    {"files", std::move(files)}};
-  campaign::write_file_atomically(path, doc.dump(1) + "\n");
+  Json doc = campaign::new_checkpoint<Json>(kSwarmCheckpoint, o.tool_version);
+  doc["summary"] = swarm_summary(o, r);
+  doc["files"] = std::move(files);
+  campaign::write_checkpoint(path, kSwarmCheckpoint, doc);
 }
 
 SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o) {

@@ -1,5 +1,6 @@
 #include "sim/campaign/sweep_checkpoint.h"
 
+#include "sim/campaign/checkpoint.h"
 #include "sim/support/atomic_write.h"
 #include "sim/support/json_reader.h"
 
@@ -13,7 +14,8 @@ namespace allocsim::campaign {
 
 namespace {
 
-constexpr const char* kCheckpointSchema = "allocsim/sweep-checkpoint/v1";
+constexpr CheckpointKind kSweepCheckpoint{"allocsim/sweep-checkpoint/v1", "sweep", -1};
+constexpr const char* kCheckpointSchema = kSweepCheckpoint.schema;
 
 // A checkpoint holds every finished unit's result and strategy state: more than a scenario file.
 constexpr support::TextRules kCheckpointRules{size_t{1} << 30, 64, "checkpoints"};
@@ -93,9 +95,7 @@ ResumeState load_checkpoint(const std::string& path, const SweepConfig& config,
 
 CheckpointWriter::CheckpointWriter(std::string path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans,
                                    const ResumeState& resumed)
-    : path_(std::move(path)) {
-  doc_["schema"] = kCheckpointSchema;
-  doc_["tool_version"] = config.tool_version;
+    : path_(std::move(path)), doc_(new_checkpoint<nlohmann::json>(kSweepCheckpoint, config.tool_version)) {
   doc_["config"] = config_json(config);
   doc_["shard"] = shard_text(config);
   doc_["scenarios"] = nlohmann::json::array();
@@ -139,7 +139,7 @@ void CheckpointWriter::unit_partial(size_t plan, uint64_t unit, nlohmann::json s
 
 void CheckpointWriter::write_locked() {
   try {
-    support::write_file_atomically(path_, doc_.dump() + "\n");
+    write_checkpoint(path_, kSweepCheckpoint, doc_);
   } catch (const support::OutputError& e) {
     throw SweepInputError(fmt::format("--checkpoint: {}", e.what()));
   }

@@ -1,5 +1,6 @@
 // Sweep checkpoints (schema `allocsim/sweep-checkpoint/v1`): what a killed sweep needs to finish with the
-// same report as an uninterrupted one (sweep.h).
+// same report as an uninterrupted one (sweep.h). The envelope and the atomic write are every campaign's
+// (checkpoint.h); this is the sweep's payload.
 //
 // The file: {"schema", "tool_version", "config": config_json(), "shard": "K/N",
 //            "scenarios": [{"path", "digest", "plan", "work_units",
@@ -7,8 +8,8 @@
 //                           "partial": {"<unit>": {"state": ..., "result": unit result so far}}}]}
 // Each scenario is identified by its digest (the file's bytes) and plan digest (its work units); "state"
 // is the strategy position (DfsStrategy/DporStrategy::save) or {"next": execution index}.
-// Every write is atomic: a temporary file in the same directory, fsync, rename over the old file, fsync
-// of the directory (write_file_atomically, trace_file.h). A kill at any moment leaves either the previous or the new checkpoint, never a mix.
+// Every write is atomic (checkpoint.h): a kill at any moment leaves either the previous or the new checkpoint,
+// never a mix.
 #pragma once
 
 #include <cstdint>
