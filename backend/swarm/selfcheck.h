@@ -102,7 +102,8 @@ nlohmann::ordered_json selfcheck_base_scenario(const SelfcheckOptions& options, 
 /// The report as JSON (schema `allocsim/selfcheck-report/v1`, docs/DESIGN.md §7); deterministic.
 nlohmann::ordered_json selfcheck_json(const SelfcheckOptions& options, const SelfcheckReport& report);
 
-/// A checkpoint (schema `allocsim/selfcheck-checkpoint/v1`): the report of the scenarios done so far.
+/// A checkpoint (schema `allocsim/selfcheck-checkpoint/v1`; envelope, write and read: sim/campaign/checkpoint.h):
+/// the report of the scenarios done so far.
 void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& options,
                                 const SelfcheckReport& report);
 /// The report a checkpoint holds. Throws support::InputError (file, JSON pointer) for a file that is not

@@ -17,8 +17,6 @@ using support::JsonReader;
 
 constexpr const char* kReportSchema = "allocsim/selfcheck-report/v1";
 constexpr campaign::CheckpointKind kSelfcheckCheckpoint{"allocsim/selfcheck-checkpoint/v1", "selfcheck", 1};
-constexpr const char* kSelfcheckCheckpointSchema = kSelfcheckCheckpoint.schema;
-constexpr support::TextRules kSelfcheckRules{size_t{1} << 30, 64, "selfcheck checkpoints"};
 
 Json selfcheck_config_json(const SelfcheckOptions& o) {
   return {{"seed", o.seed},
@@ -142,15 +140,8 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
 }
 
 SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& o) {
-  const std::string text = support::read_text(path, kSelfcheckRules);
-  support::check_text(text, path, kSelfcheckRules);
-  const Json doc = support::parse_strict(text, path, kSelfcheckRules);
+  const Json doc = campaign::read_checkpoint(path, kSelfcheckCheckpoint, o.tool_version);
   const JsonReader rd(path);
-  rd.want_object(doc, "");
-  if (checkpoint_str(rd, doc, "", "schema") != kSelfcheckCheckpointSchema)
-    rd.fail("/schema", fmt::format("expected \"{}\"", kSelfcheckCheckpointSchema));
-  if (const std::string v = checkpoint_str(rd, doc, "", "tool_version"); v != o.tool_version)
-    rd.fail("/tool_version", fmt::format("written by allocsim {}, this is allocsim {}", v, o.tool_version));
   const Json& j = rd.require(doc, "", "report");
   rd.want_object(j, "/report");
   // The same options, but --scenarios may grow: going on past a finished run extends it.

@@ -1,5 +1,6 @@
-// Campaign checkpoints: the one way `sweep`, `swarm` and `selfcheck` save a run's progress (docs/DESIGN.md §7,
-// "Checkpoints"). Each campaign supplies its payload; the envelope and the write are this file's.
+// Campaign checkpoints: the one way `sweep`, `swarm` and `selfcheck` save a run's progress and read it back
+// (docs/DESIGN.md §7, "Checkpoints"). Each campaign supplies and reads its payload; the envelope, the write and
+// the read are this file's.
 //
 // The file: one JSON object, {"schema": "allocsim/<campaign>-checkpoint/v1", "tool_version": the project version,
 // then the campaign's own members}:
@@ -15,12 +16,22 @@
 // leaves the previous checkpoint or the new one. The layout is the kind's, as each campaign has always written
 // it: the sweep's on one line and in key order (rewritten after every work unit, it holds every trace
 // fingerprint), the others indented by one space in the order written.
-// Errors: writing throws support::OutputError naming the path.
+// Reading: read_checkpoint() reads the file strictly (support::read_text, check_text, parse_strict: at most
+// 1 GiB, 64 levels, no duplicate key), checks the envelope and returns the document; the campaign reads its
+// members with a support::JsonReader on the same path, so every error has the same shape.
+// Errors: reading throws support::InputError naming the file and the JSON pointer ("FILE: POINTER: MESSAGE";
+// "FILE: not a valid checkpoint: ..." for bytes that are not strict JSON; "/schema: expected X, got Y" for
+// another campaign's checkpoint or another document; "/tool_version: written by allocsim A, this is allocsim
+// B": a checkpoint of another version may describe other work, so it is never resumed); the campaigns exit 2
+// with it, and nothing has run or been written. Writing throws support::OutputError "--checkpoint: PATH: ..."
+// (every campaign's checkpoint is named by --checkpoint, or by --resume, which keeps writing to it).
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/support/json_reader.h"
 
 namespace allocsim::campaign {
 
@@ -44,5 +55,9 @@ Json new_checkpoint(const CheckpointKind& kind, const std::string& tool_version)
 /// Writes `doc` (made by new_checkpoint) to `path` atomically, in the kind's layout, with a final newline.
 void write_checkpoint(const std::string& path, const CheckpointKind& kind, const nlohmann::json& doc);
 void write_checkpoint(const std::string& path, const CheckpointKind& kind, const nlohmann::ordered_json& doc);
+
+/// The checkpoint at `path`, checked as a checkpoint of `kind` written by allocsim `tool_version` (see above);
+/// in file order, for the campaign's support::JsonReader. Throws support::InputError.
+support::Json read_checkpoint(const std::string& path, const CheckpointKind& kind, const std::string& tool_version);
 
 }  // namespace allocsim::campaign

@@ -196,8 +196,8 @@ void observe_execution(const sim::ExecutionResult& res, uint64_t u, uint64_t ind
 
 /// Runs unit `u` of `plan` to its end (or until the time budget), from `resume` when given, through the one
 /// run loop (sim::explore).
-UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg,
-                    const std::pair<nlohmann::json, UnitResult>* resume, const UnitHooks& hooks) {
+UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg, const PausedUnit* resume,
+                    const UnitHooks& hooks) {
   const Subject& sc = *plan.scenario;
   const WorkUnit& unit = plan.units[u];
   const sim::StrategyCaps caps = cfg.spec().caps;
@@ -213,14 +213,15 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   UnitResult r;
   uint64_t next = unit.begin;  // sampling: the next global execution index
   if (resume) {
-    r = resume->second;
+    r = resume->result;
     try {
       if (tree)
-        strategy->restore(resume->first.at("strategy"));
+        strategy->restore(resume->state.at("strategy"));
       else
-        next = resume->first.at("next").get<uint64_t>();
+        next = resume->state.at("next").get<uint64_t>();
     } catch (const std::exception& e) {
-      throw SweepInputError(fmt::format("checkpoint: {}: unit {}: bad saved state: {}", plan.path, u, e.what()));
+      throw SweepInputError(
+          fmt::format("--resume: {}: not a saved position of unit {} of {}: {}", resume->at, u, plan.path, e.what()));
     }
   }
   r.complete = true;

@@ -25,15 +25,24 @@
 
 namespace allocsim::campaign {
 
+/// A unit paused inside: where its strategy was, what it had found so far, and where the state stands in the
+/// checkpoint ("FILE: POINTER", for an error restoring it: the strategy reads it only when the unit runs).
+struct PausedUnit {
+  nlohmann::json state;
+  UnitResult result;
+  std::string at;
+};
+
 /// What a checkpoint holds, keyed by (plan index, unit index) of the current sweep.
 struct ResumeState {
   std::map<std::pair<size_t, uint64_t>, UnitResult> done;
-  std::map<std::pair<size_t, uint64_t>, std::pair<nlohmann::json, UnitResult>> partial;
+  std::map<std::pair<size_t, uint64_t>, PausedUnit> partial;
 };
 
-/// Reads a checkpoint for this sweep. Throws SweepInputError (exit 2) naming the file when it is
-/// unreadable or malformed, was written by another tool version, config or shard, or names a scenario
-/// whose file changed (digest) or that is not part of this sweep.
+/// Reads a checkpoint for this sweep (read_checkpoint, checkpoint.h). Throws SweepInputError (exit 2)
+/// "--resume: FILE: POINTER: MESSAGE" when it is unreadable or malformed, is another campaign's, was written by
+/// another tool version, config or shard, or names a scenario whose file changed (digest) or that is not part
+/// of this sweep.
 ResumeState load_checkpoint(const std::string& path, const SweepConfig& config, const std::vector<ScenarioPlan>& plans);
 
 /// The checkpoint being written by a running sweep. Thread-safe: workers call it after each unit and
