@@ -13,9 +13,10 @@
 // - Exceptions: once an item has thrown, no further item is handed out; items already running finish; then the
 //   exception of the lowest-numbered item that threw is rethrown. Items go out in index order, so every item
 //   below one that threw had started: the exception rethrown is that of the lowest-numbered item that throws at
-//   all, whatever the thread count and timing (an item's exception never depends on the other items here).
-//   Items after it may or may not have run; a caller must not rely on them (none writes anything outside its
-//   own result, except a sweep's checkpoint, which any later state of resumes correctly).
+//   all, whatever the thread count and timing (given that whether an item throws does not depend on the other
+//   items, as for every caller here). Items after it may or may not have run, so none may write anything a
+//   caller reads after the error: today's items write only their own result, and a sweep unit its checkpoint
+//   entry (any state of a checkpoint resumes to the same report).
 #pragma once
 
 #include <cstddef>
