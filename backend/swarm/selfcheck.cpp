@@ -9,11 +9,11 @@
 #include <stdexcept>
 
 #include "backend/model/mutants.h"
-#include "backend/swarm/parallel.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/system/system.h"
 #include "backend/world/dirty.h"
 #include "sim/campaign/order_min.h"
+#include "sim/campaign/pool.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/order.h"
@@ -338,14 +338,14 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& o, const std::function<voi
   const uint64_t batch = std::max(1u, o.jobs);
   for (uint64_t k = r.scenarios; k < o.scenarios; k += batch) {
     const size_t n = static_cast<size_t>(std::min(batch, o.scenarios - k));
-    std::vector<Outcome> outs(n);
+    std::vector<Outcome> outs;
     {
       const ModeScope mode(CheckMode::Incremental);
-      parallel_for(n, o.jobs, [&](size_t j) { outs[j] = explore_scenario(o, k + j); });
+      outs = campaign::parallel_map(n, o.jobs, [&](size_t j) { return explore_scenario(o, k + j); });
     }
     {
       const ModeScope mode(CheckMode::Full);
-      parallel_for(n, o.jobs, [&](size_t j) { other_mode(o, outs[j]); });
+      campaign::parallel_for(n, o.jobs, [&](size_t j) { other_mode(o, outs[j]); });
     }
     for (Outcome& out : outs) add_part(r, std::move(out.part));
     if (after_batch) after_batch(r);

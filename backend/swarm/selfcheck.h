@@ -24,8 +24,8 @@
 // Contradictions are listed per scenario, each with its replay line; one per (scenario, strategy, kind) for
 // the per-execution checks, with a count of the executions it stands for.
 //
-// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs`
-// threads, merged in index order; the invariant-check mode is switched between a batch's two phases, when no
+// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on
+// the campaigns' worker pool, sim/campaign/pool.h, merged in index order; the invariant-check mode is switched between a batch's two phases, when no
 // thread runs) and of where a run was resumed (a checkpoint holds the report after whole batches).
 // Budgets are counts, never seconds. Errors: std::logic_error for a generated scenario that does not load.
 #pragma once
@@ -102,7 +102,8 @@ nlohmann::ordered_json selfcheck_base_scenario(const SelfcheckOptions& options, 
 /// The report as JSON (schema `allocsim/selfcheck-report/v1`, docs/DESIGN.md §7); deterministic.
 nlohmann::ordered_json selfcheck_json(const SelfcheckOptions& options, const SelfcheckReport& report);
 
-/// A checkpoint (schema `allocsim/selfcheck-checkpoint/v1`): the report of the scenarios done so far.
+/// A checkpoint (schema `allocsim/selfcheck-checkpoint/v1`; envelope, write and read: sim/campaign/checkpoint.h):
+/// the report of the scenarios done so far.
 void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& options,
                                 const SelfcheckReport& report);
 /// The report a checkpoint holds. Throws support::InputError (file, JSON pointer) for a file that is not

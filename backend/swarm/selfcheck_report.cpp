@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "backend/swarm/selfcheck.h"
+#include "sim/campaign/checkpoint.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/support/json_reader.h"
 
@@ -15,8 +16,7 @@ using Json = nlohmann::ordered_json;
 using support::JsonReader;
 
 constexpr const char* kReportSchema = "allocsim/selfcheck-report/v1";
-constexpr const char* kSelfcheckCheckpointSchema = "allocsim/selfcheck-checkpoint/v1";
-constexpr support::TextRules kSelfcheckRules{size_t{1} << 30, 64, "selfcheck checkpoints"};
+constexpr campaign::CheckpointKind kSelfcheckCheckpoint{"allocsim/selfcheck-checkpoint/v1", "selfcheck", 1};
 
 Json selfcheck_config_json(const SelfcheckOptions& o) {
   return {{"seed", o.seed},
@@ -133,23 +133,15 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
     for (const auto& [name, text] : c.c.files) f.push_back({{"name", name}, {"text", text}});
     files.push_back(std::move(f));
   }
-  const Json doc = {{"schema", kSelfcheckCheckpointSchema},
-                    {"tool_version", o.tool_version},
-                    {"report", selfcheck_json(o, r)},
-                    {"files", std::move(files)}};
-  campaign::write_file_atomically(path, doc.dump(1) + "\n");
+  Json doc = campaign::new_checkpoint<Json>(kSelfcheckCheckpoint, o.tool_version);
+  doc["report"] = selfcheck_json(o, r);
+  doc["files"] = std::move(files);
+  campaign::write_checkpoint(path, kSelfcheckCheckpoint, doc);
 }
 
 SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions& o) {
-  const std::string text = support::read_text(path, kSelfcheckRules);
-  support::check_text(text, path, kSelfcheckRules);
-  const Json doc = support::parse_strict(text, path, kSelfcheckRules);
+  const Json doc = campaign::read_checkpoint(path, kSelfcheckCheckpoint, o.tool_version);
   const JsonReader rd(path);
-  rd.want_object(doc, "");
-  if (checkpoint_str(rd, doc, "", "schema") != kSelfcheckCheckpointSchema)
-    rd.fail("/schema", fmt::format("expected \"{}\"", kSelfcheckCheckpointSchema));
-  if (const std::string v = checkpoint_str(rd, doc, "", "tool_version"); v != o.tool_version)
-    rd.fail("/tool_version", fmt::format("written by allocsim {}, this is allocsim {}", v, o.tool_version));
   const Json& j = rd.require(doc, "", "report");
   rd.want_object(j, "/report");
   // The same options, but --scenarios may grow: going on past a finished run extends it.

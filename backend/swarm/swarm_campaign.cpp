@@ -11,11 +11,11 @@
 
 #include "backend/model/contract.h"
 #include "backend/scenario/scenario_json.h"
-#include "backend/swarm/parallel.h"
 #include "backend/swarm/swarm_gen.h"
 #include "backend/system/system.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/explain.h"
+#include "sim/campaign/pool.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_replay.h"
@@ -377,9 +377,9 @@ SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const Swar
       r.interrupted = true;
       break;
     }
-    std::vector<ScenarioOutcome> outs(batch);
-    parallel_for(batch, o.jobs, [&](size_t j) {
-      if (o.budget_executions > 0 || index_of(k + j) < o.scenarios) outs[j] = run_scenario_at(o, index_of(k + j));
+    std::vector<ScenarioOutcome> outs = campaign::parallel_map(batch, o.jobs, [&](size_t j) {
+      const bool runs = o.budget_executions > 0 || index_of(k + j) < o.scenarios;
+      return runs ? run_scenario_at(o, index_of(k + j)) : ScenarioOutcome{};
     });
     // SIGINT/SIGTERM cut this batch's explorations short: keep only whole batches (main exits 128 + the
     // signal after the files are written).

@@ -3,8 +3,9 @@
 // scenario and trace, and deduplicate the findings by signature.
 //
 // Where it lives: backend/swarm/ holds the generator and, for now, this campaign and its reports (swarm_report.h),
-// with their own worker pool, checkpoints, shard merge and JUnit writer. These are to become the generic campaign
-// machinery's (sim/campaign/), a swarm being a campaign over Subject; only the generator is the backend's.
+// with their own checkpoints and shard merge. These are to become the generic campaign machinery's (sim/campaign/),
+// a swarm being a campaign over Subject; only the generator is the backend's. Its worker pool already is
+// (sim/campaign/pool.h), as is its JUnit writer (sim/campaign/junit.h).
 //
 // Per scenario (index i of the run; its generator seed is sim::execution_seed(run seed, i)):
 //   - Knuth's estimate of its DFS tree (sim/tree_estimate.h, 4 probes, seeded): when at most the
@@ -27,8 +28,8 @@
 // it violates; (b) the finding's minimal scenario without the mutants. The violation is "also faithful" when
 // (a) gives the same signature or (b) violates the same invariant; else it is the mutant's alone.
 //
-// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs`
-// threads and are merged in index order; the stop rules are applied in index order) and of where a run was
+// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on
+// the campaigns' worker pool and are merged in index order; the stop rules are applied in index order) and of where a run was
 // interrupted and resumed (a checkpoint holds the report after a whole batch; resuming goes on from there).
 // Errors: support::InputError for an unknown mutant; std::logic_error when a finding does not replay.
 #pragma once

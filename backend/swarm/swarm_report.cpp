@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "backend/system/system.h"
+#include "sim/campaign/checkpoint.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/junit.h"
 #include "sim/campaign/sweep_report.h"
@@ -25,8 +26,8 @@ using support::InputError;
 using support::JsonReader;
 
 constexpr const char* kSummarySchema = "allocsim/swarm/v1";
-constexpr const char* kCheckpointSchema = "allocsim/swarm-checkpoint/v1";
-// A checkpoint or summary holds every finding's scenario and trace text: far more than a scenario file.
+constexpr campaign::CheckpointKind kSwarmCheckpoint{"allocsim/swarm-checkpoint/v1", "swarm", 1};
+// A summary lists every finding: more than a scenario file (checkpoints: sim/campaign/checkpoint.h).
 constexpr support::TextRules kRules{size_t{1} << 30, 64, "swarm reports"};
 
 Json config_json(const SwarmOptions& o) {
@@ -414,18 +415,17 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
 void write_swarm_checkpoint(const std::string& path, const SwarmOptions& o, const SwarmReport& r) {
   Json files = Json::array();
   for (const auto& f : r.findings) files.push_back({{"scenario", f.scenario_text}, {"trace", f.trace_text}});
-  const Json doc = {{"schema", kCheckpointSchema},
-                    {"tool_version", o.tool_version},
-                    {"summary", swarm_summary(o, r)},
-                    {"files", std::move(files)}};
-  campaign::write_file_atomically(path, doc.dump(1) + "\n");
+  Json doc = campaign::new_checkpoint<Json>(kSwarmCheckpoint, o.tool_version);
+  doc["summary"] = swarm_summary(o, r);
+  doc["files"] = std::move(files);
+  campaign::write_checkpoint(path, kSwarmCheckpoint, doc);
 }
 
 SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o) {
-  const nlohmann::json doc = read_doc(path, kCheckpointSchema, o.tool_version);
+  const Json doc = campaign::read_checkpoint(path, kSwarmCheckpoint, o.tool_version);
   const JsonReader rd(path);
-  const nlohmann::json& summary = rd.require(doc, "", "summary");
-  rd.want_object(summary, "/summary");
+  rd.want_object(rd.require(doc, "", "summary"), "/summary");
+  const nlohmann::json summary(doc["summary"]);  // key-sorted, as the summary readers that merge shares take it
   // The same options, but --scenarios may have grown: going on past a finished run extends it.
   const nlohmann::json expected = nlohmann::json::parse(config_json(o).dump());
   nlohmann::json written = rd.require(summary, "/summary", "config");
@@ -442,13 +442,13 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
             fmt::format("written for other options: {} (these: {})", summary["config"].dump(), expected.dump()));
   SwarmReport r = report_from(rd, summary, "/summary", !o.mutants.empty());
   r.interrupted = false;  // this run goes on
-  const nlohmann::json& files = rd.require(doc, "", "files");
+  const Json& files = rd.require(doc, "", "files");
   rd.want_size(files, "/files", r.findings.size(), r.findings.size(), "finding files (one per finding)");
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string ptr = fmt::format("/files/{}", i);
     rd.want_object(files[i], ptr);
-    r.findings[i].scenario_text = str(rd, files[i], ptr, "scenario");
-    r.findings[i].trace_text = str(rd, files[i], ptr, "trace");
+    r.findings[i].scenario_text = rd.string_value(rd.require(files[i], ptr, "scenario"), ptr + "/scenario");
+    r.findings[i].trace_text = rd.string_value(rd.require(files[i], ptr, "trace"), ptr + "/trace");
   }
   return r;
 }

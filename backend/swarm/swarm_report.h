@@ -27,8 +27,8 @@
 // counts add up; a signature's first index is the smallest; its kept minimal scenario is the smallest
 // (ops, steps, then index), which is the one its shard kept, so its two files are copied as they are.
 //
-// Checkpoint (schema `allocsim/swarm-checkpoint/v1`): the summary of the scenarios done so far plus each
-// finding's two files' text; written after every whole batch (atomically: sim/support/atomic_write.h).
+// Checkpoint (schema `allocsim/swarm-checkpoint/v1`, envelope, write and read: sim/campaign/checkpoint.h): the
+// summary of the scenarios done so far plus each finding's two files' text; written after every whole batch.
 // Resuming checks tool version and config (shard included; --scenarios may be larger: that extends a
 // finished run, with the same result as running the larger number at once) and goes on after the last
 // scenario it counts.

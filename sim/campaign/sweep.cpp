@@ -1,4 +1,5 @@
-// Sweep planning and execution (sweep.h): plans, the unit runner, the worker pool, judging.
+// Sweep planning and execution (sweep.h): plans, the unit runner, judging; the units run on the campaigns' worker
+// pool (pool.h).
 #include "sim/campaign/sweep.h"
 
 #include <xxhash.h>
@@ -12,8 +13,8 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
-#include <thread>
 
+#include "sim/campaign/pool.h"
 #include "sim/campaign/sweep_checkpoint.h"
 #include "sim/coverage.h"
 #include "sim/interrupt.h"
@@ -195,8 +196,8 @@ void observe_execution(const sim::ExecutionResult& res, uint64_t u, uint64_t ind
 
 /// Runs unit `u` of `plan` to its end (or until the time budget), from `resume` when given, through the one
 /// run loop (sim::explore).
-UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg,
-                    const std::pair<nlohmann::json, UnitResult>* resume, const UnitHooks& hooks) {
+UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg, const PausedUnit* resume,
+                    const UnitHooks& hooks) {
   const Subject& sc = *plan.scenario;
   const WorkUnit& unit = plan.units[u];
   const sim::StrategyCaps caps = cfg.spec().caps;
@@ -212,14 +213,15 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   UnitResult r;
   uint64_t next = unit.begin;  // sampling: the next global execution index
   if (resume) {
-    r = resume->second;
+    r = resume->result;
     try {
       if (tree)
-        strategy->restore(resume->first.at("strategy"));
+        strategy->restore(resume->state.at("strategy"));
       else
-        next = resume->first.at("next").get<uint64_t>();
+        next = resume->state.at("next").get<uint64_t>();
     } catch (const std::exception& e) {
-      throw SweepInputError(fmt::format("checkpoint: {}: unit {}: bad saved state: {}", plan.path, u, e.what()));
+      throw SweepInputError(
+          fmt::format("--resume: {}: not a saved position of unit {} of {}: {}", resume->at, u, plan.path, e.what()));
     }
   }
   r.complete = true;
@@ -285,34 +287,6 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   if (tree && !strategy->exhausted()) r.exhausted = false;  // stopped by the per-unit cap
   return r;
 }
-
-/// Runs `count` tasks on `jobs` threads, task i = fn(i), in index order per thread. Rethrows the first
-/// exception (by task index) after every thread has stopped.
-void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(count);
-  std::atomic<bool> failed{false};
-  const auto worker = [&] {
-    for (size_t i; !failed && (i = next.fetch_add(1)) < count;) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-        failed = true;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::max(1u, jobs); ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-}  // namespace
-
-namespace {
 
 /// This shard's units in global order, with the finished ones taken straight from the checkpoint into
 /// res.units; fills the progress totals.
@@ -381,8 +355,8 @@ SweepResults run_sweep(const System& system, const std::vector<std::string>& fil
   const auto t0 = Clock::now();
   SweepResults res;
   res.config = config;
-  res.plans.resize(files.size());
-  parallel_for(files.size(), config.jobs, [&](size_t i) { res.plans[i] = plan_scenario(system, files[i], config); });
+  res.plans =
+      parallel_map(files.size(), config.jobs, [&](size_t i) { return plan_scenario(system, files[i], config); });
   res.units.resize(files.size());
 
   ResumeState resumed;

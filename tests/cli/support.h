@@ -1,6 +1,6 @@
 // Shared by the CLI tests: run a command (or the allocsim binary) in its own process from the source tree
 // and capture what it printed and how it exited; read a file whole (or as JSON), write one; a scratch directory
-// per test.
+// per test; two folders compared file by file.
 //
 // Commands run through /bin/sh from ALLOCSIM_SOURCE_DIR (so scenario paths are relative to the repository)
 // with stderr merged into stdout. ALLOCSIM_BINARY is the allocsim binary under test (tests/CMakeLists.txt).
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -86,5 +87,18 @@ struct TempDir {
   /// The path of `name` inside the directory.
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
+
+/// Every file of `a` is in `b` with the same bytes, and `b` has no other file.
+inline void require_same_folder(const TempDir& a, const TempDir& b) {
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(a.path)) {
+    const std::string name = e.path().filename().string();
+    INFO(name);
+    REQUIRE(std::filesystem::exists(b / name));
+    REQUIRE(slurp(a / name) == slurp(b / name));
+    ++files;
+  }
+  REQUIRE(files == static_cast<size_t>(std::distance(std::filesystem::directory_iterator(b.path), {})));
+}
 
 }  // namespace cli_test

@@ -17,6 +17,7 @@
 
 using cli_test::allocsim;
 using cli_test::read_json;
+using cli_test::require_same_folder;
 using cli_test::sh;
 using cli_test::slurp;
 using cli_test::TempDir;
@@ -77,23 +78,6 @@ TEST_CASE("swarm: the findings do not depend on --jobs, and a shard runs its sha
   REQUIRE(s["scenarios"] == 8);  // indices 1, 3, ..., 15 of the 16
   for (const auto& f : s["findings"]) REQUIRE(f["first_index"].get<uint64_t>() % 2 == 1);
 }
-
-namespace {
-
-/// Every file of `a` is in `b` with the same bytes, and `b` has no other file.
-void require_same_folder(const TempDir& a, const TempDir& b) {
-  size_t files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(a.path)) {
-    const std::string name = e.path().filename().string();
-    INFO(name);
-    REQUIRE(std::filesystem::exists(b / name));
-    REQUIRE(slurp(a / name) == slurp(b / name));
-    ++files;
-  }
-  REQUIRE(files == static_cast<size_t>(std::distance(std::filesystem::directory_iterator(b.path), {})));
-}
-
-}  // namespace
 
 TEST_CASE("swarm merge: three shards merged are the unsharded run, byte for byte", "[swarm]") {
   TempDir one, s1, s2, s3, merged, other;

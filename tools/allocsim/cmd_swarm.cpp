@@ -206,7 +206,7 @@ harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::Sw
     try {
       harness::write_swarm_checkpoint(checkpoint, o, r);
     } catch (const campaign::OutputError& e) {
-      throw UsageError(fmt::format("--checkpoint: {}", e.what()));
+      throw UsageError(e.what());  // "--checkpoint: PATH: ..." (sim/campaign/checkpoint.h)
     }
   };
   if (!checkpoint.empty()) save(start);  // a path that cannot be written fails before any work

@@ -1,0 +1,216 @@
+// Checkpoints an earlier allocsim wrote still resume (a nightly pod restarted across an upgrade goes on from
+// the file the old binary left); each campaign refuses another campaign's checkpoint, and all three report a
+// bad one alike (sim/campaign/checkpoint.h): exit 2, "--resume: FILE: POINTER: MESSAGE", nothing written.
+//
+// The files in tests/cli/checkpoints/ were written by allocsim 0.1.0 (git 38953a5), run from the repository
+// root, and are kept as they came out:
+//   sweep-dfs.checkpoint.json     sweep tests/cli/checkpoints/release.json --no-corpus --reduction none
+//                                 --checkpoint F, SIGINT after 0.15 s: unit 0 paused inside (a dfs position)
+//   sweep-random.checkpoint.json  sweep tests/cli/checkpoints/claim.json --no-corpus --strategy random -n 40000
+//                                 --seed 7 --jobs 2 --checkpoint F, SIGINT after 0.2 s: units 0-7 done, unit 8
+//                                 paused at an execution index
+//   swarm.checkpoint.json         swarm --seed 4 --scenarios 4 --per-scenario 30 --mutant client-side-claim
+//                                 --out DIR --checkpoint F: two findings, with their files' text
+//   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F
+// claim.json and release.json are copies of scenarios/alloc-004-simultaneous-claim.json and
+// scenarios/alloc-005-both-release.json: a sweep checkpoint names its scenarios by path and by the digest of their
+// bytes, so the fixtures keep their own. Resuming must give the report of an uninterrupted run with the same
+// flags (swarm and selfcheck: extended from the checkpoint's 4 scenarios to 6).
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/cli/support.h"
+
+using cli_test::allocsim;
+using cli_test::read_json;
+using cli_test::require_same_folder;
+using cli_test::slurp;
+using cli_test::TempDir;
+
+namespace {
+
+const std::string kDir = "tests/cli/checkpoints/";
+
+/// A copy of fixture `name` in `dir` (resuming keeps checkpointing into the file it resumed).
+std::string copy_fixture(const TempDir& dir, const std::string& name) {
+  const std::string to = dir / name;
+  std::filesystem::copy_file(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + name, to);
+  return to;
+}
+
+/// `args` run straight and resumed from fixture `name` (with --jobs `jobs`): the same exit code and report.
+void sweep_resumes(const std::string& args, const std::string& name, const std::string& jobs) {
+  TempDir dir;
+  const auto straight = allocsim("sweep " + args + " --report-json " + (dir / "straight.json"));
+  INFO(straight.text);
+  REQUIRE(straight.code <= 1);
+  const auto resumed = allocsim("sweep " + args + " --jobs " + jobs + " --resume " + copy_fixture(dir, name) +
+                                " --report-json " + (dir / "resumed.json"));
+  INFO(resumed.text);
+  CHECK(resumed.code == straight.code);
+  REQUIRE(!slurp(dir / "straight.json").empty());
+  CHECK(slurp(dir / "resumed.json") == slurp(dir / "straight.json"));
+}
+
+}  // namespace
+
+TEST_CASE("checkpoints: a sweep resumes a dfs position an earlier version saved", "[checkpoint]") {
+  const auto ck = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + "sweep-dfs.checkpoint.json");
+  REQUIRE(ck["scenarios"][0]["done"].empty());
+  REQUIRE(ck["scenarios"][0]["partial"]["0"]["state"].is_object());
+  sweep_resumes(kDir + "release.json --no-corpus --reduction none", "sweep-dfs.checkpoint.json", "2");
+}
+
+TEST_CASE("checkpoints: a sweep resumes finished units and an execution index an earlier version saved",
+          "[checkpoint]") {
+  const auto ck = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + "sweep-random.checkpoint.json");
+  REQUIRE(ck["scenarios"][0]["done"].size() == 8);
+  REQUIRE(ck["scenarios"][0]["partial"]["8"]["state"] == nlohmann::json{{"next", 20551}});
+  sweep_resumes(kDir + "claim.json --no-corpus --strategy random -n 40000 --seed 7", "sweep-random.checkpoint.json",
+                "1");
+}
+
+TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", "[checkpoint]") {
+  TempDir dir, straight, resumed;
+  const std::string args = "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim ";
+  const auto a = allocsim(args + "--out " + straight.path.string());
+  INFO(a.text);
+  REQUIRE(a.code == 1);  // the mutant's findings
+  const auto b =
+      allocsim(args + "--resume " + copy_fixture(dir, "swarm.checkpoint.json") + " --out " + resumed.path.string());
+  INFO(b.text);
+  CHECK(b.code == 1);
+  REQUIRE(read_json(straight / "summary.json")["scenarios"] == 6);
+  require_same_folder(straight, resumed);
+}
+
+TEST_CASE("checkpoints: a selfcheck extends a run an earlier version checkpointed", "[checkpoint]") {
+  TempDir dir;
+  const std::string args = "selfcheck --seed 5 --scenarios 6 --per-scenario 10 ";
+  const auto a = allocsim(args + "--report-json " + (dir / "straight.json"));
+  INFO(a.text);
+  REQUIRE(a.code == 0);
+  const auto b = allocsim(args + "--resume " + copy_fixture(dir, "selfcheck.checkpoint.json") + " --report-json " +
+                          (dir / "resumed.json"));
+  INFO(b.text);
+  CHECK(b.code == 0);
+  REQUIRE(read_json(dir / "straight.json")["scenarios"] == 6);
+  CHECK(slurp(dir / "resumed.json") == slurp(dir / "straight.json"));
+}
+
+TEST_CASE("checkpoints: each campaign refuses another campaign's checkpoint, naming the file and /schema",
+          "[checkpoint]") {
+  struct Case {
+    std::string command, fixture, schema;
+  };
+  const std::string sweep = "sweep " + kDir + "claim.json --no-corpus --resume ";
+  const std::string swarm = "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume ";
+  const std::string selfcheck = "selfcheck --seed 5 --scenarios 6 --per-scenario 10 --resume ";
+  for (const Case& c :
+       {Case{sweep, "swarm.checkpoint.json", "sweep"}, Case{sweep, "selfcheck.checkpoint.json", "sweep"},
+        Case{swarm, "sweep-dfs.checkpoint.json", "swarm"}, Case{swarm, "selfcheck.checkpoint.json", "swarm"},
+        Case{selfcheck, "sweep-random.checkpoint.json", "selfcheck"},
+        Case{selfcheck, "swarm.checkpoint.json", "selfcheck"}}) {
+    TempDir dir;
+    const std::string ck = copy_fixture(dir, c.fixture);
+    const std::string before = slurp(ck);
+    const auto r = allocsim(c.command + ck + (c.schema == "swarm" ? " --out " + (dir / "out") : ""));
+    INFO(r.text);
+    CHECK(r.code == 2);
+    const std::string written = read_json(ck)["schema"];
+    CHECK_THAT(r.text, Catch::Contains("allocsim: --resume: " + ck + ": /schema: expected \"allocsim/" + c.schema +
+                                       "-checkpoint/v1\", got \"" + written + "\""));
+    CHECK(slurp(ck) == before);  // refused before anything is written
+  }
+}
+
+namespace {
+
+/// Each campaign resuming from `text` (written to a file in `dir`) exits 2 with "--resume: FILE: `message`"
+/// (`message` with {} for the campaign's name) and leaves the file as it was.
+void every_campaign_refuses(const std::string& text, const std::string& message) {
+  for (const auto& [campaign, args] :
+       std::vector<std::pair<std::string, std::string>>{{"sweep", "sweep " + kDir + "claim.json --no-corpus"},
+                                                        {"swarm", "swarm --seed 4 --scenarios 6 --per-scenario 30"},
+                                                        {"selfcheck",
+                                                         "selfcheck --seed 5 --scenarios 6 --per-scenario 10"}}) {
+    TempDir dir;
+    const std::string ck = dir / "ck.json";
+    cli_test::spit(ck, text);
+    const auto r = allocsim(args + " --resume " + ck + (campaign == "swarm" ? " --out " + (dir / "out") : ""));
+    INFO(campaign << "\n" << r.text);
+    CHECK(r.code == 2);
+    std::string expected = message;
+    if (const size_t at = expected.find("{}"); at != std::string::npos) expected.replace(at, 2, campaign);
+    CHECK_THAT(r.text, Catch::Contains("allocsim: --resume: " + ck + ": " + expected));
+    CHECK(slurp(ck) == text);
+  }
+}
+
+/// The sweep-random fixture with `edit` applied, and the message resuming from it gives. The file is left as it
+/// was unless `late` (a saved position is read only when its unit runs, after the checkpoint was first written).
+std::string sweep_refuses(void (*edit)(nlohmann::json&), bool late = false) {
+  TempDir dir;
+  auto doc = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + "sweep-random.checkpoint.json");
+  edit(doc);
+  const std::string ck = dir / "ck.json";
+  cli_test::spit(ck, doc.dump());
+  const auto r =
+      allocsim("sweep " + kDir + "claim.json --no-corpus --strategy random -n 40000 --seed 7 --resume " + ck);
+  INFO(r.text);
+  CHECK(r.code == 2);
+  if (!late) CHECK(slurp(ck) == doc.dump());
+  const size_t at = r.text.find(ck + ": ");
+  return at == std::string::npos ? r.text : r.text.substr(at + ck.size() + 2);
+}
+
+}  // namespace
+
+TEST_CASE("checkpoints: every campaign reports a bad checkpoint alike, naming the file and the place", "[checkpoint]") {
+  every_campaign_refuses("", "not a valid checkpoint: file is empty");
+  every_campaign_refuses("{not json", "not a valid checkpoint: invalid JSON at line 1 column 3");
+  every_campaign_refuses(R"({"a": 1, "a": 2})", "/a: not a valid checkpoint: duplicate key \"a\"");
+  every_campaign_refuses("[1]", "(document root): expected an object, got array");
+  every_campaign_refuses(R"({"tool_version": "0.1.0"})", "/schema: expected \"allocsim/{}-checkpoint/v1\"\n");
+  every_campaign_refuses(R"({"schema": "allocsim/sweep-report/v1"})",
+                         "/schema: expected \"allocsim/{}-checkpoint/v1\", got \"allocsim/sweep-report/v1\"");
+}
+
+TEST_CASE("checkpoints: another version's checkpoint is refused at /tool_version", "[checkpoint]") {
+  for (const auto& [fixture, args] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep-random.checkpoint.json",
+            "sweep " + kDir + "claim.json --no-corpus --strategy random -n 40000 --seed 7"},
+           {"swarm.checkpoint.json", "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim"},
+           {"selfcheck.checkpoint.json", "selfcheck --seed 5 --scenarios 6 --per-scenario 10"}}) {
+    TempDir dir;
+    auto doc = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + fixture);
+    doc["tool_version"] = "0.0.9";
+    const std::string ck = dir / "ck.json";
+    cli_test::spit(ck, doc.dump(1));
+    const std::string campaign = args.substr(0, args.find(' '));
+    const auto r = allocsim(args + " --resume " + ck + (campaign == "swarm" ? " --out " + (dir / "out") : ""));
+    INFO(r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(ck + ": /tool_version: written by allocsim 0.0.9, this is allocsim ") &&
+                           Catch::Contains(": start a new " + campaign + "\n"));
+  }
+}
+
+TEST_CASE("checkpoints: a malformed sweep checkpoint names the place in it", "[checkpoint]") {
+  CHECK(sweep_refuses([](nlohmann::json& d) { d["scenarios"] = 5; }) == "/scenarios: expected an array, got number\n");
+  CHECK(sweep_refuses([](nlohmann::json& d) { d["scenarios"][0].erase("path"); }) ==
+        "/scenarios/0: missing required key \"path\"\n");
+  CHECK(sweep_refuses([](nlohmann::json& d) { d["scenarios"][0]["done"]["x"] = nlohmann::json::object(); }) ==
+        "/scenarios/0/done/x: no work unit \"x\" (0..15)\n");
+  CHECK_THAT(sweep_refuses([](nlohmann::json& d) { d["scenarios"][0]["done"]["3"]["steps"] = "many"; }),
+             Catch::StartsWith("/scenarios/0/done/3: malformed unit result: "));
+  CHECK_THAT(sweep_refuses(
+                 [](nlohmann::json& d) {
+                   d["scenarios"][0]["partial"]["8"]["state"] = {{"nxt", 3}};
+                 },
+                 /*late=*/true),
+             Catch::StartsWith("/scenarios/0/partial/8/state: not a saved position of unit 8 of " + kDir +
+                               "claim.json: "));
+}
