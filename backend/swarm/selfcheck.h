@@ -24,9 +24,10 @@
 // Contradictions are listed per scenario, each with its replay line; one per (scenario, strategy, kind) for
 // the per-execution checks, with a count of the executions it stands for.
 //
-// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on
-// the campaigns' worker pool, sim/campaign/pool.h, merged in index order; the invariant-check mode is switched between a batch's two phases, when no
-// thread runs) and of where a run was resumed (a checkpoint holds the report after whole batches).
+// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on the
+// campaigns' worker pool, sim/campaign/pool.h, merged in index order; the invariant-check mode is switched between a
+// batch's two phases, when no thread runs) and of where a run was resumed (a checkpoint holds the report after whole
+// batches).
 // Budgets are counts, never seconds. Errors: std::logic_error for a generated scenario that does not load.
 #pragma once
 

@@ -28,9 +28,9 @@
 // it violates; (b) the finding's minimal scenario without the mutants. The violation is "also faithful" when
 // (a) gives the same signature or (b) violates the same invariant; else it is the mutant's alone.
 //
-// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on
-// the campaigns' worker pool and are merged in index order; the stop rules are applied in index order) and of where a run was
-// interrupted and resumed (a checkpoint holds the report after a whole batch; resuming goes on from there).
+// Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on the
+// campaigns' worker pool and are merged in index order; the stop rules are applied in index order) and of where a run
+// was interrupted and resumed (a checkpoint holds the report after a whole batch; resuming goes on from there).
 // Errors: support::InputError for an unknown mutant; std::logic_error when a finding does not replay.
 #pragma once
 

@@ -24,8 +24,9 @@
 // another campaign's checkpoint or another document; "/tool_version: written by allocsim A, this is allocsim
 // B": a checkpoint of another version may describe other work, so it is never resumed); the campaigns exit 2
 // with it, and nothing has run or been written (a sweep's saved strategy position, which only the strategy can
-// read, is read when its unit starts: that error names the checkpoint and the pointer too). Writing throws support::OutputError "--checkpoint: PATH: ..."
-// (every campaign's checkpoint is named by --checkpoint, or by --resume, which keeps writing to it).
+// read, is read when its unit starts: that error names the checkpoint and the pointer too). Writing throws
+// support::OutputError "--checkpoint: PATH: ..." (every campaign's checkpoint is named by --checkpoint, or by
+// --resume, which keeps writing to it).
 #pragma once
 
 #include <string>

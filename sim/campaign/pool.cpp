@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <thread>
 
 namespace allocsim::campaign {
@@ -24,7 +25,12 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(size_t)>
   };
   const size_t threads = std::min<size_t>(std::max(1u, jobs), count);
   std::vector<std::thread> others;
-  for (size_t t = 1; t < threads; ++t) others.emplace_back(worker);
+  // A thread the system refuses (std::system_error) is one fewer worker, not an error: no result depends on how
+  // many threads ran, and every thread already started is joined below.
+  try {
+    for (size_t t = 1; t < threads; ++t) others.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
   worker();
   for (auto& t : others) t.join();
   for (auto& e : errors)

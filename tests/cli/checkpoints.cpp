@@ -1,6 +1,8 @@
-// Checkpoints an earlier allocsim wrote still resume (a nightly pod restarted across an upgrade goes on from
-// the file the old binary left); each campaign refuses another campaign's checkpoint, and all three report a
-// bad one alike (sim/campaign/checkpoint.h): exit 2, "--resume: FILE: POINTER: MESSAGE", nothing written.
+// Checkpoints an earlier build of this version wrote still resume (a nightly pod restarted on a rebuilt binary goes on
+// from the file the old one left; a checkpoint of another version is refused by design, so each fixture is stamped with
+// this build's version when copied: what the fixtures pin is the format); each campaign refuses another campaign's
+// checkpoint, and all three report a bad one alike (sim/campaign/checkpoint.h): exit 2, "--resume: FILE: POINTER:
+// MESSAGE", nothing written.
 //
 // The files in tests/cli/checkpoints/ were written by allocsim 0.1.0 (git 38953a5), run from the repository
 // root, and are kept as they came out:
@@ -19,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
 
 #include "tests/cli/support.h"
@@ -33,10 +37,23 @@ namespace {
 
 const std::string kDir = "tests/cli/checkpoints/";
 
-/// A copy of fixture `name` in `dir` (resuming keeps checkpointing into the file it resumed).
+/// The version this build writes into its files (`allocsim --version`: "allocsim X.Y.Z (git ...)").
+std::string tool_version() {
+  const std::string v = allocsim("--version").text;
+  std::smatch m;
+  REQUIRE(std::regex_search(v, m, std::regex("^allocsim ([^ \n]+)")));
+  return m[1];
+}
+
+/// A copy of fixture `name` in `dir`, stamped with this build's version (see the file comment; resuming keeps
+/// checkpointing into the file it resumed).
 std::string copy_fixture(const TempDir& dir, const std::string& name) {
   const std::string to = dir / name;
-  std::filesystem::copy_file(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + name, to);
+  const std::string text = slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + name);
+  const std::string stamped = std::regex_replace(text, std::regex("(\"tool_version\": ?\")[^\"]*\""),
+                                                 "$1" + tool_version() + "\"", std::regex_constants::format_first_only);
+  REQUIRE(stamped.find("\"tool_version\"") != std::string::npos);
+  std::ofstream(to, std::ios::binary) << stamped;
   return to;
 }
 
