@@ -1,5 +1,5 @@
 // An output flag that names the file the command reads is refused up front, with the file untouched
-// (docs/DESIGN.md §7, "Error places"): `run S.json --trace-out S.json` used to replace the scenario with its
+// (docs/DESIGN.md §7, "Outputs checked first"): `run S.json --trace-out S.json` used to replace the scenario with its
 // minimal trace.
 #include <catch2/catch.hpp>
 
@@ -42,6 +42,13 @@ TEST_CASE("an output flag naming the command's input file is refused, and the in
                         "); give another name, or it would be overwritten\n");
     CHECK(slurp(sc) == original);
   }
+  // A file in a folder the command reads (sweep reads every scenario there); a new file there is fine.
+  const std::string folder = dir.path.string();
+  const Captured in_folder = allocsim("sweep " + folder + " --report-json " + sc);
+  CHECK(in_folder.code == 2);
+  CHECK(in_folder.text == "allocsim: --report-json " + sc + ": is a file in " + folder +
+                              ", which this command reads; give another name, or it would be overwritten\n");
+  CHECK(slurp(sc) == original);
   const Captured shrink = allocsim("shrink " + trace + " -o " + trace);
   CHECK(shrink.code == 2);
   CHECK(shrink.text == "allocsim: -o " + trace + ": is the file this command reads (" + trace +

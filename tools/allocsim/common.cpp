@@ -313,6 +313,22 @@ po::options_description common_options(Common& c, bool run) {
   return d;
 }
 
+namespace {
+
+/// Whether `path` is an existing file somewhere under `folder`, an existing folder (`sweep scenarios/` reads every
+/// file there, so an output onto one of them would overwrite it; a new file there is left alone).
+bool inside(const std::string& path, const std::string& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec) || !std::filesystem::is_regular_file(path, ec)) return false;
+  const auto f = std::filesystem::canonical(folder, ec);
+  if (ec) return false;
+  const auto p = std::filesystem::canonical(path, ec);
+  if (ec) return false;
+  return std::mismatch(f.begin(), f.end(), p.begin(), p.end()).first == f.end();
+}
+
+}  // namespace
+
 void check_output_dir(const char* flag, const std::string& path) {
   if (path.empty()) return;
   const auto dir = std::filesystem::path(path).parent_path();
@@ -323,12 +339,18 @@ void check_output_dir(const char* flag, const std::string& path) {
   if (std::filesystem::is_directory(path))
     throw UsageError(fmt::format("{} {}: is a directory; give a file name", flag, path));
   std::error_code ec;  // equivalent() is false, with ec set, when either does not exist
-  for (const std::string& in : command_inputs())
+  for (const std::string& in : command_inputs()) {
     if (std::filesystem::equivalent(in, path, ec))
       throw UsageError(
           fmt::format("{} {}: is the file this command reads ({}); give another name, or it would be "
                       "overwritten",
                       flag, path, in));
+    if (inside(path, in))
+      throw UsageError(
+          fmt::format("{} {}: is a file in {}, which this command reads; give another name, or it "
+                      "would be overwritten",
+                      flag, path, in));
+  }
 }
 
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
