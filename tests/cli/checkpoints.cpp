@@ -50,9 +50,9 @@ std::string tool_version() {
 std::string copy_fixture(const TempDir& dir, const std::string& name) {
   const std::string to = dir / name;
   const std::string text = slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + name);
-  const std::string stamped = std::regex_replace(text, std::regex("(\"tool_version\": ?\")[^\"]*\""),
-                                                 "$1" + tool_version() + "\"", std::regex_constants::format_first_only);
-  REQUIRE(stamped.find("\"tool_version\"") != std::string::npos);
+  std::smatch m;  // the value of the first "tool_version" key, spliced by position
+  REQUIRE(std::regex_search(text, m, std::regex("\"tool_version\": ?\"([^\"]*)\"")));
+  const std::string stamped = text.substr(0, m.position(1)) + tool_version() + text.substr(m.position(1) + m.length(1));
   std::ofstream(to, std::ios::binary) << stamped;
   return to;
 }
