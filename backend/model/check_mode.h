@@ -7,10 +7,10 @@
 //   exception ends the actor that broke the rule, which the run reports as `actor-exception` with that message
 //   (docs/DESIGN.md §8).
 // - check_mode(): off unless the environment variable ALLOCSIM_CHECK_MODE is `1` when the process starts, or
-//   set_check_mode(true) was called (each test binary, tests/*/check_mode_on.cpp). Set it before executions
-//   start, never during one (a sweep's threads read it unguarded). In check mode, storage the port recycles
-//   (spares.h, Scratch, the answers its *_into calls overwrite) is filled with poison() before reuse, so that a
-//   field the port forgets to assign shows at once instead of keeping a previous execution's value; and
+//   set_check_mode(true) was called (each test binary that links the backend: tests/check_mode_on.cpp). Set it before
+//   executions start, never during one (a sweep's threads read it unguarded). In check mode, storage the port recycles
+//   (spares.h, Scratch, the answers its *_into calls overwrite) is filled with poison() before reuse, so that a field
+//   the port forgets to assign shows at once instead of keeping a previous execution's value; and
 //   ALLOCSIM_PORT_CHECK_SLOW checks run. With no bug, check mode changes no answer, trace or fingerprint.
 // - poison(x): overwrites `x` in place with a fixed, recognisable value (texts become "#POISON#", numbers
 //   kPoisonInt, optionals are engaged), allocating nothing (a text fits the small-string buffer) and keeping

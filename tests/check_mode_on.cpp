@@ -1,6 +1,7 @@
-// This test binary runs with the port's check mode on (backend/model/check_mode.h: recycled storage poisoned,
-// the slow porting-rule checks run), and so does every allocsim process it starts (the environment variable is
-// inherited). ALLOCSIM_CHECK_MODE=0 in the environment keeps it off, to compare.
+// Each test binary this object is linked into (tests/CMakeLists.txt) runs with the port's check mode on
+// (backend/model/check_mode.h: recycled storage poisoned, the slow porting-rule checks run), and so does every
+// allocsim process it starts (the environment variable is inherited). ALLOCSIM_CHECK_MODE=0 in the environment
+// keeps it off, to compare.
 #include <cstdlib>
 #include <cstring>
 
