@@ -35,8 +35,8 @@ TEST_CASE("run: a passing scenario exits 0 and says so", "[cli]") {
 TEST_CASE("run with a mutant: violation, trace, replay line, and replay reproduces it and exits 1", "[cli]") {
   Result r = allocsim(
       "run scenarios/alloc-004-one-plan-two-claimants.json --executions 2000 --mutant client-side-claim "
-      "--no-shrink --no-trace");
-  CHECK(r.code == 1);  // the scenario expects a pass; the mutant breaks it
+      "--no-shrink --no-trace --no-corpus");  // the README's example stores this run in scenarios/.allocsim/corpus/
+  CHECK(r.code == 1);                         // the scenario expects a pass; the mutant breaks it
   CHECK_THAT(r.text, Catch::Contains("violation: single-ownership"));
   CHECK_THAT(r.text, Catch::Contains("owner.update.before"));
   CHECK_THAT(r.text, Catch::Contains("expectation NOT met"));

@@ -1,6 +1,6 @@
-// An output flag that names the file the command reads is refused up front, with the file untouched
-// (docs/DESIGN.md §7, "Outputs checked first"): `run S.json --trace-out S.json` used to replace the scenario with its
-// minimal trace.
+// An output flag that names the file the command reads, or the file of another output flag, is refused up front,
+// with nothing written (docs/DESIGN.md §7, "Outputs checked first"): `run S.json --trace-out S.json` used to
+// replace the scenario with its minimal trace.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -49,6 +49,23 @@ TEST_CASE("an output flag naming the command's input file is refused, and the in
   CHECK(in_folder.text == "allocsim: --report-json " + sc + ": is a file in " + folder +
                               ", which this command reads; give another name, or it would be overwritten\n");
   CHECK(slurp(sc) == original);
+  // Two outputs on one file: only the last one written would be left.
+  const std::string out = dir / "out.json";
+  const std::vector<std::pair<std::string, std::string>> twice = {
+      {"run " + sc + " -n 1 --no-corpus --trace-out " + out + " --perfetto " + out,
+       "--perfetto " + out + ": is also the file of --trace-out"},
+      {"run " + sc + " -n 1 --no-corpus --fingerprints " + out + " --record " + out,
+       "--record " + out + ": is also the file of --fingerprints"},
+      {"sweep " + sc + " --report-json " + out + " --junit " + out,
+       "--junit " + out + ": is also the file of --report-json"},
+  };
+  for (const auto& [args, said] : twice) {
+    const Captured r = allocsim(args);
+    INFO(args << "\n" << r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text == "allocsim: " + said + "; give each output its own file\n");
+    CHECK(!std::filesystem::exists(out));
+  }
   const Captured shrink = allocsim("shrink " + trace + " -o " + trace);
   CHECK(shrink.code == 2);
   CHECK(shrink.text == "allocsim: -o " + trace + ": is the file this command reads (" + trace +

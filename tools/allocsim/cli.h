@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend/scenario/scenario.h"
@@ -32,8 +33,12 @@ struct UsageError : std::runtime_error {
 /// then cannot write its output, and no command
 /// writes one output and then fails on the next.
 /// It also refuses a `path` that names one of the command's positional arguments (command_inputs()): `run
-/// S.json --trace-out S.json` would overwrite the scenario it reads.
+/// S.json --trace-out S.json` would overwrite the scenario it reads; and one that another output flag checked
+/// before it names (checked_outputs()): `--trace-out F --perfetto F` would keep only the last file written.
 void check_output_dir(const char* flag, const std::string& path);
+
+/// The (flag, absolute path) of every output check_output_dir() accepted since the last parse_options() call.
+std::vector<std::pair<std::string, std::string>>& checked_outputs();
 
 /// The positional arguments of the last parse_options() call (the scenario, trace and directory arguments a
 /// command reads), as given.

@@ -351,6 +351,12 @@ void check_output_dir(const char* flag, const std::string& path) {
                       "would be overwritten",
                       flag, path, in));
   }
+  // Outputs need not exist yet: compared as absolute paths with `.` and `..` resolved (weakly_canonical).
+  const std::string abs = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec).string();
+  for (const auto& [other, at] : checked_outputs())
+    if (other != flag && at == abs)
+      throw UsageError(fmt::format("{} {}: is also the file of {}; give each output its own file", flag, path, other));
+  checked_outputs().emplace_back(flag, abs);
 }
 
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {

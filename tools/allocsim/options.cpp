@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/support/json_reader.h"
@@ -118,6 +119,11 @@ std::vector<std::string>& command_inputs_() {
 
 const std::vector<std::string>& command_inputs() { return command_inputs_(); }
 
+std::vector<std::pair<std::string, std::string>>& checked_outputs() {
+  static std::vector<std::pair<std::string, std::string>> outputs;
+  return outputs;
+}
+
 po::variables_map parse_options(int argc, char** argv, const po::options_description& visible,
                                 const po::options_description& hidden, const po::positional_options_description& pos,
                                 std::string_view usage) {
@@ -129,6 +135,7 @@ po::variables_map parse_options(int argc, char** argv, const po::options_descrip
         po::command_line_parser(argc, argv).options(all).positional(pos).style(kOptionStyle).run();
     std::vector<std::string>& inputs = command_inputs_();
     inputs.clear();
+    checked_outputs().clear();
     for (const po::option& o : parsed.options)
       if (o.position_key >= 0) inputs.insert(inputs.end(), o.value.begin(), o.value.end());
     po::store(parsed, vm);
