@@ -13,6 +13,7 @@ from typing import Any
 import contract_tables
 import upstream_mutants
 from scenario_file import START_STATE_NODE, Scenario, node_labels
+from upstream_record import record_execution
 from upstream_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
                         _Crash, parse_schedule)
 
@@ -485,7 +486,7 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
             raise Divergence(f'the execution ended with {len(ctx.schedule) - ctx.pos} choice(s) of the schedule left')
         if ctx.fatal is not None:
             raise ctx.fatal
-        return _record(ex, schedule, quiescent, violation)
+        return record_execution(ex, schedule, quiescent, violation)
     finally:
         ctx.aborting = True
         for n, t in zip(sc.names, threads):
@@ -493,44 +494,3 @@ def run_execution(mb: Any, sc: Scenario, schedule: str, mutants: list[str]) -> d
                 ctx.go[n].release()
                 t.join()
         mb.faults.set_hook(previous)
-
-
-def _opt_list(v: Any) -> Any:
-    return list(v) if isinstance(v, (list, tuple)) else v
-
-
-def record_state(ex: Execution) -> dict[str, Any]:
-    b = ex.b
-    nodes = [{'name': n.name, 'owner': n.owner, 'owner_epoch': n.owner_epoch, 'resource_version': n.resource_version,
-              'mig_config': n.mig_config, 'mig_state': n.mig_state, 'mig_state_generation': n.mig_state_generation,
-              'mig_layout': [[k, v] for k, v in n.mig_layout.items()],
-              'workloads': [[k, v] for k, v in n.workloads.items()], 'restore_record': n.restore_record}
-             for n in b._nodes.values()]
-    claims = []
-    for c in b._claims.values():
-        assignments = [[w, [[d.node, d.ordinal, d.uuid, d.mig_uuid, d.product, d.memory_bytes, d.mig_profile]
-                            for d in devices]] for w, devices in c.plan.assignments.items()]
-        claims.append({'claim_id': c.claim_id, 'owner': c.owner, 'generation': c.generation, 'nodes': list(c.nodes),
-                       'status': c.status, 'workload_ready': c.workload_ready, 'entry_name': c.entry_name,
-                       'plan_id': c.plan.plan_id, 'geometry': [[k, v] for k, v in c.plan.geometry.items()],
-                       'assignments': assignments})
-    return {'nodes': nodes, 'claims': claims, 'failed_reads': [[k, v] for k, v in b._failed_reads.items()],
-            'shared_config': [[e, [[k, v] for k, v in m.items()]] for e, m in b._shared_config.items()],
-            'shared_config_version': b._shared_config_version, 'shared_tombstone': b._shared_tombstone,
-            'pointer': b._pointer, 'pointer_version': b._pointer_version, 'pointer_restore': b._pointer_restore,
-            'pending_geometry': [[float(d), n, v] for d, n, v in b._pending_geometry],
-            'failing_geometry': sorted(b._failing_geometry), 'clock': float(ex.clock.now())}
-
-
-def _record(ex: Execution, schedule: str, quiescent: bool, violation: str | None) -> dict[str, Any]:
-    seen: dict[tuple[str, str], int] = {}
-    steps, barriers = [], []
-    for actor, kind, what, detail in ex.ctx.steps:
-        seen[(actor, what)] = seen.get((actor, what), 0) + 1
-        steps.append([actor, kind, what, seen[(actor, what)], detail])
-        if kind == BARRIER:
-            barriers.append([actor, what, detail])
-    return {'schema': 'allocsim/record/v1', 'schedule': schedule, 'steps': steps,
-            'end': 'quiescent' if quiescent else 'stopped', 'violation': violation, 'crashes': ex.ctx.crashes,
-            'outcomes': {n: ex.actors[n].outcomes for n in ex.sc.names},
-            'barriers': barriers, 'audit': [list(m) for m in ex.b.audit], 'state': record_state(ex)}
