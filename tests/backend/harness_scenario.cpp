@@ -719,7 +719,7 @@ TEST_CASE("errors: invariants and expect", "[scenario][errors]") {
        {{"/invariants", "some"}},
        {},
        "/invariants",
-       "expected \"all\" or an array of invariant names, got \"some\""},
+       "expected \"all\", an array of invariant names or {\"all_except\": [...]}, got \"some\""},
       {"invariants number", {{"/invariants", 1}}, {}, "/invariants", "got number"},
       {"invariants empty",
        {{"/invariants", Json::array()}},
