@@ -12,6 +12,7 @@
 #include "backend/invariants/capacity.h"
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/histories.h"
 #include "backend/invariants/ownership.h"
 #include "backend/scenario/invariant_names.h"
 
@@ -40,8 +41,9 @@ bool checks(const CompiledScenario& c, std::string_view invariant) {
 const std::vector<InvariantSpec>& invariant_catalog() {
   static const std::vector<InvariantSpec> k = [] {
     std::vector<InvariantSpec> rows;
-    for (std::vector<InvariantSpec> family : {ownership_invariants(), geometry_invariants(), capacity_invariants(),
-                                              client_invariants(), audit_invariants(), engine_findings()})
+    for (std::vector<InvariantSpec> family :
+         {ownership_invariants(), geometry_invariants(), capacity_invariants(), client_invariants(), audit_invariants(),
+          history_invariants(), engine_findings()})
       rows.insert(rows.end(), family.begin(), family.end());
     // One row per name, in the names' order; a row no name lists, or a name without a row, is a mistake.
     std::vector<InvariantSpec> out;
@@ -68,6 +70,7 @@ void set_invariants(CompiledScenario& c, std::vector<size_t> rows) {
           {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
   c.records_geometry_writes = checks(c, "no-apply-under-later-workload") || checks(c, "geometry-converges");
   c.records_bound_workloads = checks(c, "bound-workload-covered");
+  c.records_histories = checks(c, "no-lost-update");
 }
 
 }  // namespace allocsim::harness

@@ -26,6 +26,16 @@ using backend::Obj;
 constexpr const char* kMapObject = "videoflow-map";     // memory_backend.cpp's (SharedMap, kMapName)
 constexpr const char* kPolicyObject = "clusterpolicy";  // memory_backend.cpp's (Pointer, kPolicyName)
 
+/// A version of `field` made by this actor's foreign write (object_history.h); `value` outlives the execution.
+void note_foreign(ScriptRunner& run, Field field, const Op& op, std::string_view name, std::string_view value,
+                  bool changed) {
+  ObjectHistories& h = run.world().histories;
+  if (!h.enabled) return;
+  const auto node = run.world().compiled().node_index.find(op.node);
+  if (field == Field::Config && !node) return;
+  h.foreign(field, node.value_or(0), static_cast<int>(run.ctx().self()), name, value, changed);
+}
+
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : ",") + w;
@@ -50,7 +60,10 @@ const char* run_set_labels(ScriptRunner& run, const Op& op) {
     backend::put_in(labels, key, value);
     // Upstream keeps nvidia.com/mig.config as a field of its own (what reserve labels and mig-manager applies);
     // a real write of that label changes exactly that, so the field follows the label.
-    if (key == kMigConfigLabel) n->mig_config = value;
+    if (key == kMigConfigLabel) {
+      note_foreign(run, Field::Config, op, "set_labels", value, n->mig_config != value);
+      n->mig_config = value;
+    }
   }
   for (const std::string& key : op.remove_labels) backend::erase_in(labels, key);
   n->resource_version += 1;
@@ -94,6 +107,7 @@ const char* run_write_map(ScriptRunner& run, const Op& op) {
   backend::LockGuard lock(run.caller());
   run.caller().touch(Obj::SharedMap, kMapObject, true);
   backend::BackendState& s = run.backend().mutable_state();
+  note_foreign(run, Field::Map, op, "write_shared_map", "(rewritten)", true);
   if (op.map_replace) s.shared_config.clear();
   for (const std::string& entry : op.map_delete) backend::erase_in(s.shared_config, entry);
   for (const auto& [entry, members] : op.map_put) backend::put_in(s.shared_config, entry, members);
@@ -111,6 +125,7 @@ const char* run_set_pointer(ScriptRunner& run, const Op& op) {
   backend::LockGuard lock(run.caller());
   run.caller().touch(Obj::Pointer, kPolicyObject, true);
   backend::BackendState& s = run.backend().mutable_state();
+  note_foreign(run, Field::Pointer, op, "set_pointer", op.pointer_value, s.pointer != op.pointer_value);
   s.pointer = op.pointer_value;
   s.pointer_version += 1;
   run.world().audit_base = run.backend().state();  // explained by this write, not by the log

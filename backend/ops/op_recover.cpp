@@ -26,6 +26,10 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
     run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
     const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
     st.op_epoch = generation;
+    // Its writes are the recovered flow's (object_history.h: principals).
+    const auto& actors = run.world().actors();
+    for (size_t i = 0; i < actors.size(); ++i)
+      if (actors[i].name == op.flow) run.world().histories.recovering(op_id, static_cast<int>(i));
     backend::ReleaseObservation& r = st.release_scratch;
     run.backend().release_into(run.caller(), claim_id, op_id, generation, false, r);
     if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)

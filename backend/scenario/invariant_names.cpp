@@ -32,6 +32,7 @@ const std::vector<const char*>& invariant_names() {
       "observation-envelope-complete",
       "infeasible-plan-names-exclusions",
       "entry-lists-its-nodes",
+      "no-lost-update",
   };
   return k;
 }

@@ -74,8 +74,9 @@ void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
   ScriptRunner(*this, ctx, actors_[id], compiled().scenario->actors[id]).run();
 }
 
-std::optional<sim::Violation> BackendWorld::check_step(uint64_t, sim::ActorId actor) {
+std::optional<sim::Violation> BackendWorld::check_step(uint64_t step, sim::ActorId actor) {
   if (read_faults.enabled) read_faults.after_step(backend().state());
+  if (histories.enabled) histories.after_step(backend().state(), compiled().node_index, actors(), step);
   auto v = check_invariants(*this, actor, false);
   ActorState& a = mutable_actors()[actor];
   reset_told(a.told, a.observation_scratch);  // what it was told answered this step only

@@ -111,6 +111,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   f.partial_workloads.clear();
   f.partial_reads = 0;
   if (f.enabled) f.start(s.backend.state());
+  s.histories.reset(c.records_histories, s.backend.state(), s.actors);
   s.memo.reset(s.backend.state().nodes.size());  // last: the backend's reset read what the execution wrote
 }
 
@@ -144,6 +145,7 @@ WorldState::WorldState(const CompiledScenario& c)
       audit_base(storage_->audit_base),
       stale_reserves(storage_->stale_reserves),
       read_faults(storage_->read_faults),
+      histories(storage_->histories),
       memo(storage_->memo),
       backend_(storage_->backend),
       lock_(backend_lock_id()),

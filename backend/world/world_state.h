@@ -20,6 +20,7 @@
 #include "backend/world/actor_state.h"
 #include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
+#include "backend/world/object_history.h"
 #include "backend/world/read_faults.h"
 #include "sim/world.h"
 
@@ -63,6 +64,7 @@ struct WorldStorage {
   std::optional<backend::BackendState> audit_base;
   std::vector<std::string> stale_reserves;
   ReadFaults read_faults;
+  ObjectHistories histories;
   InvariantMemo memo;
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
   // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
@@ -130,6 +132,8 @@ class WorldState {
   int faults_fired() const { return faults_fired_; }
   /// stale_reads / partial_reads (read_faults.h): the armed faults and the history of read states.
   ReadFaults& read_faults;
+  /// The version history of the shared objects (object_history.h: no-lost-update); kept only while that is checked.
+  ObjectHistories& histories;
   /// What the steps since the last check wrote, and the incremental checks' memo (dirty.h); in the storage,
   /// so its buffers are reused across executions.
   InvariantMemo& memo;

@@ -73,22 +73,23 @@ struct ClientFixture {
 
 }  // namespace
 
-TEST_CASE("client invariants: their rows come last, after the engine-level findings", "[invariants]") {
+TEST_CASE("client invariants: their rows come after the engine-level findings, the history rows last", "[invariants]") {
   const auto& k = invariant_catalog();
-  REQUIRE(k.size() >= 6);
+  REQUIRE(k.size() >= 10);
   size_t engine_last = 0;  // the engine-level findings (no check function) come before every client row
   for (size_t i = 0; i < k.size(); ++i)
     if (k[i].check == nullptr) engine_last = i;
   CHECK(std::string(k[engine_last].name) == "actor-exception");
-  CHECK(engine_last < k.size() - 8);
-  CHECK(std::string(k[k.size() - 8].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 7].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 6].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 5].name) == "audit-explains-state");
-  CHECK(std::string(k[k.size() - 4].name) == "capabilities-match-authority");
-  CHECK(std::string(k[k.size() - 3].name) == "observation-envelope-complete");
-  CHECK(std::string(k[k.size() - 2].name) == "infeasible-plan-names-exclusions");
-  CHECK(std::string(k[k.size() - 1].name) == "entry-lists-its-nodes");
+  CHECK(engine_last < k.size() - 9);
+  CHECK(std::string(k[k.size() - 9].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 8].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 7].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 6].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 5].name) == "capabilities-match-authority");
+  CHECK(std::string(k[k.size() - 4].name) == "observation-envelope-complete");
+  CHECK(std::string(k[k.size() - 3].name) == "infeasible-plan-names-exclusions");
+  CHECK(std::string(k[k.size() - 2].name) == "entry-lists-its-nodes");
+  CHECK(std::string(k[k.size() - 1].name) == "no-lost-update");
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {

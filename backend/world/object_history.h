@@ -1,0 +1,147 @@
+// Object histories (docs/DESIGN.md §5, "Lost updates"): within one execution, the version history of every shared
+// object the protocol's writers contend for, and the first lost update found in it.
+//
+// Objects: per node its owner stamp, its MIG config (the nvidia.com/mig.config label) and its restore record;
+// the shared mig-parted map; the ClusterPolicy pointer. A version is made by a write that changes the object:
+// an entry of the backend's audit log (upstream's `_record`, one row of history_rules() per kind) or a foreign
+// write (backend/ops/op_foreign.cpp: another controller). The writer of a version is its principal: the flow on
+// whose behalf the backend wrote (the actor named in the operation id, or for `recover` the flow it recovers),
+// or the foreign actor. The map and the pointer are shared by every flow by design (the pointer names the map
+// while any entry exists), so the backend's writes of them have one principal, the adapter. The start state is
+// version 0, written by no principal.
+//
+// A principal observes a version when it writes it, or when a rule says the write's critical section read the
+// object (record-restore copies the config it records; publish-entry reads the pointer it may switch).
+//
+// Lost update: a write whose rule says it is decided from the writer's last observation (Basis::LastObserved:
+// the value comes from a record or an earlier read, not from the object as it is) replaces a present version
+// that another principal wrote and the writer never observed. A write decided under the backend lock from the
+// object as it is (Basis::Current: a compare-and-swap, an owner/epoch comparison, a map edit) cannot lose an
+// update while the lock holds, and replacing an absent value (a cleared stamp or record) loses nothing. A write
+// meant to create (Basis::Absent) that finds a present version loses it, whoever wrote it.
+// Foreign writes make versions but are not judged: another controller is modelled as writing blind by design.
+// A write that leaves the value as it was makes no version and loses nothing (a restore that writes back the
+// config an administrator also chose); the map's values are not compared (its writes are all decided under the
+// lock).
+//
+// Contract: after_step() is called after every step, in step order, with the step's index; foreign() and
+// recovering() during the step they describe. The first lost update is kept (`lost`) and never replaced.
+// Allocation: the tables are sized at reset() and reused across executions (WorldStorage).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/model/memory_backend.h"
+#include "backend/world/dirty.h"
+
+namespace allocsim::harness {
+
+struct ActorState;
+
+/// The objects whose versions are kept. Node fields are one object per node.
+enum class Field : uint8_t { Owner, Config, Restore, Map, Pointer };
+std::string_view field_name(Field f);
+
+/// How a write is decided (see the header comment). Absent: the write is meant to create, decided from the
+/// object being absent (upstream's `if node.restore_record is None`); replacing any present version loses it,
+/// whoever wrote it.
+enum class Basis : uint8_t { Current, LastObserved, Absent };
+
+/// One effect of an audit entry on one object.
+struct HistoryEffect {
+  Field field;
+  enum Kind : uint8_t { Write, Clear, Observe } kind;
+  Basis basis;  // for Write and Clear
+};
+
+/// One row of the history table: an audit kind (upstream's `_record` kinds, backend/CONTRACT.md §1) and what it
+/// does to the objects, with the reason its basis is what it is (docs/DESIGN.md §5, "Lost updates").
+struct HistoryRule {
+  std::string_view kind;
+  std::vector<HistoryEffect> effects;
+  std::string_view why;
+};
+/// Every audit kind the backend writes. An entry of a kind without a row is a port change the table has not
+/// caught up with: after_step() throws std::logic_error.
+const std::vector<HistoryRule>& history_rules();
+
+/// Who made or observed a version.
+struct VersionSource {
+  int principal = -1;      // actor index; the actor count: the adapter (map, pointer); -1: the start state
+  int64_t audit = -1;      // index into the backend's audit log, or -1
+  int actor = -1;          // a foreign write's actor (its principal), or -1
+  std::string_view what;   // the audit kind, or the foreign op's name
+  std::string_view value;  // a foreign write's value (a view into the scenario); audit values are read from the log
+  uint64_t step = 0;
+};
+
+struct ObjectVersion {
+  uint32_t number = 0;
+  bool present = false;
+  VersionSource by;
+};
+
+/// The first lost update of an execution.
+struct LostUpdate {
+  uint32_t object = 0;
+  ObjectVersion replaced;                  // the version lost
+  ObjectVersion written;                   // the write that replaced it
+  Basis basis = Basis::LastObserved;       // the replacing write's rule
+  std::optional<ObjectVersion> last_seen;  // the writer's last observation of the object; nullopt: never
+};
+
+class ObjectHistories {
+ public:
+  bool enabled = false;
+  std::optional<LostUpdate> lost;
+  /// Every version made so far, in order (for the explanation's history block).
+  std::vector<std::pair<uint32_t, ObjectVersion>> versions;
+
+  /// Starts an execution over start state `s`; `actors` are the world's actors (principals by index).
+  void reset(bool on, const backend::BackendState& s, const std::vector<ActorState>& actors);
+  /// Folds in the audit entries appended since the last call (and the foreign writes noted during the step).
+  /// REQUIRES: reset() before the first step; `index` is the compiled scenario's node index.
+  void after_step(const backend::BackendState& s, const NodeIndex& index, const std::vector<ActorState>& actors,
+                  uint64_t step);
+  /// A foreign write by actor `actor` (foreign op `op`, value `value`) of `field` of node `node` (ignored for the
+  /// map and the pointer), made in the current step.
+  void foreign(Field field, uint32_t node, int actor, std::string_view op, std::string_view value, bool changed);
+  /// The backend writes of operation `op_id` are on behalf of flow actor `flow` (`recover`).
+  void recovering(std::string_view op_id, int flow);
+
+  /// The value version `v` of object `object` holds: its audit entry's detail, a foreign write's value, or the
+  /// start state's; empty when absent. `s` is the state whose audit log made the history.
+  std::string_view value_of(uint32_t object, const ObjectVersion& v, const backend::BackendState& s) const;
+
+  uint32_t object_count() const { return static_cast<uint32_t>(objects_.size()); }
+  uint32_t object(Field f, uint32_t node) const;
+  Field field_of(uint32_t object) const;
+  /// The node index of a node field's object.
+  uint32_t node_of(uint32_t object) const { return object % nodes_; }
+
+ private:
+  void write(uint32_t object, const HistoryEffect& e, const VersionSource& by, int principal,
+             const backend::BackendState& s);
+  void observe(uint32_t object, int principal, const VersionSource& at);
+  int principal_of(std::string_view op_id, const std::vector<ActorState>& actors) const;
+
+  uint32_t nodes_ = 1;
+  int principals_ = 0;
+  size_t audit_seen_ = 0;
+  std::vector<ObjectVersion> objects_;
+  std::vector<std::string> start_values_;           // per object: its value in the start state
+  std::vector<std::optional<ObjectVersion>> seen_;  // principal * objects + object: the last observation
+  std::vector<std::pair<std::string, int>> recovering_;
+  struct Foreign {
+    uint32_t object;
+    VersionSource by;
+    bool changed;
+  };
+  std::vector<Foreign> pending_;
+};
+
+}  // namespace allocsim::harness
