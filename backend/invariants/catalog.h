@@ -1,6 +1,6 @@
 // The invariant table (docs/DESIGN.md §5): every invariant with a one-line description for `allocsim list`,
 // its check and what the check reads (a row: family.h InvariantSpec). Each family's file holds its rows and
-// checks (ownership, geometry, capacity, client, audit); catalog.cpp orders them by
+// checks (ownership, geometry, capacity, client, audit, histories); catalog.cpp orders them by
 // backend/scenario/invariant_names.h.
 //
 // Adding an invariant: its name in invariant_names() (last, unless the corpus's verdicts may change), its row
