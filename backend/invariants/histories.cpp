@@ -73,7 +73,7 @@ std::optional<sim::Violation> check_no_lost_update(const CheckContext& c) {
     message = replaced + ", a write meant only to create one where none is";
   else if (l.last_seen)
     message = fmt::format("{} without having seen it: its last sight of {} was v{} ({})", replaced, object,
-                          l.last_seen->number, made_by(w, l.last_seen->by));
+                          l.last_seen->number, made_by(w, l.last_seen->at));
   else
     message = fmt::format("{} without having seen it: it never saw {}", replaced, object);
   std::string state = render_history(w, l.object);

@@ -7,6 +7,7 @@
 // (no-deadlock, steps-bounded, actor-exception) are sim/'s and have rows without a check.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,5 +17,8 @@ namespace allocsim::harness {
 const std::vector<const char*>& invariant_names();
 
 bool is_invariant(std::string_view name);
+
+/// Every name of invariant_names() but those in `left_out`, in check order (a scenario's `{"all_except": [...]}`).
+std::vector<std::string> invariants_except(const std::vector<std::string>& left_out);
 
 }  // namespace allocsim::harness

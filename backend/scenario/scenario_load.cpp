@@ -103,7 +103,6 @@ class Checker : public ScenarioReader {
   }
 
  private:
- private:
   // -- sections --
 
   /// `order` (sim/order.h): labels name actors of /actors and points they reach (point_vocabulary); errors
@@ -332,18 +331,15 @@ class Checker : public ScenarioReader {
     return op;
   }
 
-  /// "all", a list of names, or {"all_except": [names]}: every invariant but those, in check order (a scenario
-  /// that reaches a finding pinned by another file in rare interleavings keeps checking everything else).
+  /// "all", a list of names, or {"all_except": [names]} (invariants_except; docs/DESIGN.md §4).
   std::vector<std::string> invariants_section(const Json& v, const std::string& ptr) const {
     if (v.is_string() && v.get_ref<const std::string&>() == "all") return {};
     if (v.is_object()) {
       check_keys(v, ptr, kInvariantsKeys);
       const Json* except = find(v, "all_except");
       if (except == nullptr) fail(ptr, "expected {\"all_except\": [invariant names]}");
-      const auto left_out = known_names(*except, child(ptr, "all_except"), invariant_names(), "invariant", false);
-      std::vector<std::string> out;
-      for (const char* name : invariant_names())
-        if (std::find(left_out.begin(), left_out.end(), name) == left_out.end()) out.emplace_back(name);
+      const std::vector<std::string> out =
+          invariants_except(known_names(*except, child(ptr, "all_except"), invariant_names(), "invariant", false));
       if (out.empty()) fail(child(ptr, "all_except"), "leaves no invariant to check");
       return out;
     }

@@ -80,7 +80,7 @@ void ObjectHistories::reset(bool on, const backend::BackendState& s, const std::
   enabled = on;
   lost.reset();
   versions.clear();
-  recovering_.clear();
+  recovering_count_ = 0;
   pending_.clear();
   audit_seen_ = s.audit.size();  // entries of the start state are part of it
   if (!on) return;
@@ -106,7 +106,11 @@ void ObjectHistories::reset(bool on, const backend::BackendState& s, const std::
 }
 
 void ObjectHistories::recovering(std::string_view op_id, int flow) {
-  if (enabled) recovering_.emplace_back(std::string(op_id), flow);
+  if (!enabled) return;
+  if (recovering_count_ == recovering_.size()) recovering_.emplace_back();
+  recovering_[recovering_count_].first.assign(op_id);
+  recovering_[recovering_count_].second = flow;
+  ++recovering_count_;
 }
 
 void ObjectHistories::foreign(Field field, uint32_t node, int actor, std::string_view op, std::string_view value,
@@ -120,8 +124,8 @@ void ObjectHistories::foreign(Field field, uint32_t node, int actor, std::string
 }
 
 int ObjectHistories::principal_of(std::string_view op_id, const std::vector<ActorState>& actors) const {
-  for (const auto& [id, flow] : recovering_)
-    if (id == op_id) return flow;
+  for (size_t i = 0; i < recovering_count_; ++i)
+    if (recovering_[i].first == op_id) return recovering_[i].second;
   // Operation ids are "<actor>:<op><k>" (backend/ops/): the actor is the flow the backend writes for.
   const std::string_view actor = op_id.substr(0, op_id.find(':'));
   for (size_t i = 0; i < actors.size(); ++i)
@@ -130,10 +134,9 @@ int ObjectHistories::principal_of(std::string_view op_id, const std::vector<Acto
 }
 
 void ObjectHistories::observe(uint32_t object, int principal, const VersionSource& at) {
-  if (principal < 0) return;
-  ObjectVersion seen = objects_[object];
-  seen.by = at;
-  seen_[size_t(principal) * objects_.size() + object] = seen;
+  if (principal < 0) return;  // an operation id naming no actor: nobody to credit (principal_of)
+  const ObjectVersion& cur = objects_[object];
+  seen_[size_t(principal) * objects_.size() + object] = Sight{cur.number, cur, at};
 }
 
 std::string_view ObjectHistories::value_of(uint32_t object, const ObjectVersion& v,
@@ -153,9 +156,15 @@ void ObjectHistories::write(uint32_t object, const HistoryEffect& e, const Versi
     return;
   }
   const bool other = cur.by.principal >= 0 && cur.by.principal != principal;
-  if (!lost && cur.present && (e.basis == Basis::Absent || (e.basis == Basis::LastObserved && other))) {
-    const auto& seen = seen_[size_t(principal) * objects_.size() + object];
-    if (e.basis == Basis::Absent || !seen || seen->number < cur.number) {
+  if (!lost && principal >= 0 && cur.present &&
+      (e.basis == Basis::Absent || (e.basis == Basis::LastObserved && other))) {
+    const std::optional<Sight>& seen = seen_[size_t(principal) * objects_.size() + object];
+    // Unseen: never seen, or seen at an older version whose value differs (a round trip back to the value the
+    // writer saw loses nothing).
+    const bool unseen =
+        !seen || (seen->number < cur.number &&
+                  (!seen->version.present || value_of(object, seen->version, s) != value_of(object, cur, s)));
+    if (e.basis == Basis::Absent || unseen) {
       LostUpdate l;
       l.object = object;
       l.replaced = cur;

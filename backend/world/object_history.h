@@ -17,12 +17,13 @@
 // the value comes from a record or an earlier read, not from the object as it is) replaces a present version
 // that another principal wrote and the writer never observed. A write decided under the backend lock from the
 // object as it is (Basis::Current: a compare-and-swap, an owner/epoch comparison, a map edit) cannot lose an
-// update while the lock holds, and replacing an absent value (a cleared stamp or record) loses nothing. A write
-// meant to create (Basis::Absent) that finds a present version loses it, whoever wrote it.
+// update while the lock holds, and replacing an absent value (a cleared stamp or record) loses nothing; nor does
+// replacing a version whose value is the one the writer last saw (another writer's round trip back to it). A
+// write meant to create (Basis::Absent) that finds a present version loses it, whoever wrote it.
 // Foreign writes make versions but are not judged: another controller is modelled as writing blind by design.
 // A write that leaves the value as it was makes no version and loses nothing (a restore that writes back the
-// config an administrator also chose); the map's values are not compared (its writes are all decided under the
-// lock).
+// config an administrator also chose), but is a sight of it; the map's values are not compared (every write of
+// it makes a version: the backend's are all decided under the lock).
 //
 // Contract: after_step() is called after every step, in step order, with the step's index; foreign() and
 // recovering() during the step they describe. The first lost update is kept (`lost`) and never replaced.
@@ -85,13 +86,21 @@ struct ObjectVersion {
   VersionSource by;
 };
 
+/// A principal's sight of an object: the version it saw, as its writer made it, and the step that saw it (a
+/// write of it, or a read the write's rule declares).
+struct Sight {
+  uint32_t number = 0;
+  ObjectVersion version;
+  VersionSource at;
+};
+
 /// The first lost update of an execution.
 struct LostUpdate {
   uint32_t object = 0;
-  ObjectVersion replaced;                  // the version lost
-  ObjectVersion written;                   // the write that replaced it
-  Basis basis = Basis::LastObserved;       // the replacing write's rule
-  std::optional<ObjectVersion> last_seen;  // the writer's last observation of the object; nullopt: never
+  ObjectVersion replaced;             // the version lost
+  ObjectVersion written;              // the write that replaced it
+  Basis basis = Basis::LastObserved;  // the replacing write's rule
+  std::optional<Sight> last_seen;     // the writer's last sight of the object; nullopt: never
 };
 
 class ObjectHistories {
@@ -133,9 +142,12 @@ class ObjectHistories {
   int principals_ = 0;
   size_t audit_seen_ = 0;
   std::vector<ObjectVersion> objects_;
-  std::vector<std::string> start_values_;           // per object: its value in the start state
-  std::vector<std::optional<ObjectVersion>> seen_;  // principal * objects + object: the last observation
+  std::vector<std::string> start_values_;   // per object: its value in the start state
+  std::vector<std::optional<Sight>> seen_;  // principal * objects + object: the last sight
+  // (operation id, flow) of the recoveries so far; the first recovering_count_ are this execution's (the strings
+  // keep their buffers across executions).
   std::vector<std::pair<std::string, int>> recovering_;
+  size_t recovering_count_ = 0;
   struct Foreign {
     uint32_t object;
     VersionSource by;

@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "backend/invariants/catalog.h"
+#include "backend/scenario/invariant_names.h"
 #include "backend/scenario/scenario.h"
 
 using namespace allocsim::harness;
@@ -129,6 +130,13 @@ void check_cases(const std::vector<Case>& cases) {
 }
 
 Json op(const char* text) { return Json::parse(text); }
+
+/// Every invariant name, as the table has them now (an `all_except` that leaves nothing).
+Json every_invariant() {
+  Json all = Json::array();
+  for (const char* name : invariant_names()) all.push_back(name);
+  return all;
+}
 
 /// A scratch directory unique to this process (ctest may run test cases in parallel).
 fs::path scratch_dir() {
@@ -721,6 +729,22 @@ TEST_CASE("errors: invariants and expect", "[scenario][errors]") {
        "/invariants",
        "expected \"all\", an array of invariant names or {\"all_except\": [...]}, got \"some\""},
       {"invariants number", {{"/invariants", 1}}, {}, "/invariants", "got number"},
+      {"all_except empty",
+       {{"/invariants", {{"all_except", Json::array()}}}},
+       {},
+       "/invariants/all_except",
+       "expected a non-empty array of invariant names"},
+      {"all_except a word", {{"/invariants", {{"all_except", "x"}}}}, {}, "/invariants/all_except", "got string"},
+      {"all_except twice",
+       {{"/invariants", {{"all_except", {"no-lost-update", "no-lost-update"}}}}},
+       {},
+       "/invariants/all_except/1",
+       "no-lost-update"},
+      {"all_except every invariant",
+       {{"/invariants", {{"all_except", every_invariant()}}}},
+       {},
+       "/invariants/all_except",
+       "leaves no invariant to check"},
       {"invariants empty",
        {{"/invariants", Json::array()}},
        {},

@@ -2,10 +2,12 @@
 // audit logs built by hand, one step at a time, with the exact versions each case must give.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "backend/scenario/expect_audit.h"
 #include "backend/world/actor_state.h"
 #include "backend/world/object_history.h"
 
@@ -81,7 +83,8 @@ TEST_CASE("object histories: a restore over another writer's config is a lost up
   CHECK(l.written.by.step == 2);
   REQUIRE(l.last_seen.has_value());
   CHECK(l.last_seen->number == 1);
-  CHECK(l.last_seen->by.what == "label-geometry");
+  CHECK(l.last_seen->at.what == "label-geometry");
+  CHECK(l.last_seen->version.by.step == 0);
   // n1's config went v1 (flowA), v2 (admin), v3 (flowA); n1's restore record v1, then cleared (v2).
   std::vector<uint32_t> config_versions;
   for (const auto& [o, v] : t.h.versions)
@@ -122,6 +125,14 @@ TEST_CASE("object histories: what is not a lost update", "[histories]") {
       if (o == t.config(0)) config_versions.push_back(v.number);
     CHECK(config_versions == std::vector<uint32_t>{1, 2});
     CHECK(t.h.value_of(t.config(0), t.h.versions.back().second, t.s).empty());  // the record, cleared
+  }
+  SECTION("another writer's round trip back to the value the writer last saw loses nothing") {
+    History t;
+    label_n1(t);                                         // v1 e-A, flowA's
+    t.foreign_step(Field::Config, 0, 2, "all-1g.10gb");  // v2
+    t.foreign_step(Field::Config, 0, 2, "e-A");          // v3: flowA's value again
+    t.backend_step({entry("flowA:release1", "restore-geometry", "n1", "all-disabled")});
+    CHECK_FALSE(t.h.lost.has_value());
   }
   SECTION("a recover's writes are the recovered flow's") {
     History t;
@@ -194,6 +205,16 @@ TEST_CASE("object histories: a record over another flow's record, and a restore 
     REQUIRE(t.h.lost->last_seen.has_value());
     CHECK(t.h.lost->last_seen->number == 1);
   }
+}
+
+TEST_CASE("object histories: every audit kind the backend writes has exactly one row, and no other kind has one",
+          "[histories]") {
+  std::vector<std::string> rows, kinds;
+  for (const HistoryRule& r : history_rules()) rows.emplace_back(r.kind);
+  for (const char* k : audit_kinds()) kinds.emplace_back(k);
+  std::sort(rows.begin(), rows.end());
+  std::sort(kinds.begin(), kinds.end());
+  CHECK(rows == kinds);
 }
 
 TEST_CASE("object histories: an audit kind with no row is refused, and every row's kind is distinct", "[histories]") {

@@ -93,6 +93,12 @@ const std::map<std::string, Want>& expected() {
   return m;
 }
 
+/// The findings whose own order block pins every racing pair, so that their explanation is sequential.
+bool pinned_by_order(const std::string& name) {
+  return name == "finding-restore-overwrites-foreign-config" ||
+         name == "finding-retried-release-restores-anothers-node";
+}
+
 struct Explained {
   campaign::SubjectPtr scenario;
   sim::ExecutionResult result;
@@ -164,8 +170,9 @@ TEST_CASE("every mutant's, finding's and incident's explanation names the racing
     CHECK((e.pin == "pairs" || e.pin == "minimised" || e.pin == "none"));
     if (e.pin == "pairs" || e.pin == "none") CHECK(e.order == labelled);
     CHECK(e.needs.empty() == (e.pin != "none"));
-    // One actor, or no dependent pair that could run the other way (an order block pins them all).
-    if (e.kind == "sequential") CHECK((e.summary.starts_with("No race: ") || e.summary.starts_with("No race found: ")));
+    // One actor ("No race: "), or, in a file whose order block pins every racing pair, no dependent pair that
+    // could run the other way round ("No race found: ").
+    if (e.kind == "sequential") CHECK(e.summary.starts_with(pinned_by_order(name) ? "No race found: " : "No race: "));
     if (e.kind == "world") CHECK(e.summary.starts_with("Not a race of the protocol: "));
     for (const auto& p : e.pairs) {
       CHECK(p.first < p.second);
