@@ -7,12 +7,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "sim/campaign/pool.h"
 #include "sim/campaign/sweep_checkpoint.h"
@@ -32,6 +34,22 @@ using Clock = std::chrono::steady_clock;  // budgets and checkpoint pacing only;
 
 namespace {
 
+/// The documents allocsim writes besides scenarios (traces, records, reports, checkpoints, a DFS or DPOR
+/// state), by their schema's prefix. A "schema" outside this table is a scenario's, misspelt or not, and goes to
+/// the loader, which names what is wrong: skipping it would pass a scenario that never ran.
+constexpr std::array<std::string_view, 12> kOtherDocuments = {"allocsim/trace/",
+                                                              "allocsim/record/",
+                                                              "allocsim/run-report/",
+                                                              "allocsim/sweep-report/",
+                                                              "allocsim/swarm/",
+                                                              "allocsim/selfcheck-report/",
+                                                              "allocsim/findings-diff/",
+                                                              "allocsim/sweep-checkpoint/",
+                                                              "allocsim/swarm-checkpoint/",
+                                                              "allocsim/selfcheck-checkpoint/",
+                                                              "allocsim/dfs-state/",
+                                                              "allocsim/dpor-state/"};
+
 /// Whether a JSON file in a scenario directory is another kind of document (see expand_inputs).
 bool other_document(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -39,8 +57,10 @@ bool other_document(const std::string& path) {
   if (!doc.is_object()) return false;  // unparsable: a broken scenario, reported by the loader
   if (doc.contains("$schema")) return true;
   const auto it = doc.find("schema");
-  return it != doc.end() && it->is_string() && it->get<std::string>().starts_with("allocsim/") &&
-         !it->get<std::string>().starts_with("allocsim/scenario/");
+  if (it == doc.end() || !it->is_string()) return false;
+  const std::string& schema = it->get_ref<const std::string&>();
+  return std::any_of(kOtherDocuments.begin(), kOtherDocuments.end(),
+                     [&](std::string_view prefix) { return schema.starts_with(prefix); });
 }
 
 }  // namespace
@@ -59,7 +79,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args) {
     } else if (fs::is_regular_file(a, ec)) {
       out.push_back(fs::path(a).lexically_normal().string());
     } else {
-      throw SweepInputError(fmt::format("{}: no such file or directory", a));
+      throw SweepInputError(fmt::format("{}: no such file or directory", a.empty() ? "an empty path" : a));
     }
   }
   std::sort(out.begin(), out.end());

@@ -153,8 +153,9 @@ struct ScenarioPlan {
 
 /// Scenario files: each argument is a file, or a directory searched recursively for *.json. Sorted,
 /// duplicates removed. In directories, JSON files that are clearly not scenarios are skipped: JSON Schema
-/// documents (a top-level "$schema") and other allocsim documents (a "schema" of allocsim/trace/...,
-/// allocsim/sweep-report/...); anything else, broken files included, is a scenario and is reported if bad.
+/// documents (a top-level "$schema") and the other documents allocsim writes (a "schema" of allocsim/trace/...,
+/// allocsim/sweep-report/..., one table in sweep.cpp); anything else, broken files and misspelt scenario
+/// schemas included, is a scenario and is reported if bad.
 /// Files named explicitly are never skipped. Throws SweepInputError for a path that does not exist or a
 /// directory without scenarios.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args);

@@ -31,6 +31,7 @@ using Out = cli_test::Captured;
 using cli_test::allocsim;
 using cli_test::sh;
 using cli_test::slurp;
+using cli_test::spit;
 using cli_test::TempDir;
 
 // Small scenarios (well under a second each), one of them with an expected violation.
@@ -237,6 +238,29 @@ TEST_CASE("sweep: usage errors exit 2 naming the flag", "[cli][sweep]") {
   Out o = allocsim("sweep scenarios/alloc-004-simultaneous-claim.json --report-json /no/such/dir/r.json");
   CHECK(o.code == 2);
   CHECK_THAT(o.text, Catch::Contains("--report-json"));
+  Out e = allocsim("sweep ''");
+  CHECK(e.code == 2);
+  CHECK_THAT(e.text, Catch::Contains("an empty path: no such file or directory"));
+}
+
+TEST_CASE("sweep: in a folder, a misspelt scenario schema is loaded and refused, not skipped", "[cli][sweep]") {
+  // Skipping it would report the folder's scenarios met while one of them never ran. The documents allocsim
+  // writes itself (a trace here) are still skipped.
+  TempDir t;
+  fs::create_directories(t.path / "s");
+  fs::copy_file(fs::path(ALLOCSIM_SOURCE_DIR) / "scenarios/alloc-004-simultaneous-claim.json", t.path / "s" / "a.json");
+  std::string text = slurp(t.path / "s" / "a.json");
+  text.replace(text.find("allocsim/scenario/v1"), 20, "allocsim/scenaro/v1");
+  spit(t.path / "s" / "b.json", text);
+  spit(t.path / "s" / "c.trace.json", R"({"schema": "allocsim/trace/v1"})");
+  Out s = allocsim("sweep " + (t / "s"));
+  CHECK(s.code == 2);
+  CHECK_THAT(s.text,
+             Catch::Contains("b.json: /schema: expected \"allocsim/scenario/v1\", got \"allocsim/scenaro/v1\""));
+  fs::remove(t.path / "s" / "b.json");
+  Out ok = allocsim("sweep " + (t / "s"));
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.text, Catch::Contains("1 scenario: 1 met"));
 }
 
 // A tree unsplit DPOR exhausts within kDporWholeTreeExecutions (sweep.h) is one unit: split, each unit whose
