@@ -78,8 +78,8 @@ std::string quote(std::string_view s);
 std::string quote_all(const std::vector<const char*>& words);
 bool contains(const std::vector<const char*>& list, std::string_view word);
 /// The candidate closest to `word` within edit distance 2 (optimal string alignment, case ignored first and
-/// counted second, first candidate wins a tie), or nullptr when none is that close. Command-line
-/// suggestions (tools/allocsim) use it too.
+/// counted second, first candidate wins a tie); else the one candidate that `word` (3 characters or more) is the
+/// start of; else nullptr. Command-line suggestions (tools/allocsim) use it too.
 const char* closest(std::string_view word, const std::vector<const char*>& candidates);
 /// " (did you mean "X"?)" for closest(word, candidates), or "".
 std::string did_you_mean(std::string_view word, const std::vector<const char*>& candidates);

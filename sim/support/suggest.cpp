@@ -42,7 +42,8 @@ std::string lowercase(std::string_view s) {
 
 /// The closest candidate within distance 2, or nullptr. Distance ignores case first (so "flowb" finds
 /// "flowB" rather than "flowA") and counts it second; the first candidate wins a tie. A word no longer than
-/// the distance is not a typo of anything.
+/// the distance is not a typo of anything. Failing that, the one candidate the word (3 characters or more)
+/// begins, case ignored: a name cut short ("client-side" for "client-side-claim").
 const char* closest(std::string_view word, const std::vector<const char*>& candidates) {
   constexpr std::size_t kMaxTypo = 2;
   constexpr std::size_t kMaxWord = 128;  // far longer than any candidate: skip the quadratic table
@@ -57,7 +58,14 @@ const char* closest(std::string_view word, const std::vector<const char*>& candi
       best_distance = d;
     }
   }
-  return best;
+  if (best != nullptr || word.size() < 3) return best;
+  const char* only = nullptr;
+  for (const char* c : candidates) {
+    if (!lowercase(c).starts_with(folded)) continue;
+    if (only != nullptr) return nullptr;  // the start of two names: no guess
+    only = c;
+  }
+  return only;
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<const char*>& candidates) {

@@ -61,6 +61,12 @@ TEST_CASE("support: did-you-mean picks the closest candidate within two edits", 
   CHECK(did_you_mean("flowb", keys) == " (did you mean \"flowB\"?)");          // case counts second
   CHECK(did_you_mean("zzzzzz", keys).empty());
   CHECK(did_you_mean("a", {"b"}).empty());  // a word no longer than the distance is no typo
+  // A name cut short suggests the one name it begins (3 characters or more), never one of several.
+  const std::vector<const char*> mutants = {"client-side-claim", "release-keeps-owner", "release-clears-any-owner"};
+  CHECK(did_you_mean("client-side", mutants) == " (did you mean \"client-side-claim\"?)");
+  CHECK(did_you_mean("Client-Side", mutants) == " (did you mean \"client-side-claim\"?)");
+  CHECK(did_you_mean("release-", mutants).empty());
+  CHECK(did_you_mean("cl", mutants).empty());
   CHECK(hint("zzzzzz", {"x", "y"}) == " (expected one of \"x\", \"y\")");
 }
 
