@@ -85,7 +85,7 @@ std::optional<sim::Violation> check_no_lost_update(const CheckContext& c) {
 std::vector<InvariantSpec> history_invariants() {
   // clang-format off
   return {
-      {"no-lost-update", "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another principal wrote and the writer never saw",
+      {"no-lost-update", "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another writer made that the writer never saw; no write meant only to create (a restore record) replaces one",
        check_no_lost_update, false, {"history of ", "last saw: "}, kReadsStep, false, nullptr},
   };
   // clang-format on

@@ -116,6 +116,19 @@ TEST_CASE("verdicts: the causal slice holds the owner stamp a recovery left behi
                              "order cannot pin"));
 }
 
+TEST_CASE("verdicts: for the file run, the check of a printed block says what it checked when none was printed",
+          "[cli][verdicts]") {
+  // F13's minimal trace needs a fault draw (no block pins it); F12's own order block makes one unneeded.
+  const Captured f13 = allocsim("run scenarios/finding-retried-release-restores-anothers-node.json --no-corpus");
+  CHECK(f13.code == 0);
+  CHECK_THAT(f13.text, Catch::Contains("order block for scenarios/finding-retried-release-restores-anothers-node.json: "
+                                       "none pins it there either (checked there too)\n"));
+  const Captured f12 = allocsim("run scenarios/finding-restore-overwrites-foreign-config.json --no-corpus");
+  CHECK(f12.code == 0);
+  CHECK_THAT(f12.text, Catch::Contains("order block for scenarios/finding-restore-overwrites-foreign-config.json: "
+                                       "none needed there either (checked there too)\n"));
+}
+
 TEST_CASE("verdicts: the printed order block reproduces the violation in the first execution of every strategy",
           "[cli][verdicts]") {
   const Captured found = allocsim("run scenarios/mutants/stale-last-out.json -n 20000 --seed 11 --no-corpus");

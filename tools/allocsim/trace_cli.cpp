@@ -176,9 +176,13 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
       const campaign::Pin p = campaign::pin_violation(*full, f.result, t.explanation->order, max_steps);
       // (the file's check starts from the printed block, so a block that holds there comes back as "pairs")
       if (p.order == t.explanation->order && p.needs == t.explanation->needs &&
-          (p.how == "none") == (t.explanation->pin == "none"))
-        std::cout << fmt::format("order block for {}: the one above (checked there too)\n", c.scenario);
-      else
+          (p.how == "none") == (t.explanation->pin == "none")) {
+        // Say what "the same" is: no block was printed when none pins it or none is needed.
+        const char* same = t.explanation->pin == "none"   ? "none pins it there either"
+                           : t.explanation->order.empty() ? "none needed there either"
+                                                          : "the one above";
+        std::cout << fmt::format("order block for {}: {} (checked there too)\n", c.scenario, same);
+      } else
         std::cout << "for the file you ran: "
                   << order_block_text(p.order, p.how, p.needs, c.scenario, !t.explanation->pairs.empty());
     }
