@@ -16,7 +16,7 @@
 
 namespace allocsim::harness {
 
-/// The family's rows of the invariant table (catalog.h), each with its check below.
+/// The family's rows of the invariant table (invariant_table.h), each with its check below.
 std::vector<InvariantSpec> capacity_invariants();
 
 /// The cards a node has now: its `gpu_count`, or less when its GFD label `nvidia.com/gpu.count` parses as a

@@ -7,9 +7,9 @@
 
 #include "backend/invariants/audit.h"
 #include "backend/invariants/capacity.h"
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/world/dirty.h"
 
 namespace allocsim::harness {
@@ -84,10 +84,10 @@ void prime(WorldState& w) {
 }
 
 std::optional<Violation> check_full(WorldState& world, sim::ActorId actor, bool quiescent) {
-  const auto& catalog = invariant_catalog();
+  const auto& table = invariant_table();
   const CheckContext ctx{world, actor, quiescent};
   for (size_t i : world.compiled().invariants) {
-    const InvariantSpec& spec = catalog[i];
+    const InvariantSpec& spec = table[i];
     if (spec.check == nullptr || (spec.quiescent_only && !quiescent)) continue;
     if (auto v = spec.check(ctx)) return v;
   }
@@ -98,7 +98,7 @@ std::optional<Violation> check_full(WorldState& world, sim::ActorId actor, bool 
 /// quiescent-only rows, the kReadsStep rows and what a row reads at quiescence
 /// alone (kReadsQuiescence) can break.
 std::optional<Violation> check_incremental(WorldState& world, sim::ActorId actor, bool quiescent) {
-  const auto& catalog = invariant_catalog();
+  const auto& table = invariant_table();
   InvariantMemo& m = world.memo;
   if (world.backend().state().audit.size() != world.audit_seen) m.dirty.add_kinds(kReadsAudit);
   affected_nodes(world);
@@ -116,7 +116,7 @@ std::optional<Violation> check_incremental(WorldState& world, sim::ActorId actor
     return std::nullopt;
   }
   for (size_t i : world.compiled().invariants) {
-    const InvariantSpec& spec = catalog[i];
+    const InvariantSpec& spec = table[i];
     if (spec.check == nullptr) continue;
     if (spec.quiescent_only) {
       if (!quiescent) continue;
@@ -147,11 +147,11 @@ void prime_from_start(WorldState& w) {
 StartMemo start_memo(const CompiledScenario& compiled) {
   WorldState w(compiled);
   StartMemo out;
-  const auto& catalog = invariant_catalog();
+  const auto& table = invariant_table();
   const CheckContext ctx{w, sim::kNoActor, false};
   out.holds = true;
   for (size_t i : compiled.invariants) {
-    const InvariantSpec& spec = catalog[i];
+    const InvariantSpec& spec = table[i];
     if (spec.check != nullptr && !spec.quiescent_only && spec.check(ctx)) out.holds = false;
   }
   const size_t n = w.backend().state().nodes.size();

@@ -1,4 +1,4 @@
-// The check driver of the invariants (docs/DESIGN.md §5): runs the chosen rows of the invariant table (catalog.h)
+// The check driver of the invariants (docs/DESIGN.md §5): runs the chosen rows of the invariant table (invariant_table.h)
 // after a step and at quiescence, in full or incrementally, and computes a compiled scenario's start memo. What
 // each check promises is family.h's contract.
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace allocsim::harness {
 
-/// Runs the enabled invariants in table order (invariant_catalog(), catalog.h); the quiescent-only ones
+/// Runs the enabled invariants in table order (invariant_table(), invariant_table.h); the quiescent-only ones
 /// only at quiescence. Then advances the
 /// world's shadow state (audit position, owner epochs) that per-step invariants compare against.
 /// In incremental mode (dirty.h) it runs only what the writes since the last check (world.memo.dirty) can

@@ -16,7 +16,7 @@
 
 namespace allocsim::harness {
 
-/// The family's rows of the invariant table (catalog.h), each with its check below.
+/// The family's rows of the invariant table (invariant_table.h), each with its check below.
 std::vector<InvariantSpec> client_invariants();
 
 /// readiness-answers-its-write (ALLOC-003): a claim the stepping actor was told is `prepared` has geometry, and

@@ -1,12 +1,12 @@
 // What a family of invariants (docs/DESIGN.md §5) is written against: the row type of the invariant table
 // (InvariantSpec), the context a check reads (CheckContext), and the helpers several families share. Each family
 // file (ownership.h, geometry.h, capacity.h, client.h, audit.h, histories.h) holds its rows and checks; the table
-// (catalog.h) joins them, and the driver (check.h) runs them.
+// (invariant_table.h) joins them, and the driver (check.h) runs them.
 //
 // Contract of every check (the family files: ownership.h, geometry.h, capacity.h, client.h, audit.h,
 // histories.h): it returns the first violation it finds (nullopt when it holds), with a message naming the
 // objects involved and a `state` rendering of the fields that broke it. Checks read only; they are run in
-// invariant_catalog() order, after every step and again at quiescence. Where a property allows, it is checked
+// invariant_table() order, after every step and again at quiescence. Where a property allows, it is checked
 // per object (per node, per claim) so that footprints stay narrow (DPOR).
 #pragma once
 

@@ -21,7 +21,7 @@
 
 namespace allocsim::harness {
 
-/// The family's rows of the invariant table (catalog.h), each with its check below.
+/// The family's rows of the invariant table (invariant_table.h), each with its check below.
 std::vector<InvariantSpec> geometry_invariants();
 
 std::optional<sim::Violation> check_no_orphaned_geometry(const CheckContext& c);

@@ -4,7 +4,7 @@
 // the writer never saw.
 //
 // Contract: like check.h says of every check: each reads a world after a step and returns its first violation
-// (nullopt when it holds). The rows are this family's part of the invariant table (catalog.h).
+// (nullopt when it holds). The rows are this family's part of the invariant table (invariant_table.h).
 #pragma once
 
 #include <optional>

@@ -2,7 +2,7 @@
 
 namespace allocsim::backend {
 
-const std::vector<Named>& barrier_catalog() {
+const std::vector<Named>& barrier_table() {
   static const std::vector<Named> k = {
       {"owner.read.after", "reserve read a node's owner and resourceVersion (outside the lock)"},
       {"owner.update.before", "reserve passed the owner check, about to write the owner (outside the lock)"},
@@ -19,7 +19,7 @@ const std::vector<Named>& barrier_catalog() {
 }
 
 bool is_barrier(std::string_view name) {
-  for (const auto& b : barrier_catalog())
+  for (const auto& b : barrier_table())
     if (name == b.name) return true;
   return false;
 }

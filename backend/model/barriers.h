@@ -15,7 +15,7 @@ struct Named {
 
 /// The allocation barriers the memory backend fires (backend/CONTRACT.md §2; claim.prepare.after is MixGpu's only
 /// and is not listed). The order is the order of a reserve then a release.
-const std::vector<Named>& barrier_catalog();
+const std::vector<Named>& barrier_table();
 
 bool is_barrier(std::string_view name);
 

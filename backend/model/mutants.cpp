@@ -3,8 +3,8 @@
 
 namespace allocsim::backend {
 
-const std::vector<MutantInfo>& mutant_catalog() {
-  static const std::vector<MutantInfo> catalog = {
+const std::vector<MutantInfo>& mutant_table() {
+  static const std::vector<MutantInfo> table = {
       {Mutant::ClientSideClaim, "client-side-claim", "ALLOC-004",
        "the owner write skips the resourceVersion precondition, so two claimants that read one version both stamp"},
       {Mutant::StaleLastOut, "stale-last-out", "ALLOC-005",
@@ -42,11 +42,11 @@ const std::vector<MutantInfo>& mutant_catalog() {
        "release ignores the workloads still bound on its nodes and restores their geometry instead of answering "
        "pending_recovery"},
   };
-  return catalog;
+  return table;
 }
 
 std::optional<Mutant> mutant_by_name(std::string_view name) {
-  for (const auto& m : mutant_catalog())
+  for (const auto& m : mutant_table())
     if (name == m.name) return m.id;
   return std::nullopt;
 }

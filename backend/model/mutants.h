@@ -36,7 +36,7 @@ struct MutantInfo {
 };
 
 /// Every mutant, in declaration order.
-const std::vector<MutantInfo>& mutant_catalog();
+const std::vector<MutantInfo>& mutant_table();
 
 /// The mutant called `name`, or nullopt.
 std::optional<Mutant> mutant_by_name(std::string_view name);

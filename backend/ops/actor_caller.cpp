@@ -27,12 +27,12 @@ backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std
 
 namespace {
 
-/// barrier_catalog()'s names as views, measured once: compared or passed on as `const char*`, each was measured
+/// barrier_table()'s names as views, measured once: compared or passed on as `const char*`, each was measured
 /// (strlen) at every barrier, a tenth of a barrier's harness cost (tools/bench/README.md, "Session 18").
 const std::vector<std::string_view>& barrier_name_views() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
-    for (const backend::Named& b : backend::barrier_catalog()) v.emplace_back(b.name);
+    for (const backend::Named& b : backend::barrier_table()) v.emplace_back(b.name);
     return v;
   }();
   return names;
@@ -90,12 +90,12 @@ std::string ActorCaller::next_id(std::string_view kind) {
   return id;
 }
 
-/// The fault choice at barrier_catalog()[index] (FaultSpec): a draw over {none, its actions} while under the
+/// The fault choice at barrier_table()[index] (FaultSpec): a draw over {none, its actions} while under the
 /// bound. Crash and raise throw; drop_response marks the op and lets the call complete.
 backend::BarrierHit ActorCaller::fault_at(size_t index) {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (!f.eligible(st_.name)) return {};
-  const char* barrier = backend::barrier_catalog()[index].name;
+  const char* barrier = backend::barrier_table()[index].name;
   const auto* actions = backend::find_in(f.barriers, barrier_name_views()[index]);
   if (actions == nullptr || !fault_budget_left()) return {};
   const uint64_t v = ctx_.draw(1 + actions->size());

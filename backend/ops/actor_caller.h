@@ -52,7 +52,7 @@ class ActorCaller final : public backend::Caller {
   void count_fault();
 
  private:
-  backend::BarrierHit fault_at(size_t index);  // index: into barrier_catalog()
+  backend::BarrierHit fault_at(size_t index);  // index: into barrier_table()
   backend::BarrierHit fire(std::string_view name, const std::string& detail);
 
   WorldState& w_;

@@ -3,7 +3,7 @@
 // first violation found), so a new name goes last unless the verdicts of the corpus may change.
 //
 // Each name's row (the upstream case it guards, what holds, its check) is in its family's file under
-// backend/invariants/, which invariants/catalog.cpp joins to this list; the engine-level findings
+// backend/invariants/, which invariants/invariant_table.cpp joins to this list; the engine-level findings
 // (no-deadlock, steps-bounded, actor-exception) are sim/'s and have rows without a check.
 #pragma once
 

@@ -64,7 +64,7 @@ sim::PointVocabulary point_vocabulary(const Scenario& s) {
     }
     calls.push_back(points);
     ops.push_back(std::move(kinds));
-    for (const backend::Named& b : backend::barrier_catalog()) points.push_back(b.name);
+    for (const backend::Named& b : backend::barrier_table()) points.push_back(b.name);
     points.push_back(sim::kLockWaitPoint);
     out.per_actor.push_back(std::move(points));
   }

@@ -57,19 +57,19 @@ const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", 
 const std::vector<const char*> kOutcomes = {"pass", "violation"};
 
 /// The names of a name table, as did-you-mean candidates.
-template <class Catalog>
-std::vector<const char*> names_of(const Catalog& catalog) {
+template <class Table>
+std::vector<const char*> names_of(const Table& table) {
   std::vector<const char*> out;
-  for (const auto& entry : catalog) out.push_back(entry.name);
+  for (const auto& entry : table) out.push_back(entry.name);
   return out;
 }
 
 const std::vector<const char*>& mutant_names() {
-  static const std::vector<const char*> k = names_of(backend::mutant_catalog());
+  static const std::vector<const char*> k = names_of(backend::mutant_table());
   return k;
 }
 const std::vector<const char*>& barrier_names() {
-  static const std::vector<const char*> k = names_of(backend::barrier_catalog());
+  static const std::vector<const char*> k = names_of(backend::barrier_table());
   return k;
 }
 

@@ -41,8 +41,8 @@ campaign::SubjectPtr parse_generated(const Json& doc, const std::string& file) {
 /// The catalogue mutant generated scenario `index` switches on ("" for none).
 std::string mutant_of(const SelfcheckOptions& o, uint64_t index) {
   if (!o.mutants || index % 2 == 0) return "";
-  const auto& catalog = backend::mutant_catalog();
-  return catalog[(index / 2) % catalog.size()].name;
+  const auto& table = backend::mutant_table();
+  return table[(index / 2) % table.size()].name;
 }
 
 bool ordered(uint64_t index) { return index % 4 >= 2; }

@@ -325,7 +325,7 @@ Json chaos_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::v
 Json make_faults(Gen& g, const SwarmFeatures& f, const std::string& faulty) {
   static const std::vector<std::string> actions = {"crash", "raise", "drop_response"};
   Json barriers = Json::object();
-  const auto& cat = backend::barrier_catalog();
+  const auto& cat = backend::barrier_table();
   const int n = g.range(1, 2);
   for (int k = 0; k < n; ++k) {
     const std::string b = g.pick(cat).name;

@@ -2,15 +2,15 @@
 
 #include <utility>
 
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/ops/script_runner.h"
 
 namespace allocsim::harness {
 
 std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<std::string>& extra_mutants) {
   std::unique_ptr<CompiledScenario> c = compile_prototype(sc, extra_mutants);
-  const auto& cat = invariant_catalog();
+  const auto& cat = invariant_table();
   std::vector<size_t> chosen;
   for (size_t i = 0; i < cat.size(); ++i) {
     bool on = sc.invariants.empty();

@@ -32,7 +32,7 @@ class BackendCompiled final : public campaign::Compiled {
 class BackendTally final : public campaign::Tally {
  public:
   explicit BackendTally(const Scenario& sc)
-      : sc_(sc), hits_(backend::barrier_catalog().size(), 0), counts_(sc.actors.size()) {
+      : sc_(sc), hits_(backend::barrier_table().size(), 0), counts_(sc.actors.size()) {
     for (size_t a = 0; a < sc.actors.size(); ++a) counts_[a].resize(sc.actors[a].script.size());
   }
 
@@ -64,7 +64,7 @@ class BackendTally final : public campaign::Tally {
         counts_[a][k].clear();
       }
     for (size_t i = 0; i < hits_.size(); ++i)
-      if (hits_[i]) barrier_hits[backend::barrier_catalog()[i].name] += hits_[i], hits_[i] = 0;
+      if (hits_[i]) barrier_hits[backend::barrier_table()[i].name] += hits_[i], hits_[i] = 0;
   }
 
  private:
@@ -90,7 +90,7 @@ class ScenarioSubject final : public campaign::Subject {
   }
   std::vector<std::string> barriers() const override {
     std::vector<std::string> out;
-    for (const auto& b : backend::barrier_catalog()) out.push_back(b.name);
+    for (const auto& b : backend::barrier_table()) out.push_back(b.name);
     return out;
   }
   std::unique_ptr<campaign::Compiled> compile(const std::vector<std::string>& extra_mutants) const override {
@@ -131,7 +131,7 @@ class BackendSystem final : public campaign::System {
   /// script_runner.cpp, the read faults of read_faults.cpp), in README's order.
   campaign::CoverageUniverse coverage_universe() const override {
     campaign::CoverageUniverse u;
-    for (const auto& b : backend::barrier_catalog()) u.barriers.emplace_back(b.name);
+    for (const auto& b : backend::barrier_table()) u.barriers.emplace_back(b.name);
     for (const auto& op : op_syntax_rows())
       u.ops.emplace_back(op.name, std::vector<std::string>(op.outcomes.begin(), op.outcomes.end()));
     u.faults = {"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads"};

@@ -1,6 +1,6 @@
 // A scenario compiled once per run (docs/DESIGN.md §1): the prototype backend every execution's world copies,
 // the invariants chosen for it (as data: indices into the invariant table and the step rows the check driver
-// reads, set by backend/invariants/catalog.h set_invariants()), and the spare storage of worlds that ended.
+// reads, set by backend/invariants/invariant_table.h set_invariants()), and the spare storage of worlds that ended.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,7 @@ namespace allocsim::harness {
 struct WorldStorage;  // world_state.h
 struct CheckContext;  // backend/invariants/check.h
 
-/// An invariant's check function (backend/invariants/catalog.h InvariantSpec::Check).
+/// An invariant's check function (backend/invariants/invariant_table.h InvariantSpec::Check).
 using InvariantCheck = std::optional<sim::Violation> (*)(const CheckContext&);
 
 /// A scenario compiled once per run: the prototype backend every execution copies, and the enabled
@@ -32,7 +32,7 @@ struct CompiledScenario {
   /// The prototype's state without its nodes: what a world reset copies whole (reset_world_storage); the nodes
   /// it restores one by one, those the previous execution wrote.
   backend::BackendState prototype_rest;
-  std::vector<size_t> invariants;  // indices into invariant_catalog(), ascending; set_invariants() sets them
+  std::vector<size_t> invariants;  // indices into invariant_table(), ascending; set_invariants() sets them
   /// Of `invariants`, the rows a check after a step (not at quiescence) may run, in the same order, with the
   /// function an incremental check calls: check_incremental's per-step loop reads these few bytes a row
   /// rather than the table's rows. set_invariants() keeps the two in step.

@@ -103,7 +103,7 @@ class WorldState {
   }
   const std::vector<ActorState>& actors() const { return actors_; }
   std::vector<ActorState>& mutable_actors() { return actors_; }
-  /// Fire counts per barrier, indexed like barrier_catalog().
+  /// Fire counts per barrier, indexed like barrier_table().
   const std::vector<uint32_t>& barrier_hits() const { return barrier_hits_; }
   const CompiledScenario& compiled() const { return c_; }
 

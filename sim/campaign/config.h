@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/strategies/registry.h"
+#include "sim/strategies/strategy_table.h"
 
 namespace allocsim::campaign {
 
@@ -36,7 +36,7 @@ struct ReplayTarget {
 };
 
 struct ExploreConfig {
-  std::string strategy = "random";  // a name in the strategy table (sim/strategies/registry.h)
+  std::string strategy = "random";  // a name in the strategy table (sim/strategies/strategy_table.h)
   std::string reduction;            // --reduction; "" resolves to the strategy's default
   std::optional<uint32_t> preemption_bound;
   uint32_t pct_depth = 3;  // --depth: pct's bug depth d

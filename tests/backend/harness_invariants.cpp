@@ -2,10 +2,10 @@
 // the state just before the break. The world is built from a small scenario; no execution runs.
 #include <catch2/catch.hpp>
 
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/invariants/ownership.h"
 #include "backend/invariants/state_view.h"
 #include "backend/scenario/scenario.h"
@@ -342,7 +342,7 @@ TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", 
 }
 
 TEST_CASE("every invariant with a check names the fields it reads", "[invariants]") {
-  for (const InvariantSpec& spec : invariant_catalog()) {
+  for (const InvariantSpec& spec : invariant_table()) {
     INFO(spec.name);
     CHECK(spec.reads.empty() == (spec.check == nullptr));
     CHECK(std::string(spec.alloc_case).size() > 0);

@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "backend/invariants/capacity.h"
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/check.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/scenario/scenario.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/system.h"
@@ -81,7 +81,7 @@ struct GeometryFixture {
 }  // namespace
 
 TEST_CASE("the four card and geometry rows come after every earlier row, in this order", "[invariants]") {
-  const auto& cat = invariant_catalog();
+  const auto& cat = invariant_table();
   REQUIRE(cat.size() >= 18);
   CHECK(std::string(cat[13].name) == "actor-exception");
   CHECK(std::string(cat[14].name) == "capacity-within-cards");

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "backend/invariants/audit.h"
-#include "backend/invariants/catalog.h"
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/scenario/scenario.h"
 #include "backend/system/backend_world.h"
 #include "tests/backend/invariant_test_support.h"
@@ -74,7 +74,7 @@ struct ClientFixture {
 }  // namespace
 
 TEST_CASE("client invariants: their rows come after the engine-level findings, the history rows last", "[invariants]") {
-  const auto& k = invariant_catalog();
+  const auto& k = invariant_table();
   REQUIRE(k.size() >= 10);
   size_t engine_last = 0;  // the engine-level findings (no check function) come before every client row
   for (size_t i = 0; i < k.size(); ++i)

@@ -17,7 +17,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/scenario/invariant_names.h"
 #include "backend/scenario/scenario.h"
 #include "tests/backend/scenario_loader_cases.h"

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "sim/world.h"
 
 namespace allocsim::harness::testing {
@@ -23,9 +23,9 @@ inline const char* const kTwoNodes = R"({
   "actors": [ { "name": "flowA", "script": [] }, { "name": "flowB", "script": [] } ]
 })";
 
-/// The invariant's row in the table (catalog.h); fails the test when there is none.
+/// The invariant's row in the table (invariant_table.h); fails the test when there is none.
 inline const InvariantSpec& spec_of(const std::string& name) {
-  for (const InvariantSpec& spec : invariant_catalog())
+  for (const InvariantSpec& spec : invariant_table())
     if (name == spec.name) return spec;
   FAIL("no invariant " << name);
   throw std::logic_error("unreachable");

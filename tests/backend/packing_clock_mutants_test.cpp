@@ -126,7 +126,7 @@ TEST_CASE("FakeClock: a timer queued by a callback fires within the same advance
 }
 
 TEST_CASE("mutant table: ids, names and lookup agree", "[mutants]") {
-  const auto& all = mutant_catalog();
+  const auto& all = mutant_table();
   REQUIRE(all.size() >= 13);
   REQUIRE(all.size() <= 32);  // MutantSet is a 32-bit mask
   std::set<std::string> names;
@@ -156,7 +156,7 @@ TEST_CASE("mutant table agrees with scenarios/mutants/ (written separately)", "[
   std::set<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".json") files.insert(e.path().stem().string());
-  for (const MutantInfo& m : mutant_catalog()) {
+  for (const MutantInfo& m : mutant_table()) {
     INFO("mutant " << m.name);
     REQUIRE(files.count(m.name) == 1);
     const allocsim::harness::Scenario sc =

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/scenario/invariant_names.h"
 #include "backend/scenario/scenario.h"
 #include "tests/scenarios/scenario_files.h"
@@ -73,17 +73,17 @@ bool listed(const std::vector<Uncovered>& list, std::string_view name) {
 // The two rules as functions of their inputs, so that each can be seen to fire on inputs built to break it
 // (the real list is empty, and a loop over it alone would check nothing).
 // Rule 1: invariants of the table that no scenario expects and the list does not excuse.
-std::vector<std::string> uncovered(const std::vector<std::string>& catalog, const Coverage& by,
+std::vector<std::string> uncovered(const std::vector<std::string>& table, const Coverage& by,
                                    const std::vector<Uncovered>& list) {
   std::vector<std::string> out;
-  for (const auto& name : catalog)
+  for (const auto& name : table)
     if (!listed(list, name) && by.count(name) == 0) out.push_back(name);
   return out;
 }
 
-std::vector<std::string> catalog_names() {
+std::vector<std::string> table_names() {
   std::vector<std::string> out;
-  for (const auto& inv : invariant_catalog()) out.emplace_back(inv.name);
+  for (const auto& inv : invariant_table()) out.emplace_back(inv.name);
   return out;
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("every invariant is expected to fire by some scenario file, or is list
           "[scenarios][coverage]") {
   const Coverage by = expected_violations();
   REQUIRE(by.size() >= 10);  // the scan found the scenario files (a wrong path would excuse everything)
-  const std::vector<std::string> missing = uncovered(catalog_names(), by, kNotYetCovered);
+  const std::vector<std::string> missing = uncovered(table_names(), by, kNotYetCovered);
   std::string names;
   for (const auto& m : missing) names += " " + m;
   INFO(
@@ -122,12 +122,12 @@ TEST_CASE("the not-yet-covered list only shrinks: no listed invariant is already
 }
 
 TEST_CASE("the coverage rules fire on inputs built to break them", "[scenarios][coverage]") {
-  const std::vector<std::string> catalog = {"inv-a", "inv-b", "inv-c"};
+  const std::vector<std::string> table = {"inv-a", "inv-b", "inv-c"};
   const Coverage by = {{"inv-a", {"scenarios/a.json"}}};
   // Rule 1: an invariant nobody expects is reported unless the list excuses it.
-  CHECK(uncovered(catalog, by, {}) == std::vector<std::string>{"inv-b", "inv-c"});
-  CHECK(uncovered(catalog, by, {{"inv-b", "why"}}) == std::vector<std::string>{"inv-c"});
-  CHECK(uncovered(catalog, {{"inv-a", {}}, {"inv-b", {}}, {"inv-c", {}}}, {}).empty());
+  CHECK(uncovered(table, by, {}) == std::vector<std::string>{"inv-b", "inv-c"});
+  CHECK(uncovered(table, by, {{"inv-b", "why"}}) == std::vector<std::string>{"inv-c"});
+  CHECK(uncovered(table, {{"inv-a", {}}, {"inv-b", {}}, {"inv-c", {}}}, {}).empty());
   // Rule 2: an excused invariant that a scenario now expects, or a name that is no invariant, is stale.
   const Coverage real = expected_violations();
   REQUIRE(real.count("single-ownership") == 1);

@@ -75,13 +75,13 @@ TEST_CASE("point vocabulary: an actor's list is its ops' calls in script order, 
   const allocsim::sim::PointVocabulary v = point_vocabulary(sc);
   REQUIRE(v.per_actor.size() == 3);
   CHECK(std::string(v.per_actor[2][0]) == "reserve");
-  CHECK(v.per_actor[2].size() == 1 + allocsim::backend::barrier_catalog().size() + 1);
+  CHECK(v.per_actor[2].size() == 1 + allocsim::backend::barrier_table().size() + 1);
   const std::vector<std::string> first(v.per_actor[0].begin(), v.per_actor[0].begin() + 4);
   CHECK(first == std::vector<std::string>{"inventory", "plan", "reserve", "recover"});
   CHECK(std::string(v.per_actor[0][4]) == "release");
   CHECK(std::string(v.per_actor[1][0]) == "observe");  // await polls with observe; "observe" listed once
   CHECK(std::string(v.per_actor[1][1]) != "observe");
   CHECK(std::string(v.per_actor[1].back()) == "lock.wait");
-  CHECK(v.per_actor[0].size() == 5 + allocsim::backend::barrier_catalog().size() + 1);
-  CHECK(v.per_actor[1].size() == 1 + allocsim::backend::barrier_catalog().size() + 1);
+  CHECK(v.per_actor[0].size() == 5 + allocsim::backend::barrier_table().size() + 1);
+  CHECK(v.per_actor[1].size() == 1 + allocsim::backend::barrier_table().size() + 1);
 }

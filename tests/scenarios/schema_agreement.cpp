@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/barriers.h"
 #include "backend/model/contract.h"
 #include "backend/model/mutants.h"
@@ -224,10 +224,10 @@ std::set<std::string> enum_of(const nlohmann::json& node) {
   return out;
 }
 
-template <class Catalog>
-std::set<std::string> names_of(const Catalog& catalog) {
+template <class Table>
+std::set<std::string> names_of(const Table& table) {
   std::set<std::string> out;
-  for (const auto& e : catalog) out.insert(e.name);
+  for (const auto& e : table) out.insert(e.name);
   return out;
 }
 
@@ -352,12 +352,12 @@ TEST_CASE("schema: its vocabularies are exactly the loader's name tables", "[sce
                       .at("items")) == outcomes);
   }
   CHECK(enum_of(s.at("properties").at("backend").at("properties").at("mutants").at("items")) ==
-        names_of(allocsim::backend::mutant_catalog()));
-  CHECK(enum_of(defs.at("invariant_name")) == names_of(invariant_catalog()));
+        names_of(allocsim::backend::mutant_table()));
+  CHECK(enum_of(defs.at("invariant_name")) == names_of(invariant_table()));
   CHECK(enum_of(defs.at("expect").at("properties").at("reach").at("items")) ==
-        names_of(allocsim::backend::barrier_catalog()));
+        names_of(allocsim::backend::barrier_table()));
   CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("propertyNames")) ==
-        names_of(allocsim::backend::barrier_catalog()));
+        names_of(allocsim::backend::barrier_table()));
   CHECK(enum_of(defs.at("faults").at("properties").at("barriers").at("additionalProperties").at("items")) ==
         std::set<std::string>{fault_action_name(FaultAction::Crash), fault_action_name(FaultAction::Raise),
                               fault_action_name(FaultAction::DropResponse)});

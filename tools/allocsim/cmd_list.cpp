@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/barriers.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/op_syntax.h"
-#include "sim/strategies/registry.h"
+#include "sim/strategies/strategy_table.h"
 #include "tools/allocsim/cli.h"
 #include "tools/allocsim/report.h"
 
@@ -29,19 +29,19 @@ size_t width(const Rows& rows, Name name) {
 }
 
 void list_barriers() {
-  const auto& rows = backend::barrier_catalog();
+  const auto& rows = backend::barrier_table();
   const size_t w = width(rows, [](const auto& b) { return b.name; });
   for (const auto& b : rows) std::cout << fmt::format("{:<{}}  {}\n", b.name, w, b.description);
 }
 
 void list_invariants() {
-  const auto& rows = harness::invariant_catalog();
+  const auto& rows = harness::invariant_table();
   const size_t w = width(rows, [](const auto& i) { return i.name; });
   for (const auto& i : rows) std::cout << fmt::format("{:<{}}  {}\n", i.name, w, i.description);
 }
 
 void list_mutants() {
-  const auto& rows = backend::mutant_catalog();
+  const auto& rows = backend::mutant_table();
   const size_t w = width(rows, [](const auto& m) { return m.name; });
   const size_t wc = width(rows, [](const auto& m) { return m.alloc_case; });
   for (const auto& m : rows)

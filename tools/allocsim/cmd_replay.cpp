@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/system/system.h"
 #include "sim/support/words.h"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/judge.h"

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/invariant_names.h"
 #include "backend/swarm/swarm_campaign.h"

@@ -18,7 +18,7 @@
 
 #include <iostream>
 
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/op_syntax.h"
 #include "backend/world/dirty.h"
@@ -32,13 +32,13 @@ namespace allocsim::cli {
 
 std::vector<std::string> mutant_names() {
   std::vector<std::string> out;
-  for (const auto& m : backend::mutant_catalog()) out.push_back(std::string(m.name));
+  for (const auto& m : backend::mutant_table()) out.push_back(std::string(m.name));
   return out;
 }
 
 std::vector<std::string> invariant_names() {
   std::vector<std::string> out;
-  for (const auto& i : harness::invariant_catalog()) out.push_back(std::string(i.name));
+  for (const auto& i : harness::invariant_table()) out.push_back(std::string(i.name));
   return out;
 }
 

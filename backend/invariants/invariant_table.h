@@ -1,6 +1,6 @@
 // The invariant table (docs/DESIGN.md §5): every invariant with a one-line description for `allocsim list`,
 // its check and what the check reads (a row: family.h InvariantSpec). Each family's file holds its rows and
-// checks (ownership, geometry, capacity, client, audit, histories); catalog.cpp orders them by
+// checks (ownership, geometry, capacity, client, audit, histories); invariant_table.cpp orders them by
 // backend/scenario/invariant_names.h.
 //
 // Adding an invariant: its name in invariant_names() (last, unless the corpus's verdicts may change), its row
@@ -19,9 +19,9 @@
 namespace allocsim::harness {
 
 /// Every invariant and engine-level finding, in the fixed order they are checked (invariant_names()).
-const std::vector<InvariantSpec>& invariant_catalog();
+const std::vector<InvariantSpec>& invariant_table();
 
-/// Sets `c.invariants` (indices into invariant_catalog(), ascending) and, from them, `c.step_rows` and the two
+/// Sets `c.invariants` (indices into invariant_table(), ascending) and, from them, `c.step_rows` and the two
 /// records_ flags (compiled_scenario.h). The adapter's compile() calls it; tests narrow a scenario's checks with it.
 void set_invariants(CompiledScenario& c, std::vector<size_t> rows);
 

@@ -1,6 +1,6 @@
-// The invariant table (catalog.h): the names in check order (backend/scenario/invariant_names.h) joined to
+// The invariant table (invariant_table.h): the names in check order (backend/scenario/invariant_names.h) joined to
 // the rows of the families, and the engine-level findings' rows, which sim/ reports without a check.
-#include "backend/invariants/catalog.h"
+#include "backend/invariants/invariant_table.h"
 
 #include <fmt/format.h>
 
@@ -32,13 +32,13 @@ std::vector<InvariantSpec> engine_findings() {
 
 bool checks(const CompiledScenario& c, std::string_view invariant) {
   for (size_t i : c.invariants)
-    if (invariant == invariant_catalog()[i].name) return true;
+    if (invariant == invariant_table()[i].name) return true;
   return false;
 }
 
 }  // namespace
 
-const std::vector<InvariantSpec>& invariant_catalog() {
+const std::vector<InvariantSpec>& invariant_table() {
   static const std::vector<InvariantSpec> k = [] {
     std::vector<InvariantSpec> rows;
     for (std::vector<InvariantSpec> family :
@@ -61,7 +61,7 @@ const std::vector<InvariantSpec>& invariant_catalog() {
 }
 
 void set_invariants(CompiledScenario& c, std::vector<size_t> rows) {
-  const auto& cat = invariant_catalog();
+  const auto& cat = invariant_table();
   c.invariants = std::move(rows);
   c.step_rows.clear();
   for (const size_t i : c.invariants)

@@ -2,7 +2,7 @@
 // (its capabilities) and how to build it. The command line's validation, `allocsim list strategies`, the run
 // loop, sweep planning and the reports read this table; nothing else compares a strategy name.
 //
-// Adding a strategy: its own file under sim/strategies/, one row in registry.cpp, and its test.
+// Adding a strategy: its own file under sim/strategies/, one row in strategy_table.cpp, and its test.
 //
 // Capabilities decide behaviour, never names:
 // - exhaustive: explores a finite tree and stops by itself (Strategy::exhausted()); `executions` is a cap;

@@ -1,4 +1,4 @@
-// The strategy table (sim/strategies/registry.h) as the command line sees it: `list strategies`, `--strategy dpor`
+// The strategy table (sim/strategies/strategy_table.h) as the command line sees it: `list strategies`, `--strategy dpor`
 // (docs/DESIGN.md §2), validation from the table's capabilities, and schedules that `run` prints in the form `replay
 // --schedule` reads (one schedule codec, docs/DESIGN.md §1).
 #include <catch2/catch.hpp>
@@ -22,7 +22,7 @@ const std::string kScenario = "scenarios/alloc-004-one-plan-two-claimants.json";
 
 }  // namespace
 
-TEST_CASE("list strategies: one line per registered strategy, dpor included", "[cli][registry]") {
+TEST_CASE("list strategies: one line per strategy of the table, dpor included", "[cli][strategies]") {
   const auto r = allocsim_in_root("list strategies");
   CHECK(r.code == 0);
   std::vector<std::string> names;
@@ -36,7 +36,7 @@ TEST_CASE("list strategies: one line per registered strategy, dpor included", "[
   CHECK(names == std::vector<std::string>{"random", "pct", "dfs", "dpor"});
 }
 
-TEST_CASE("run --strategy dpor is dfs with its default reduction, execution for execution", "[cli][registry]") {
+TEST_CASE("run --strategy dpor is dfs with its default reduction, execution for execution", "[cli][strategies]") {
   const auto dpor = allocsim_in_root("run " + kScenario + " --strategy dpor");
   const auto dfs = allocsim_in_root("run " + kScenario + " --strategy dfs --reduction dpor");
   REQUIRE(dpor.code == 0);
@@ -48,7 +48,7 @@ TEST_CASE("run --strategy dpor is dfs with its default reduction, execution for 
   CHECK(as_dfs == dfs.text);
 }
 
-TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli][registry]") {
+TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli][strategies]") {
   const auto dpor = allocsim_in_root("sweep " + kScenario + " --strategy dpor");
   const auto dfs = allocsim_in_root("sweep " + kScenario);
   REQUIRE(dpor.code == 0);
@@ -57,7 +57,7 @@ TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli
   CHECK(dpor.text == dfs.text);
 }
 
-TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the registry", "[cli][registry]") {
+TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the table", "[cli][strategies]") {
   for (const char* flags : {"--strategy dpor --reduction none", "--strategy dpor --preemption-bound 1"}) {
     const auto r = allocsim_in_root("run " + kScenario + " " + flags);
     CHECK(r.code == 2);

@@ -1,6 +1,6 @@
-// The rows of the strategy table (registry.h). One row per strategy; the factories stay here so that no
+// The rows of the strategy table (strategy_table.h). One row per strategy; the factories stay here so that no
 // caller needs to know a strategy's class.
-#include "sim/strategies/registry.h"
+#include "sim/strategies/strategy_table.h"
 
 #include <fmt/format.h>
 
