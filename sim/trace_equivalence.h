@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/trace_sample.h"
 
 namespace allocsim::sim {
 
@@ -96,14 +97,16 @@ class BitRows {
 /// its footprints are canonical (the engine records them so, StepRecord::footprint).
 uint64_t trace_fingerprint(const ExecutionResult& result);
 
-/// Counts the distinct Mazurkiewicz traces among the executions it is shown (ordered set: deterministic).
+/// Counts the distinct Mazurkiewicz traces among the executions it is shown, in bounded memory: exact up to
+/// TraceSample's capacity, an estimate from a hash sample past it (sim/trace_sample.h).
 class TraceCounter {
  public:
-  void add(const ExecutionResult& result) { seen_.insert(trace_fingerprint(result)); }
-  uint64_t distinct() const { return seen_.size(); }
+  void add(const ExecutionResult& result) { seen_.add(trace_fingerprint(result)); }
+  uint64_t distinct() const { return seen_.distinct(); }
+  const TraceSample& sample() const { return seen_; }
 
  private:
-  std::set<uint64_t> seen_;
+  TraceSample seen_;
 };
 
 }  // namespace allocsim::sim

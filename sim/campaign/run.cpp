@@ -112,7 +112,10 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   for (const std::string& b : sc.barriers())
     if (hits.count(b)) r.reached.push_back(b);
   r.exhausted = strategy->exhausted();
-  if (caps.exhaustive) r.distinct_traces = traces.distinct();
+  if (caps.exhaustive) {
+    r.distinct_traces = traces.distinct();
+    r.distinct_traces_sample_level = traces.sample().level();
+  }
   r.pair_coverage = coverage.pairs();
   r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
   r.faults.insert(faults.kinds().begin(), faults.kinds().end());

@@ -44,6 +44,8 @@ struct RunReport {
   bool exhausted = false;
   std::string reduction;                    // the reduction used (strategy table: ResolvedStrategy), or ""
   std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
+  /// 0: distinct_traces is exact; L > 0: it is estimated from a 1-in-2^L hash sample (sim/trace_sample.h).
+  unsigned distinct_traces_sample_level = 0;
   /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
   struct Pct {
     uint64_t steps = 0, actors = 0;

@@ -248,22 +248,13 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const auto state = [&] {
     return tree ? nlohmann::json{{"strategy", strategy->save()}} : nlohmann::json{{"next", next}};
   };
-  std::vector<uint64_t> pending_traces;  // merged into r.traces in sorted batches: 8 bytes per trace
   sim::PairCoverage coverage;
   sim::FaultCoverage faults;
-  // Brings `r` up to date (the batched traces and the coverage) before it is saved or returned.
-  const auto flush_traces = [&] {
+  // Brings `r` up to date (the outcomes and the coverage) before it is saved or returned.
+  const auto flush = [&] {
     tally->drain(r.outcomes, r.barrier_hits, r.counters);
     r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
     r.faults.insert(faults.kinds().begin(), faults.kinds().end());
-    if (pending_traces.empty()) return;
-    std::sort(pending_traces.begin(), pending_traces.end());
-    pending_traces.erase(std::unique(pending_traces.begin(), pending_traces.end()), pending_traces.end());
-    std::vector<uint64_t> merged;
-    std::set_union(r.traces.begin(), r.traces.end(), pending_traces.begin(), pending_traces.end(),
-                   std::back_inserter(merged));
-    r.traces = std::move(merged);
-    pending_traces.clear();
   };
   sim::ExploreOptions opt{.seed = cfg.seed};
   // A tree unit counts its executions from 0 (resumed: from those already run) up to the per-unit cap;
@@ -276,7 +267,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   opt.pause = [&](const sim::ExploreSummary& so_far) {
     if (hooks.out_of_time && hooks.out_of_time()) return true;
     if (hooks.checkpoint_due && hooks.checkpoint_due()) {
-      flush_traces();
+      flush();
       r.abandoned = abandoned_before + so_far.abandoned;
       hooks.save_partial(state(), r);
     }
@@ -287,8 +278,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
                    [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
                      tally->add(w);
                      observe_execution(res, u, index, caps.seeded ? seed : 0, r);
-                     if (tree) pending_traces.push_back(sim::trace_fingerprint(res));
-                     if (pending_traces.size() >= 4096) flush_traces();
+                     if (tree) r.traces.add(sim::trace_fingerprint(res));
                      coverage.observe(res);
                      faults.observe(res);
                      if (hooks.progress) {
@@ -297,7 +287,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
                      }
                      ++next;
                    });
-  flush_traces();
+  flush();
   r.abandoned = abandoned_before + sum.abandoned;
   if (sum.paused || sum.interrupted) {
     r.complete = false;

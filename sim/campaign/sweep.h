@@ -44,6 +44,7 @@
 #include "sim/engine.h"
 #include "sim/strategies/dpor_units.h"
 #include "sim/support/json_reader.h"
+#include "sim/trace_sample.h"
 
 namespace allocsim::campaign {
 
@@ -109,7 +110,7 @@ struct UnitResult {
   std::optional<FirstViolation> first;
   std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as ScenarioReport
   std::map<std::string, uint64_t> barrier_hits;         // barrier name -> fires (only fired ones)
-  std::vector<uint64_t> traces;                         // exhaustive: sorted distinct Mazurkiewicz trace fingerprints
+  sim::TraceSample traces;                              // exhaustive: distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)
   std::set<std::string> faults;                         // fault kinds that fired (sim::FaultCoverage)
   Counters counters;                                    // the system's own expectation counts (system.h)

@@ -45,8 +45,9 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   if (r.order_blocked) j["order_blocked_executions"] = r.order_blocked;  // only under a scenario's `order`
   if (r.abandoned) j["abandoned_prefixes"] = r.abandoned;                // the dpor reduction: sleep-set blocked
   if (tree) {
-    j["distinct_traces"] = r.traces.size();
-    j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<size_t>(1, r.traces.size())));
+    j["distinct_traces"] = r.traces.distinct();
+    if (!r.traces.exact()) j["distinct_traces_estimated"] = true;  // a hash sample's estimate (sim/trace_sample.h)
+    j["redundancy"] = fmt::format("{:.2f}", double(r.executions) / double(std::max<uint64_t>(1, r.traces.distinct())));
   }
   if (caps.calibrated) {
     const double p = sim::pct_hit_probability(sc.actor_names().size(), plan.pct_steps, cfg.pct_depth);

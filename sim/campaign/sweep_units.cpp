@@ -23,10 +23,7 @@ void combine(UnitResult& a, const UnitResult& b) {
     for (const auto& [op, outs] : ops)
       for (const auto& [out, n] : outs) a.outcomes[actor][op][out] += n;
   for (const auto& [k, n] : b.barrier_hits) a.barrier_hits[k] += n;
-  std::vector<uint64_t> merged;
-  merged.reserve(a.traces.size() + b.traces.size());
-  std::set_union(a.traces.begin(), a.traces.end(), b.traces.begin(), b.traces.end(), std::back_inserter(merged));
-  a.traces = std::move(merged);
+  a.traces.merge(b.traces);
   a.pairs.insert(b.pairs.begin(), b.pairs.end());
   a.faults.insert(b.faults.begin(), b.faults.end());
   a.exhausted = a.exhausted && b.exhausted;
@@ -52,8 +49,9 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   j["barrier_hits"] = r.barrier_hits;
   // Fingerprints as fixed-width hex: JSON numbers above 2^53 do not survive every reader.
   nlohmann::json traces = nlohmann::json::array();
-  for (uint64_t t : r.traces) traces.push_back(fmt::format("{:016x}", t));
+  for (uint64_t t : r.traces.kept()) traces.push_back(fmt::format("{:016x}", t));
   j["traces"] = traces;
+  if (r.traces.level()) j["trace_sample_level"] = r.traces.level();  // absent: every distinct trace is kept
   nlohmann::json pairs = nlohmann::json::array();
   for (const auto& [x, y] : r.pairs) pairs.push_back({x, y});
   j["pairs"] = pairs;
@@ -91,15 +89,16 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     }
     r.outcomes = j.at("outcomes").get<decltype(r.outcomes)>();
     r.barrier_hits = j.at("barrier_hits").get<std::map<std::string, uint64_t>>();
+    std::vector<uint64_t> traces;
     for (const auto& t : j.at("traces")) {
       const std::string s = t.get<std::string>();
       size_t used = 0;
       const uint64_t v = std::stoull(s, &used, 16);
       if (used != s.size() || s.size() != 16) throw std::invalid_argument("bad trace fingerprint \"" + s + "\"");
-      r.traces.push_back(v);
+      traces.push_back(v);
     }
-    if (!std::is_sorted(r.traces.begin(), r.traces.end()))
-      throw std::invalid_argument("trace fingerprints are not sorted");
+    const unsigned level = j.contains("trace_sample_level") ? j.at("trace_sample_level").get<unsigned>() : 0;
+    r.traces = sim::TraceSample::from_parts(level, std::move(traces));
     for (const auto& p : j.at("pairs")) r.pairs.emplace(p.at(0).get<std::string>(), p.at(1).get<std::string>());
     r.exhausted = j.at("exhausted").get<bool>();
     r.complete = j.at("complete").get<bool>();

@@ -43,7 +43,7 @@ TEST_CASE("sweep: plain DFS split into prefixes explores exactly the unsplit tre
     CHECK(r.executions == single.summary.executions);
     CHECK(r.steps == single.summary.steps);
     CHECK(r.by_invariant == single.summary.violations_by_invariant);
-    CHECK(r.traces.size() == *single.distinct_traces);
+    CHECK(r.traces.distinct() == *single.distinct_traces);
     CHECK(r.outcomes == single.outcomes);
     CHECK(outs[0].met == single.met);
     // The first unit holds the first schedule in DFS order: the same first violation.
@@ -90,6 +90,22 @@ TEST_CASE("sweep: unit results round-trip through JSON and combine in order", "[
   CHECK_THROWS_AS(unit_from_json(nlohmann::json::object(), "x.json"), SweepInputError);
 }
 
+TEST_CASE("sweep: a unit's sampled trace count round-trips through JSON, and a bad sample is refused", "[sweep]") {
+  UnitResult r;
+  // Fingerprints below 2^62 only: a level-2 sample of them, as saved past the sample's capacity.
+  r.traces = allocsim::sim::TraceSample::from_parts(2, {5, 0x0123456789abcdefull, 0x3fffffffffffffffull});
+  const nlohmann::json j = unit_to_json(r);
+  CHECK(j.at("trace_sample_level") == 2);
+  const UnitResult back = unit_from_json(j, "test");
+  CHECK(back.traces.level() == 2);
+  CHECK(back.traces.distinct() == 12);                                     // 3 kept, each standing for 4
+  CHECK_FALSE(unit_to_json(UnitResult{}).contains("trace_sample_level"));  // exact: the key is absent
+  nlohmann::json above = j;
+  above["traces"][2] = "4000000000000000";  // 2^62 is outside a level-2 sample
+  CHECK_THROWS_WITH(unit_from_json(above, "ck.json"), Catch::Contains("ck.json: malformed unit result: a trace "
+                                                                      "fingerprint lies above its sample's level"));
+}
+
 TEST_CASE("sweep: DPOR's abandoned prefixes survive the unit JSON round trip and sum over the units", "[sweep]") {
   SweepConfig c;
   c.jobs = 1;
@@ -109,7 +125,7 @@ TEST_CASE("sweep: DPOR's abandoned prefixes survive the unit JSON round trip and
   const UnitResult& total = outs[0].result;
   CHECK(all.abandoned == total.abandoned);
   // Every execution is one trace; the abandoned prefixes are apart from both.
-  CHECK(total.executions == total.traces.size());
+  CHECK(total.executions == total.traces.distinct());
   CHECK(total.abandoned > total.executions / 10);
 }
 

@@ -48,14 +48,20 @@ void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::Strateg
                                   : std::string("  stopped at the --executions limit: the tree is not exhausted"));
     std::cout << fmt::format(" (reduction {}{})\n", rep.reduction,
                              cfg.preemption_bound ? fmt::format(", preemption bound {}", *cfg.preemption_bound) : "");
-    if (rep.distinct_traces)
-      std::cout << fmt::format("  distinct Mazurkiewicz traces: {} ({:.2f} executions per trace{})\n",
-                               *rep.distinct_traces,
+    if (rep.distinct_traces) {
+      // Past TraceSample's capacity the count is an estimate from a hash sample (sim/trace_sample.h).
+      const unsigned level = rep.distinct_traces_sample_level;
+      std::cout << fmt::format("  distinct Mazurkiewicz traces: {}{} ({:.2f} executions per trace{}{})\n",
+                               level ? "about " : "", *rep.distinct_traces,
                                double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)),
+                               level
+                                   ? fmt::format("; estimated from a 1-in-{} hash sample of them", uint64_t{1} << level)
+                                   : "",
                                rep.summary.abandoned
                                    ? fmt::format("; {} sleep-set blocked, abandoned unfinished",
                                                  count_of(rep.summary.abandoned, "prefix", "prefixes"))
                                    : "");
+    }
   }
   if (rep.pct) {
     const auto& p = *rep.pct;

@@ -30,7 +30,8 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     const char* verdict = !o.met ? "PART" : *o.met ? "ok  " : "FAIL";
     std::string line = fmt::format("{} {}: {}", verdict, o.plan->path, support::count_of(r.executions, "execution"));
     if (res.config.spec().caps.exhaustive)
-      line += fmt::format(", {}{}, {}", support::count_of(r.traces.size(), "distinct trace"),
+      line += fmt::format(", {}{}{}, {}", r.traces.exact() ? "" : "about ",
+                          support::count_of(r.traces.distinct(), "distinct trace"),
                           r.abandoned ? fmt::format(" ({} sleep-set blocked, abandoned)",
                                                     support::count_of(r.abandoned, "prefix", "prefixes"))
                                       : "",

@@ -68,7 +68,7 @@ Cell run(const std::string& file, const std::string& reduction, std::optional<ui
   cell.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const auto outs = outcomes(res);
   cell.executions = outs[0].result.executions;
-  cell.traces = outs[0].result.traces.size();
+  cell.traces = outs[0].result.traces.distinct();
   cell.cut = !(outs[0].result.complete && outs[0].units_in_report == res.plans[0].units.size());
   return cell;
 }
