@@ -129,9 +129,4 @@ void ActorCaller::count_fault() {
   ++w_.faults_fired_;
 }
 
-uint64_t faults_fired_id() {
-  static const uint64_t id = object_id(static_cast<backend::Obj>(0xF2), "faults-fired");
-  return id;
-}
-
 }  // namespace allocsim::harness

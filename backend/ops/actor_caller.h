@@ -60,11 +60,4 @@ class ActorCaller final : public backend::Caller {
   ActorState& st_;
 };
 
-/// The footprint id of the world's faults-fired counter (WorldState::faults_fired). Every fault-eligible
-/// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
-/// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
-/// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
-/// actor_plan_id, 0xF1 read_faults_id).
-uint64_t faults_fired_id();
-
 }  // namespace allocsim::harness

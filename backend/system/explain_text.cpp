@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "backend/ops/actor_caller.h"
 #include "backend/system/system.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
@@ -52,7 +51,7 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
     m[object_id(Obj::FailedReads, kind)] = {ObjectName::Data, fmt::format("the failing-{}-reads flag", kind)};
   m[object_id(Obj::Lock, "backend")] = {ObjectName::Sync, "the backend lock"};
   m[read_faults_id()] = {ObjectName::Data, "the armed read faults"};
-  m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // actor_caller.h
+  m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // object_ids.h
   m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // object_ids.h
   std::map<std::string, bool> claims;
   claims_in_details(details, claims);

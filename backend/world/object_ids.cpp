@@ -32,4 +32,9 @@ uint64_t actor_plan_id(std::string_view actor) {
   return object_id(static_cast<backend::Obj>(0xF0), actor);
 }
 
+uint64_t faults_fired_id() {
+  static const uint64_t id = object_id(static_cast<backend::Obj>(0xF2), "faults-fired");
+  return id;
+}
+
 }  // namespace allocsim::harness

@@ -22,4 +22,12 @@ uint64_t invariant_visible_id();
 /// The footprint id of actor `actor`'s last plan, which `plan_from` reserves of other actors read.
 uint64_t actor_plan_id(std::string_view actor);
 
+/// The footprint id of the world's faults-fired counter (WorldState::faults_fired). Every fault-eligible
+/// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
+/// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
+/// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
+/// actor_plan_id, 0xF1 read_faults_id). Defined here, beside the other harness ids, so that
+/// the canonical state (state_digest.h) can list it; ActorCaller reads and writes it (backend/ops/actor_caller.h).
+uint64_t faults_fired_id();
+
 }  // namespace allocsim::harness

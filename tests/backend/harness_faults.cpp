@@ -11,6 +11,7 @@
 #include "backend/ops/actor_caller.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/system.h"
+#include "backend/world/object_ids.h"
 #include "sim/engine.h"
 #include "sim/strategies/replay.h"
 
@@ -208,7 +209,7 @@ TEST_CASE("faults replay exactly: the draws are part of the schedule", "[faults]
 }
 
 TEST_CASE("explanations name the faults-fired footprint object, not its hash", "[faults]") {
-  // DPOR orders two actors' fault draws through this object (actor_caller.h faults_fired_id); an explanation
+  // DPOR orders two actors' fault draws through this object (object_ids.h faults_fired_id); an explanation
   // that names it must say what it is.
   const Scenario sc =
       load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-one-plan-two-claimants.json");
