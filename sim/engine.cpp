@@ -24,6 +24,12 @@ void Engine::Impl::Ctx::touch_lock(uint64_t lock, bool held) { impl->touch_lock(
 bool Engine::Impl::Ctx::records_footprints() const { return impl->record_footprints; }
 void Engine::Impl::Ctx::note(std::string_view text) { impl->note(text); }
 void Engine::Impl::Ctx::crashed(const char* where) { impl->slots[id].crashed = where; }
+bool Engine::Impl::Ctx::tracks_states() const { return impl->track_states; }
+void Engine::Impl::Ctx::local_state(uint64_t digest) {
+  if (!impl->track_states || impl->unwinding) return;
+  impl->slots[id].local = digest;
+  impl->slots[id].since.clear();
+}
 
 void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
   if (unwinding) throw std::logic_error("wait_for during unwinding");
@@ -46,6 +52,7 @@ uint64_t Engine::Impl::draw(uint64_t bound) {
   const uint64_t v = strategy->draw(bound);
   ALLOCSIM_ASSERT(v < bound, "the strategy drew {} outside [0, {})", v, bound);
   res.schedule.push_back({Choice::Draw, v});
+  note_local(current, v, true);
   return v;
 }
 
@@ -80,6 +87,15 @@ void Engine::Impl::start(ActorId id) {
 void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
   world = &w;
   strategy = &st;
+  track_states = st.caches_states();
+  if (track_states) {
+    // Checked before any fiber starts: nothing to unwind.
+    canon.objects.clear();
+    if (!w.canonical_state(canon))
+      throw std::invalid_argument(
+          "this world has no canonical state (World::canonical_state): it cannot be "
+          "explored with state caching");
+  }
   std::vector<StepRecord> steps = std::move(res.steps);
   std::vector<Choice> schedule = std::move(res.schedule);
   std::vector<Crash> crashes = std::move(res.crashes);
@@ -111,6 +127,7 @@ void Engine::Impl::unwind_all() {
 
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}
 Engine::~Engine() = default;
+uint64_t Engine::state_fallbacks() const { return impl_->state_fallbacks; }
 
 ExecutionResult Engine::run(World& world, Strategy& strategy) {
   execute(world, strategy);

@@ -150,6 +150,9 @@ class Engine {
   const ExecutionResult& execute(World& world, Strategy& strategy);
 
   const EngineOptions& options() const { return opt_; }
+  /// State caching: how many times, over this engine's executions, a step touched an object the world's
+  /// canonical state did not list (each folded the whole world's digest instead: sound, but it splits states).
+  uint64_t state_fallbacks() const;
 
  private:
   struct Impl;

@@ -43,6 +43,14 @@ struct Slot {
   const SimMutex* waiting = nullptr;
   std::optional<std::string> exception;
   const char* crashed = nullptr;  // where an ActorCrash ended it
+  // State caching only (Impl::track_states, engine_states.cpp): the actor's local state as of its last
+  // ActorContext::local_state() and the steps folded since, and what the step in progress touched and drew.
+  uint64_t local = 0;
+  struct LocalEvent {
+    uint64_t value;  // an object id, or a drawn value
+    bool drawn;
+  };
+  std::vector<LocalEvent> since;  // its buffer is kept across steps and executions
 
   /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
   /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
@@ -56,6 +64,8 @@ struct Slot {
     waiting = nullptr;
     exception.reset();
     crashed = nullptr;
+    local = 0;
+    since.clear();
   }
 };
 
@@ -80,6 +90,8 @@ struct Engine::Impl {
     bool records_footprints() const override;
     void note(std::string_view text) override;
     void crashed(const char* where) override;
+    bool tracks_states() const override;
+    void local_state(uint64_t digest) override;
   };
 
 #ifdef ALLOCSIM_PROTECTED_STACKS
@@ -107,6 +119,12 @@ struct Engine::Impl {
   bool unwinding = false;
   bool record_footprints = false;
   bool branching_draw = false;  // a draw over more than one value happened (ExecutionResult::single_schedule)
+  // State caching (engine_states.cpp), on when the strategy caches states: the world's canonical state at the
+  // latest choice (its object digests are what the step after it read), and how often a touched object was
+  // missing from it.
+  bool track_states = false;
+  CanonicalState canon;
+  uint64_t state_fallbacks = 0;
 
   // The result being recorded, kept between executions so that its storage is reused (Engine::execute):
   // during an execution its first `nsteps` records are this execution's; those after them, and `spare`, are
@@ -142,12 +160,24 @@ struct Engine::Impl {
     }
   }
 
+  /// State caching: what the running actor touched or drew in this step (engine_states.cpp folds it).
+  void note_local(ActorId id, uint64_t value, bool drawn) {
+    if (track_states && !unwinding && nsteps != 0 && id != kNoActor) slots[id].since.push_back({value, drawn});
+  }
+  /// State caching: folds the events of `id`'s last step into its local state, with the digests of the objects as
+  /// they were before the step (the canonical state taken at the choice that started it).
+  void fold_local(ActorId id);
+  /// State caching: the fingerprint of the canonical state at this choice (and `canon`, taken now).
+  uint64_t state_fingerprint();
+
   void touch(uint64_t object, bool write) {
+    note_local(current, object, false);
     if (!record_footprints || unwinding || nsteps == 0) return;
     add_access(last_step().footprint, object, write);
   }
 
   void touch_lock(uint64_t lock, bool held) {
+    note_local(current, lock, false);
     if (!record_footprints || unwinding || nsteps == 0) return;
     add_access(last_step().footprint, lock, true).held = held;
   }

@@ -121,6 +121,9 @@ class OrderTracker {
   /// The footprint object both steps of constraint `c` write, so that DPOR sees X and Y as dependent (X
   /// enables Y; a reduction must not treat them as commuting).
   static uint64_t footprint_object(size_t c) { return 0x4f52444552000000ull + c; }  // "ORDER" + c
+  /// The progress so far (each labelled point's count, each constraint taken or not), for canonical states
+  /// (sim/engine_states.cpp): folded into `seed`.
+  uint64_t digest(uint64_t seed) const;
 
  private:
   struct Key {

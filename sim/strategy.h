@@ -44,6 +44,13 @@ class Strategy {
   /// (its footprint is filled only under EngineOptions::record_footprints). DPOR needs the footprint of the
   /// step just taken before its next choice (sleep sets); other strategies ignore it.
   virtual void step_done(const StepRecord& step) { (void)step; }
+  /// Whether the strategy wants the canonical state before each choice (state caching). The engine then
+  /// tracks the actors' local states and calls at_state() right before every choose() (not in an order's
+  /// run-out, which makes no choice).
+  virtual bool caches_states() const { return false; }
+  /// The fingerprint of the canonical state at the coming choice (Engine: the world's part, the step count,
+  /// and each actor's status, point and local state).
+  virtual void at_state(uint64_t fingerprint) { (void)fingerprint; }
   /// Ends the execution; returns whether the strategy wants another one (exhaustive strategies stop when
   /// their tree is done; sampling strategies always say yes and the explorer bounds them).
   virtual bool end_execution(const ExecutionResult& result) = 0;

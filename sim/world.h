@@ -96,6 +96,15 @@ class ActorContext {
   /// run_actor() without another point, running only destructors on the way (ActorCrash says why a world
   /// would: every frame an exception crosses costs about 3k instructions to unwind).
   virtual void crashed(const char* where) = 0;
+  /// Whether the engine keeps canonical states in this execution (state caching, docs/DESIGN.md §2 "Canonical
+  /// states"); when it does not, local_state() is ignored and a world need not compute its digest.
+  virtual bool tracks_states() const { return false; }
+  /// The actor's whole local state is `digest` from here on: what it read and drew earlier in this execution no
+  /// longer decides anything it will do. A world calls it where its actor's state is explicit (the backend: at
+  /// the start of every script op, and at the end), so that executions that reach the same explicit state by
+  /// different reads can share a canonical state. Between two such calls the engine digests every object the
+  /// actor touches and every value it draws (Engine: the local states).
+  virtual void local_state(uint64_t digest) { (void)digest; }
 };
 
 /// A re-entrant mutex between actors of one execution. lock() blocks (a LockWait scheduling point) while
@@ -144,6 +153,27 @@ class SimMutex {
   int depth_ = 0;
 };
 
+/// One object a step may touch (its footprint id, ActorContext::touch) and a digest of what it holds now.
+struct ObjectDigest {
+  uint64_t object;
+  uint64_t digest;
+};
+
+/// A world's part of a canonical state (World::canonical_state; docs/DESIGN.md §2 "Canonical states").
+struct CanonicalState {
+  /// Everything of the world that can decide the rest of the execution (what a later step reads, what an
+  /// invariant or expectation judges), apart from the actors' local states, digested so that what nothing
+  /// can observe does not split states (the order of commuting audit entries, say).
+  uint64_t world = 0;
+  /// Every object that exists, ascending by id, each with a digest of its content: the engine folds the digests of
+  /// the objects a step touched into the local state of the actor that took it.
+  std::vector<ObjectDigest> objects;
+  /// What the engine folds for a touched id not in `objects` (an object that does not exist: a claim not made yet,
+  /// or released). It must decide that such an object is absent: a digest of which objects exist does, as long as
+  /// `objects` lists every one that does. `world` always does (the coarse choice, and the default).
+  uint64_t unlisted = 0;
+};
+
 /// One execution's system under test. Built fresh for every execution (make it cheap: copy a prototype).
 class World {
  public:
@@ -160,6 +190,15 @@ class World {
   /// The `order` constraints this world's executions must satisfy (sim/order.h), or null for none. The
   /// engine holds back any actor whose next step would break one (sim/engine.h). The spec outlives the world.
   virtual const OrderSpec* order() const { return nullptr; }
+  /// Fills `out` with the world's canonical state at a choice point (no actor is inside a step). Returns false
+  /// when the world cannot (the default); a strategy that caches states refuses such a world. Contract: two
+  /// choice points of executions of one world whose `out` are equal, and whose actors' local states
+  /// (ActorContext::local_state and what the engine folded since) are equal, have the same futures: the same
+  /// steps, footprints, violations and final states for every continuation.
+  virtual bool canonical_state(CanonicalState& out) {
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace allocsim::sim

@@ -26,6 +26,8 @@ class FakeClock {
   /// Moves both clocks forward by `seconds`, firing due timers in order, each with the clocks set to
   /// its due time. Throws std::invalid_argument("a clock only advances") when seconds < 0.
   void advance(double seconds);
+  /// Timers queued and not fired yet (canonical states digest the clock only while there are none).
+  size_t pending_timers() const { return timers_.size(); }
 
  private:
   struct Timer {

@@ -10,6 +10,7 @@
 #include "backend/ops/op_behaviour.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
+#include "backend/world/state_digest.h"
 
 namespace allocsim::harness {
 
@@ -57,12 +58,17 @@ bool pods_failing(const backend::MemoryBackend& b) {
 }  // namespace
 
 void ScriptRunner::run() {
+  // State caching: at each op's start the actor's whole state is its ActorState (the runner and the caller keep
+  // nothing across ops: run_op resets them), so executions that reach it by different reads share a state.
+  const bool tracks = ctx_.tracks_states();
   for (size_t k = 0; k < spec_.script.size(); ++k) {
     st_.op_index = k;
+    if (tracks) ctx_.local_state(actor_digest(st_));
     // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
     st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
-    if (st_.crashed) return;  // the actor died in that op (fault_at): nothing of it runs any more
+    if (st_.crashed) break;  // the actor died in that op (fault_at): nothing of it runs any more
   }
+  if (tracks) ctx_.local_state(actor_digest(st_));
 }
 
 /// One op with its faults: a raise ends it with `error`, a dropped response with `unknown` (the op's own

@@ -1,4 +1,5 @@
 #include "backend/system/backend_world.h"
+#include "backend/world/state_digest.h"
 
 #include <utility>
 
@@ -87,6 +88,11 @@ void BackendWorld::end_step_unchecked(sim::ActorId actor) {
   if (read_faults.enabled) read_faults.after_step(backend().state());
   ActorState& a = mutable_actors()[actor];
   reset_told(a.told, a.observation_scratch);
+}
+
+bool BackendWorld::canonical_state(sim::CanonicalState& out) {
+  harness::canonical_state(*this, out);
+  return true;
 }
 
 std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }

@@ -57,6 +57,8 @@ class BackendWorld final : public sim::World, public WorldState {
   /// views, what the actor was told). For a bench that measures the checks' share of a step.
   void end_step_unchecked(sim::ActorId actor);
   std::optional<sim::Violation> check_quiescent() override;
+  /// The canonical state (backend/world/state_digest.h).
+  bool canonical_state(sim::CanonicalState& out) override;
   const sim::OrderSpec* order() const override {
     return compiled().scenario->order.empty() ? nullptr : &compiled().scenario->order;
   }

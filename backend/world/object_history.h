@@ -131,6 +131,10 @@ class ObjectHistories {
   Field field_of(uint32_t object) const;
   /// The node index of a node field's object.
   uint32_t node_of(uint32_t object) const { return object % nodes_; }
+  /// The digest of what decides later verdicts (canonical states, backend/world/state_digest.h): the current
+  /// versions, the sights, the recoveries and the pending foreign writes; versions name their audit entry by its
+  /// content in `s`, and step numbers are left out. Defined in state_digest.cpp.
+  uint64_t canonical_digest(const backend::BackendState& s) const;
 
  private:
   void write(uint32_t object, const HistoryEffect& e, const VersionSource& by, int principal,

@@ -89,6 +89,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   s.actors.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) reset_actor(s.actors[i], sc.actors[i]);
   s.barrier_hits.assign(backend::barrier_table().size(), 0);
+  s.audit_digest = 0, s.audit_digested = 0;
   s.life.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
     if (!c.life_ids[i])

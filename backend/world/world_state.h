@@ -69,6 +69,18 @@ struct WorldStorage {
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
   // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
   std::vector<std::unique_ptr<sim::SimMutex>> life;
+  // Canonical states (state_digest.h), a cache only: per node, its object ids (node, failing-geometry hooks) and
+  // the digest of its labels under the stamp they had (StampedLabels: equal stamps mean equal labels).
+  struct NodeDigestMemo {
+    uint64_t node_id = 0, hooks_id = 0;
+    uint64_t label_stamp = 0, label_digest = 0;
+    bool ids = false;
+  };
+  std::vector<NodeDigestMemo> digest_memo;
+  // The audit log's multiset digest over its first audit_digested entries (appends only within an execution;
+  // reset_world_storage starts it again).
+  uint64_t audit_digest = 0;
+  size_t audit_digested = 0;
 };
 
 /// Resets `s` to the state a world of `c` starts in: the backend as the prototype, fresh actors, empty invariant
@@ -143,6 +155,7 @@ class WorldState {
   // (backend/system/backend_world.h) as the derived class.
   friend class ActorCaller;
   friend class ScriptRunner;
+  friend void canonical_state(const WorldState& w, sim::CanonicalState& out);  // state_digest.h
   backend::MemoryBackend& backend_;
   sim::SimMutex lock_;
   std::vector<ActorState>& actors_;

@@ -16,7 +16,10 @@ const sim::StrategySpec& ExploreConfig::spec() const {
 }
 
 sim::StrategyParams ExploreConfig::params() const {
-  return sim::StrategyParams{.preemption_bound = preemption_bound, .reduction = reduction, .depth = pct_depth};
+  return sim::StrategyParams{.preemption_bound = preemption_bound,
+                             .reduction = reduction,
+                             .depth = pct_depth,
+                             .state_memory = state_memory};
 }
 
 sim::ResolvedStrategy ExploreConfig::validate() const {
@@ -58,6 +61,7 @@ nlohmann::json ExploreConfig::to_json() const {
   j["max_steps"] = max_steps ? nlohmann::json(*max_steps) : nlohmann::json(nullptr);
   if (!mutants.empty()) j["mutants"] = mutants;
   if (!order.empty()) j["order"] = order;
+  if (state_memory) j["state_memory"] = state_memory;  // only when given: reports without it stay as they were
   return j;
 }
 
@@ -72,6 +76,7 @@ void ExploreConfig::read_json(const nlohmann::json& c) {
   if (!c.at("max_steps").is_null()) max_steps = c.at("max_steps").get<uint64_t>();
   if (c.contains("mutants")) mutants = c.at("mutants").get<std::vector<std::string>>();
   if (c.contains("order")) order = c.at("order").get<std::vector<std::string>>();
+  if (c.contains("state_memory")) state_memory = c.at("state_memory").get<uint64_t>();
 }
 
 std::string shell_quote(const std::string& s) {

@@ -39,6 +39,9 @@ struct ExploreConfig {
   std::string strategy = "random";  // a name in the strategy table (sim/strategies/strategy_table.h)
   std::string reduction;            // --reduction; "" resolves to the strategy's default
   std::optional<uint32_t> preemption_bound;
+  /// --state-memory: the visited-state table's bound in bytes, per exploring unit (--reduction states); 0: the
+  /// default (sim/state_table.h).
+  uint64_t state_memory = 0;
   uint32_t pct_depth = 3;  // --depth: pct's bug depth d
   uint64_t seed = 0;
   /// Sampling strategies: the number of executions. Exhaustive strategies: an upper bound (sweeps: per work

@@ -112,6 +112,10 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   for (const std::string& b : sc.barriers())
     if (hits.count(b)) r.reached.push_back(b);
   r.exhausted = strategy->exhausted();
+  if (const auto* cache = dynamic_cast<const sim::StateDfsStrategy*>(strategy.get())) {
+    r.states = cache->stats();
+    r.state_fallbacks = engine.state_fallbacks();
+  }
   if (caps.exhaustive) {
     r.distinct_traces = traces.distinct();
     r.distinct_traces_sample_level = traces.sample().level();

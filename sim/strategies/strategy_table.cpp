@@ -8,12 +8,13 @@
 #include "sim/strategies/dpor.h"
 #include "sim/strategies/pct.h"
 #include "sim/strategies/random.h"
+#include "sim/strategies/state_dfs.h"
 
 namespace allocsim::sim {
 
 namespace {
 
-constexpr std::string_view kDpor = "dpor", kNone = "none";
+constexpr std::string_view kDpor = "dpor", kNone = "none", kStates = "states";
 
 ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
 
@@ -21,8 +22,12 @@ ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
 /// OOPSLA 2013).
 ResolvedStrategy dfs_reduction(const StrategyParams& p) {
   const std::string r = !p.reduction.empty() ? p.reduction : std::string(p.preemption_bound ? kNone : kDpor);
-  if (r != kDpor && r != kNone)
-    throw StrategyError(fmt::format("--reduction: expected {} or {}, got \"{}\"", kNone, kDpor, r));
+  if (r != kDpor && r != kNone && r != kStates)
+    throw StrategyError(fmt::format("--reduction: expected {}, {} or {}, got \"{}\"", kNone, kDpor, kStates, r));
+  if (r == kStates && p.preemption_bound)
+    throw StrategyError(
+        "--reduction states cannot be combined with --preemption-bound: the preemption count is not part of a "
+        "canonical state, so a state cached under one count would cut paths under another");
   if (r == kDpor && p.preemption_bound)
     throw StrategyError(
         "--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound "
@@ -37,7 +42,13 @@ std::unique_ptr<Strategy> make_dpor(const StrategyParams& p) {
 }
 
 std::unique_ptr<Strategy> make_dfs(const StrategyParams& p) {
-  if (dfs_reduction(p).partial_order) return make_dpor(p);
+  const ResolvedStrategy r = dfs_reduction(p);
+  if (r.partial_order) return make_dpor(p);
+  if (r.reduction == kStates) {
+    StateDfsOptions o{.prefix = p.prefix};
+    if (p.state_memory) o.state_memory = p.state_memory;
+    return std::make_unique<StateDfsStrategy>(std::move(o));
+  }
   return std::make_unique<DfsStrategy>(DfsOptions{.preemption_bound = p.preemption_bound, .prefix = p.prefix});
 }
 
@@ -59,8 +70,8 @@ const std::vector<StrategySpec> kStrategies = {
      no_reduction,
      make_pct},
     {"dfs",
-     "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets) or none; "
-     "--preemption-bound K (plain DFS, iterative 0..K)",
+     "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets), states (sleep sets + "
+     "state caching) or none; --preemption-bound K (plain DFS, iterative 0..K)",
      {.exhaustive = true, .takes_bound = true, .takes_reduction = true},
      dfs_reduction,
      make_dfs},

@@ -59,6 +59,8 @@ struct StrategyParams {
   std::vector<Choice> prefix = {};
   /// partial-order reduction: the unit's earlier siblings, asleep at the prefix nodes (dpor_units.h).
   std::vector<std::vector<SiblingStep>> prefix_siblings = {};
+  /// state caching (--reduction states): the visited-state table's bound in bytes; 0: the default.
+  uint64_t state_memory = 0;
 };
 
 /// A strategy with its reduction resolved (what the reports print).

@@ -80,6 +80,8 @@ void set_check_invariants(const std::string& text);
 
 /// Parses an unsigned decimal or 0x-hex flag value in [lo, hi]. Throws UsageError naming `flag`.
 uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+/// A size in bytes: a number, optionally followed by KiB, MiB or GiB, in [lo, hi]. Throws UsageError naming `flag`.
+uint64_t parse_bytes(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 
 /// `--shard K/N` as sweep and swarm take it: run only shard K of N. `index` is K - 1.
 struct Shard {

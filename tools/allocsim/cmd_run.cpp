@@ -62,6 +62,15 @@ void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::Strateg
                                                  count_of(rep.summary.abandoned, "prefix", "prefixes"))
                                    : "");
     }
+    if (rep.states) {
+      const sim::StateCacheStats& s = *rep.states;
+      std::cout << fmt::format(
+          "  states: {} visited, {} distinct; {} cut at a visited state, {} sleep-set blocked\n"
+          "  state table: {:.1f} of {:.0f} MiB{}; fingerprint collision probability {:.2g}\n",
+          s.states, s.distinct, count_of(s.pruned, "path"), count_of(s.sleep_blocked, "path"),
+          double(s.table_bytes) / double(1 << 20), double(s.table_max_bytes) / double(1 << 20),
+          s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
+    }
   }
   if (rep.pct) {
     const auto& p = *rep.pct;

@@ -136,6 +136,18 @@ const std::vector<ExploreFlag>& explore_table() {
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.reduction = f.text.at(k);
        }},
+      {"state-memory",
+       Kind::value,
+       1,
+       {"dfs --reduction states: the visited-state table's memory bound, as BYTES or with KiB, MiB or GiB "
+        "(default 256MiB); past it, states are explored without being stored",
+        "", "dfs --reduction states: the visited-state table's memory bound per work unit (default 256MiB)"},
+       {nullptr, nullptr, nullptr},
+       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+         if (f.text.at(k).empty()) return;
+         if (c.reduction != "states") throw UsageError(fmt::format("--{} applies to --reduction states only", k));
+         c.state_memory = parse_bytes("--" + k, f.text.at(k), uint64_t{64} << 10, uint64_t{1} << 40);
+       }},
       {"depth",
        Kind::value,
        1,

@@ -26,6 +26,24 @@ uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo
   return v;
 }
 
+uint64_t parse_bytes(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  static const std::pair<std::string_view, unsigned> units[] = {{"KiB", 10}, {"MiB", 20}, {"GiB", 30}};
+  std::string_view digits = text;
+  unsigned shift = 0;
+  for (const auto& [unit, s] : units)
+    if (digits.size() > unit.size() && digits.ends_with(unit)) digits.remove_suffix(unit.size()), shift = s;
+  uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v > (hi >> shift))
+    throw UsageError(
+        fmt::format("{}: expected a size in bytes, or with KiB, MiB or GiB (e.g. 1GiB), up to {} "
+                    "bytes, got \"{}\"",
+                    flag, hi, text));
+  v <<= shift;
+  if (v < lo) throw UsageError(fmt::format("{}: expected at least {} bytes, got {}", flag, lo, v));
+  return v;
+}
+
 Shard parse_shard(const std::string& text) {
   const auto bad = [&] {
     return UsageError(fmt::format("--shard: expected K/N, shard K of N with 1 <= K <= N <= {} (e.g. 2/4), got \"{}\"",

@@ -1,0 +1,329 @@
+#include "backend/world/state_digest.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "backend/world/object_ids.h"
+#include "backend/world/read_faults.h"
+#include "sim/state_hash.h"
+
+namespace allocsim::harness {
+
+// A new field must be placed in or out of the canonical state (state_digest.h) before these sizes are updated.
+static_assert(sizeof(backend::NodeFixture) == 360, "NodeFixture changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::Claim) == 392, "Claim changed: place the new field in state_digest.cpp");
+static_assert(sizeof(ActorState) == 2200, "ActorState changed: place the new field in state_digest.cpp");
+
+namespace {
+
+using backend::Obj;
+
+/// A running 64-bit digest (sim/state_hash.h).
+struct Hasher {
+  uint64_t h = 0x616c6c6f6373696dull;  // "allocsim"
+  Hasher& u(uint64_t v) {
+    h = sim::state_mix(h, v);
+    return *this;
+  }
+  Hasher& i(int64_t v) { return u(static_cast<uint64_t>(v)); }
+  Hasher& b(bool v) { return u(v ? 0xb1 : 0xb0); }
+  Hasher& d(double v) { return u(std::bit_cast<uint64_t>(v)); }
+  Hasher& s(std::string_view v) {
+    h = sim::state_mix_text(h, v);
+    return *this;
+  }
+  Hasher& c(const char* v) { return v ? s(v).u(1) : u(0); }  // a static word, or none
+  template <class T, class F>
+  Hasher& opt(const std::optional<T>& o, F&& f) {
+    if (!o) return u(0);
+    u(1);
+    f(*this, *o);
+    return *this;
+  }
+  Hasher& os(const std::optional<std::string>& o) {
+    return opt(o, [](Hasher& x, const std::string& v) { x.s(v); });
+  }
+  Hasher& oi(const std::optional<int>& o) {
+    return opt(o, [](Hasher& x, int v) { x.i(v); });
+  }
+  template <class V>
+  Hasher& map_si(const backend::OrderedMap<std::string, V>& m) {
+    u(m.size());
+    for (const auto& [k, v] : m) s(k).i(v);
+    return *this;
+  }
+  Hasher& map_ss(const backend::OrderedMap<std::string, std::string>& m) {
+    u(m.size());
+    for (const auto& [k, v] : m) s(k).s(v);
+    return *this;
+  }
+  Hasher& strings(const std::vector<std::string>& v) {
+    u(v.size());
+    for (const std::string& x : v) s(x);
+    return *this;
+  }
+};
+
+void add(Hasher& x, const backend::DeviceIdentity& d) {
+  x.os(d.node).oi(d.ordinal).os(d.uuid).os(d.mig_uuid).s(d.product);
+  x.opt(d.memory_bytes, [](Hasher& y, int64_t v) { y.i(v); }).os(d.mig_profile);
+}
+
+void add(Hasher& x, const std::vector<backend::DeviceIdentity>& ds) {
+  x.u(ds.size());
+  for (const auto& d : ds) add(x, d);
+}
+
+uint64_t labels_digest(const backend::NodeFixture& n) {
+  Hasher x;
+  x.map_ss(n.labels.get());  // the labels, not their stamp: equal labels with different stamps are one state
+  return x.h;
+}
+
+/// `labels`: labels_digest(n), which the live state memoizes per stamp.
+void add(Hasher& x, const backend::NodeFixture& n, uint64_t labels) {
+  // product, gpu_count and memory_gib never change, but they are cheap and keep the digest whole.
+  x.s(n.name).s(n.product).i(n.gpu_count).d(n.memory_gib).u(labels);
+  x.os(n.owner).os(n.owner_epoch).i(n.resource_version).s(n.mig_config).s(n.mig_state).i(n.mig_state_generation);
+  x.map_si(n.mig_layout).map_si(n.workloads).os(n.restore_record);
+}
+
+void add(Hasher& x, const backend::NodeFixture& n) { add(x, n, labels_digest(n)); }
+
+void add(Hasher& x, const backend::FeasiblePlan& p) {
+  x.u(p.assignments.size());
+  for (const auto& [w, ds] : p.assignments) x.s(w), add(x, ds);
+  x.map_ss(p.geometry).s(p.snapshot_generation).s(p.plan_id).strings(p.notes);
+}
+
+void add(Hasher& x, const backend::PlanOutcome& p) {
+  if (const auto* f = std::get_if<backend::FeasiblePlan>(&p)) {
+    x.u(1);
+    add(x, *f);
+  } else {
+    x.u(2).strings(std::get<backend::Infeasible>(p).reasons);
+  }
+}
+
+void add(Hasher& x, const backend::Claim& c) {
+  x.s(c.claim_id).s(c.owner);
+  add(x, c.plan);
+  x.s(c.generation).strings(c.nodes).s(c.status).b(c.workload_ready).s(c.entry_name);
+  x.s(c.op_id).b(c.releasing).map_si(c.label_versions);
+}
+
+void add(Hasher& x, const backend::InventorySnapshot& v) {
+  add(x, v.devices.items());
+  x.map_si(v.occupancy).map_ss(v.sharing).map_ss(v.owners).s(v.completeness).d(v.observed_at).s(v.generation);
+}
+
+uint64_t mutation_digest(const backend::Mutation& m) {
+  Hasher x;
+  x.s(m.op_id).s(m.kind).s(m.target).s(m.detail);
+  return x.h;
+}
+
+/// The audit log as a multiset (state_digest.h, 3): a sum, so that the same entries in any order give the same
+/// digest. `from`, `sum`: the digest of the first `from` entries, already known.
+uint64_t audit_multiset(const backend::BackendState& s, size_t from = 0, uint64_t sum = 0) {
+  for (size_t i = from; i < s.audit.size(); ++i) sum += mutation_digest(s.audit[i]);
+  return sum;
+}
+
+/// Everything of a backend state (the live one, or a copy an invariant keeps) but its nodes and claims, which
+/// the live state lists as objects. `audit`: audit_multiset(s).
+void add_rest(Hasher& x, const backend::BackendState& s, uint64_t audit) {
+  x.u(s.failed_reads.size());
+  for (const auto& [k, v] : s.failed_reads) x.s(k).s(v);
+  x.u(s.shared_config.size());
+  for (const auto& [entry, nodes] : s.shared_config) x.s(entry).map_si(nodes);
+  x.i(s.shared_config_version).b(s.shared_tombstone).b(s.shared_map_deleted);
+  x.s(s.pointer).i(s.pointer_version).os(s.pointer_restore);
+  x.u(s.pending_geometry.size());
+  for (const auto& g : s.pending_geometry) x.d(g.due).s(g.node).i(g.version);
+  x.strings(s.failing_geometry);
+  x.u(s.failing_geometry_until.size());
+  for (const auto& [n, t] : s.failing_geometry_until) x.s(n).d(t);
+  x.strings(s.hollow_geometry);
+  x.u(s.audit.size()).u(audit);
+  if (s.clock.pending_timers() != 0)
+    throw std::logic_error("canonical state: the fake clock has timers queued, which it cannot digest");
+  x.d(s.clock.monotonic()).d(s.clock.time());
+}
+
+void add_whole(Hasher& x, const backend::BackendState& s) {
+  x.u(s.nodes.size());
+  for (const auto& n : s.nodes) add(x, n);
+  x.u(s.claims.size());
+  for (const auto& c : s.claims) add(x, c);
+  add_rest(x, s, audit_multiset(s));
+}
+
+void add(Hasher& x, const sim::SimMutex& m) { x.u(m.holder()).i(m.depth()); }
+
+void add(Hasher& x, const ReadFaults& r) {
+  x.b(r.enabled);
+  if (!r.enabled) return;
+  // `writes` and `recorded` count writes; only their difference decides whether the next step records a view.
+  x.u(r.writes - r.recorded).u(r.history.size());
+  for (const ReadState& v : r.history) {
+    x.u(v.nodes.size());
+    for (const auto& n : v.nodes) add(x, n);
+    x.u(v.claims.size());
+    for (const auto& c : v.claims) add(x, c);
+  }
+  x.i(r.stale_writes).i(r.stale_reads).strings(r.partial_workloads).i(r.partial_reads);
+}
+
+uint64_t digest_of(const auto& v) {
+  Hasher x;
+  add(x, v);
+  return x.h;
+}
+
+}  // namespace
+
+uint64_t actor_digest(const ActorState& a) {
+  Hasher x;
+  x.s(a.name).i(a.id_counter).i(a.reserves).i(a.releases).i(a.recovers).u(a.op_index).c(a.crashed);
+  x.opt(a.inventory, [](Hasher& y, const backend::InventorySnapshot& v) { add(y, v); }).b(a.inventory_with_failed_pods);
+  x.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& p) { add(y, p); }).b(a.plan_with_failed_pods);
+  x.os(a.claim_id).s(a.claim_generation);
+  x.u(a.held.size());
+  for (const auto& [id, gen] : a.held) x.s(id).s(gen);
+  x.opt(a.last_released, [](Hasher& y, const std::pair<std::string, std::string>& p) { y.s(p.first).s(p.second); });
+  x.i(a.claims_held).i(a.claims_made).s(a.op_epoch);
+  x.u(a.outcomes.size());
+  for (const char* o : a.outcomes) x.c(o);
+  return x.h;
+}
+
+uint64_t ObjectHistories::canonical_digest(const backend::BackendState& s) const {
+  Hasher x;
+  x.b(enabled);
+  if (!enabled) return x.h;
+  const auto source = [&](const VersionSource& v) {
+    // The audit entry by its content: its index depends on how commuting appends interleaved.
+    x.i(v.principal).i(v.actor).s(v.what).s(v.value);
+    x.u(v.audit >= 0 && size_t(v.audit) < s.audit.size() ? mutation_digest(s.audit[size_t(v.audit)]) : 0);
+  };
+  const auto version = [&](const ObjectVersion& v) {
+    x.u(v.number).b(v.present);
+    source(v.by);
+  };
+  x.b(lost.has_value()).i(principals_).u(audit_seen_).u(objects_.size());
+  for (const ObjectVersion& v : objects_) version(v);
+  for (const auto& sight : seen_) {
+    x.b(sight.has_value());
+    if (!sight) continue;
+    x.u(sight->number);
+    version(sight->version);
+    source(sight->at);
+  }
+  x.u(recovering_count_);
+  for (size_t i = 0; i < recovering_count_; ++i) x.s(recovering_[i].first).i(recovering_[i].second);
+  x.u(pending_.size());
+  for (const auto& f : pending_) {
+    x.u(f.object).b(f.changed);
+    source(f.by);
+  }
+  return x.h;
+}
+
+void canonical_state(const WorldState& w, sim::CanonicalState& out) {
+  const backend::BackendState& s = w.backend().state();
+  auto& o = out.objects;
+  o.clear();
+  Hasher all;  // AllNodes: every node at once
+  auto& memo = w.storage_->digest_memo;
+  memo.resize(s.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const backend::NodeFixture& n = s.nodes[i];
+    WorldStorage::NodeDigestMemo& m = memo[i];
+    if (!m.ids) m = {object_id(Obj::Node, n.name), object_id(Obj::FailingGeometry, n.name), 0, 0, true};
+    if (m.label_stamp != n.labels.stamp() || n.labels.stamp() == 0)
+      m.label_stamp = n.labels.stamp(), m.label_digest = labels_digest(n);
+    Hasher nd;
+    add(nd, n, m.label_digest);
+    const uint64_t d = nd.h;
+    o.push_back({m.node_id, d});
+    all.u(d);
+    Hasher g;  // the failing-geometry hooks of this node
+    g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), n.name) != s.failing_geometry.end());
+    g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), n.name) != s.hollow_geometry.end());
+    const double* until = backend::find_in(s.failing_geometry_until, n.name);
+    g.b(until != nullptr).d(until ? *until : 0);
+    o.push_back({m.hooks_id, g.h});
+  }
+  o.push_back({object_id(Obj::AllNodes, ""), all.h});
+  Hasher table;  // the claim table's membership, in insertion order (upstream's dict)
+  for (const auto& c : s.claims) {
+    o.push_back({object_id(Obj::Claim, c.claim_id), digest_of(c)});
+    table.s(c.claim_id);
+  }
+  o.push_back({object_id(Obj::Claim, ""), table.h});
+  {
+    Hasher m;
+    m.u(s.shared_config.size());
+    for (const auto& [entry, nodes] : s.shared_config) m.s(entry).map_si(nodes);
+    m.i(s.shared_config_version).b(s.shared_tombstone).b(s.shared_map_deleted);
+    o.push_back({object_id(Obj::SharedMap, "videoflow-map"), m.h});
+  }
+  {
+    Hasher p;
+    p.s(s.pointer).i(s.pointer_version).os(s.pointer_restore);
+    o.push_back({object_id(Obj::Pointer, "clusterpolicy"), p.h});
+  }
+  o.push_back({object_id(Obj::Clock, "clock"), Hasher{}.d(s.clock.monotonic()).d(s.clock.time()).h});
+  {
+    Hasher g;
+    for (const auto& p : s.pending_geometry) g.d(p.due).s(p.node).i(p.version);
+    o.push_back({object_id(Obj::Clock, "pending-geometry"), g.h});
+  }
+  for (const char* kind : {"nodes", "pods", "config"}) {
+    const std::string* reason = backend::find_in(s.failed_reads, std::string(kind));
+    o.push_back({object_id(Obj::FailedReads, kind), reason ? Hasher{}.s(*reason).h : 0});
+  }
+  const uint64_t faults = digest_of(w.read_faults);
+  o.push_back({read_faults_id(), faults});
+  // A stale read's answer depends on the order of the last writes: the read-fault history (faulted_reads.cpp).
+  o.push_back({invariant_visible_id(), faults});
+  o.push_back({faults_fired_id(), static_cast<uint64_t>(w.faults_fired())});
+  for (const ActorState& a : w.actors()) {
+    Hasher p;
+    p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); });
+    o.push_back({actor_plan_id(a.name), p.h});
+  }
+  o.push_back({w.lock_.footprint_id(), digest_of(w.lock_)});
+  for (const auto& life : w.life_)
+    if (life) o.push_back({life->footprint_id(), digest_of(*life)});
+  std::sort(o.begin(), o.end(),
+            [](const sim::ObjectDigest& a, const sim::ObjectDigest& b) { return a.object < b.object; });
+
+  Hasher x;
+  for (const auto& od : o) x.u(od.object).u(od.digest);
+  WorldStorage& st = *w.storage_;
+  if (st.audit_digested > s.audit.size()) st.audit_digest = 0, st.audit_digested = 0;  // not this execution's
+  st.audit_digest = audit_multiset(s, st.audit_digested, st.audit_digest);
+  st.audit_digested = s.audit.size();
+  add_rest(x, s, st.audit_digest);
+  for (const NodeShadow& sh : w.shadow) x.os(sh.owner_epoch);
+  x.u(w.geometry_writes.size());
+  for (const GeometryWrite& g : w.geometry_writes) {
+    x.s(g.node).i(g.version).d(g.written_at).strings(g.workloads);
+    x.opt(g.applied_at, [](Hasher& y, double t) { y.d(t); });
+  }
+  x.u(w.bound_workloads.size());
+  for (const BoundWorkload& b : w.bound_workloads) x.s(b.node).s(b.workload).b(b.covered);
+  x.b(w.audit_base.has_value());
+  if (w.audit_base) add_whole(x, *w.audit_base);
+  x.strings(w.stale_reserves).u(w.audit_seen);
+  x.u(w.histories.canonical_digest(s));
+  out.world = x.h;
+  // Nodes and the harness's objects always exist; claims come and go, and the claim table lists them all: an
+  // unlisted id that a step touches is a claim that does not exist (made later, or released).
+  out.unlisted = Hasher{}.s("absent").u(table.h).h;
+}
+
+}  // namespace allocsim::harness

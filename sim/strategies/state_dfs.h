@@ -1,0 +1,116 @@
+// `dfs --reduction states`: depth-first search with sleep sets and state caching (Godefroid, "Partial-Order
+// Methods for the Verification of Concurrent Systems", LNCS 1032, 1996, ch. 5-6; Godefroid, Holzmann & Pirottin,
+// "State-space caching revisited", FMSD 1995). Where DPOR runs about one execution per Mazurkiewicz trace, this
+// runs about one step per (state, actor): many traces reach the same state, and the search explores what
+// follows a state once.
+//
+// The search (stateless, like `dfs`: each execution replays the branch stack and extends it):
+// - At every fresh choice the engine gives the fingerprint of the canonical state (Strategy::at_state; the world's
+//   part is World::canonical_state, the engine's is sim/engine_states.cpp). The sleep set on entry holds the actors
+//   whose step from an earlier sibling or an ancestor is independent of every step taken since (footprints,
+//   sim/trace_equivalence.h); a step with draws sleeps with the union of its draws' footprints.
+// - A state not in the table is stored with its sleep set Z, and every runnable actor outside Z is explored.
+// - A state in the table, stored with sleep set Z', is explored again only for the actors in Z' \ Z: those the
+//   earlier visit slept on and this one does not; the table then keeps Z' ∩ Z (Godefroid's rule). With nothing
+//   to explore, the execution is abandoned there (kAbandon): everything after it was explored from the earlier
+//   visit. This rule is what makes sleep sets and state caching together sound: every reachable state is
+//   visited, and every step from it is taken from it or from a state where it commutes with what followed.
+// - Draws are branched over every value, without sleep sets.
+// Why every verdict survives: invariants are checked after every step, and every reachable state is visited;
+// the quiescence checks run at every final state reached; outcomes, audit entries and histories that
+// expectations judge are part of the canonical state, so an execution cut at a visited state ends, in the
+// earlier visit's subtree, in final states that hold them.
+// What it needs of the world: World::canonical_state, and local states that the footprints keep honest (see
+// sim/engine_states.cpp). Not with a preemption bound (the preemption count is not part of the state) nor with an
+// order (the engine refuses it).
+//
+// Counts: an execution is a path that reached its end (quiescence or a violation); a path cut at a visited state
+// is `pruned`, one whose every runnable actor slept is `sleep_blocked`; neither is an execution (kAbandon).
+// `states` counts the fresh choices (states visited, with repeats), the table's size the distinct ones.
+//
+// Splitting and checkpoints: StateDfsOptions::prefix restricts the search to the subtree under a choice prefix
+// (never branched, no sleep sets there), as for `dfs`; each unit keeps its own table. save() keeps the branch
+// stack's choices and options left, not the sleep sets nor the table: a restored search explores at least what
+// the interrupted one would have (more, where sleep sets or the table would have pruned).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine.h"
+#include "sim/state_table.h"
+#include "sim/strategy.h"
+#include "sim/trace_equivalence.h"
+
+namespace allocsim::sim {
+
+struct StateDfsOptions {
+  std::vector<Choice> prefix = {};                     // explore only schedules that start with these choices
+  size_t state_memory = StateTable::kDefaultMaxBytes;  // the visited-state table's bound
+};
+
+/// What a state-caching search has seen so far.
+struct StateCacheStats {
+  uint64_t states = 0;         // fresh choices: states visited, counting repeats
+  uint64_t distinct = 0;       // states stored in the table
+  uint64_t pruned = 0;         // paths cut at a visited state with nothing left to explore there
+  uint64_t reopened = 0;       // visited states explored again for actors every earlier visit slept on
+  uint64_t sleep_blocked = 0;  // paths cut where every runnable actor slept
+  size_t table_bytes = 0;
+  size_t table_max_bytes = 0;
+  bool table_full = false;
+  double collision_probability = 0;
+};
+
+class StateDfsStrategy final : public Strategy {
+ public:
+  explicit StateDfsStrategy(StateDfsOptions options = {});
+  void begin_execution(uint64_t seed) override;
+  /// Throws std::logic_error when a replayed choice is not possible (a nondeterministic world, a bad prefix),
+  /// std::invalid_argument for an actor id of 64 or more (sleep sets are 64-bit masks in the table).
+  ActorId choose(std::span<const Candidate> runnable, ActorId current) override;
+  uint64_t draw(uint64_t bound) override;
+  void step_done(const StepRecord& step) override;
+  bool end_execution(const ExecutionResult& result) override;
+  bool caches_states() const override { return true; }
+  void at_state(uint64_t fingerprint) override { fingerprint_ = fingerprint; }
+
+  bool exhausted() const override { return done_; }
+  StateCacheStats stats() const;
+
+  /// {"schema": "allocsim/state-dfs-state/v1", "fixed", "done", "stack": [{"c": "a1", "left": ["a2"]}, ...]}.
+  nlohmann::json save() const override;
+  /// Throws std::invalid_argument on a malformed state.
+  void restore(const nlohmann::json& state) override;
+
+ private:
+  struct Sleeper {
+    ActorId actor;
+    Footprint footprint;  // its step from the node where it was explored (draw values merged)
+  };
+  struct Node {
+    Choice choice{};
+    std::vector<uint64_t> left = {};     // options not explored yet, in order
+    std::vector<Sleeper> sleep = {};     // actor nodes: asleep on entry
+    std::vector<Sleeper> explored = {};  // actor nodes: the actors taken here so far (the last: `choice`)
+    uint64_t fingerprint = 0;            // actor nodes made by choose(): the state there (0: prefix or restored)
+  };
+  /// The sleep set on entry to a node pushed now (after the step of the latest actor node).
+  void sleep_on_entry(std::vector<Sleeper>& out) const;
+  bool advance();
+
+  StateDfsOptions opt_;
+  StateTable table_;
+  std::vector<Node> stack_;
+  size_t fixed_ = 0;                   // stack_[0, fixed_) is the prefix: replayed, never branched
+  size_t pos_ = 0;                     // next node to replay
+  size_t last_actor_node_ = SIZE_MAX;  // this execution's latest actor node
+  Footprint last_step_fp_;
+  uint64_t fingerprint_ = 0;
+  bool done_ = false;
+  StateCacheStats stats_;
+};
+
+}  // namespace allocsim::sim

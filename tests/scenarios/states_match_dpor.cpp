@@ -1,0 +1,104 @@
+// State caching (`dfs --reduction states`, sim/strategies/state_dfs.h) never hides a verdict: on every scenario
+// file, and on the family of N identical reservers up to 3 with release (docs/DESIGN.md §2 "Canonical states"),
+// it finds what DPOR finds: the same violated invariants, the same outcomes of every op, the same barriers
+// reached, the same final states, and the same expectation verdict.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "backend/system/backend_world.h"
+#include "backend/system/system.h"
+#include "backend/world/state_digest.h"
+#include "sim/campaign/run.h"
+#include "tests/scenarios/scenario_files.h"
+
+namespace states_match_dpor_test {
+
+using namespace allocsim::harness;
+using allocsim::testing::scenario_files;
+using allocsim::testing::source_path;
+
+struct Verdicts {
+  allocsim::campaign::RunReport report;
+  std::set<std::string> violated;
+  std::set<std::tuple<std::string, std::string, std::string>> outcomes;  // actor, op, outcome
+  std::set<uint64_t> finals;  // the world's canonical digest at every quiescent end
+};
+
+Verdicts explore(const Scenario& sc, const std::string& reduction) {
+  allocsim::campaign::ExploreConfig cfg;
+  cfg.strategy = "dfs";
+  cfg.reduction = reduction;
+  cfg.executions = 2'000'000;  // above every tree here; exhaustion is asserted
+  Verdicts v;
+  allocsim::campaign::RunHooks hooks;
+  hooks.on_execution = [&](uint64_t, const allocsim::sim::World& w, const allocsim::sim::ExecutionResult& r) {
+    if (!r.quiescent || r.violation) return;
+    allocsim::sim::CanonicalState c;
+    canonical_state(dynamic_cast<const BackendWorld&>(w), c);
+    v.finals.insert(c.world);
+  };
+  v.report = allocsim::campaign::run(*subject_of(sc), cfg, hooks);
+  for (const auto& [inv, n] : v.report.summary.violations_by_invariant) v.violated.insert(inv);
+  for (const auto& [actor, ops] : v.report.outcomes)
+    for (const auto& [op, outs] : ops)
+      for (const auto& [out, n] : outs) v.outcomes.insert({actor, op, out});
+  return v;
+}
+
+void same_verdicts(const Scenario& sc) {
+  const Verdicts dpor = explore(sc, "dpor"), states = explore(sc, "states");
+  CHECK(dpor.report.exhausted);
+  CHECK(states.report.exhausted);
+  CHECK(states.violated == dpor.violated);
+  CHECK(states.outcomes == dpor.outcomes);
+  CHECK(states.report.reached == dpor.report.reached);
+  CHECK(states.finals == dpor.finals);
+  CHECK(states.report.met == dpor.report.met);
+}
+
+/// The family of issue-free reservers: `n` actors each take inventory, plan one exclusive card, reserve it and
+/// (with `release`) release it, on two 2-card A100 nodes.
+Scenario family(int n, bool release) {
+  std::string actors;
+  for (int i = 0; i < n; ++i) {
+    actors += fmt::format(R"({}{{ "name": "r{}", "script": [ {{ "op": "inventory" }},
+        {{ "op": "plan", "requests": [ {{ "workload": "w{}", "devices": 1, "sharing": "exclusive" }} ] }},
+        {{ "op": "reserve" }}{} ] }})",
+                          i ? ", " : "", i, i, release ? R"(, { "op": "release" })" : "");
+  }
+  const std::string node = R"({ "name": "NAME", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
+      "labels": { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2",
+                  "nvidia.com/gpu.memory": "81920", "nvidia.com/mig.capable": "true" } })";
+  std::string n1 = node, n2 = node;
+  n1.replace(n1.find("NAME"), 4, "n1");
+  n2.replace(n2.find("NAME"), 4, "n2");
+  return parse_scenario(fmt::format(R"({{ "schema": "allocsim/scenario/v1", "name": "family-{}",
+      "backend": {{ "authority": "managed-mig", "mig_apply_seconds": 0, "mutants": [] }},
+      "nodes": [ {}, {} ], "actors": [ {} ], "invariants": "all" }})",
+                                    n, n1, n2, actors),
+                        "family.json");
+}
+
+TEST_CASE("states: the verdicts of dpor on every scenario file", "[states][scenarios]") {
+  const auto files = scenario_files();
+  REQUIRE(files.size() >= 60);
+  for (const std::string& f : files) {
+    INFO(f);
+    same_verdicts(load_scenario(f));
+  }
+}
+
+TEST_CASE("states: the verdicts of dpor on the reserver family up to 3 with release", "[states][scenarios]") {
+  for (int n = 2; n <= 3; ++n)
+    for (bool release : {false, true}) {
+      INFO(n << (release ? " with release" : ""));
+      same_verdicts(family(n, release));
+    }
+}
+
+}  // namespace states_match_dpor_test
