@@ -89,7 +89,9 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
   strategy = &st;
   track_states = st.caches_states();
   if (track_states) {
-    // Checked before any fiber starts: nothing to unwind.
+    // Checked before any fiber starts: nothing to unwind. Local states are folded from footprints.
+    if (!record_footprints)
+      throw std::invalid_argument("state caching needs footprints: EngineOptions::record_footprints must be on");
     canon.objects.clear();
     if (!w.canonical_state(canon))
       throw std::invalid_argument(

@@ -20,7 +20,9 @@ namespace allocsim::sim {
 
 class StateTable {
  public:
-  static constexpr size_t kDefaultMaxBytes = size_t{256} << 20;  // 256 MiB: 16 M states
+  /// 256 MiB of slots: up to 12.5 M states (3/4 of 16 M). While the table doubles it holds the old slots and the
+  /// new ones at once, so the peak is 1.5 times the bound.
+  static constexpr size_t kDefaultMaxBytes = size_t{256} << 20;
 
   explicit StateTable(size_t max_bytes = kDefaultMaxBytes);
 

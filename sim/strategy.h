@@ -60,6 +60,10 @@ class Strategy {
   /// The position between executions, for checkpoints (exhaustive strategies: their search state; null for
   /// sampling strategies, whose position is the caller's execution index).
   virtual nlohmann::json save() const { return nullptr; }
+  /// Whether a search restored from save() goes on exactly as this one would (the same executions after it). A
+  /// sweep checkpoints a work unit's position in the middle only then; otherwise a resumed sweep runs the unit
+  /// again from its start, so that `--resume` gives the same report byte for byte.
+  virtual bool resumes_exactly() const { return true; }
   /// Restores a save() position into a strategy built with the same options. Throws std::invalid_argument
   /// on a malformed state (or, for a strategy with nothing to save, on any state but null).
   virtual void restore(const nlohmann::json& state) {

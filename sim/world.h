@@ -103,7 +103,10 @@ class ActorContext {
   /// longer decides anything it will do. A world calls it where its actor's state is explicit (the backend: at
   /// the start of every script op, and at the end), so that executions that reach the same explicit state by
   /// different reads can share a canonical state. Between two such calls the engine digests every object the
-  /// actor touches and every value it draws (Engine: the local states).
+  /// actor touches and every value it draws (Engine: the local states), each object with its digest from before
+  /// the step. REQUIRES: between this call and the actor's next scheduling point it reads nothing that its own
+  /// step wrote before the call (that value would be decided by nothing the engine folds); the backend calls it
+  /// at an op's start, which its first call point or lock wait follows with nothing read in between, and at the end.
   virtual void local_state(uint64_t digest) { (void)digest; }
 };
 

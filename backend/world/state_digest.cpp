@@ -14,6 +14,19 @@ namespace allocsim::harness {
 static_assert(sizeof(backend::NodeFixture) == 360, "NodeFixture changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::Claim) == 392, "Claim changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ActorState) == 2200, "ActorState changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::BackendState) == 360, "BackendState changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::InventorySnapshot) == 160,
+              "InventorySnapshot changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::FeasiblePlan) == 136, "FeasiblePlan changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::DeviceIdentity) == 216,
+              "DeviceIdentity changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new field in state_digest.cpp");
+static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
+static_assert(sizeof(ObjectHistories) == 496, "ObjectHistories changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3240, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
+static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
+static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
 
 namespace {
 
@@ -319,6 +332,11 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   x.b(w.audit_base.has_value());
   if (w.audit_base) add_whole(x, *w.audit_base);
   x.strings(w.stale_reserves).u(w.audit_seen);
+  // Which barriers have fired (not how often): `reach` judges it, and a path cut at a visited state is never
+  // tallied, so what it fired must be in the state it was cut at (state_digest.h, 4).
+  uint64_t fired = 0;
+  for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
+  x.u(fired);
   x.u(w.histories.canonical_digest(s));
   out.world = x.h;
   // Nodes and the harness's objects always exist; claims come and go, and the claim table lists them all: an

@@ -16,13 +16,15 @@
 //      order them either, backend/ops/actor_caller.cpp), and expectations count kinds. History versions name
 //      their audit entry by its content, not its index.
 //   4. Out: barrier fire counts (reports count them; the `reach` expectation asks only whether a barrier fired,
-//      and every step from a visited state is taken once), step numbers inside the histories (explanations only),
+//      and which barriers have fired is in: a path cut at a visited state is never tallied, so the state must
+//      carry what it fired), step numbers inside the histories (explanations only),
 //      the incremental checks' memo (a cache of the state), scratch buffers, and what an actor was told during the
 //      step just checked (ActorState::told, reset after the check).
 // An actor's local state is its ActorState at the start of each script op (actor_digest(), given to the engine
 // with ActorContext::local_state); within an op the engine adds what it touches and draws.
-// A field added to NodeFixture, Claim, BackendState or ActorState breaks a static_assert in state_digest.cpp
-// until it is placed in or out here.
+// A field added to a struct digested here (the backend's state, node, claim, plan, inventory and device; the
+// world's storage, actor state, read faults, object histories and the invariants' records) breaks a static_assert
+// in state_digest.cpp until it is placed in or out here.
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,9 @@ sim::StrategyParams ExploreConfig::params() const {
 sim::ResolvedStrategy ExploreConfig::validate() const {
   const sim::StrategySpec& s = spec();
   try {
-    return sim::resolve_strategy(s, params());
+    const sim::ResolvedStrategy r = sim::resolve_strategy(s, params());
+    if (state_memory && r.reduction != "states") throw ConfigError("--state-memory applies to --reduction states only");
+    return r;
   } catch (const sim::StrategyError& e) {
     throw ConfigError(e.what());
   }

@@ -114,7 +114,6 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   r.exhausted = strategy->exhausted();
   if (const auto* cache = dynamic_cast<const sim::StateDfsStrategy*>(strategy.get())) {
     r.states = cache->stats();
-    r.state_fallbacks = engine.state_fallbacks();
   }
   if (caps.exhaustive) {
     r.distinct_traces = traces.distinct();

@@ -47,10 +47,8 @@ struct RunReport {
   std::optional<uint64_t> distinct_traces;  // exhaustive: distinct Mazurkiewicz traces among the executions
   /// 0: distinct_traces is exact; L > 0: it is estimated from a 1-in-2^L hash sample (sim/trace_sample.h).
   unsigned distinct_traces_sample_level = 0;
-  /// --reduction states: the state cache's counts (sim/strategies/state_dfs.h), and how many touched objects the
-  /// world's canonical state did not list (each folded the whole state: sound, coarser).
+  /// --reduction states: the state cache's counts (sim/strategies/state_dfs.h).
   std::optional<sim::StateCacheStats> states;
-  uint64_t state_fallbacks = 0;
   /// pct: k, n, d, and the per-execution lower bound and the miss chance after the executions run.
   struct Pct {
     uint64_t steps = 0, actors = 0;

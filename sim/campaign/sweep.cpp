@@ -266,7 +266,8 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const uint64_t abandoned_before = r.abandoned;  // a resumed unit's, from its checkpoint
   opt.pause = [&](const sim::ExploreSummary& so_far) {
     if (hooks.out_of_time && hooks.out_of_time()) return true;
-    if (hooks.checkpoint_due && hooks.checkpoint_due()) {
+    // A unit whose search cannot be restored exactly (state caching) is saved only when it is done.
+    if (hooks.checkpoint_due && strategy->resumes_exactly() && hooks.checkpoint_due()) {
       flush();
       r.abandoned = abandoned_before + so_far.abandoned;
       hooks.save_partial(state(), r);
@@ -291,7 +292,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   r.abandoned = abandoned_before + sum.abandoned;
   if (sum.paused || sum.interrupted) {
     r.complete = false;
-    if (hooks.save_partial) hooks.save_partial(state(), r);
+    if (hooks.save_partial && strategy->resumes_exactly()) hooks.save_partial(state(), r);
     return r;
   }
   if (tree && !strategy->exhausted()) r.exhausted = false;  // stopped by the per-unit cap

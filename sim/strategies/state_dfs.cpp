@@ -73,6 +73,10 @@ ActorId StateDfsStrategy::choose(std::span<const Candidate> runnable, ActorId) {
   const bool seen = [&] {
     if (uint64_t* stored = table_.find(fingerprint_)) {
       allowed = *stored & ~asleep;
+      // As in the book, what is explored again is explored under Z ∩ Z': an actor asleep now but explored at an
+      // earlier visit (outside Z') does not sleep below this one.
+      const uint64_t earlier = *stored;
+      std::erase_if(n.sleep, [&](const Sleeper& s) { return (earlier & bit(s.actor)) == 0; });
       *stored &= asleep;
       return true;
     }

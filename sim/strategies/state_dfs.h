@@ -11,7 +11,8 @@
 //   sim/trace_equivalence.h); a step with draws sleeps with the union of its draws' footprints.
 // - A state not in the table is stored with its sleep set Z, and every runnable actor outside Z is explored.
 // - A state in the table, stored with sleep set Z', is explored again only for the actors in Z' \ Z: those the
-//   earlier visit slept on and this one does not; the table then keeps Z' ∩ Z (Godefroid's rule). With nothing
+//   earlier visits slept on and this one does not, under the sleep set Z ∩ Z'; the table then keeps Z' ∩ Z
+//   (Godefroid's rule). With nothing
 //   to explore, the execution is abandoned there (kAbandon): everything after it was explored from the earlier
 //   visit. This rule is what makes sleep sets and state caching together sound: every reachable state is
 //   visited, and every step from it is taken from it or from a state where it commutes with what followed.
@@ -21,8 +22,8 @@
 // expectations judge are part of the canonical state, so an execution cut at a visited state ends, in the
 // earlier visit's subtree, in final states that hold them.
 // What it needs of the world: World::canonical_state, and local states that the footprints keep honest (see
-// sim/engine_states.cpp). Not with a preemption bound (the preemption count is not part of the state) nor with an
-// order (the engine refuses it).
+// sim/engine_states.cpp). Not with a preemption bound (the preemption count is not part of the state). With an
+// order, the state includes the order's progress; an order-blocked run-out makes no choice and caches nothing.
 //
 // Counts: an execution is a path that reached its end (quiescence or a violation); a path cut at a visited state
 // is `pruned`, one whose every runnable actor slept is `sleep_blocked`; neither is an execution (kAbandon).
@@ -31,7 +32,8 @@
 // Splitting and checkpoints: StateDfsOptions::prefix restricts the search to the subtree under a choice prefix
 // (never branched, no sleep sets there), as for `dfs`; each unit keeps its own table. save() keeps the branch
 // stack's choices and options left, not the sleep sets nor the table: a restored search explores at least what
-// the interrupted one would have (more, where sleep sets or the table would have pruned).
+// the interrupted one would have (more, where sleep sets or the table would have pruned), but not exactly the
+// same paths, so resumes_exactly() is false and a sweep checkpoints a unit of this strategy only when it is done.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +80,8 @@ class StateDfsStrategy final : public Strategy {
   void at_state(uint64_t fingerprint) override { fingerprint_ = fingerprint; }
 
   bool exhausted() const override { return done_; }
+  /// No: save() drops the sleep sets and the table (see the header), so a sweep reruns an interrupted unit.
+  bool resumes_exactly() const override { return false; }
   StateCacheStats stats() const;
 
   /// {"schema": "allocsim/state-dfs-state/v1", "fixed", "done", "stack": [{"c": "a1", "left": ["a2"]}, ...]}.

@@ -2,8 +2,8 @@
 // whose states hash equal have equal futures. Random executions of every scenario file, with the engine
 // tracking states, find choice points where two different schedule prefixes reach one fingerprint; from both,
 // plain DFS then runs every continuation (up to a cap), and each continuation must take the same steps (actor,
-// point, detail), end the same way (violation and its message, or quiescence) and leave the same outcomes and
-// the same canonical world.
+// point, detail, footprint), end the same way (violation and its message, or quiescence) and leave the same
+// outcomes and the same canonical world.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -63,7 +63,7 @@ class PairFinder final : public sim::Strategy {
 std::vector<std::string> futures(const campaign::Compiled& compiled, const std::vector<sim::Choice>& prefix,
                                  size_t cap) {
   sim::DfsStrategy dfs(sim::DfsOptions{.prefix = prefix});
-  sim::Engine engine(sim::EngineOptions{.max_steps = 10000});
+  sim::Engine engine(sim::EngineOptions{.max_steps = 10000, .record_footprints = true});
   size_t prefix_steps = 0;
   for (const sim::Choice& c : prefix) prefix_steps += c.kind == sim::Choice::Actor;
   std::vector<std::string> out;
@@ -74,8 +74,11 @@ std::vector<std::string> futures(const campaign::Compiled& compiled, const std::
     std::string f;
     for (size_t i = prefix.size(); i < r.schedule.size(); ++i) f += sim::format_choice(r.schedule[i]) + " ";
     f += "|";
-    for (size_t i = prefix_steps; i < r.steps.size(); ++i)
-      f += fmt::format(" {}:{}:{}", r.steps[i].actor, r.steps[i].what, r.steps[i].detail);
+    for (size_t i = prefix_steps; i < r.steps.size(); ++i) {
+      f += fmt::format(" {}:{}:{} [", r.steps[i].actor, r.steps[i].what, r.steps[i].detail);
+      for (const sim::Access& a : r.steps[i].footprint) f += fmt::format("{:x}{} ", a.object, a.write ? "w" : "r");
+      f += "]";
+    }
     f += r.violation ? " violation " + r.violation->invariant + ": " + r.violation->message : " quiescent";
     const auto& w = dynamic_cast<const BackendWorld&>(*world);
     for (const ActorState& a : w.actors())

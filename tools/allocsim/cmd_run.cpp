@@ -51,24 +51,31 @@ void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::Strateg
     if (rep.distinct_traces) {
       // Past TraceSample's capacity the count is an estimate from a hash sample (sim/trace_sample.h).
       const unsigned level = rep.distinct_traces_sample_level;
-      std::cout << fmt::format("  distinct Mazurkiewicz traces: {}{} ({:.2f} executions per trace{}{})\n",
+      // Under state caching an execution is a path that reached its end: the traces among them are not the program's.
+      std::cout << fmt::format("  distinct Mazurkiewicz traces{}: {}{} ({:.2f} executions per trace{}{})\n",
+                               rep.states ? " among the executions (state caching cut the other paths)" : "",
                                level ? "about " : "", *rep.distinct_traces,
                                double(rep.summary.executions) / double(std::max<uint64_t>(1, *rep.distinct_traces)),
                                level
                                    ? fmt::format("; estimated from a 1-in-{} hash sample of them", uint64_t{1} << level)
                                    : "",
-                               rep.summary.abandoned
-                                   ? fmt::format("; {} sleep-set blocked, abandoned unfinished",
-                                                 count_of(rep.summary.abandoned, "prefix", "prefixes"))
-                                   : "");
+                               !rep.summary.abandoned ? ""
+                               : rep.states           ? fmt::format("; {} abandoned unfinished, counted below",
+                                                                    count_of(rep.summary.abandoned, "prefix", "prefixes"))
+                                                      : fmt::format("; {} sleep-set blocked, abandoned unfinished",
+                                                                    count_of(rep.summary.abandoned, "prefix", "prefixes")));
     }
     if (rep.states) {
       const sim::StateCacheStats& s = *rep.states;
+      const auto size = [](size_t bytes) {
+        return bytes < (size_t{1} << 20) ? fmt::format("{:.1f} KiB", double(bytes) / 1024)
+                                         : fmt::format("{:.1f} MiB", double(bytes) / double(1 << 20));
+      };
       std::cout << fmt::format(
-          "  states: {} visited, {} distinct; {} cut at a visited state, {} sleep-set blocked\n"
-          "  state table: {:.1f} of {:.0f} MiB{}; fingerprint collision probability {:.2g}\n",
-          s.states, s.distinct, count_of(s.pruned, "path"), count_of(s.sleep_blocked, "path"),
-          double(s.table_bytes) / double(1 << 20), double(s.table_max_bytes) / double(1 << 20),
+          "  states: {} visited, {} stored{}; {} cut at a visited state, {} sleep-set blocked\n"
+          "  state table: {} of {}{}; fingerprint collision probability {:.2g}\n",
+          s.states, s.distinct, s.table_full ? "" : " (every distinct one)", count_of(s.pruned, "path"),
+          count_of(s.sleep_blocked, "path"), size(s.table_bytes), size(s.table_max_bytes),
           s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
     }
   }

@@ -130,8 +130,10 @@ const std::vector<ExploreFlag>& explore_table() {
        Kind::value,
        0,
        {"dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
-        "--preemption-bound)",
-        "", "dfs: dpor (default when unbounded) | none (plain DFS; the only choice with --preemption-bound)"},
+        "--preemption-bound) | states (sleep sets and state caching: each distinct state explored once)",
+        "",
+        "dfs: dpor (default when unbounded) | states (state caching) | none (plain DFS; the only choice with "
+        "--preemption-bound)"},
        {nullptr, nullptr, nullptr},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.reduction = f.text.at(k);
@@ -140,8 +142,10 @@ const std::vector<ExploreFlag>& explore_table() {
        Kind::value,
        1,
        {"dfs --reduction states: the visited-state table's memory bound, as BYTES or with KiB, MiB or GiB "
-        "(default 256MiB); past it, states are explored without being stored",
-        "", "dfs --reduction states: the visited-state table's memory bound per work unit (default 256MiB)"},
+        "(at least 64KiB; default 256MiB); past it, states are explored without being stored",
+        "",
+        "dfs --reduction states: the visited-state table's memory bound per work unit (at least 64KiB; default "
+        "256MiB)"},
        {nullptr, nullptr, nullptr},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;

@@ -31,7 +31,10 @@ uint64_t parse_bytes(const std::string& flag, const std::string& text, uint64_t 
   std::string_view digits = text;
   unsigned shift = 0;
   for (const auto& [unit, s] : units)
-    if (digits.size() > unit.size() && digits.ends_with(unit)) digits.remove_suffix(unit.size()), shift = s;
+    if (digits.size() > unit.size() && digits.ends_with(unit)) {
+      digits.remove_suffix(unit.size()), shift = s;
+      break;  // one unit: "1MiBKiB" is no size
+    }
   uint64_t v = 0;
   const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v > (hi >> shift))
