@@ -22,6 +22,17 @@ using namespace allocsim::harness;
 using allocsim::testing::scenario_files;
 using allocsim::testing::source_path;
 
+#if defined(BOOST_USE_ASAN)
+// Under the sanitizers (tools/dev.sh sanitize: -O1 with ASan, several times slower) each tree is capped and a file
+// whose tree does not fit is left out, and the family stops before 3 with release (505,518 DPOR executions): the
+// optimized suite compares them whole, and memory errors show on the smaller ones just as well.
+constexpr uint64_t kCap = 20'000;
+constexpr bool kSanitized = true;
+#else
+constexpr uint64_t kCap = 2'000'000;  // above every tree here; exhaustion is asserted
+constexpr bool kSanitized = false;
+#endif
+
 struct Verdicts {
   allocsim::campaign::RunReport report;
   std::set<std::string> violated;
@@ -33,7 +44,7 @@ Verdicts explore(const Scenario& sc, const std::string& reduction) {
   allocsim::campaign::ExploreConfig cfg;
   cfg.strategy = "dfs";
   cfg.reduction = reduction;
-  cfg.executions = 2'000'000;  // above every tree here; exhaustion is asserted
+  cfg.executions = kCap;
   Verdicts v;
   allocsim::campaign::RunHooks hooks;
   hooks.on_execution = [&](uint64_t, const allocsim::sim::World& w, const allocsim::sim::ExecutionResult& r) {
@@ -52,6 +63,7 @@ Verdicts explore(const Scenario& sc, const std::string& reduction) {
 
 void same_verdicts(const Scenario& sc) {
   const Verdicts dpor = explore(sc, "dpor"), states = explore(sc, "states");
+  if (kSanitized && !(dpor.report.exhausted && states.report.exhausted)) return;
   CHECK(dpor.report.exhausted);
   CHECK(states.report.exhausted);
   CHECK(states.violated == dpor.violated);
@@ -96,6 +108,7 @@ TEST_CASE("states: the verdicts of dpor on every scenario file", "[states][scena
 TEST_CASE("states: the verdicts of dpor on the reserver family up to 3 with release", "[states][scenarios]") {
   for (int n = 2; n <= 3; ++n)
     for (bool release : {false, true}) {
+      if (kSanitized && n == 3 && release) continue;
       INFO(n << (release ? " with release" : ""));
       same_verdicts(family(n, release));
     }
