@@ -15,6 +15,10 @@
 #include "sim/strategies/random.h"
 #include "tests/backend/state_equal.h"
 
+// In a named namespace: a unity batch compiles the next test file after this one, and a using-directive at
+// file scope would make its own names ambiguous.
+namespace world_reset_test {
+
 using namespace allocsim;
 using namespace allocsim::harness;
 using backend::Obj;
@@ -129,3 +133,5 @@ TEST_CASE("a world reset restores a written node's owner-epoch shadow, and the r
   CHECK_FALSE(s.shadow[2].owner_epoch.has_value());
   CHECK(s.original_configs == std::vector<std::string>(3, f.proto().nodes[0].mig_config));
 }
+
+}  // namespace world_reset_test
