@@ -12,6 +12,7 @@
 #include "backend/invariants/capacity.h"
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/healing.h"
 #include "backend/invariants/histories.h"
 #include "backend/invariants/ownership.h"
 #include "backend/scenario/invariant_names.h"
@@ -43,7 +44,7 @@ const std::vector<InvariantSpec>& invariant_table() {
     std::vector<InvariantSpec> rows;
     for (std::vector<InvariantSpec> family :
          {ownership_invariants(), geometry_invariants(), capacity_invariants(), client_invariants(), audit_invariants(),
-          history_invariants(), engine_findings()})
+          history_invariants(), healing_invariants(), engine_findings()})
       rows.insert(rows.end(), family.begin(), family.end());
     // One row per name, in the names' order; a row no name lists, or a name without a row, is a mistake.
     std::vector<InvariantSpec> out;

@@ -35,6 +35,8 @@ const std::vector<const char*>& invariant_names() {
       "infeasible-plan-names-exclusions",
       "entry-lists-its-nodes",
       "no-lost-update",
+      // Judged after every other invariant held, at quiescence (the healing phase).
+      "heals-after-faults",
   };
   return k;
 }

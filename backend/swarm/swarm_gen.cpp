@@ -93,6 +93,7 @@ struct Cluster {
   std::vector<int> cards;
   std::vector<int> free;  // cards no start workload holds
   std::vector<std::string> start_workloads;
+  bool stale_stamp = false;  // some node starts with flowX's stamp and no claim (F5's leftover)
   int max_cards = 1;
   int min_gib = 1 << 20;
 };
@@ -125,6 +126,7 @@ Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
         node["resource_version"] = 7;
         node["owner"] = "flowX";
         node["owner_epoch"] = "gen-flowX-2";
+        c.stale_stamp = true;
       }
     }
     c.names.push_back(name);
@@ -426,7 +428,14 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
                     {"mutants", Json::array()}};
   doc["nodes"] = std::move(nodes);
   doc["actors"] = std::move(list);
-  doc["invariants"] = "all";
+  // A stale stamp models an incident's unrecovered state on purpose (F5: no recovery can clear it). The healing
+  // phase would report it at the end of every execution, and the swarm stops at a scenario's first violation, so
+  // it would hide whatever else the scenario finds: such a scenario leaves the phase out (docs/DESIGN.md §5,
+  // "The healing phase").
+  if (c.stale_stamp)
+    doc["invariants"] = {{"all_except", {"heals-after-faults"}}};
+  else
+    doc["invariants"] = "all";
   doc["expect"] = {{"outcome", "pass"}};
   if (f.barrier_faults) doc["faults"] = make_faults(g, f, faulty);
   return doc;

@@ -73,23 +73,26 @@ struct ClientFixture {
 
 }  // namespace
 
-TEST_CASE("client invariants: their rows come after the engine-level findings, the history rows last", "[invariants]") {
+TEST_CASE(
+    "client invariants: their rows come after the engine-level findings, then the history row, the healing row last",
+    "[invariants]") {
   const auto& k = invariant_table();
   REQUIRE(k.size() >= 10);
   size_t engine_last = 0;  // the engine-level findings (no check function) come before every client row
   for (size_t i = 0; i < k.size(); ++i)
     if (k[i].check == nullptr) engine_last = i;
   CHECK(std::string(k[engine_last].name) == "actor-exception");
-  CHECK(engine_last < k.size() - 9);
-  CHECK(std::string(k[k.size() - 9].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 8].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 7].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 6].name) == "audit-explains-state");
-  CHECK(std::string(k[k.size() - 5].name) == "capabilities-match-authority");
-  CHECK(std::string(k[k.size() - 4].name) == "observation-envelope-complete");
-  CHECK(std::string(k[k.size() - 3].name) == "infeasible-plan-names-exclusions");
-  CHECK(std::string(k[k.size() - 2].name) == "entry-lists-its-nodes");
-  CHECK(std::string(k[k.size() - 1].name) == "no-lost-update");
+  CHECK(engine_last < k.size() - 10);
+  CHECK(std::string(k[k.size() - 10].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 9].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 8].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 7].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 6].name) == "capabilities-match-authority");
+  CHECK(std::string(k[k.size() - 5].name) == "observation-envelope-complete");
+  CHECK(std::string(k[k.size() - 4].name) == "infeasible-plan-names-exclusions");
+  CHECK(std::string(k[k.size() - 3].name) == "entry-lists-its-nodes");
+  CHECK(std::string(k[k.size() - 2].name) == "no-lost-update");
+  CHECK(std::string(k[k.size() - 1].name) == "heals-after-faults");
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {

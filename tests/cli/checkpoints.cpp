@@ -12,7 +12,9 @@
 //                                 --seed 7 --jobs 2 --checkpoint F, SIGINT after 0.2 s: units 0-7 done, unit 8
 //                                 paused at an execution index
 //   swarm.checkpoint.json         swarm --seed 4 --scenarios 4 --per-scenario 30 --mutant client-side-claim
-//                                 --out DIR --checkpoint F: two findings, with their files' text
+//                                 --out DIR --checkpoint F: two findings, with their files' text (written again
+//                                 when heals-after-faults joined the invariants: a finding's check against the
+//                                 faithful port ran 60 executions, not 72, and a checkpoint stores that count)
 //   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F
 // claim.json and release.json are copies of scenarios/alloc-004-simultaneous-claim.json and
 // scenarios/alloc-005-both-release.json: a sweep checkpoint names its scenarios by path and by the digest of their
