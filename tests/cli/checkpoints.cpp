@@ -16,8 +16,12 @@
 //                                 when heals-after-faults joined the invariants: a finding's check against the
 //                                 faithful port ran 60 executions, not 72, and a checkpoint stores that count)
 //   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F
-// claim.json and release.json are copies of scenarios/alloc-004-simultaneous-claim.json and
-// scenarios/alloc-005-both-release.json: a sweep checkpoint names its scenarios by path and by the digest of their
+//   sweep-states.checkpoint.json  (written later, at git 0f8e793) sweep tests/cli/checkpoints/retry.json --no-corpus
+//                                 --reduction states --checkpoint F, SIGINT after 0.9 s: units 0-10 of 20 done,
+//                                 none partial (a state-caching unit is checkpointed only when done,
+//                                 Strategy::resumes_exactly)
+// claim.json, release.json and retry.json are copies of scenarios/alloc-004-simultaneous-claim.json,
+// scenarios/alloc-005-both-release.json and scenarios/alloc-023-stale-inventory-retry.json: a sweep checkpoint names its scenarios by path and by the digest of their
 // bytes, so the fixtures keep their own. Resuming must give the report of an uninterrupted run with the same
 // flags (swarm and selfcheck: extended from the checkpoint's 4 scenarios to 6).
 #include <nlohmann/json.hpp>
@@ -89,6 +93,14 @@ TEST_CASE("checkpoints: a sweep resumes finished units and an execution index an
   REQUIRE(ck["scenarios"][0]["partial"]["8"]["state"] == nlohmann::json{{"next", 20551}});
   sweep_resumes(kDir + "claim.json --no-corpus --strategy random -n 40000 --seed 7", "sweep-random.checkpoint.json",
                 "1");
+}
+
+TEST_CASE("checkpoints: a state-caching sweep keeps its finished units and runs the others again", "[checkpoint]") {
+  const auto ck = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + "sweep-states.checkpoint.json");
+  REQUIRE(ck["config"]["reduction"] == "states");
+  REQUIRE(ck["scenarios"][0]["done"].size() == 11);
+  REQUIRE(ck["scenarios"][0]["partial"].empty());
+  sweep_resumes(kDir + "retry.json --no-corpus --reduction states", "sweep-states.checkpoint.json", "2");
 }
 
 TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", "[checkpoint]") {
