@@ -20,6 +20,9 @@ using sim::Violation;
 namespace {
 
 constexpr const char* kName = "heals-after-faults";
+/// Barriers one recovery release may fire before it counts as never returning (a release that spins, as the
+/// release-spins-on-busy-nodes mutant does, would otherwise loop for ever: nothing yields in the healing).
+constexpr uint64_t kReleaseBarriers = 10'000;
 
 const ActorState* actor_named(const WorldState& w, std::string_view name) {
   for (const ActorState& a : w.actors())
@@ -31,8 +34,31 @@ bool holds(const ActorState& a, std::string_view claim_id) {
   return std::any_of(a.held.begin(), a.held.end(), [&](const auto& h) { return h.first == claim_id; });
 }
 
-/// "[n1, n2]".
-std::string node_list(const Claim& cl) { return fmt::format("[{}]", fmt::join(cl.nodes, ", ")); }
+/// Whether the healing keeps claim `cl` as it is: its owner ended alive and holds it (a flow that keeps its
+/// workload running). Every other claim is released by the cleanup ALLOC-033 prescribes for its flow.
+bool held_alive(const WorldState& w, const Claim& cl) {
+  const ActorState* owner = actor_named(w, cl.owner);
+  return owner && !owner->crashed && holds(*owner, cl.claim_id);
+}
+
+bool busy(const BackendState& s, const Claim& cl) {
+  return std::any_of(cl.nodes.begin(), cl.nodes.end(), [&](const std::string& n) {
+    const NodeFixture* node = s.node(n);
+    return node && !node->workloads.empty();
+  });
+}
+
+bool apply_queued(const BackendState& s, std::string_view node) {
+  return std::any_of(s.pending_geometry.begin(), s.pending_geometry.end(),
+                     [&](const auto& p) { return p.node == node; });
+}
+
+/// A node mig-manager, restarted, would reconcile: it waits in `pending` for an apply nobody queued (another
+/// writer's half-finished reconfiguration), or it is carved while its config is the default.
+bool drifted(const BackendState& s, const NodeFixture& n) {
+  return (n.mig_state == "pending" && !apply_queued(s, n.name)) ||
+         (!n.mig_layout.empty() && n.mig_config == backend::kDefaultMigConfig);
+}
 
 /// What the healing did, as the state block's first line tells it.
 struct HealingLog {
@@ -44,21 +70,44 @@ struct HealingLog {
   std::string line() const { return fmt::format("healing: {}\n", text.empty() ? "nothing to do" : text); }
 };
 
+/// The healing's caller: sequential, and a release that fires kReleaseBarriers barriers throws ReleaseSpins.
+struct ReleaseSpins {};
+class HealingCaller final : public backend::SequentialCaller {
+ public:
+  backend::BarrierHit barrier(std::string_view, std::string) override {
+    if (++barriers_ > kReleaseBarriers) throw ReleaseSpins{};
+    return {};
+  }
+  void start_call() { barriers_ = 0; }
+
+ private:
+  uint64_t barriers_ = 0;
+};
+
 /// Lands every queued geometry apply: the fake clock moves to the last one due.
 void land_applies(backend::MemoryBackend& b, backend::Caller& caller, HealingLog& log) {
   const auto& pending = b.state().pending_geometry;
   if (pending.empty()) return;
-  double last = b.state().clock.now();
+  const double now = b.state().clock.now();
+  double last = now;
   for (const auto& p : pending) last = std::max(last, p.due);
   const size_t n = pending.size();
-  b.advance_clock(caller, last - b.state().clock.now());
+  b.advance_clock(caller, last - now);
   b.apply_pending_geometry(caller);
-  log.add(fmt::format("{} queued appl{} landed at {}s", n, n == 1 ? "y" : "ies", last));
+  log.add(fmt::format("{} queued appl{} landed (the clock moved on {}s)", n, n == 1 ? "y" : "ies", last - now));
 }
 
-/// Steps 2 of healing.h on `b`, a copy of the world's backend.
-void heal(backend::MemoryBackend& b, const WorldState& w, HealingLog& log) {
-  backend::SequentialCaller caller;
+/// Why the healing recovers claim `cl` of flow `a` (nullptr: the owner is no flow of the scenario).
+std::string recovery_reason(const ActorState* a) {
+  if (!a) return "no flow of the scenario";
+  if (a->crashed) return fmt::format("crashed at {}", a->crashed);
+  return "a claim it was never told of";
+}
+
+/// Step 2 of healing.h on `b`, a copy of the world's backend. Returns the message of a recovery release that never
+/// returned, if one did not.
+std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, HealingLog& log) {
+  HealingCaller caller;
   BackendState& s = b.mutable_state();
   // Every fault stops: what a fault armed is gone (the port-only geometry hooks with it).
   if (!s.failed_reads.empty() || !s.failing_geometry.empty() || !s.failing_geometry_until.empty() ||
@@ -68,101 +117,97 @@ void heal(backend::MemoryBackend& b, const WorldState& w, HealingLog& log) {
   s.failing_geometry.clear();
   s.failing_geometry_until.clear();
   s.hollow_geometry.clear();
-  land_applies(b, caller, log);
-  // Each crashed flow, in actor order, recovered as a restarted controller does (op_recover.cpp).
-  for (const ActorState& a : w.actors()) {
-    if (!a.crashed) continue;
-    const auto claims = b.claims_of(caller, a.name);
-    int k = 0;
-    for (const auto& [claim_id, generation] : claims) {
-      const backend::ReleaseObservation r =
-          b.release(caller, claim_id, fmt::format("healing:recover-{}-{}", a.name, ++k), generation, false);
-      log.add(fmt::format("recovered {} (crashed at {}): {} {}{}{}", a.name, a.crashed, claim_id, r.status,
-                          r.reason.empty() ? "" : ": ", r.reason));
+  // mig-manager, restarted, reconciles every node that drifted from its config: an apply of the config it names.
+  for (const NodeFixture& n : s.nodes)
+    if (drifted(s, n)) {
+      s.pending_geometry.push_back({s.clock.now(), n.name, n.resource_version});
+      log.add(fmt::format("mig-manager reconciled {} ({})", n.name, n.mig_state == "pending" ? "pending" : "carved"));
     }
-    if (claims.empty()) log.add(fmt::format("recovered {} (crashed at {}): no claim", a.name, a.crashed));
+  land_applies(b, caller, log);
+  // The cleanup of every claim the healing does not keep (ALLOC-033: a flow whose reserve failed or lost its answer,
+  // or that crashed, is cleaned up by flow), in claim order: read back by owner and released by id and generation.
+  for (size_t i = 0; i < s.claims.size();) {
+    const Claim& cl = s.claims[i];
+    if (held_alive(w, cl)) {
+      ++i;
+      continue;
+    }
+    const std::string id = cl.claim_id, generation = cl.generation, owner = cl.owner;
+    const std::string reason = recovery_reason(actor_named(w, owner));
+    caller.start_call();
+    backend::ReleaseObservation r;
+    try {
+      r = b.release(caller, id, fmt::format("healing:recover-{}", id), generation, false);
+    } catch (const ReleaseSpins&) {
+      return fmt::format("the recovery of {} ({}) released {} and fired {} barriers without returning", owner, reason,
+                         id, kReleaseBarriers);
+    }
+    log.add(fmt::format("recovered {} ({}): {} {}{}{}", owner, reason, id, r.status, r.reason.empty() ? "" : ": ",
+                        r.reason));
+    // A released claim left the list; one the release kept (workloads hold it) stays and is passed over.
+    if (i < s.claims.size() && s.claims[i].claim_id == id) ++i;
   }
   land_applies(b, caller, log);
+  return std::nullopt;
 }
 
-/// Whether a claim left after healing is one the cluster may keep: its owner ended alive and holds it, or
-/// workloads still hold one of its nodes (its release would answer pending_recovery).
-bool kept(const WorldState& w, const BackendState& s, const Claim& cl) {
-  const ActorState* owner = actor_named(w, cl.owner);
-  if (owner && !owner->crashed && holds(*owner, cl.claim_id)) return true;
-  return std::any_of(cl.nodes.begin(), cl.nodes.end(), [&](const std::string& n) {
-    const NodeFixture* node = s.node(n);
-    return node && !node->workloads.empty();
-  });
-}
-
-/// The state block's first line when step 1 reports: nothing was healed.
-std::string healing_not_run() {
-  HealingLog log;
-  log.add("not run (a claim its alive flow cannot name is judged first)");
-  return log.line();
-}
-
-std::string render_healed(const NodeFixture& n) { return "healed " + render_node(n); }
-std::string render_healed(const Claim& cl) { return "healed " + render_claim(cl); }
-
-/// Step 3 of healing.h on the healed state `s`.
-std::optional<Violation> converged(const WorldState& w, const BackendState& s, const HealingLog& log) {
+/// Step 3 of healing.h on the state `s` (healed when `healed`, else the world's own, which needed no healing).
+std::optional<Violation> converged(const WorldState& w, const BackendState& s, bool healed, const HealingLog& log) {
   // Nothing here allocates unless it reports: the check runs at the end of every execution.
   const auto fire = [&](std::string message, std::string state) {
     return violation(kName, fmt::format("after healing, {}", message), log.line() + state);
   };
+  const auto node_line = [&](const NodeFixture& n) { return (healed ? "healed " : "") + render_node(n); };
   for (const Claim& cl : s.claims)
-    if (!kept(w, s, cl))
-      return fire(fmt::format("claim {} of {} remains on {}, though no workload holds it and its owner {}", cl.claim_id,
-                              cl.owner, node_list(cl),
-                              actor_named(w, cl.owner) ? "does not hold it" : "is no flow of the scenario"),
-                  render_healed(cl));
-  // Every claim is kept now: a leftover is explained when some claim satisfies `pred`.
+    if (!held_alive(w, cl) && !busy(s, cl))
+      return fire(fmt::format("claim {} of {} remains on [{}] though no workload holds it", cl.claim_id, cl.owner,
+                              fmt::join(cl.nodes, ", ")),
+                  (healed ? "healed " : "") + render_claim(cl));
+  // Every claim left is kept: a leftover is explained when some claim satisfies `pred`.
   const auto explained_by = [&](auto pred) { return std::any_of(s.claims.begin(), s.claims.end(), pred); };
   for (const NodeFixture& n : s.nodes) {
-    if (n.owner && !explained_by([&](const Claim& cl) { return cl.owner == *n.owner && covers(cl, n.name); }))
-      return fire(fmt::format("node {} keeps {}'s owner stamp (epoch {}), which no claim left carries: release works "
-                              "only through a claim, so no recovery clears it",
+    // Release clears a stamp only when owner and epoch are the claim's, so only that claim explains it.
+    if (n.owner && !explained_by([&](const Claim& cl) {
+          return cl.owner == *n.owner && cl.generation == n.owner_epoch && covers(cl, n.name);
+        }))
+      return fire(fmt::format("node {} keeps {}'s owner stamp (epoch {}), which no claim left carries: release "
+                              "clears a stamp only through the claim of that epoch, so no recovery clears it",
                               n.name, *n.owner, or_dash(n.owner_epoch)),
-                  render_healed(n));
-    const bool on_entry = n.mig_config.starts_with(backend::kEntryPrefix);
-    // A claim left with geometry on the node explains its restore record, and a layout its config no longer
-    // asks for (another writer relabelled the node under the claim: F12's shape, not a leftover).
+                  node_line(n));
+    const auto carries_config = [&](const Claim& cl) { return cl.entry_name == n.mig_config && covers(cl, n.name); };
+    if (n.mig_config.starts_with(backend::kEntryPrefix) && !explained_by(carries_config))
+      return fire(fmt::format("node {} is on allocsim config {}, which no claim left carries", n.name, n.mig_config),
+                  node_line(n));
+    // A claim left with geometry on the node explains its restore record, and a layout its config no longer asks
+    // for (another writer relabelled the node under the claim: F12's shape, not a leftover).
     const bool under_geometry =
         explained_by([&](const Claim& cl) { return !cl.entry_name.empty() && covers(cl, n.name); });
-    const auto carries_config = [&](const Claim& cl) { return cl.entry_name == n.mig_config && covers(cl, n.name); };
-    if (on_entry && !explained_by(carries_config))
-      return fire(fmt::format("node {} is on allocsim config {}, which no claim left carries", n.name, n.mig_config),
-                  render_healed(n));
     if (n.restore_record && !under_geometry)
       return fire(fmt::format("node {} keeps restore record {}, though no claim with geometry covers it", n.name,
                               *n.restore_record),
-                  render_healed(n));
-    if (!n.mig_layout.empty() && n.mig_config == backend::kDefaultMigConfig && !under_geometry)
-      return fire(fmt::format("node {} is carved on config {}: no claim explains its layout, and inventory classifies "
-                              "a carved node as mig, so no plan uses it again",
-                              n.name, n.mig_config),
-                  render_healed(n));
-    // A pending state is judged only under a claim left with geometry there, whose readiness waits on it
-    // (upstream `_observe`); elsewhere it is the other writer's business.
-    if (n.mig_state == "pending" && under_geometry &&
-        std::none_of(s.pending_geometry.begin(), s.pending_geometry.end(),
-                     [&](const auto& p) { return p.node == n.name; }))
-      return fire(fmt::format("node {} waits in MIG state pending (generation {}) with no apply queued: the write it "
-                              "waits for never lands",
-                              n.name, n.mig_state_generation),
-                  render_healed(n));
+                  node_line(n));
+    if (drifted(s, n) && !under_geometry)
+      return fire(fmt::format("node {} is {} after mig-manager reconciled it", n.name,
+                              n.mig_state == "pending" ? "still pending" : "still carved on the default config"),
+                  node_line(n));
   }
   for (const auto& [entry, nodes] : s.shared_config)
     if (!explained_by([&](const Claim& cl) { return cl.entry_name == entry; }))
       return fire(fmt::format("map entry {} remains, though no claim left carries it", entry),
-                  "healed " + render_map_state(s));
+                  (healed ? "healed " : "") + render_map_state(s));
   if (s.shared_config.empty() != (s.pointer != backend::kActivePointer))
     return fire(fmt::format("the pointer names {} while the map holds {} entr{}", s.pointer, s.shared_config.size(),
                             s.shared_config.size() == 1 ? "y" : "ies"),
-                "healed " + render_map_state(s));
+                (healed ? "healed " : "") + render_map_state(s));
   return std::nullopt;
+}
+
+/// The log of a healing with nothing to move: what a reader would otherwise ask (a crashed flow, no claim of it).
+HealingLog idle_log(const WorldState& w) {
+  HealingLog log;
+  for (const ActorState& a : w.actors())
+    if (a.crashed) log.add(fmt::format("recovered {} (crashed at {}): no claim to read back", a.name, a.crashed));
+  return log;
 }
 
 }  // namespace
@@ -170,32 +215,27 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, c
 std::optional<Violation> check_heals_after_faults(const CheckContext& c) {
   const WorldState& w = c.world;
   const BackendState& s = w.backend().state();
-  // 1. A claim its alive owner cannot name: no step of that flow will ever release it.
-  for (const Claim& cl : s.claims) {
-    const ActorState* a = actor_named(w, cl.owner);
-    if (!a || a->crashed || holds(*a, cl.claim_id)) continue;
-    return violation(kName,
-                     fmt::format("{} ended without a crash, but claim {} (made by {}) is its and it was never told so: "
-                                 "only a restarted controller's recover of {} could release it; until then it holds {}",
-                                 a->name, cl.claim_id, cl.op_id, a->name, node_list(cl)),
-                     healing_not_run() + render_claim(cl) + render_actor_claims(*a));
-  }
-  // 2. Heal a copy, unless nothing would move: no apply is queued and no crashed flow owns a claim (then stopping
-  // the faults changes nothing the convergence reads).
+  // Heal a copy, unless nothing would move: no apply queued, no node drifted, every claim kept (then stopping the
+  // faults changes nothing the convergence reads).
   bool moves = !s.pending_geometry.empty();
-  for (const Claim& cl : s.claims)
-    if (const ActorState* a = actor_named(w, cl.owner); a && a->crashed) moves = true;
-  HealingLog log;
-  if (!moves) return converged(w, s, log);
+  for (const Claim& cl : s.claims) moves = moves || !held_alive(w, cl);
+  for (const NodeFixture& n : s.nodes) moves = moves || drifted(s, n);
+  if (!moves) {
+    auto v = converged(w, s, false, HealingLog{});
+    if (v) v->state = idle_log(w).line() + v->state.substr(v->state.find('\n') + 1);
+    return v;
+  }
   backend::MemoryBackend copy = w.backend();
-  heal(copy, w, log);
-  return converged(w, copy.state(), log);
+  HealingLog log;
+  if (const auto spins = heal(copy, w, log))
+    return violation(kName, fmt::format("healing never ended: {}", *spins), log.line());
+  return converged(w, copy.state(), true, log);
 }
 
 std::vector<InvariantSpec> healing_invariants() {
   // clang-format off
   return {
-      {kName, "ALLOC-033", "once every actor has ended, with faults stopped, queued applies landed and every crashed flow recovered, nothing is left that no claim explains: no claim an alive flow cannot name, no stray owner stamp, map entry, restore record, allocsim config or carved layout, no pending state with no apply queued, and the pointer agrees with the map",
+      {kName, "ALLOC-033", "once every actor has ended, with faults stopped, drifted nodes reconciled, queued applies landed and every claim no alive flow holds cleaned up, nothing is left that no claim explains: no stray claim, owner stamp, map entry, restore record or allocsim config, and the pointer names the map if and only if it holds an entry",
        check_heals_after_faults, true, {"healing:"}, 0, false, nullptr},
   };
   // clang-format on

@@ -18,19 +18,20 @@ namespace allocsim::harness {
 /// The family's rows of the invariant table, each with its check below.
 std::vector<InvariantSpec> healing_invariants();
 
-/// heals-after-faults, at quiescence, in this order:
-///  1. No flow that ended alive owns a claim it was never told it holds (a reserve that made the claim and then
-///     raised, or whose answer was lost): nothing but a restarted controller's recover could ever release it.
-///  2. On a copy of the backend: every fault stops (read failures, failing and hollow geometry), queued geometry
-///     applies land (the fake clock moves to the last one due), every crashed flow is recovered as a restarted
-///     controller does (its claims read back and released by id and generation, ALLOC-033), and applies land again.
-///  3. The healed cluster has converged. A claim left is one its alive owner holds, or one workloads still hold
-///     (release answers pending_recovery); every owner stamp, map entry, restore record, allocsim config and MIG
-///     layout is explained by such a claim (a layout by a non-default, non-allocsim config too: an
-///     administrator's); no node under such a claim with geometry waits in state `pending` with no apply queued; the pointer names the map exactly
-///     while the map holds an entry.
+/// heals-after-faults, at quiescence, on a copy of the backend (when anything would move):
+///  1. Every fault stops (read failures, failing and hollow geometry). mig-manager, restarted, reconciles every node
+///     that drifted from its config (waiting in `pending` with no apply queued, or carved on the default config):
+///     an apply of the config it names is queued. Queued applies land (the fake clock moves to the last one due).
+///  2. Every claim but those an alive flow holds is cleaned up as ALLOC-033 prescribes for a flow that crashed, or
+///     whose reserve failed or lost its answer after making the claim: released by id and generation, in claim
+///     order. Applies land again. A release that fires kReleaseBarriers barriers without returning is reported.
+///  3. The cluster has converged. A claim left is one its alive owner holds, or one workloads still hold (its
+///     release answered pending_recovery). Every owner stamp is carried by such a claim (same owner and epoch,
+///     covering the node); every allocsim config, map entry and restore record by such a claim's entry; no node
+///     stays drifted unless such a claim with geometry covers it; the pointer names the map if and only if the map
+///     holds an entry.
 /// The message names the leftover and why no recovery clears it; the state block starts with a `healing:` line
-/// saying what the healing did, then the healed objects ("healed node n1: ...").
+/// saying what the healing did, then the objects ("healed node n1: ..." when the healing moved anything).
 std::optional<sim::Violation> check_heals_after_faults(const CheckContext& c);
 
 }  // namespace allocsim::harness

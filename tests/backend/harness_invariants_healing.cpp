@@ -70,17 +70,16 @@ TEST_CASE("heals-after-faults: a clean cluster and a claim its alive owner holds
   CHECK_FALSE(f.check());
 }
 
-TEST_CASE("heals-after-faults: a claim its alive owner was never told of", "[invariants][healing]") {
+TEST_CASE("heals-after-faults: a claim its alive owner was never told of is cleaned up, on a copy",
+          "[invariants][healing]") {
   Fixture f;
-  f.claim("c1", "flowA", "n1", false);
-  require_fires(f.check(), "heals-after-faults",
-                "flowA ended without a crash, but claim c1 (made by flowA:op1) is its and it was never told so");
-  SECTION("the same claim of a crashed flow is recovered and holds") {
-    f.actor(0).crashed = "claim.create.after";
-    const auto before = f.s().claims.size();
-    CHECK_FALSE(f.check());
-    CHECK(f.world.backend().state().claims.size() == before);  // the healing ran on a copy
-  }
+  f.claim("c1", "flowA", "n1", true);  // its reserve raised after creating it: flowA holds nothing
+  CHECK_FALSE(f.check());
+  const auto& s = f.world.backend().state();
+  CHECK(s.claims.size() == 1);  // the healing ran on a copy: the world is as it was
+  CHECK(s.node("n1")->owner == "flowA");
+  CHECK(s.shared_config.size() == 1);
+  CHECK(s.audit.empty());
 }
 
 TEST_CASE("heals-after-faults: an owner stamp no claim carries, after the crashed flow is recovered",
@@ -89,9 +88,16 @@ TEST_CASE("heals-after-faults: an owner stamp no claim carries, after the crashe
   f.actor(0).crashed = "owner.update.after";
   f.s().node("n1")->owner = "flowA";
   f.s().node("n1")->owner_epoch = "gen-flowA-3";
-  require_fires(f.check(), "heals-after-faults", "node n1 keeps flowA's owner stamp (epoch gen-flowA-3)");
   const auto v = f.check();
-  CHECK_THAT(v->state, Catch::StartsWith("healing: nothing to do\nhealed node n1: owner=flowA"));
+  require_fires(v, "heals-after-faults", "node n1 keeps flowA's owner stamp (epoch gen-flowA-3)");
+  CHECK_THAT(v->state, Catch::StartsWith("healing: recovered flowA (crashed at owner.update.after): no claim to read "
+                                         "back\nnode n1: owner=flowA"));
+  SECTION("a stamp of an epoch no claim left has, though the same flow keeps another claim there") {
+    f.actor(0).crashed = nullptr;
+    f.told(0, f.claim("c1", "flowA", "n1", false));
+    f.s().node("n1")->owner_epoch = "gen-flowA-6";  // a later reserve stamped, then crashed or raised
+    require_fires(f.check(), "heals-after-faults", "node n1 keeps flowA's owner stamp (epoch gen-flowA-6)");
+  }
 }
 
 TEST_CASE("heals-after-faults: a claim workloads still hold stays, with what it explains", "[invariants][healing]") {
@@ -111,10 +117,6 @@ TEST_CASE("heals-after-faults: a claim workloads still hold stays, with what it 
 
 TEST_CASE("heals-after-faults: each leftover no remaining claim explains", "[invariants][healing]") {
   Fixture f;
-  SECTION("a claim whose owner is no flow of the scenario") {
-    f.claim("c9", "flowX", "n2", false);
-    require_fires(f.check(), "heals-after-faults", "claim c9 of flowX remains on [n2], though no workload holds it");
-  }
   SECTION("an allocsim config") {
     f.s().node("n2")->mig_config = "videoflow-flowB-gen-7";
     require_fires(f.check(), "heals-after-faults", "node n2 is on allocsim config videoflow-flowB-gen-7");
@@ -123,21 +125,37 @@ TEST_CASE("heals-after-faults: each leftover no remaining claim explains", "[inv
     f.s().node("n2")->restore_record = "all-disabled";
     require_fires(f.check(), "heals-after-faults", "node n2 keeps restore record all-disabled");
   }
-  SECTION("a carved layout on the default config") {
+  SECTION("a map entry") {
+    f.s().shared_config.push_back({"videoflow-flowB-gen-7", {{"n1", 1}}});
+    f.s().pointer = backend::kActivePointer;
+    require_fires(f.check(), "heals-after-faults", "map entry videoflow-flowB-gen-7 remains");
+  }
+  SECTION("the pointer on the map, the map empty") {
+    f.s().pointer = backend::kActivePointer;
+    require_fires(f.check(), "heals-after-faults", "the pointer names videoflow-map while the map holds 0 entries");
+  }
+  SECTION("the pointer elsewhere, the map holding a claim's entry") {
+    f.told(0, f.claim("c1", "flowA", "n1", true));
+    f.s().pointer = backend::kDefaultPointer;
+    require_fires(f.check(), "heals-after-faults",
+                  "the pointer names default-mig-parted-config while the map holds 1 entry");
+  }
+}
+
+TEST_CASE("heals-after-faults: mig-manager reconciles a node that drifted from its config", "[invariants][healing]") {
+  Fixture f;
+  SECTION("carved on the default config (a start state, a manual nvidia-smi)") {
     f.s().node("n1")->mig_layout = {{"1g.10gb", 2}};
-    require_fires(f.check(), "heals-after-faults", "node n1 is carved on config all-disabled");
-    f.s().node("n1")->mig_config = "all-1g.10gb";  // an administrator's config asks for a layout
     CHECK_FALSE(f.check());
   }
-  SECTION("a pending state with no apply queued, under a claim left") {
-    f.s().node("n2")->mig_state = "pending";
-    CHECK_FALSE(f.check());  // no claim holds n2: another writer's business
-    f.told(1, f.claim("c2", "flowB", "n2", false));
-    CHECK_FALSE(f.check());  // a whole-device claim's readiness never waits on the MIG state
+  SECTION("pending with no apply queued (another writer's half-finished reconfiguration), under a claim") {
     f.told(0, f.claim("c1", "flowA", "n1", true));
     f.s().node("n1")->mig_state = "pending";
-    require_fires(f.check(), "heals-after-faults", "node n1 waits in MIG state pending (generation 0)");
-    f.s().pending_geometry.push_back({5.0, "n1", 4});  // an apply queued lands, so the state moves on
+    CHECK_FALSE(f.check());
+  }
+  SECTION("an administrator's config keeps its layout") {
+    f.s().node("n1")->mig_layout = {{"1g.10gb", 2}};
+    f.s().node("n1")->mig_config = "all-1g.10gb";
     CHECK_FALSE(f.check());
   }
   SECTION("a layout under a claim with geometry, its config relabelled by another writer") {
@@ -145,15 +163,26 @@ TEST_CASE("heals-after-faults: each leftover no remaining claim explains", "[inv
     f.s().node("n1")->mig_config = backend::kDefaultMigConfig;
     CHECK_FALSE(f.check());
   }
-  SECTION("a map entry") {
-    f.s().shared_config.push_back({"videoflow-flowB-gen-7", {{"n1", 1}}});
-    f.s().pointer = backend::kActivePointer;
-    require_fires(f.check(), "heals-after-faults", "map entry videoflow-flowB-gen-7 remains");
-  }
-  SECTION("the pointer") {
-    f.s().pointer = backend::kActivePointer;
-    require_fires(f.check(), "heals-after-faults", "the pointer names videoflow-map while the map holds 0 entries");
-  }
+  CHECK(f.world.backend().state().audit.empty());
+}
+
+TEST_CASE("heals-after-faults: a recovery release that never returns is reported, not looped on",
+          "[invariants][healing]") {
+  Scenario sc = parse_scenario(kTwoNodes, "hand-built.json");
+  sc.mutants = {"release-spins-on-busy-nodes"};
+  const auto compiled = compile(sc, {});
+  BackendWorld world{*compiled};
+  Claim c;
+  c.claim_id = "c1";
+  c.owner = "flowA";
+  c.generation = "gen-c1";
+  c.nodes = {"n1"};
+  world.mutable_backend().mutable_state().claims.push_back(c);
+  world.mutable_backend().mutable_state().node("n1")->workloads.push_back({"wa", 1});
+  world.mutable_actors()[0].crashed = "claim.create.after";
+  require_fires(check_heals_after_faults(CheckContext{world, sim::kNoActor, true}), "heals-after-faults",
+                "healing never ended: the recovery of flowA (crashed at claim.create.after) released c1 and fired "
+                "10000 barriers without returning");
 }
 
 TEST_CASE("heals-after-faults: the healing line says what ran", "[invariants][healing]") {
@@ -166,8 +195,8 @@ TEST_CASE("heals-after-faults: the healing line says what ran", "[invariants][he
   f.s().node("n1")->owner_epoch = "gen-old";
   const auto v = f.check();
   require_fires(v, "heals-after-faults", "node n1 keeps flowB's owner stamp (epoch gen-old)");
-  CHECK_THAT(v->state, Catch::StartsWith("healing: faults stopped; 1 queued apply landed at 1005s; recovered flowB "
-                                         "(crashed at delete.before): c2 released\n"));
+  CHECK_THAT(v->state, Catch::StartsWith("healing: faults stopped; 1 queued apply landed (the clock moved on 5s); "
+                                         "recovered flowB (crashed at delete.before): c2 released\n"));
 }
 
 }  // namespace healing_test
