@@ -2,6 +2,8 @@
 // an unsatisfiable order (exit 1, the constraint named), --order's errors (exit 2), and `trace order`.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "tests/cli/support.h"
 
 using namespace cli_test;
@@ -192,6 +194,23 @@ TEST_CASE("order: trace order prints the constraints that force a trace's violat
   const Captured bad = allocsim("trace sideways " + (dir / "t.trace.json"));
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("trace: unknown action \"sideways\" (expected: explain, order)"));
+}
+
+TEST_CASE("order: trace order on a violation of the start state prints the empty order and exits 0", "[cli][order]") {
+  TempDir dir;
+  // n1 starts with a stale stamp no claim carries (F5): heals-after-faults breaks with no step taken.
+  std::ofstream(dir / "start.json") << R"({"schema": "allocsim/scenario/v1", "name": "start",
+    "nodes": [{"name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
+               "resource_version": 7, "owner": "flowX", "owner_epoch": "gen-flowX-2"}],
+    "actors": [{"name": "flowA", "script": []}]})";
+  const Captured run = allocsim("run " + (dir / "start.json") + " --no-corpus --trace-out " + (dir / "t.trace.json"));
+  INFO(run.text);
+  REQUIRE(run.code == 1);
+  const Captured order = allocsim("trace order " + (dir / "t.trace.json"));
+  CHECK(order.code == 0);
+  CHECK(order.text == "\"order\": []\nallocsim trace order " + (dir / "t.trace.json") +
+                          ": heals-after-faults breaks with no step taken (the start state), so every execution "
+                          "breaks it: the empty order forces it\n");
 }
 
 TEST_CASE("order: replaying a schedule that breaks the order diverges, and says why", "[cli][order]") {

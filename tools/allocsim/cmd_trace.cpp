@@ -140,6 +140,14 @@ int cmd_trace(int argc, char** argv) {
     std::cerr << fmt::format("allocsim trace order {}: the trace has no violation to force\n", input);
     return kExitFailed;
   }
+  if (t.steps.empty()) {  // broken at the start state: every execution breaks it, so no constraint is needed
+    std::cout << order_snippet(campaign::full_pin(t));
+    std::cerr << fmt::format(
+        "allocsim trace order {}: {} breaks with no step taken (the start state), so every execution breaks it: "
+        "the empty order forces it\n",
+        input, t.violation->invariant);
+    return kExitOk;
+  }
   if (full) {
     std::cout << order_snippet(campaign::full_pin(t));
     return kExitOk;
