@@ -39,6 +39,15 @@ const std::vector<const char*>& audit_rule_words() {
   return k;
 }
 
+Json audit_rule_json(const AuditRule& rule) {
+  if (rule.word != AuditRule::Word::Counted) return audit_rule_words()[static_cast<size_t>(rule.word)];
+  if (rule.at_least && rule.at_most && *rule.at_least == *rule.at_most) return Json{{"exactly", *rule.at_least}};
+  Json out = Json::object();
+  if (rule.at_least) out["at_least"] = *rule.at_least;
+  if (rule.at_most) out["at_most"] = *rule.at_most;
+  return out;
+}
+
 std::vector<std::string> read_occurrence_pin(const ScenarioReader& r, const Json& v, const std::string& ptr,
                                              const ActorSpec& actor, size_t index) {
   if (index >= actor.script.size())
@@ -62,19 +71,53 @@ std::vector<std::string> read_occurrence_pin(const ScenarioReader& r, const Json
   return out;
 }
 
+namespace {
+
+/// The bounds object of a counted rule at `ptr`: at_least and/or at_most, or exactly alone.
+AuditRule read_audit_bounds(const ScenarioReader& r, const Json& v, const std::string& ptr) {
+  static const std::vector<const char*> keys = {"at_least", "at_most", "exactly"};
+  r.check_keys(v, ptr, keys, " of an audit count");
+  if (v.empty()) r.fail(ptr, "expected at_least, at_most or exactly, got {}");
+  constexpr int kMost = 1'000'000;
+  AuditRule rule;
+  rule.word = AuditRule::Word::Counted;
+  if (const Json* n = ScenarioReader::find(v, "exactly")) {
+    if (v.size() > 1) r.fail(ptr, "exactly stands alone: it is at_least and at_most at once");
+    rule.at_least = rule.at_most = uint64_t(r.int_value(*n, child(ptr, "exactly"), 0, kMost));
+    return rule;
+  }
+  if (const Json* n = ScenarioReader::find(v, "at_least"))
+    rule.at_least = uint64_t(r.int_value(*n, child(ptr, "at_least"), 0, kMost));
+  if (const Json* n = ScenarioReader::find(v, "at_most"))
+    rule.at_most = uint64_t(r.int_value(*n, child(ptr, "at_most"), 0, kMost));
+  if (rule.at_least && rule.at_most && *rule.at_least > *rule.at_most)
+    r.fail(child(ptr, "at_most"),
+           fmt::format("at_most {} is below at_least {}: no execution could meet it", *rule.at_most, *rule.at_least));
+  return rule;
+}
+
+}  // namespace
+
 OrderedMap<std::string, AuditRule> read_expect_audit(const ScenarioReader& r, const Json& v, const std::string& ptr) {
   r.want_object(v, ptr);
-  if (v.empty()) r.fail(ptr, "expected an object of audit kind -> \"sometimes\" | \"never\" | \"always\", got {}");
+  if (v.empty())
+    r.fail(ptr,
+           "expected an object of audit kind -> \"sometimes\" | \"never\" | \"always\" | {at_least, at_most, "
+           "exactly}, got {}");
   OrderedMap<std::string, AuditRule> out;
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string p = child(ptr, it.key());
     const std::string kind = it.key().substr(0, it.key().find('='));
     if (!contains(audit_kinds(), kind))
       r.fail(p, fmt::format("unknown audit kind {}{}", quote(kind), hint(kind, audit_kinds())));
+    if (it.value().is_object()) {
+      out.emplace_back(it.key(), read_audit_bounds(r, it.value(), p));
+      continue;
+    }
     const std::string word = r.choice(it.value(), p, audit_rule_words());
-    AuditRule rule = AuditRule::Sometimes;
+    AuditRule rule;
     for (size_t i = 0; i < audit_rule_words().size(); ++i)
-      if (word == audit_rule_words()[i]) rule = static_cast<AuditRule>(i);
+      if (word == audit_rule_words()[i]) rule.word = static_cast<AuditRule::Word>(i);
     out.emplace_back(it.key(), rule);
   }
   return out;

@@ -7,7 +7,9 @@
 //   An index past the script, or an outcome outside that op's vocabulary, is a load error at its pointer.
 // - expect.audit: {"<kind>": "sometimes" | "never" | "always"}: the audit kind must occur in at least one
 //   execution, in none, or in every one. A key "<kind>=<detail>" counts only entries with that exact detail
-//   ("release-owner=rollback": a reserve's rollback). Kinds are the backend's (audit_kinds()).
+//   ("release-owner=rollback": a reserve's rollback). Kinds are the backend's (audit_kinds()). Instead of a
+//   word, bounds on how many entries every execution records: {"at_least": L}, {"at_most": M}, both, or
+//   {"exactly": N} (0 to 1,000,000; L <= M): "exactly one stamp-owner", "at most one rollback".
 // Here: reading them and their vocabularies. Judging them is backend/system/judge.h (ExpectTally).
 #pragma once
 
@@ -22,8 +24,10 @@ namespace allocsim::harness {
 
 /// The audit kinds the memory backend records, in the order its code first writes them.
 const std::vector<const char*>& audit_kinds();
-/// The rule words of expect.audit, in AuditRule order.
+/// The rule words of expect.audit, in AuditRule::Word order (Counted has none: it is an object).
 const std::vector<const char*>& audit_rule_words();
+/// A rule as the file writes it: its word, or its bounds object ({"exactly": N} when both bounds are N).
+support::Json audit_rule_json(const AuditRule& rule);
 
 /// Reads the pins of index key `key` of expect.actors.<actor> at `ptr` (the loader has seen the key is all
 /// digits). Fails for an index past the script or an outcome outside that op's vocabulary.

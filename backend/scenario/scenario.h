@@ -189,8 +189,14 @@ struct StartState {
 };
 
 /// How often an audit kind must occur (expect.audit): in at least one execution (`sometimes`), in no
-/// execution (`never`), or in every execution (`always`).
-enum class AuditRule : uint8_t { Sometimes, Never, Always };
+/// execution (`never`), in every execution (`always`), or, in every execution, a number of times within
+/// bounds (`counted`: {"at_least": L, "at_most": M} or {"exactly": N}).
+struct AuditRule {
+  enum class Word : uint8_t { Sometimes, Never, Always, Counted };
+  Word word = Word::Sometimes;
+  std::optional<uint64_t> at_least, at_most;  // Counted only; at least one is set
+  bool operator==(const AuditRule&) const = default;
+};
 
 struct Expectation {
   bool pass = true;                     // outcome "pass"

@@ -55,7 +55,7 @@ Json expect_json(const Expectation& e) {
   j["reach"] = e.reach;
   if (!e.audit.empty()) {
     Json audit = Json::object();
-    for (const auto& [key, rule] : e.audit) audit[key] = audit_rule_words()[static_cast<size_t>(rule)];
+    for (const auto& [key, rule] : e.audit) audit[key] = audit_rule_json(rule);
     j["audit"] = std::move(audit);
   }
   return j;

@@ -18,6 +18,14 @@ bool matches(const backend::Mutation& m, std::string_view key) {
   return m.kind == key.substr(0, eq) && m.detail == key.substr(eq + 1);
 }
 
+/// "at most 1", "exactly 1", "at least 1 and at most 3": a counted rule as the unmet line says it.
+std::string bounds_text(const AuditRule& rule) {
+  if (rule.at_least && rule.at_most && *rule.at_least == *rule.at_most)
+    return fmt::format("exactly {}", *rule.at_least);
+  if (rule.at_least && rule.at_most) return fmt::format("at least {} and at most {}", *rule.at_least, *rule.at_most);
+  return rule.at_least ? fmt::format("at least {}", *rule.at_least) : fmt::format("at most {}", *rule.at_most);
+}
+
 }  // namespace
 
 void judge_report(const Scenario& sc, campaign::RunReport& r) {
@@ -89,6 +97,8 @@ void ExpectTally::add(const ExpectTally& o) {
     for (const auto& [index, outs] : ops)
       for (const auto& [out, n] : outs) occurrences[actor][index][out] += n;
   for (const auto& [key, n] : o.audit) audit[key] += n;
+  for (const auto& [key, times] : o.audit_times)
+    for (const auto& [k, n] : times) audit_times[key][k] += n;
 }
 
 void tally_execution(const Scenario& sc, const WorldState& w, ExpectTally& t) {
@@ -103,11 +113,10 @@ void tally_execution(const Scenario& sc, const WorldState& w, ExpectTally& t) {
   const auto& audit = w.backend().state().audit;
   for (const auto& [key, rule] : e.audit) {
     uint64_t& n = t.audit[key];  // present with 0 once any execution ran, so "never" is reported as judged
-    for (const backend::Mutation& m : audit)
-      if (matches(m, key)) {
-        ++n;
-        break;
-      }
+    uint64_t entries = 0;
+    for (const backend::Mutation& m : audit) entries += matches(m, key);
+    n += entries > 0;
+    if (rule.word == AuditRule::Word::Counted) ++t.audit_times[key][entries];
   }
 }
 
@@ -132,13 +141,23 @@ void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t execu
   for (const auto& [key, rule] : e.audit) {
     const auto it = t.audit.find(key);
     const uint64_t n = it == t.audit.end() ? 0 : it->second;
-    if (rule == AuditRule::Sometimes && n == 0)
+    if (rule.word == AuditRule::Word::Counted) {
+      const auto times = t.audit_times.find(key);
+      if (times == t.audit_times.end()) continue;
+      for (const auto& [k, execs] : times->second)
+        if ((rule.at_least && k < *rule.at_least) || (rule.at_most && k > *rule.at_most))
+          unmet.push_back(fmt::format("audit {} occurred {} in {} (expect.audit: {})", key,
+                                      support::count_of(k, "time"), support::count_of(execs, "execution"),
+                                      bounds_text(rule)));
+      continue;
+    }
+    if (rule.word == AuditRule::Word::Sometimes && n == 0)
       unmet.push_back(fmt::format("audit {} never occurred in {} (expect.audit: sometimes)", key,
                                   support::count_of(executions, "execution")));
-    else if (rule == AuditRule::Never && n > 0)
+    else if (rule.word == AuditRule::Word::Never && n > 0)
       unmet.push_back(fmt::format("audit {} occurred in {} of {} (expect.audit: never)", key, n,
                                   support::count_of(executions, "execution")));
-    else if (rule == AuditRule::Always && n < executions)
+    else if (rule.word == AuditRule::Word::Always && n < executions)
       unmet.push_back(fmt::format("audit {} occurred in only {} of {} (expect.audit: always)", key, n,
                                   support::count_of(executions, "execution")));
   }
@@ -149,6 +168,8 @@ void add_to_counters(const ExpectTally& t, std::map<std::string, uint64_t>& coun
     for (const auto& [index, outs] : ops)
       for (const auto& [out, n] : outs) counters[fmt::format("occurrence:{}:{}:{}", actor, index, out)] += n;
   for (const auto& [key, n] : t.audit) counters["audit:" + key] += n;
+  for (const auto& [key, times] : t.audit_times)
+    for (const auto& [k, n] : times) counters[fmt::format("audit-times:{}:{}", key, k)] += n;
 }
 
 ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters) {
@@ -156,6 +177,10 @@ ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters)
   for (const auto& [name, n] : counters) {
     if (name.rfind("audit:", 0) == 0) {
       t.audit[name.substr(6)] += n;
+    } else if (name.rfind("audit-times:", 0) == 0) {
+      // The count is digits after the last ':'; a key's detail may hold ':' itself.
+      const size_t at = name.rfind(':');
+      t.audit_times[name.substr(12, at - 12)][std::stoull(name.substr(at + 1))] += n;
     } else if (name.rfind("occurrence:", 0) == 0) {
       // Outcomes and indices hold no ':'; an actor name might, so it is what is left in the middle.
       const size_t out_at = name.rfind(':');

@@ -32,7 +32,9 @@ struct ExpectTally {
   // actor -> script index -> outcome -> executions (only pinned occurrences)
   std::map<std::string, std::map<size_t, std::map<std::string, uint64_t>>> occurrences;
   std::map<std::string, uint64_t> audit;  // expect.audit key -> executions in which it occurred
-  bool empty() const { return occurrences.empty() && audit.empty(); }
+  // A counted expect.audit key -> entries one execution recorded -> executions that recorded that many.
+  std::map<std::string, std::map<uint64_t, uint64_t>> audit_times;
+  bool empty() const { return occurrences.empty() && audit.empty() && audit_times.empty(); }
   void add(const ExpectTally& other);
 };
 
@@ -44,7 +46,8 @@ void tally_execution(const Scenario& sc, const WorldState& world, ExpectTally& t
 void judge_expect_tally(const Scenario& sc, const ExpectTally& t, uint64_t executions, std::vector<std::string>& unmet);
 
 /// Adds `t` to the campaign's counters (sim/campaign/system.h), named "occurrence:<actor>:<index>:<outcome>"
-/// and "audit:<expect.audit key>", so sweeps merge and store them without knowing what they mean.
+/// "audit:<expect.audit key>" and "audit-times:<expect.audit key>:<entries>", so sweeps merge and store them without
+/// knowing what they mean.
 void add_to_counters(const ExpectTally& t, std::map<std::string, uint64_t>& counters);
 /// The inverse of add_to_counters; names it did not write are ignored.
 ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/scenario/expect_audit.h"
+#include "backend/scenario/scenario.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/judge.h"
 #include "backend/system/system.h"
@@ -76,6 +77,35 @@ TEST_CASE("expect.audit: sometimes, never and always, with and without a detail"
                                "audit publish-entry occurred in only 0 of 3 executions (expect.audit: always)"});
 }
 
+TEST_CASE("expect.audit: counts per execution, at least, at most and exactly", "[expect][audit]") {
+  // Every execution: one stamp-owner (n2, the first reserve), one release-owner (its release), no rollback.
+  const auto met = run_text(scenario_with(R"({ "outcome": "pass", "audit": {
+      "stamp-owner": {"exactly": 1}, "release-owner": {"at_least": 1, "at_most": 1},
+      "release-owner=rollback": {"at_most": 0}, "publish-entry": {"at_least": 0} } })"));
+  CHECK(met.unmet.empty());
+  CHECK(met.met);
+  const auto unmet = run_text(scenario_with(R"({ "outcome": "pass", "audit": {
+      "stamp-owner": {"at_least": 2}, "release-owner": {"exactly": 0}, "stamp-owner=flowA": {"at_most": 0} } })"));
+  CHECK(unmet.unmet ==
+        std::vector<std::string>{"audit stamp-owner occurred 1 time in 3 executions (expect.audit: at least 2)",
+                                 "audit release-owner occurred 1 time in 3 executions (expect.audit: exactly 0)",
+                                 "audit stamp-owner=flowA occurred 1 time in 3 executions (expect.audit: at most 0)"});
+  CHECK_FALSE(unmet.met);
+}
+
+TEST_CASE("expect.audit: a counted rule is written back as it was read", "[expect][audit]") {
+  const Scenario sc = parse_scenario(
+      scenario_with(R"({ "outcome": "pass", "audit": { "stamp-owner": {"exactly": 1}, "release-owner": {"at_most": 2},
+      "publish-entry": "never", "release-owner=rollback": {"at_least": 1, "at_most": 3} } })"),
+      "pins.json");
+  const auto& audit = sc.expect.audit;
+  REQUIRE(audit.size() == 4);
+  CHECK(audit_rule_json(audit[0].second) == nlohmann::json{{"exactly", 1}});
+  CHECK(audit_rule_json(audit[1].second) == nlohmann::json{{"at_most", 2}});
+  CHECK(audit_rule_json(audit[2].second) == "never");
+  CHECK(audit_rule_json(audit[3].second) == nlohmann::json{{"at_least", 1}, {"at_most", 3}});
+}
+
 TEST_CASE("expect tally: merges like outcome counts and survives the unit JSON", "[expect][sweep]") {
   ExpectTally a, b;
   a.occurrences["flowA"][2]["claimed"] = 3;
@@ -96,6 +126,19 @@ TEST_CASE("expect tally: merges like outcome counts and survives the unit JSON",
   const ExpectTally round = tally_from_counters(back.counters);
   CHECK(round.occurrences == a.occurrences);
   CHECK(round.audit == a.audit);
+  // Counted rules keep a histogram (entries per execution -> executions); a detail may hold ':'.
+  ExpectTally c;
+  c.audit_times["label-geometry=videoflow-flowA:x"][2] = 3;
+  c.audit_times["stamp-owner"][0] = 1;
+  ExpectTally d;
+  d.audit_times["stamp-owner"][0] = 2;
+  d.audit_times["stamp-owner"][1] = 5;
+  c.add(d);
+  CHECK(c.audit_times["stamp-owner"] == std::map<uint64_t, uint64_t>{{0, 3}, {1, 5}});
+  campaign::UnitResult v;
+  add_to_counters(c, v.counters);
+  CHECK(v.counters.at("audit-times:label-geometry=videoflow-flowA:x:2") == 3);
+  CHECK(tally_from_counters(v.counters).audit_times == c.audit_times);
   // A unit of a scenario without the new expectations writes no key (checkpoints stay as they were).
   CHECK_FALSE(campaign::unit_to_json(campaign::UnitResult{}).contains("counters"));
 }
