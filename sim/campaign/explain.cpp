@@ -358,12 +358,15 @@ std::optional<Explanation> explain(const Subject& sc, std::span<const sim::Choic
   if (!r.violation || r.steps.size() > kMaxExplainSteps) return std::nullopt;
   if (r.steps.empty() && r.violation_actor) return std::nullopt;  // an actor threw before its first point
   if (r.steps.empty()) {
-    // Nothing ran before the invariant failed: the start state breaks it by itself, in every schedule.
+    // Nothing ran before the invariant failed: this scenario's start state breaks it by itself. A check made at
+    // quiescence (heals-after-faults) sees the start state only once every op is gone, as a shrunk scenario has
+    // them: in a file with ops, some schedules may repair the state, so "every schedule" is this scenario's.
     Explanation e;
     e.kind = "start";
     e.summary = fmt::format(
-        "No race: {} fails before any step, on the scenario's start state itself, so it fails in every schedule "
-        "(a start state that models an incident's leftovers on purpose, or one to fix).",
+        "No race: {} fails before any step, on the start state itself, so every schedule of this scenario fails "
+        "(a start state that models an incident's leftovers on purpose, or one to fix; in a file whose ops can "
+        "repair that state, only the schedules that leave it alone do).",
         r.violation->invariant);
     return e;
   }

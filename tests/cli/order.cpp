@@ -209,8 +209,35 @@ TEST_CASE("order: trace order on a violation of the start state prints the empty
   const Captured order = allocsim("trace order " + (dir / "t.trace.json"));
   CHECK(order.code == 0);
   CHECK(order.text == "\"order\": []\nallocsim trace order " + (dir / "t.trace.json") +
-                          ": heals-after-faults breaks with no step taken (the start state), so every execution "
-                          "breaks it: the empty order forces it\n");
+                          ": heals-after-faults breaks with no step taken (the start state), so every execution of "
+                          "the trace's scenario breaks it: the empty order forces it (a file with ops that can repair "
+                          "that state may need one: `run` prints it as the order block for the file you ran)\n");
+}
+
+TEST_CASE("order: a start-state violation the file's ops can repair gets its order block for the file",
+          "[cli][order]") {
+  TempDir dir;
+  // n1 starts with a restore record no claim explains; flowA's release clears it unless kube's pod holds n1 first.
+  // The shrinker removes every op (the start state alone breaks heals-after-faults), so the file needs an order.
+  std::ofstream(dir / "repair.json") << R"({"schema": "allocsim/scenario/v1", "name": "repair",
+    "backend": {"authority": "managed-mig"},
+    "nodes": [{"name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
+               "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2",
+                          "nvidia.com/mig.capable": "true"},
+               "restore_record": "all-disabled"}],
+    "actors": [{"name": "flowA", "script": [
+                  {"op": "reserve", "requests": [{"workload": "wa", "devices": 1, "sharing": "isolated_mig",
+                                                  "minimum_usable_memory_gib": 10}]},
+                  {"op": "release"}]},
+               {"name": "kube", "script": [{"op": "bind_workload", "node": "n1", "workload": "pod", "units": 2}]}],
+    "invariants": ["heals-after-faults"]})";
+  const Captured run = allocsim("run " + (dir / "repair.json") + " --strategy dfs --no-corpus");
+  INFO(run.text);
+  CHECK(run.code == 1);
+  CHECK_THAT(run.text, Catch::Contains("15 executions, 176 steps, 3 violating"));
+  CHECK_THAT(run.text, Catch::Contains("so every schedule of this scenario fails"));
+  CHECK_THAT(run.text, Catch::Contains("for the file you ran: order block"));
+  CHECK_THAT(run.text, Catch::Contains("\"order\": [[\"kube:bind_workload#1\",\"flowA:owner.update.before#1\"]]"));
 }
 
 TEST_CASE("order: replaying a schedule that breaks the order diverges, and says why", "[cli][order]") {

@@ -59,7 +59,7 @@ TEST_CASE("verdicts: trace explain and replay agree on a start state that breaks
       allocsim("run " + kDir + "br11-v2-leftover-intent-start-state.json --strategy dpor --trace-out " + trace);
   CHECK(run.code == 0);  // the file expects it
   CHECK_THAT(run.text, Catch::Contains("why (start): No race: no-orphaned-geometry fails before any step, on the "
-                                       "scenario's start state itself"));
+                                       "start state itself, so every schedule of this scenario fails"));
   const Captured explained = allocsim("trace explain " + trace);
   CHECK(explained.code == 0);
   CHECK_THAT(explained.text, Catch::Contains("violation: no-orphaned-geometry\n"));

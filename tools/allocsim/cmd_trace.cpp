@@ -140,11 +140,12 @@ int cmd_trace(int argc, char** argv) {
     std::cerr << fmt::format("allocsim trace order {}: the trace has no violation to force\n", input);
     return kExitFailed;
   }
-  if (t.steps.empty()) {  // broken at the start state: every execution breaks it, so no constraint is needed
+  if (t.steps.empty()) {  // broken at the start state: every execution of this trace's scenario breaks it
     std::cout << order_snippet(campaign::full_pin(t));
     std::cerr << fmt::format(
-        "allocsim trace order {}: {} breaks with no step taken (the start state), so every execution breaks it: "
-        "the empty order forces it\n",
+        "allocsim trace order {}: {} breaks with no step taken (the start state), so every execution of the "
+        "trace's scenario breaks it: the empty order forces it (a file with ops that can repair that state may "
+        "need one: `run` prints it as the order block for the file you ran)\n",
         input, t.violation->invariant);
     return kExitOk;
   }

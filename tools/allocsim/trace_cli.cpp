@@ -168,7 +168,7 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
     // The block printed above pins the violation in the minimal trace's scenario; the user pastes into the
     // file they ran, whose other actors and ops may open dead ends: check it there, and pin the raw execution
     // when it does not hold.
-    if (t.explanation && t.explanation->kind != "start") {
+    if (t.explanation) {
       const campaign::Pin p = campaign::pin_violation(*full, f.result, t.explanation->order, max_steps);
       // (the file's check starts from the printed block, so a block that holds there comes back as "pairs")
       if (p.order == t.explanation->order && p.needs == t.explanation->needs &&
