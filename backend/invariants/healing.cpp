@@ -35,10 +35,11 @@ bool holds(const ActorState& a, std::string_view claim_id) {
 }
 
 /// Whether the healing keeps claim `cl` as it is: its owner ended alive and holds it (a flow that keeps its
-/// workload running). Every other claim is released by the cleanup ALLOC-033 prescribes for its flow.
+/// workload running), and no release of it began. Every other claim is released: by the cleanup ALLOC-033
+/// prescribes for its flow, or, for a release that failed part way, by the retry ALLOC-006 says converges.
 bool held_alive(const WorldState& w, const Claim& cl) {
   const ActorState* owner = actor_named(w, cl.owner);
-  return owner && !owner->crashed && holds(*owner, cl.claim_id);
+  return owner && !owner->crashed && holds(*owner, cl.claim_id) && !cl.releasing;
 }
 
 bool busy(const BackendState& s, const Claim& cl) {
@@ -97,11 +98,11 @@ void land_applies(backend::MemoryBackend& b, backend::Caller& caller, HealingLog
   log.add(fmt::format("{} queued appl{} landed (the clock moved on {}s)", n, n == 1 ? "y" : "ies", last - now));
 }
 
-/// Why the healing recovers claim `cl` of flow `a` (nullptr: the owner is no flow of the scenario).
-std::string recovery_reason(const ActorState* a) {
+/// Why the healing releases `claim` of flow `a` (nullptr: the owner is no flow of the scenario).
+std::string recovery_reason(const ActorState* a, const Claim& claim) {
   if (!a) return "no flow of the scenario";
   if (a->crashed) return fmt::format("crashed at {}", a->crashed);
-  return "a claim it was never told of";
+  return holds(*a, claim.claim_id) ? "a release that failed part way, retried" : "a claim it was never told of";
 }
 
 /// Step 2 of healing.h on `b`, a copy of the world's backend. Returns the message of a recovery release that never
@@ -125,7 +126,8 @@ std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, 
     }
   land_applies(b, caller, log);
   // The cleanup of every claim the healing does not keep (ALLOC-033: a flow whose reserve failed or lost its answer,
-  // or that crashed, is cleaned up by flow), in claim order: read back by owner and released by id and generation.
+  // or that crashed, is cleaned up by flow), in claim order: each released by id and generation, as a recover
+  // releases what claims_of reads back.
   for (size_t i = 0; i < s.claims.size();) {
     const Claim& cl = s.claims[i];
     if (held_alive(w, cl)) {
@@ -133,7 +135,7 @@ std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, 
       continue;
     }
     const std::string id = cl.claim_id, generation = cl.generation, owner = cl.owner;
-    const std::string reason = recovery_reason(actor_named(w, owner));
+    const std::string reason = recovery_reason(actor_named(w, owner), cl);
     caller.start_call();
     backend::ReleaseObservation r;
     try {
@@ -163,6 +165,16 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
       return fire(fmt::format("claim {} of {} remains on [{}] though no workload holds it", cl.claim_id, cl.owner,
                               fmt::join(cl.nodes, ", ")),
                   (healed ? "healed " : "") + render_claim(cl));
+  // A kept claim's nodes are still its owner's: a cleanup of an older claim of the same flow on the same node clears
+  // the stamp the kept claim relies on (F1: upstream stamps a flow's second claim on a node it owns never).
+  for (const Claim& cl : s.claims)
+    for (const std::string& name : cl.nodes)
+      if (const NodeFixture* n = s.node(name); n && n->owner != cl.owner)
+        return fire(fmt::format("claim {} of {} holds node {}, but the node's owner is {}: {}", cl.claim_id, cl.owner,
+                                name, or_dash(n->owner),
+                                healed ? "the cleanup of another claim of the flow cleared its stamp (F1)"
+                                       : "the node lost its stamp"),
+                    node_line(*n) + (healed ? "healed " : "") + render_claim(cl));
   // Every claim left is kept: a leftover is explained when some claim satisfies `pred`.
   const auto explained_by = [&](auto pred) { return std::any_of(s.claims.begin(), s.claims.end(), pred); };
   for (const NodeFixture& n : s.nodes) {

@@ -28,8 +28,8 @@ std::vector<InvariantSpec> healing_invariants();
 ///  3. The cluster has converged. A claim left is one its alive owner holds, or one workloads still hold (its
 ///     release answered pending_recovery). Every owner stamp is carried by such a claim (same owner and epoch,
 ///     covering the node); every allocsim config, map entry and restore record by such a claim's entry; no node
-///     stays drifted unless such a claim with geometry covers it; the pointer names the map if and only if the map
-///     holds an entry.
+///     stays drifted unless such a claim with geometry covers it; every node a kept claim covers is its owner's;
+///     the pointer names the map if and only if the map holds an entry.
 /// The message names the leftover and why no recovery clears it; the state block starts with a `healing:` line
 /// saying what the healing did, then the objects ("healed node n1: ..." when the healing moved anything).
 std::optional<sim::Violation> check_heals_after_faults(const CheckContext& c);

@@ -114,6 +114,8 @@ OrderedMap<std::string, AuditRule> read_expect_audit(const ScenarioReader& r, co
       out.emplace_back(it.key(), read_audit_bounds(r, it.value(), p));
       continue;
     }
+    if (!it.value().is_string())
+      r.fail(p, "expected \"sometimes\" | \"never\" | \"always\" or a count {at_least, at_most, exactly}");
     const std::string word = r.choice(it.value(), p, audit_rule_words());
     AuditRule rule;
     for (size_t i = 0; i < audit_rule_words().size(); ++i)

@@ -93,6 +93,21 @@ TEST_CASE("expect.audit: counts per execution, at least, at most and exactly", "
   CHECK_FALSE(unmet.met);
 }
 
+TEST_CASE("expect.audit: a rule that is neither a word nor a count names both forms", "[expect][audit]") {
+  for (const char* rule : {"3", "null", "[\"never\"]"}) {
+    INFO(rule);
+    try {
+      parse_scenario(scenario_with(std::string(R"({ "outcome": "pass", "audit": { "stamp-owner": )") + rule + " } }"),
+                     "pins.json");
+      FAIL("accepted");
+    } catch (const ScenarioError& e) {
+      CHECK(std::string(e.what()) ==
+            "pins.json: /expect/audit/stamp-owner: expected \"sometimes\" | \"never\" | \"always\" or a count "
+            "{at_least, at_most, exactly}");
+    }
+  }
+}
+
 TEST_CASE("expect.audit: a counted rule is written back as it was read", "[expect][audit]") {
   const Scenario sc = parse_scenario(
       scenario_with(R"({ "outcome": "pass", "audit": { "stamp-owner": {"exactly": 1}, "release-owner": {"at_most": 2},

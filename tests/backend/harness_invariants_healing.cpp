@@ -100,6 +100,35 @@ TEST_CASE("heals-after-faults: an owner stamp no claim carries, after the crashe
   }
 }
 
+TEST_CASE("heals-after-faults: cleaning up an older claim of the flow clears the stamp a kept claim relies on (F1)",
+          "[invariants][healing]") {
+  Fixture f;
+  f.claim("c1", "flowA", "n1", false);  // flowA cannot name it: the healing cleans it up
+  const Claim& c2 = f.claim("c2", "flowA", "n2", false);
+  f.told(0, c2);
+  f.s().claims.back().nodes = {"n1"};  // flowA's second claim on n1, which it owns: never stamped (F1)
+  f.s().node("n2")->owner.reset();
+  f.s().node("n2")->owner_epoch.reset();
+  f.s().node("n1")->owner_epoch = "gen-c1";
+  const auto v = f.check();
+  require_fires(v, "heals-after-faults",
+                "claim c2 of flowA holds node n1, but the node's owner is -: the cleanup of another claim of the flow "
+                "cleared its stamp (F1)");
+}
+
+TEST_CASE("heals-after-faults: a held claim whose release failed part way is released again", "[invariants][healing]") {
+  Fixture f;
+  Claim& c1 = f.claim("c1", "flowA", "n1", true);
+  f.told(0, c1);
+  c1.releasing = true;  // its release restored n1 and cleared the stamp, then raised at delete.before
+  f.s().node("n1")->owner.reset();
+  f.s().node("n1")->owner_epoch.reset();
+  f.s().node("n1")->mig_config = backend::kDefaultMigConfig;
+  f.s().node("n1")->restore_record.reset();
+  f.s().node("n1")->mig_layout.clear();
+  CHECK_FALSE(f.check());  // the retry strips the entry, restores the pointer and drops the claim
+}
+
 TEST_CASE("heals-after-faults: a claim workloads still hold stays, with what it explains", "[invariants][healing]") {
   Fixture f;
   f.actor(0).crashed = "claim.schedule.after";
