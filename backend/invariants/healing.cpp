@@ -165,9 +165,12 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
       return fire(fmt::format("claim {} of {} remains on [{}] though no workload holds it", cl.claim_id, cl.owner,
                               fmt::join(cl.nodes, ", ")),
                   (healed ? "healed " : "") + render_claim(cl));
-  // A kept claim's nodes are still its owner's: a cleanup of an older claim of the same flow on the same node clears
-  // the stamp the kept claim relies on (F1: upstream stamps a flow's second claim on a node it owns never).
-  for (const Claim& cl : s.claims)
+  // A claim its alive owner holds still has its nodes' stamps: a cleanup of an older claim of the same flow on the
+  // same node clears the stamp the held one relies on (F1: upstream never stamps a flow's second claim on a node it
+  // owns). A claim kept only because workloads hold it may have lost its stamps to its own release, which failed
+  // after clearing them: it waits for the workloads, and is no leftover.
+  for (const Claim& cl : s.claims) {
+    if (!held_alive(w, cl)) continue;
     for (const std::string& name : cl.nodes)
       if (const NodeFixture* n = s.node(name); n && n->owner != cl.owner)
         return fire(fmt::format("claim {} of {} holds node {}, but the node's owner is {}: {}", cl.claim_id, cl.owner,
@@ -175,6 +178,7 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
                                 healed ? "the cleanup of another claim of the flow cleared its stamp (F1)"
                                        : "the node lost its stamp"),
                     node_line(*n) + (healed ? "healed " : "") + render_claim(cl));
+  }
   // Every claim left is kept: a leftover is explained when some claim satisfies `pred`.
   const auto explained_by = [&](auto pred) { return std::any_of(s.claims.begin(), s.claims.end(), pred); };
   for (const NodeFixture& n : s.nodes) {

@@ -116,6 +116,18 @@ TEST_CASE("heals-after-faults: cleaning up an older claim of the flow clears the
                 "cleared its stamp (F1)");
 }
 
+TEST_CASE("heals-after-faults: a claim whose release failed after clearing its stamp waits for its workloads",
+          "[invariants][healing]") {
+  Fixture f;
+  Claim& c1 = f.claim("c1", "flowA", "n1", false);
+  c1.releasing = true;  // its release cleared the stamp, then crashed at restore.after
+  f.actor(0).crashed = "restore.after";
+  f.s().node("n1")->owner.reset();
+  f.s().node("n1")->owner_epoch.reset();
+  f.s().node("n1")->workloads.push_back({"pod1", 2});  // a pod bound since: the retry answers pending_recovery
+  CHECK_FALSE(f.check());
+}
+
 TEST_CASE("heals-after-faults: a held claim whose release failed part way is released again", "[invariants][healing]") {
   Fixture f;
   Claim& c1 = f.claim("c1", "flowA", "n1", true);
