@@ -178,9 +178,14 @@ ExpectTally tally_from_counters(const std::map<std::string, uint64_t>& counters)
     if (name.rfind("audit:", 0) == 0) {
       t.audit[name.substr(6)] += n;
     } else if (name.rfind("audit-times:", 0) == 0) {
-      // The count is digits after the last ':'; a key's detail may hold ':' itself.
+      // The count is digits after the last ':'; a key's detail may hold ':' itself. A name this file did not write
+      // (no digits there, or too many) is ignored, as the header says.
       const size_t at = name.rfind(':');
-      t.audit_times[name.substr(12, at - 12)][std::stoull(name.substr(at + 1))] += n;
+      const std::string digits = name.substr(at + 1);
+      if (at < 12 || digits.empty() || digits.size() > 18 ||
+          !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+        continue;
+      t.audit_times[name.substr(12, at - 12)][std::stoull(digits)] += n;
     } else if (name.rfind("occurrence:", 0) == 0) {
       // Outcomes and indices hold no ':'; an actor name might, so it is what is left in the middle.
       const size_t out_at = name.rfind(':');
