@@ -207,10 +207,12 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
                               n.mig_state == "pending" ? "still pending" : "still carved on the default config"),
                   node_line(n));
   }
-  for (const auto& [entry, nodes] : s.shared_config)
+  for (const auto& kv : s.shared_config) {
+    const std::string& entry = kv.first;  // a named reference: clang does not capture structured bindings
     if (!explained_by([&](const Claim& cl) { return cl.entry_name == entry; }))
       return fire(fmt::format("map entry {} remains, though no claim left carries it", entry),
                   (healed ? "healed " : "") + render_map_state(s));
+  }
   if (s.shared_config.empty() != (s.pointer != backend::kActivePointer))
     return fire(fmt::format("the pointer names {} while the map holds {} entr{}", s.pointer, s.shared_config.size(),
                             s.shared_config.size() == 1 ? "y" : "ies"),
