@@ -159,12 +159,14 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
   const auto fire = [&](std::string message, std::string state) {
     return violation(kName, fmt::format("after healing, {}", message), log.line() + state);
   };
-  const auto node_line = [&](const NodeFixture& n) { return (healed ? "healed " : "") + render_node(n); };
+  // The objects' lines, marked "healed" when they are the copy's (render_like then shows them as computed).
+  const std::string mark = healed ? "healed " : "";
+  const auto node_line = [&](const NodeFixture& n) { return mark + render_node(n); };
   for (const Claim& cl : s.claims)
     if (!held_alive(w, cl) && !busy(s, cl))
       return fire(fmt::format("claim {} of {} remains on [{}] though no workload holds it", cl.claim_id, cl.owner,
                               fmt::join(cl.nodes, ", ")),
-                  (healed ? "healed " : "") + render_claim(cl));
+                  mark + render_claim(cl));
   // A claim its alive owner holds still has its nodes' stamps: a cleanup of an older claim of the same flow on the
   // same node clears the stamp the held one relies on (F1: upstream never stamps a flow's second claim on a node it
   // owns). A claim kept only because workloads hold it may have lost its stamps to its own release, which failed
@@ -177,7 +179,7 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
                                 name, or_dash(n->owner),
                                 healed ? "the cleanup of another claim of the flow cleared its stamp (F1)"
                                        : "the node lost its stamp"),
-                    node_line(*n) + (healed ? "healed " : "") + render_claim(cl));
+                    node_line(*n) + mark + render_claim(cl));
   }
   // Every claim left is kept: a leftover is explained when some claim satisfies `pred`.
   const auto explained_by = [&](auto pred) { return std::any_of(s.claims.begin(), s.claims.end(), pred); };
@@ -211,12 +213,12 @@ std::optional<Violation> converged(const WorldState& w, const BackendState& s, b
     const std::string& entry = kv.first;  // a named reference: clang does not capture structured bindings
     if (!explained_by([&](const Claim& cl) { return cl.entry_name == entry; }))
       return fire(fmt::format("map entry {} remains, though no claim left carries it", entry),
-                  (healed ? "healed " : "") + render_map_state(s));
+                  mark + render_map_state(s));
   }
   if (s.shared_config.empty() != (s.pointer != backend::kActivePointer))
     return fire(fmt::format("the pointer names {} while the map holds {} entr{}", s.pointer, s.shared_config.size(),
                             s.shared_config.size() == 1 ? "y" : "ies"),
-                (healed ? "healed " : "") + render_map_state(s));
+                mark + render_map_state(s));
   return std::nullopt;
 }
 
@@ -238,11 +240,7 @@ std::optional<Violation> check_heals_after_faults(const CheckContext& c) {
   bool moves = !s.pending_geometry.empty();
   for (const Claim& cl : s.claims) moves = moves || !held_alive(w, cl);
   for (const NodeFixture& n : s.nodes) moves = moves || drifted(s, n);
-  if (!moves) {
-    auto v = converged(w, s, false, HealingLog{});
-    if (v) v->state = idle_log(w).line() + v->state.substr(v->state.find('\n') + 1);
-    return v;
-  }
+  if (!moves) return converged(w, s, false, idle_log(w));  // idle_log allocates only after a crash
   backend::MemoryBackend copy = w.backend();
   HealingLog log;
   if (const auto spins = heal(copy, w, log))
