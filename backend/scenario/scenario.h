@@ -177,9 +177,34 @@ struct NodeSpec {
   std::optional<std::string> restore_record;
 };
 
+/// One device a start-state claim holds (scenario_claims.cpp): a whole card (`ordinal` set) or MIG slice
+/// `index` (1-based, as upstream numbers a plan's slices) of `profile` on the node.
+struct StartDevice {
+  std::string node;
+  std::optional<int> ordinal;
+  std::string profile;
+  int index = 0;
+  bool operator==(const StartDevice&) const = default;
+};
+
+/// A claim the cluster holds before any actor runs (top-level `claims`, docs/DESIGN.md §4 "Start state"):
+/// a controller's leftover, which only a cleanup by its owner (`recover`) or the healing phase releases.
+struct StartClaim {
+  std::string id;
+  std::string owner;
+  std::string generation;
+  OrderedMap<std::string, std::vector<StartDevice>> assignments;   // workload -> devices
+  OrderedMap<std::string, OrderedMap<std::string, int>> geometry;  // node -> {profile: slices}
+  std::string status = backend::kClaimAllocated;
+  bool workload_ready = false;
+  bool operator==(const StartClaim&) const = default;
+};
+
 /// The top-level start state of the cluster objects outside nodes (docs/DESIGN.md §4): the shared mig-parted
-/// map (`shared_map`) and the ClusterPolicy pointer (`cluster_policy`). Defaults are upstream's constructor's.
+/// map (`shared_map`), the ClusterPolicy pointer (`cluster_policy`) and leftover claims (`claims`). Defaults
+/// are upstream's constructor's.
 struct StartState {
+  std::vector<StartClaim> claims;  // file order, which is the backend's claim order
   OrderedMap<std::string, OrderedMap<std::string, int>> shared_entries;  // entry -> {node: 1}
   bool shared_tombstone = false;
   bool has_shared_map = false;  // the file has a `shared_map` key (written back only then)
@@ -253,7 +278,7 @@ struct Scenario {
   std::vector<std::string> invariants;  // validated names; empty = "all"
   Expectation expect;
   FaultSpec faults;
-  StartState start;  // `shared_map` and `cluster_policy`
+  StartState start;  // `shared_map`, `cluster_policy` and `claims`
   /// The optional top-level `max_steps` (1..kMaxScenarioSteps): this scenario's step limit per execution.
   /// A command line's --max-steps overrides it; without either, kDefaultMaxSteps (resolve_max_steps).
   std::optional<uint64_t> max_steps;

@@ -40,7 +40,7 @@ constexpr int kMaxScriptOps = 256;
 
 const std::vector<const char*> kTopKeys = {"schema",           "name",       "description",    "backend", "nodes",
                                            "actors",           "invariants", "expect",         "faults",  "max_steps",
-                                           "converge_seconds", "shared_map", "cluster_policy", "order"};
+                                           "converge_seconds", "shared_map", "cluster_policy", "order",   "claims"};
 const std::vector<const char*> kInvariantsKeys = {"all_except"};
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
@@ -91,6 +91,7 @@ class Checker : public ScenarioReader {
     if (const Json* v = find(doc, "shared_map")) read_shared_map(*this, *v, s.start);
     if (const Json* v = find(doc, "cluster_policy")) read_cluster_policy(*this, *v, s.start);
     actors_section(require(doc, "", "actors"), "/actors", s);
+    if (const Json* v = find(doc, "claims")) read_start_claims(*this, *v, s.start);
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
     if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);

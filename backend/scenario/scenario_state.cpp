@@ -19,7 +19,10 @@ const std::vector<const char*> kMigStates = {"pending", "success", "failed"};  /
 const std::vector<const char*> kSharedMapKeys = {"entries", "tombstone"};
 const std::vector<const char*> kClusterPolicyKeys = {"pointer", "restore"};
 
-OrderedMap<std::string, int> read_layout(const ScenarioReader& r, const Json& v, const std::string& ptr) {
+}  // namespace
+
+OrderedMap<std::string, int> read_card_layout(const ScenarioReader& r, const Json& v, const std::string& ptr,
+                                              const std::string& product) {
   r.want_object(v, ptr);
   OrderedMap<std::string, int> out;
   for (auto it = v.begin(); it != v.end(); ++it) {
@@ -27,10 +30,18 @@ OrderedMap<std::string, int> read_layout(const ScenarioReader& r, const Json& v,
     if (it.key().empty()) r.fail(p, "MIG profile names must be non-empty");
     out.emplace_back(it.key(), r.int_value(it.value(), p, 1, kMaxGpus, " (slices of the profile)"));
   }
+  // Rule layout-fits-the-card: the backend only ever applies a layout its plan checked against the node's
+  // product (check_layout, backend/CONTRACT.md §3: one card's profiles, totals, per-profile caps and a
+  // placement), so a start layout that fails that check is a state the backend could never be in.
+  if (out.empty()) return out;
+  std::string why;
+  for (const std::string& problem : backend::check_layout(product, out)) why += (why.empty() ? "" : "; ") + problem;
+  if (!why.empty())
+    r.fail(ptr, fmt::format("{} does not fit one {} card: {} (rule layout-fits-the-card: the backend applies only "
+                            "a layout its plan checked against the product's MIG table)",
+                            backend::py::dict(out), product, why));
   return out;
 }
-
-}  // namespace
 
 OrderedMap<std::string, int> read_members(const ScenarioReader& r, const Json& v, const std::string& ptr) {
   r.want_object(v, ptr);
@@ -86,22 +97,8 @@ void read_node_start(const ScenarioReader& r, const Json& v, const std::string& 
                             "answers a write the node has had)",
                             n.mig_state_generation, n.resource_version));
   }
-  if (const Json* x = r.find(v, "mig_layout")) {
-    const std::string p = child(ptr, "mig_layout");
-    n.mig_layout = read_layout(r, *x, p);
-    // Rule layout-fits-the-card: the backend only ever applies a layout its plan checked against the node's
-    // product (check_layout, backend/CONTRACT.md §3: one card's profiles, totals, per-profile caps and a
-    // placement), so a start layout that fails that check is a state the backend could never be in.
-    if (!n.mig_layout.empty()) {
-      const std::vector<std::string> problems = backend::check_layout(n.product, n.mig_layout);
-      std::string why;
-      for (const std::string& problem : problems) why += (why.empty() ? "" : "; ") + problem;
-      if (!why.empty())
-        r.fail(p, fmt::format("{} does not fit one {} card: {} (rule layout-fits-the-card: the backend applies only "
-                              "a layout its plan checked against the product's MIG table)",
-                              backend::py::dict(n.mig_layout), n.product, why));
-    }
-  }
+  if (const Json* x = r.find(v, "mig_layout"))
+    n.mig_layout = read_card_layout(r, *x, child(ptr, "mig_layout"), n.product);
   if (const Json* x = r.find(v, "restore_record"))
     n.restore_record = r.nonempty_string(*x, child(ptr, "restore_record"));
 }
@@ -152,6 +149,7 @@ void apply_start_state(const Scenario& sc, backend::BackendState& s) {
   s.shared_tombstone = sc.start.shared_tombstone;
   s.pointer = sc.start.pointer;
   s.pointer_restore = sc.start.pointer_restore;
+  apply_start_claims(sc, s);
 }
 
 void node_start_json(const NodeSpec& n, nlohmann::ordered_json& j) {
@@ -182,6 +180,7 @@ void start_state_json(const StartState& s, nlohmann::ordered_json& j) {
     j["cluster_policy"] = {{"pointer", s.pointer}};
     if (s.pointer_restore) j["cluster_policy"]["restore"] = *s.pointer_restore;
   }
+  start_claims_json(s, j);
 }
 
 }  // namespace allocsim::harness

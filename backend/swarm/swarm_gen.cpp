@@ -88,12 +88,19 @@ Gen second_stream(uint64_t seed) { return Gen(sim::execution_seed(seed, 1)); }
 
 void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g2.chance(1, 2); }
 
+/// The third stream (SwarmFeatures::leftover_claim), likewise its own Prng.
+void draw_third_features(uint64_t seed, SwarmFeatures& f) {
+  Gen g3(sim::execution_seed(seed, 2));
+  f.leftover_claim = f.start_state && g3.chance(1, 2);
+}
+
 struct Cluster {
   std::vector<std::string> names;
   std::vector<int> cards;
   std::vector<int> free;  // cards no start workload holds
   std::vector<std::string> start_workloads;
-  bool stale_stamp = false;  // some node starts with flowX's stamp and no claim (F5's leftover)
+  bool stale_stamp = false;     // some node starts with flowX's stamp and no claim (F5's leftover)
+  std::vector<size_t> stamped;  // the nodes that start with flowX's stamp
   int max_cards = 1;
   int min_gib = 1 << 20;
 };
@@ -127,6 +134,7 @@ Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
         node["owner"] = "flowX";
         node["owner_epoch"] = "gen-flowX-2";
         c.stale_stamp = true;
+        c.stamped.push_back(static_cast<size_t>(i));
       }
     }
     c.names.push_back(name);
@@ -238,6 +246,29 @@ Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std:
 }
 
 /// The kubelet: binds a pod on a node (and maybe unbinds it).
+/// flowX's leftover claim (SwarmFeatures::leftover_claim): the highest free card of each node flowX stamped, at
+/// the stamps' epoch, so each stamp is the claim's; null when no stamped node has a free card. The card is
+/// taken out of the free ones, which the kubelet's pods must fit in. A stamped node left without a card keeps
+/// a claimless stamp (c.stale_stamp stays).
+Json leftover_claim(Cluster& c) {
+  Json devices = Json::array();
+  bool claimless = false;
+  for (const size_t i : c.stamped) {
+    if (c.free[i] < 1) {
+      claimless = true;
+      continue;
+    }
+    c.free[i] -= 1;
+    devices.push_back({{"node", c.names[i]}, {"ordinal", c.cards[i] - 1}});
+  }
+  c.stale_stamp = claimless;
+  if (devices.empty()) return Json();
+  return {{"id", "leftover-flowX"},
+          {"owner", "flowX"},
+          {"generation", "gen-flowX-2"},
+          {"assignments", {{"pod-flowX", std::move(devices)}}}};
+}
+
 /// Its pods fit in the cards no start workload holds (kubelet admission: a node never runs more GPU pods
 /// than it has cards; the generator must not break capacity-within-cards by itself).
 Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
@@ -364,7 +395,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {start_state, "start-state"},
                                                 {conditional, "conditional"},
                                                 {clock, "clock"},
-                                                {flow_clock, "flow-clock"}};
+                                                {flow_clock, "flow-clock"},
+                                                {leftover_claim, "leftover-claim"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;
@@ -374,6 +406,7 @@ SwarmFeatures swarm_features(uint64_t seed) {
   Gen g(seed), g2 = second_stream(seed);
   SwarmFeatures f = draw_features(g);
   draw_second_features(g2, f);
+  draw_third_features(seed, f);
   return f;
 }
 
@@ -381,8 +414,10 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   Gen g(seed), g2 = second_stream(seed);
   SwarmFeatures f = draw_features(g);
   draw_second_features(g2, f);
+  draw_third_features(seed, f);
   Cluster c;
   Json nodes = make_nodes(g, f, c);
+  Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
   // Roles besides flows, in a fixed order; each present at most once.
   std::vector<std::string> roles;
   if (f.recover) roles.emplace_back("ctl");  // first: it always gets a slot
@@ -427,6 +462,7 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
                     {"mig_apply_seconds", f.clock || f.flow_clock ? 5 : 0},
                     {"mutants", Json::array()}};
   doc["nodes"] = std::move(nodes);
+  if (!leftover.is_null()) doc["claims"] = Json::array({std::move(leftover)});
   doc["actors"] = std::move(list);
   // A stale stamp models an incident's unrecovered state on purpose (F5: no recovery can clear it). The healing
   // phase would report it at the end of every execution, and the swarm stops at a scenario's first violation, so

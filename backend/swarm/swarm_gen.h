@@ -47,6 +47,10 @@ struct SwarmFeatures {
   /// writes (readiness-one-write-behind needs it). Only with `mig`; sets mig_apply_seconds. Drawn from a
   /// second stream of the seed, so a scenario without it has the bytes it had before the feature existed.
   bool flow_clock = false;
+  /// With `start_state`: a node that starts stamped by flowX also starts with the claim flowX left (a start
+  /// claim holding one free card there), so the stamp is a claim's and the healing phase can release it,
+  /// instead of F5's claimless stamp. Drawn from a third stream of the seed, as `flow_clock` from the second.
+  bool leftover_claim = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

@@ -138,7 +138,8 @@ class WorldState {
   std::optional<backend::BackendState>& audit_base;
   /// Reserve op ids whose expected generation was stale when called (stale-plan-writes-nothing).
   std::vector<std::string>& stale_reserves;
-  /// The scenario's node configs at the start (no-orphaned-geometry's "recorded config").
+  /// The scenario's node configs at the start, or a node's start restore record where it has one
+  /// (no-orphaned-geometry's "recorded config": what a release restores).
   const std::vector<std::string>& original_configs() const { return original_configs_; }
   /// Faults fired so far in this execution (bounded by FaultSpec::max).
   int faults_fired() const { return faults_fired_; }

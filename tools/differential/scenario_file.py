@@ -21,7 +21,7 @@ class Op:
 
 # Start-state keys (backend/scenario/scenario_state.h, docs/DESIGN.md §4): the harness writes them into the
 # backend's state after the backend is built and before the first step; upstream_run.py writes them into upstream's.
-START_STATE_TOP = ('shared_map', 'cluster_policy')
+START_STATE_TOP = ('shared_map', 'cluster_policy', 'claims')
 START_STATE_NODE = ('resource_version', 'owner', 'owner_epoch', 'mig_state', 'mig_state_generation', 'mig_layout',
                     'restore_record')
 
@@ -40,6 +40,7 @@ class Scenario:
     start_state: list[str] = field(default_factory=list)  # the start-state keys the file sets (scenario_state.h)
     shared_map: dict[str, Any] | None = None  # top-level `shared_map` {entries, tombstone}, when the file has it
     cluster_policy: dict[str, Any] | None = None  # top-level `cluster_policy` {pointer, restore}, when it has it
+    claims: list[dict[str, Any]] = field(default_factory=list)  # top-level `claims`: leftover claims at the start
 
 
 def load(path: str) -> Scenario:
@@ -59,6 +60,7 @@ def load(path: str) -> Scenario:
     sc.start_state = [k for k in START_STATE_TOP if k in doc] + sorted(
         {k for n in doc['nodes'] for k in START_STATE_NODE if k in n})
     sc.shared_map, sc.cluster_policy = doc.get('shared_map'), doc.get('cluster_policy')
+    sc.claims = list(doc.get('claims', []))
     return sc
 
 

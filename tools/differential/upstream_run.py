@@ -122,6 +122,36 @@ class Execution:
         if sc.cluster_policy is not None:
             b._pointer = sc.cluster_policy.get('pointer', self.mb.DEFAULT_POINTER)
             b._pointer_restore = sc.cluster_policy.get('restore')
+        for spec in sc.claims:
+            b._claims[spec['id']] = self._start_claim(spec)
+
+    def _start_claim(self, spec: dict[str, Any]) -> Any:
+        '''scenario_claims.cpp apply_start_claims: the claim upstream's reserve would have left, its devices built as
+        upstream's inventory and plan build them, its entry named as reserve names it (managed-mig, with geometry).'''
+        mb, b = self.mb, self.b
+        assignments = {}
+        for workload, devices in spec['assignments'].items():
+            built = []
+            for d in devices:
+                n = b._nodes[d['node']]
+                if 'ordinal' in d:
+                    i = d['ordinal']
+                    built.append(mb.DeviceIdentity(n.name, i, f'GPU-{n.name}-{i}', None, n.product,
+                                                   int(n.memory_gib * _GIB), None))
+                else:
+                    p = next(p for p in contract_tables.find_family(n.product).profiles if p.name == d['profile'])
+                    built.append(mb.DeviceIdentity(n.name, None, None, f"MIG-{n.name}-{p.name}-{d['index']}",
+                                                   n.product, int(p.memory_gib * _GIB), p.name))
+            assignments[workload] = tuple(built)
+        geometry = {node: ','.join(f'{k}:{v}' for k, v in sorted(layout.items()))
+                    for node, layout in spec.get('geometry', {}).items()}
+        plan = mb.FeasiblePlan(assignments, geometry, '', 'start', ())
+        nodes = sorted({d.node for devices in assignments.values() for d in devices if d.node})
+        claim = mb._Claim(spec['id'], spec['owner'], plan, spec['generation'], nodes,
+                          status=spec.get('status', 'allocated'), workload_ready=bool(spec.get('workload_ready')))
+        if geometry and self.sc.authority == mb.AUTHORITY_MANAGED_MIG:
+            claim.entry_name = f"videoflow-{spec['owner']}-{spec['generation']}"
+        return claim
 
     # -- faults (backend/ops/: ActorCaller::fault_at, ScriptRunner::environment_fault) ----------------------------
     def _eligible(self, a: Actor) -> bool:
