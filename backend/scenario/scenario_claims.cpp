@@ -1,9 +1,8 @@
-// Start-state claims (scenario_state.h; docs/DESIGN.md §4 "Start state"): reading the top-level `claims`,
+// Start-state claims (scenario_state.h; docs/DESIGN.md §4 "Start claims"): reading the top-level `claims`,
 // checking each against what upstream's reserve could have left, and building the backend's claims from them.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 
 #include "backend/model/mig_geometry.h"
 #include "backend/model/pyrepr.h"
@@ -38,16 +37,29 @@ const backend::MigProfile* profile_named(const std::string& product, const std::
 
 /// Rule ids-never-minted: upstream mints `claim-<actor>-<k>` and `gen-<actor>-<k>` (backend_world.h: one id
 /// counter per actor) for an actor that reserves, so a start id of that shape could be minted again and two
-/// claims (or two owner epochs) would share a name.
-void check_not_minted(const ScenarioReader& r, const std::string& value, const char* kind, const std::string& ptr) {
-  static const std::regex kMinted("^(claim|gen|plan)-(.+)-[0-9]+$");
-  std::smatch m;
-  if (!std::regex_match(value, m, kMinted) || m[1].str() != kind) return;
-  for (const ActorSpec& a : r.scenario().actors)
-    if (a.name == m[2].str() && !a.script.empty())
-      r.fail(ptr, fmt::format("{} has the shape {}-{}-<k> the backend mints for actor {} (rule ids-never-minted: a "
+/// claims (or two owner epochs) would share a name. A plain prefix-and-digits test: names are bounded only by
+/// the file's size, and a backtracking matcher's recursion overflowed the stack on a long one.
+void check_not_minted(const ScenarioReader& r, const std::string& value, std::string_view kind,
+                      const std::string& ptr) {
+  for (const ActorSpec& a : r.scenario().actors) {
+    if (a.script.empty()) continue;
+    const std::string prefix = fmt::format("{}-{}-", kind, a.name);
+    if (value.size() <= prefix.size() || value.compare(0, prefix.size(), prefix) != 0) continue;
+    if (std::all_of(value.begin() + static_cast<std::ptrdiff_t>(prefix.size()), value.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      r.fail(ptr, fmt::format("{} has the shape {}<k> the backend mints for actor {} (rule ids-never-minted: a "
                               "reserve of {} could mint it again)",
-                              quote(value), kind, a.name, quote(a.name), a.name));
+                              quote(value), prefix, quote(a.name), a.name));
+  }
+}
+
+/// A claim's names are written into ids, audit records and trace lines: letters, digits and "._-" only, so
+/// that no control character reaches a terminal and no ':' splits an operation id (upstream takes the owner
+/// from the text before the first ':').
+std::string claim_name(const ScenarioReader& r, const Json& v, const std::string& ptr, const char* noun) {
+  std::string name = r.nonempty_string(v, ptr);
+  r.check_charset(name, ptr, noun, "._-", "'.', '_' and '-'");
+  return name;
 }
 
 StartDevice read_device(const ScenarioReader& r, const Json& v, const std::string& ptr) {
@@ -76,10 +88,10 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
   r.want_object(v, ptr);
   r.check_keys(v, ptr, kClaimKeys);
   StartClaim c;
-  c.id = r.nonempty_string(r.require(v, ptr, "id"), child(ptr, "id"));
+  c.id = claim_name(r, r.require(v, ptr, "id"), child(ptr, "id"), "claim id");
   check_not_minted(r, c.id, "claim", child(ptr, "id"));
-  c.owner = r.nonempty_string(r.require(v, ptr, "owner"), child(ptr, "owner"));
-  c.generation = r.nonempty_string(r.require(v, ptr, "generation"), child(ptr, "generation"));
+  c.owner = claim_name(r, r.require(v, ptr, "owner"), child(ptr, "owner"), "owner");
+  c.generation = claim_name(r, r.require(v, ptr, "generation"), child(ptr, "generation"), "generation");
   check_not_minted(r, c.generation, "gen", child(ptr, "generation"));
 
   const std::string aptr = child(ptr, "assignments");
@@ -91,13 +103,19 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
   for (auto it = a.begin(); it != a.end(); ++it) {
     const std::string wptr = child(aptr, it.key());
     if (it.key().empty()) r.fail(wptr, "workload names must be non-empty");
+    r.check_charset(it.key(), wptr, "workload", "._-", "'.', '_' and '-'");
     r.want_array(it.value(), wptr);
     r.want_size(it.value(), wptr, 1, kMaxGpus, "devices");
     std::vector<StartDevice> devices;
     for (size_t i = 0; i < it.value().size(); ++i) {
-      StartDevice d = read_device(r, it.value()[i], child(wptr, std::to_string(i)));
+      const std::string dptr = child(wptr, std::to_string(i));
+      StartDevice d = read_device(r, it.value()[i], dptr);
+      // Rule devices-granted-once: a plan gives each device to one workload, once.
+      for (const auto& [other, granted] : c.assignments)
+        if (std::find(granted.begin(), granted.end(), d) != granted.end())
+          r.fail(dptr, fmt::format("a device workload {} is granted too (rule devices-granted-once)", other));
       if (std::find(devices.begin(), devices.end(), d) != devices.end())
-        r.fail(child(wptr, std::to_string(i)), "the same device twice in one workload's grant");
+        r.fail(dptr, "the same device twice in one workload's grant (rule devices-granted-once)");
       devices.push_back(std::move(d));
     }
     c.assignments.emplace_back(it.key(), std::move(devices));
@@ -105,6 +123,13 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
 
   if (const Json* g = r.find(v, "geometry")) {
     const std::string gptr = child(ptr, "geometry");
+    // Rule geometry-needs-a-mig-authority: plan() refuses isolated MIG sharers unless the authority provides
+    // them (capabilities: managed-mig and dra), so only there can a plan carry geometry.
+    const std::string& authority = r.scenario().authority;
+    if (authority != backend::kAuthorityManagedMig && authority != backend::kAuthorityDra)
+      r.fail(gptr, fmt::format("geometry under the {} authority, which provides no isolated MIG slices (rule "
+                               "geometry-needs-a-mig-authority: its plan refuses MIG sharers)",
+                               authority));
     r.want_object(*g, gptr);
     for (auto it = g->begin(); it != g->end(); ++it) {
       const std::string nptr = child(gptr, it.key());
@@ -143,10 +168,28 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
              fmt::format("geometry for {}, where the claim holds no device (rule slices-of-the-geometry: a plan "
                          "carves only the nodes it places MIG sharers on)",
                          node));
+    // A plan counts the slices it hands out: a node's count of a profile is the number of its slices granted,
+    // so with the numbering above they are exactly 1..count.
+    for (const auto& [profile, count] : layout) {
+      int slices = 0;
+      for (const auto& [workload, devices] : c.assignments)
+        for (const StartDevice& d : devices) slices += !d.ordinal && d.node == node && d.profile == profile;
+      if (slices != count)
+        r.fail(child(child(child(ptr, "geometry"), node), profile),
+               fmt::format("{} slices of {} on {}, but the claim grants {} (rule slices-of-the-geometry: a plan "
+                           "counts the slices it grants)",
+                           count, profile, node, slices));
+    }
   }
 
   if (const Json* s = r.find(v, "status")) c.status = r.choice(*s, child(ptr, "status"), kStoredStatuses);
   if (const Json* w = r.find(v, "workload_ready")) c.workload_ready = r.bool_value(*w, child(ptr, "workload_ready"));
+  // Rule ready-after-allocation: a claim is pending only inside reserve's locked block (a crash there leaves it
+  // so), and its flow, the only one that knows the id, never marks it ready afterwards.
+  if (c.workload_ready && c.status == backend::kClaimPending)
+    r.fail(child(ptr, "workload_ready"),
+           "a pending claim marked ready (rule ready-after-allocation: only a flow that "
+           "got the claim back marks it ready, and reserve hands it back allocated)");
   return c;
 }
 
@@ -211,8 +254,11 @@ void apply_start_claims(const Scenario& sc, backend::BackendState& s) {
     }
     // Upstream's reserve names an entry and labels the carved nodes only under managed-mig. The port-only
     // label_versions say which write readiness must answer; a leftover's label write is taken to be its node's
-    // last write, so the start resourceVersion stands for it (docs/DESIGN.md §4 "Start state").
-    if (!c.plan.geometry.empty() && sc.authority == backend::kAuthorityManagedMig) {
+    // last write, so the start resourceVersion stands for it (docs/DESIGN.md §4 "Start claims").
+    // A claim still `pending` was left between its creation and the block that names the entry (a crash at
+    // claim.create.after), so it has none.
+    if (!c.plan.geometry.empty() && sc.authority == backend::kAuthorityManagedMig &&
+        c.status != backend::kClaimPending) {
       c.entry_name = fmt::format("videoflow-{}-{}", c.owner, c.generation);
       for (const auto& [node, rendered] : c.plan.geometry)
         c.label_versions.emplace_back(node, s.node(node)->resource_version);

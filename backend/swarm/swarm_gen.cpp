@@ -246,7 +246,8 @@ Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std:
 }
 
 /// The kubelet: binds a pod on a node (and maybe unbinds it).
-/// flowX's leftover claim (SwarmFeatures::leftover_claim): the highest free card of each node flowX stamped, at
+/// flowX's leftover claim (SwarmFeatures::leftover_claim): the last card (ordinal gpu_count-1) of each node flowX
+/// stamped that has a free card, at
 /// the stamps' epoch, so each stamp is the claim's; null when no stamped node has a free card. The card is
 /// taken out of the free ones, which the kubelet's pods must fit in. A stamped node left without a card keeps
 /// a claimless stamp (c.stale_stamp stays).
@@ -407,6 +408,11 @@ SwarmFeatures swarm_features(uint64_t seed) {
   SwarmFeatures f = draw_features(g);
   draw_second_features(g2, f);
   draw_third_features(seed, f);
+  if (f.leftover_claim) {  // as generate_scenario decides it: only where a stamped node has a free card
+    Cluster c;
+    make_nodes(g, f, c);
+    f.leftover_claim = !leftover_claim(c).is_null();
+  }
   return f;
 }
 
@@ -418,6 +424,7 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
+  f.leftover_claim = !leftover.is_null();  // named among the features only when the file has the claim
   // Roles besides flows, in a fixed order; each present at most once.
   std::vector<std::string> roles;
   if (f.recover) roles.emplace_back("ctl");  // first: it always gets a slot

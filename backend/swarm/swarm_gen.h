@@ -49,7 +49,8 @@ struct SwarmFeatures {
   bool flow_clock = false;
   /// With `start_state`: a node that starts stamped by flowX also starts with the claim flowX left (a start
   /// claim holding one free card there), so the stamp is a claim's and the healing phase can release it,
-  /// instead of F5's claimless stamp. Drawn from a third stream of the seed, as `flow_clock` from the second.
+  /// instead of F5's claimless stamp. Drawn from a third stream of the seed, as `flow_clock` from the second;
+  /// set only when the scenario has the claim (some stamped node has a free card).
   bool leftover_claim = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;

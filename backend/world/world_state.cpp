@@ -63,9 +63,7 @@ void reset_backend(WorldStorage& s, const CompiledScenario& c) {
     s.original_configs.resize(proto.size());
     for (size_t i = 0; i < proto.size(); ++i) {
       s.shadow[i].owner_epoch = proto[i].owner_epoch;
-      // The config the node had before the protocol carved it: a start state's restore record when it has one
-      // (a leftover claim's node, docs/DESIGN.md §4 "Start state"), which is what a release puts back.
-      s.original_configs[i] = proto[i].restore_record.value_or(proto[i].mig_config);
+      s.original_configs[i] = recorded_config(proto[i]);
     }
     s.untracked = false;
     return;

@@ -47,6 +47,14 @@ struct BoundWorkload {
   bool covered = false;
 };
 
+/// The config a start node had before the protocol carved it: its restore record when it starts on an allocsim
+/// entry with one (a leftover claim's node, docs/DESIGN.md §4 "Start claims"), which is what a release puts
+/// back; otherwise its start config.
+inline std::string recorded_config(const backend::NodeFixture& n) {
+  if (n.restore_record && n.mig_config.starts_with(backend::kEntryPrefix)) return *n.restore_record;
+  return n.mig_config;
+}
+
 /// Everything of a world that owns heap memory, kept across executions in CompiledScenario::spare and
 /// reset in place (reset_world_storage, below): a reset world equals a freshly built one, field for field.
 struct WorldStorage {
@@ -138,8 +146,7 @@ class WorldState {
   std::optional<backend::BackendState>& audit_base;
   /// Reserve op ids whose expected generation was stale when called (stale-plan-writes-nothing).
   std::vector<std::string>& stale_reserves;
-  /// The scenario's node configs at the start, or a node's start restore record where it has one
-  /// (no-orphaned-geometry's "recorded config": what a release restores).
+  /// recorded_config() of each node of the start state (no-orphaned-geometry's "recorded config").
   const std::vector<std::string>& original_configs() const { return original_configs_; }
   /// Faults fired so far in this execution (bounded by FaultSpec::max).
   int faults_fired() const { return faults_fired_; }

@@ -152,3 +152,30 @@ TEST_CASE("start claims: the encoder writes them back as read, and a file withou
       load_scenario(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-simultaneous-claim.json");
   CHECK_FALSE(scenario_to_json(plain).contains("claims"));
 }
+
+TEST_CASE("start claims: a pending claim has no entry yet, as one left at claim.create.after",
+          "[scenario][start-state]") {
+  std::string text = kLeftover;
+  const std::string from = R"("workload_ready": true })";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), R"("status": "pending" })");
+  const backend::Claim& c = compile(parse_scenario(text, "pending.json"), {})->prototype.state().claims[0];
+  CHECK(c.status == "pending");
+  CHECK(c.plan.geometry.size() == 1);  // the plan had geometry; reserve had not named the entry yet
+  CHECK(c.entry_name.empty());
+  CHECK(c.label_versions.empty());
+}
+
+TEST_CASE("start claims: an id of any length in the minted shape is refused, not a crash", "[scenario][start-state]") {
+  // Names are bounded only by the file's size; a backtracking matcher once overflowed the stack here.
+  std::string text = kLeftover;
+  const std::string from = R"("id": "leftover-R1")";
+  text.replace(text.find(from), from.size(), R"("id": "claim-ctl-)" + std::string(300000, '7') + "\"");
+  try {
+    parse_scenario(text, "long.json");
+    FAIL("the loader accepted a minted-shape id");
+  } catch (const ScenarioError& e) {
+    CHECK(e.pointer() == "/claims/0/id");
+    CHECK_THAT(e.message(), Catch::Contains("rule ids-never-minted"));
+  }
+}

@@ -29,9 +29,7 @@ std::string storage_difference(const WorldStorage& s, const CompiledScenario& c)
   if (s.shadow.size() != proto.nodes.size() || s.original_configs.size() != proto.nodes.size()) return "sizes";
   for (size_t i = 0; i < proto.nodes.size(); ++i) {
     if (s.shadow[i].owner_epoch != proto.nodes[i].owner_epoch) return "shadow " + std::to_string(i);
-    // A node's recorded config is its start restore record where it has one (world_state.h).
-    if (s.original_configs[i] != proto.nodes[i].restore_record.value_or(proto.nodes[i].mig_config))
-      return "original config " + std::to_string(i);
+    if (s.original_configs[i] != recorded_config(proto.nodes[i])) return "original config " + std::to_string(i);
   }
   return "";
 }

@@ -127,7 +127,8 @@ class Execution:
 
     def _start_claim(self, spec: dict[str, Any]) -> Any:
         '''scenario_claims.cpp apply_start_claims: the claim upstream's reserve would have left, its devices built as
-        upstream's inventory and plan build them, its entry named as reserve names it (managed-mig, with geometry).'''
+        upstream's inventory and plan build them, its entry named as reserve names it (managed-mig, with geometry, once
+        past pending: reserve names the entry in the block that sets allocated).'''
         mb, b = self.mb, self.b
         assignments = {}
         for workload, devices in spec['assignments'].items():
@@ -149,7 +150,7 @@ class Execution:
         nodes = sorted({d.node for devices in assignments.values() for d in devices if d.node})
         claim = mb._Claim(spec['id'], spec['owner'], plan, spec['generation'], nodes,
                           status=spec.get('status', 'allocated'), workload_ready=bool(spec.get('workload_ready')))
-        if geometry and self.sc.authority == mb.AUTHORITY_MANAGED_MIG:
+        if geometry and self.sc.authority == mb.AUTHORITY_MANAGED_MIG and claim.status != 'pending':
             claim.entry_name = f"videoflow-{spec['owner']}-{spec['generation']}"
         return claim
 
