@@ -108,7 +108,7 @@ Reached explore_values(Strategy& strategy, const std::vector<std::vector<LockOp>
 
 TEST_CASE("states: the final states and violations of plain dfs on 1500 random value programs", "[states]") {
   uint64_t dfs_executions = 0, state_paths = 0, finals = 0, pruned = 0, reopened = 0;
-  for (uint64_t seed = 0; seed < 1500; ++seed) {
+  for (uint64_t seed = 0; seed < 1500; seed += kSeedStride) {
     const int n = 2 + (seed % 3 == 0);
     std::string desc;
     const auto progs = random_lock_program(seed, n, desc, seed % 2 == 1);
@@ -131,10 +131,11 @@ TEST_CASE("states: the final states and violations of plain dfs on 1500 random v
   // Pinned from the implementation: plain DFS ran 1,317,660 executions; state caching 83,681 paths (executions
   // and cut paths together). Both halves of Godefroid's rule ran: paths cut at a visited state, and visited states
   // explored again for what every earlier visit slept on.
-  CHECK(dfs_executions == 1317660);
-  CHECK(state_paths == 83681);
-  CHECK(pruned == 8741);
-  CHECK(reopened == 3877);
+  // Under the sanitizers every kSeedStride-th program: 312,024 executions, 17,310 paths, 1,627 cut, 772 reopened.
+  CHECK(dfs_executions == (kSanitized ? 312024 : 1317660));
+  CHECK(state_paths == (kSanitized ? 17310 : 83681));
+  CHECK(pruned == (kSanitized ? 1627 : 8741));
+  CHECK(reopened == (kSanitized ? 772 : 3877));
   CHECK(finals > 1500);
 }
 
