@@ -105,7 +105,8 @@ TEST_CASE("start claims: geometry outside managed-mig names no entry, as upstrea
   const std::string from = R"("authority": "managed-mig")";
   text.replace(text.find(from), from.size(), R"("authority": "dra")");
   const Scenario sc = parse_scenario(text, "dra.json");
-  const backend::Claim& c = compile(sc, {})->prototype.state().claims[0];
+  const auto compiled = compile(sc, {});
+  const backend::Claim& c = compiled->prototype.state().claims[0];
   CHECK(c.plan.geometry.size() == 1);
   CHECK(c.entry_name.empty());
   CHECK(c.label_versions.empty());
@@ -159,7 +160,8 @@ TEST_CASE("start claims: a pending claim has no entry yet, as one left at claim.
   const std::string from = R"("workload_ready": true })";
   REQUIRE(text.find(from) != std::string::npos);
   text.replace(text.find(from), from.size(), R"("status": "pending" })");
-  const backend::Claim& c = compile(parse_scenario(text, "pending.json"), {})->prototype.state().claims[0];
+  const auto compiled = compile(parse_scenario(text, "pending.json"), {});
+  const backend::Claim& c = compiled->prototype.state().claims[0];
   CHECK(c.status == "pending");
   CHECK(c.plan.geometry.size() == 1);  // the plan had geometry; reserve had not named the entry yet
   CHECK(c.entry_name.empty());
