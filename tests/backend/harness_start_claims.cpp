@@ -8,6 +8,7 @@
 #include "backend/system/backend_world.h"
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
+#include "tests/backend/final_state.h"
 
 namespace start_claims_test {
 
@@ -45,19 +46,6 @@ const char* kLeftover = R"({
               { "name": "ctl", "script": [ { "op": "recover", "flow": "R1" } ] } ],
   "expect": { "outcome": "pass" }
 })";
-
-/// The backend state at the end of execution 0 of `sc` (random strategy, one execution).
-backend::BackendState final_state(const Scenario& sc) {
-  campaign::ExploreConfig cfg;
-  cfg.executions = 1;
-  backend::BackendState out;
-  campaign::RunHooks hooks;
-  hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
-    out = static_cast<const BackendWorld&>(w).backend().state();
-  };
-  campaign::run(*subject_of(sc), cfg, hooks);
-  return out;
-}
 
 }  // namespace start_claims_test
 
@@ -114,7 +102,7 @@ TEST_CASE("start claims: geometry outside managed-mig names no entry, as upstrea
 
 TEST_CASE("start claims: a recover of the owner releases its leftover claim by id and generation",
           "[scenario][start-state]") {
-  const backend::BackendState s = final_state(parse_scenario(kLeftover, "start.json"));
+  const backend::BackendState s = test::final_state(parse_scenario(kLeftover, "start.json"));
   REQUIRE(s.claims.size() == 1);  // R9's claim: nobody recovers R9
   CHECK(s.claims[0].claim_id == "leftover-R9");
   const backend::NodeFixture& n1 = *s.node("n1");

@@ -9,6 +9,7 @@
 #include "backend/system/backend_world.h"
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
+#include "tests/backend/final_state.h"
 
 using namespace allocsim;
 using namespace allocsim::harness;
@@ -31,19 +32,6 @@ const char* kStart = R"({
   "actors": [ { "name": "a", "script": [] } ],
   "expect": { "outcome": "pass" }
 })";
-
-/// The backend state at the end of execution 0 of `sc` (random strategy, one execution).
-backend::BackendState final_state(const Scenario& sc) {
-  campaign::ExploreConfig cfg;
-  cfg.executions = 1;
-  backend::BackendState out;
-  campaign::RunHooks hooks;
-  hooks.on_execution = [&](uint64_t, const sim::World& w, const sim::ExecutionResult&) {
-    out = static_cast<const BackendWorld&>(w).backend().state();
-  };
-  campaign::run(*subject_of(sc), cfg, hooks);
-  return out;
-}
 
 }  // namespace
 
@@ -112,7 +100,7 @@ TEST_CASE("foreign writes: each is one locked write that bumps its object's vers
     "expect": { "outcome": "pass", "actors": { "ops": { "set_labels": ["done"], "4": ["done"] } } }
   })";
   const Scenario sc = parse_scenario(text, "foreign.json");
-  const backend::BackendState s = final_state(sc);
+  const backend::BackendState s = test::final_state(sc);
   const backend::NodeFixture& n1 = *s.node("n1");
   CHECK(n1.labels.get() == backend::Labels{{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
                                            {"nvidia.com/gpu.count", "3"},
