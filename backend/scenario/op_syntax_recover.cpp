@@ -16,6 +16,7 @@ using support::quote;
 
 void parse_recover(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   op.flow = r.nonempty_string(r.require(v, ptr, "flow"), child(ptr, "flow"));
+  if (const Json* w = r.find(v, "wait")) op.wait_for_end = r.bool_value(*w, child(ptr, "wait"));
 }
 
 void resolve_recover(const ScenarioReader& r, const Op& op, const std::string& self,
@@ -31,13 +32,16 @@ void resolve_recover(const ScenarioReader& r, const Op& op, const std::string& s
   // their listed order (docs/DESIGN.md §4, the op table): a recover listed before its flow would find that
   // lock free and run before the flow has begun.
   const auto at = [&](const std::string& name) { return std::find(actors.begin(), actors.end(), name); };
-  if (at(op.flow) > at(self))
+  if (op.wait_for_end && at(op.flow) > at(self))
     r.fail(ptr, fmt::format("recover's flow {} is listed after {} in /actors; list the flow first (it holds its end "
                             "from its first step, which a recover listed before it would not wait for)",
                             quote(op.flow), quote(self)));
 }
 
-void json_recover(const Op& op, Json& j) { j["flow"] = op.flow; }
+void json_recover(const Op& op, Json& j) {
+  j["flow"] = op.flow;
+  if (!op.wait_for_end) j["wait"] = false;
+}
 
 }  // namespace
 
@@ -45,7 +49,7 @@ std::vector<OpSyntax> recover_op_syntax() {
   return {
       {OpKind::Recover,
        "recover",
-       {"op", "flow"},
+       {"op", "flow", "wait"},
        {"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"},  //
        parse_recover,
        resolve_recover,

@@ -126,8 +126,11 @@ struct Op {
   std::string read_kind;
   // advance_clock: seconds >= 0
   double seconds = 0;
-  // recover: the flow (another actor's name) whose cleanup this op re-runs (ALLOC-033)
+  // recover: the flow (another actor's name) whose cleanup this op re-runs (ALLOC-033), and whether it first
+  // waits for that flow's actor to end (`wait`, default true); false is a sweeper that believes the flow's
+  // lease expired while the flow may still run
   std::string flow;
+  bool wait_for_end = true;
   // set_labels (node): labels to set (file order) and label keys to remove
   OrderedMap<std::string, std::string> set_labels;
   std::vector<std::string> remove_labels;

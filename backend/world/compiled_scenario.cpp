@@ -41,7 +41,7 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   for (const ActorSpec& a : sc.actors)
     for (const Op& op : a.script) {
       c->read_fault_ops |= op.kind == OpKind::StaleReads || op.kind == OpKind::PartialReads;
-      if (op.kind != OpKind::Recover) continue;
+      if (op.kind != OpKind::Recover || !op.wait_for_end) continue;  // only a waiting recover needs the flow's end
       for (size_t i = 0; i < sc.actors.size(); ++i)
         if (sc.actors[i].name == op.flow && !c->life_ids[i])
           c->life_ids[i] = object_id(backend::Obj::Lock, "life:" + op.flow);

@@ -95,7 +95,8 @@ class Execution:
         self.b._ids = PerActorIds(self.ctx)
         self.apply_start_state()
         self.actors = {n: Actor(n, ops) for n, ops in sc.actors}
-        recovered = {op.get('flow') for _, ops in sc.actors for op in ops if op.kind == 'recover'}
+        recovered = {op.get('flow') for _, ops in sc.actors for op in ops
+                     if op.kind == 'recover' and op.get('wait', True)}  # only a waiting recover needs the flow's end
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
         self.faults_fired = 0
         f = sc.faults or {}
@@ -298,7 +299,7 @@ class Execution:
         if k == 'release':
             return self.release(a, op)
         if k == 'recover':
-            return self.recover(a, op.get('flow'))
+            return self.recover(a, op.get('flow'), bool(op.get('wait', True)))
         if k in FOREIGN_WRITE_OPS:
             return self.foreign_write(a, op)
         return self.test_hook(a, op)
@@ -423,8 +424,8 @@ class Execution:
             a.claim_id, a.claim_generation = a.held[-1] if a.held else (None, '')
         return status
 
-    def recover(self, a: Actor, flow: str) -> str:
-        life = self.life.get(flow)
+    def recover(self, a: Actor, flow: str, wait: bool = True) -> str:
+        life = self.life.get(flow) if wait else None  # wait false: a sweeper, no wait for the flow's end
         if life is not None:
             life.acquire()  # blocks until the flow's actor has finished or crashed
             life.release()
