@@ -113,7 +113,8 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
       // Rule devices-granted-once: a plan gives each device to one workload, once.
       for (const auto& [other, granted] : c.assignments)
         if (std::find(granted.begin(), granted.end(), d) != granted.end())
-          r.fail(dptr, fmt::format("a device workload {} is granted too (rule devices-granted-once)", other));
+          r.fail(dptr,
+                 fmt::format("this device is also granted to workload {} (rule devices-granted-once)", quote(other)));
       if (std::find(devices.begin(), devices.end(), d) != devices.end())
         r.fail(dptr, "the same device twice in one workload's grant (rule devices-granted-once)");
       devices.push_back(std::move(d));
