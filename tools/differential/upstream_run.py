@@ -12,7 +12,8 @@ from typing import Any
 
 import contract_tables
 import upstream_mutants
-from scenario_file import START_STATE_NODE, Scenario, node_labels
+import upstream_start_state
+from scenario_file import Scenario, node_labels
 from upstream_record import record_execution
 from upstream_world import (BARRIER, CALL, Ctx, Divergence, InjectedError, PerActorIds, SimLock, Unsupported, _Abort,
                         _Crash, parse_schedule)
@@ -106,54 +107,7 @@ class Execution:
         self.f_geometry: list[str] = f.get('fail_geometry', [])
 
     def apply_start_state(self) -> None:
-        '''scenario_state.cpp apply_start_state, after upstream's constructor as after the port's: the start-state
-        node fields, then the shared map and the ClusterPolicy pointer. A key the file leaves out is not written:
-        upstream keeps its own NodeFixture / constructor default there, which the harness's default is meant to
-        equal (scenario.h); if the two ever drift apart, the final states compared differ.'''
-        b, sc = self.b, self.sc
-        for spec in sc.nodes:
-            n = b._nodes[spec['name']]
-            for key in START_STATE_NODE:  # the NodeFixture fields of the same names
-                if key in spec:
-                    value = spec[key]
-                    setattr(n, key, dict(value) if isinstance(value, dict) else value)
-        if sc.shared_map is not None:
-            b._shared_config = _map_entries(sc.shared_map.get('entries', {}))
-            b._shared_tombstone = bool(sc.shared_map.get('tombstone', False))
-        if sc.cluster_policy is not None:
-            b._pointer = sc.cluster_policy.get('pointer', self.mb.DEFAULT_POINTER)
-            b._pointer_restore = sc.cluster_policy.get('restore')
-        for spec in sc.claims:
-            b._claims[spec['id']] = self._start_claim(spec)
-
-    def _start_claim(self, spec: dict[str, Any]) -> Any:
-        '''scenario_claims.cpp apply_start_claims: the claim upstream's reserve would have left, its devices built as
-        upstream's inventory and plan build them, its entry named as reserve names it (managed-mig, with geometry, once
-        past pending: reserve names the entry in the block that sets allocated).'''
-        mb, b = self.mb, self.b
-        assignments = {}
-        for workload, devices in spec['assignments'].items():
-            built = []
-            for d in devices:
-                n = b._nodes[d['node']]
-                if 'ordinal' in d:
-                    i = d['ordinal']
-                    built.append(mb.DeviceIdentity(n.name, i, f'GPU-{n.name}-{i}', None, n.product,
-                                                   int(n.memory_gib * _GIB), None))
-                else:
-                    p = next(p for p in contract_tables.find_family(n.product).profiles if p.name == d['profile'])
-                    built.append(mb.DeviceIdentity(n.name, None, None, f"MIG-{n.name}-{p.name}-{d['index']}",
-                                                   n.product, int(p.memory_gib * _GIB), p.name))
-            assignments[workload] = tuple(built)
-        geometry = {node: ','.join(f'{k}:{v}' for k, v in sorted(layout.items()))
-                    for node, layout in spec.get('geometry', {}).items()}
-        plan = mb.FeasiblePlan(assignments, geometry, '', 'start', ())
-        nodes = sorted({d.node for devices in assignments.values() for d in devices if d.node})
-        claim = mb._Claim(spec['id'], spec['owner'], plan, spec['generation'], nodes,
-                          status=spec.get('status', 'allocated'), workload_ready=bool(spec.get('workload_ready')))
-        if geometry and self.sc.authority == mb.AUTHORITY_MANAGED_MIG and claim.status != 'pending':
-            claim.entry_name = f"videoflow-{spec['owner']}-{spec['generation']}"
-        return claim
+        upstream_start_state.apply(self.mb, self.b, self.sc)
 
     # -- faults (backend/ops/: ActorCaller::fault_at, ScriptRunner::environment_fault) ----------------------------
     def _eligible(self, a: Actor) -> bool:
