@@ -62,24 +62,29 @@ std::string claim_name(const ScenarioReader& r, const Json& v, const std::string
   return name;
 }
 
+/// The node of /nodes that `v` (at `ptr`) names (node_ref: did-you-mean otherwise).
+const NodeSpec& node_named(const ScenarioReader& r, const Json& v, const std::string& ptr) {
+  const std::string name = r.node_ref(v, ptr);
+  const auto& nodes = r.scenario().nodes;
+  return *std::find_if(nodes.begin(), nodes.end(), [&](const NodeSpec& n) { return n.name == name; });
+}
+
 StartDevice read_device(const ScenarioReader& r, const Json& v, const std::string& ptr) {
   r.want_object(v, ptr);
   StartDevice d;
-  d.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
-  const NodeSpec* node = nullptr;
-  for (const NodeSpec& n : r.scenario().nodes)
-    if (n.name == d.node) node = &n;
+  const NodeSpec& node = node_named(r, r.require(v, ptr, "node"), child(ptr, "node"));
+  d.node = node.name;
   if (const Json* o = r.find(v, "ordinal")) {
     r.check_keys(v, ptr, kWholeDeviceKeys);
-    d.ordinal = r.int_value(*o, child(ptr, "ordinal"), 0, node->gpu_count - 1, " (a card of the node)");
+    d.ordinal = r.int_value(*o, child(ptr, "ordinal"), 0, node.gpu_count - 1, " (a card of the node)");
     return d;
   }
   r.check_keys(v, ptr, kSliceDeviceKeys);
   if (!r.find(v, "profile"))
     r.fail(ptr, "expected \"ordinal\" (a whole card) or \"profile\" and \"index\" (a MIG slice)");
   d.profile = r.nonempty_string(*r.find(v, "profile"), child(ptr, "profile"));
-  if (profile_named(node->product, d.profile) == nullptr)
-    r.fail(child(ptr, "profile"), fmt::format("{} is not a MIG profile of {}", quote(d.profile), node->product));
+  if (profile_named(node.product, d.profile) == nullptr)
+    r.fail(child(ptr, "profile"), fmt::format("{} is not a MIG profile of {}", quote(d.profile), node.product));
   d.index = r.int_value(r.require(v, ptr, "index"), child(ptr, "index"), 1, kMaxGpus, " (the slice's number)");
   return d;
 }
@@ -134,11 +139,8 @@ StartClaim read_claim(const ScenarioReader& r, const Json& v, const std::string&
     r.want_object(*g, gptr);
     for (auto it = g->begin(); it != g->end(); ++it) {
       const std::string nptr = child(gptr, it.key());
-      const std::string node = r.node_ref(Json(it.key()), nptr);
-      const NodeSpec* spec = nullptr;
-      for (const NodeSpec& n : r.scenario().nodes)
-        if (n.name == node) spec = &n;
-      c.geometry.emplace_back(node, read_card_layout(r, it.value(), nptr, spec->product));
+      const NodeSpec& node = node_named(r, Json(it.key()), nptr);
+      c.geometry.emplace_back(node.name, read_card_layout(r, it.value(), nptr, node.product));
       if (c.geometry.back().second.empty())
         r.fail(nptr, "expected at least one profile (an empty layout carves nothing)");
     }
