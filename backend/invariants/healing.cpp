@@ -112,12 +112,13 @@ std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, 
   BackendState& s = b.mutable_state();
   // Every fault stops: what a fault armed is gone (the port-only geometry hooks with it).
   if (!s.failed_reads.empty() || !s.failing_geometry.empty() || !s.failing_geometry_until.empty() ||
-      !s.hollow_geometry.empty())
+      !s.hollow_geometry.empty() || !s.partial_geometry.empty())
     log.add("faults stopped");
   s.failed_reads.clear();
   s.failing_geometry.clear();
   s.failing_geometry_until.clear();
   s.hollow_geometry.clear();
+  s.partial_geometry.clear();
   // mig-manager, restarted, reconciles every node that drifted from its config: an apply of the config it names.
   for (const NodeFixture& n : s.nodes)
     if (drifted(s, n)) {

@@ -1,11 +1,15 @@
 // Port-only geometry test hooks (docs/DESIGN.md §4, the ops table), beside upstream's `fail_geometry` (ALLOC-021),
-// which makes every later apply on a node fail for good. Upstream has no hook for the two shapes below; they live here,
+// which makes every later apply on a node fail for good. Upstream has no hook for the three shapes below; they live here,
 // not in memory_backend.cpp, and apply_geometry consults them only when a scenario armed one:
 // - fail_geometry_for: the node's applies fail until the fake clock reaches the deadline (a GPU operator
 //   that recovers after a while), then succeed again;
 // - geometry_without_effect: the node's applies report `success` for their write (mig.config.state and its
-//   generation) while mig_layout stays as it was (an apply that claims success without carving).
-// Footprints: both write (FailingGeometry, node), which apply_geometry already reads; the deadline is
+//   generation) while mig_layout stays as it was (an apply that claims success without carving);
+// - geometry_partial: the node's next N applies carve the first slice of the layout and report `failed` (a GPU
+//   instance made, its compute instance not: the apply fails part way and leaves what it made), then applies
+//   are whole again. An outright failure wins: an apply that fails outright carves nothing and uses up no
+//   partial apply.
+// Footprints: each writes (FailingGeometry, node), which apply_geometry already reads; the deadline is
 // measured on the fake clock, so fail_geometry_for reads (Clock, "clock"), as apply_geometry then does.
 #include <algorithm>
 #include <stdexcept>
@@ -31,6 +35,16 @@ void MemoryBackend::geometry_without_effect(Caller& c, const std::string& node) 
   c.touch(Obj::FailingGeometry, node, true);
   if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node) == s_.hollow_geometry.end())
     s_.hollow_geometry.push_back(node);
+}
+
+void MemoryBackend::geometry_partial(Caller& c, const std::string& node, int applies) {
+  if (applies < 1) throw std::invalid_argument("geometry_partial: applies below 1");
+  LockGuard lock(c);
+  c.touch(Obj::FailingGeometry, node, true);
+  if (int* left = find_in(s_.partial_geometry, node))
+    *left += applies;
+  else
+    s_.partial_geometry.emplace_back(node, applies);
 }
 
 }  // namespace allocsim::backend

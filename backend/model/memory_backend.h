@@ -48,9 +48,9 @@
 //      claims_of() is a port-only read for recovery (ALLOC-033);
 //   4. observations are stamped with the fake clock (upstream stamps the real monotonic clock), so that
 //      nothing in an execution depends on wall time.
-//   5. two port-only geometry test hooks beside the upstream's fail_geometry (geometry_hooks.cpp; the scenario
-//      ops in docs/DESIGN.md §4): fail_geometry_for and geometry_without_effect; unarmed, apply_geometry is the
-//      upstream's and touches what it touched before.
+//   5. three port-only geometry test hooks beside the upstream's fail_geometry (geometry_hooks.cpp; the scenario
+//      ops in docs/DESIGN.md §4): fail_geometry_for, geometry_without_effect and geometry_partial; unarmed,
+//      apply_geometry is the upstream's and touches what it touched before.
 // - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
 //   throws PortRuleBroken naming it, never undefined behaviour:
 //   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
@@ -199,9 +199,11 @@ struct BackendState {
   std::vector<PendingGeometry> pending_geometry;
   std::vector<std::string> failing_geometry;  // a set in the upstream; kept in insertion order here
   // Port-only geometry test hooks (geometry_hooks.cpp; docs/DESIGN.md §4), empty unless a scenario uses them:
-  // node -> fake-clock time before which its applies fail; nodes whose applies report success unchanged.
+  // node -> fake-clock time before which its applies fail; nodes whose applies report success unchanged; nodes
+  // whose next applies carve one slice and report failure.
   OrderedMap<std::string, double> failing_geometry_until;
   std::vector<std::string> hollow_geometry;
+  OrderedMap<std::string, int> partial_geometry;  // node -> applies left (> 0; an exhausted node is removed)
   std::vector<Mutation> audit;
   FakeClock clock;
 
@@ -275,6 +277,11 @@ class MemoryBackend {
   /// Port-only test hook (the upstream has none; geometry_hooks.cpp): from now on an apply on `node` reports
   /// `success` for its write (state and state generation) while the node's mig_layout stays as it was.
   void geometry_without_effect(Caller& c, const std::string& node);
+  /// Port-only test hook (the upstream has none; geometry_hooks.cpp): the next `applies` applies on `node` carve
+  /// only the first slice of the layout a successful apply would carve (its first profile, one instance) and
+  /// report `failed` for their write: a half-made layout, as when a GPU instance is made and its compute instance
+  /// is not. A second arming adds its applies. std::invalid_argument for applies < 1.
+  void geometry_partial(Caller& c, const std::string& node, int applies);
   /// Upstream `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
   /// Upstream `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",

@@ -34,11 +34,20 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
     c.touch(Obj::Clock, kClockName, false);
     failing = s_.clock.now() < *until;
   }
+  // geometry_partial: a failure that carves part of the layout (below), one armed apply used up; an outright
+  // failure carves nothing and uses none.
+  bool partial = false;
+  if (int* left = failing ? nullptr : find_in(s_.partial_geometry, node_name)) {
+    c.touch(Obj::FailingGeometry, node_name, true);
+    partial = true;
+    if (--*left == 0) erase_in(s_.partial_geometry, node_name);
+  }
   NodeFixture& node = node_at(node_name);
-  node.mig_state = failing ? "failed" : "success";
+  node.mig_state = failing || partial ? "failed" : "success";
   node.mig_state_generation = version;
   if (failing) return;
-  if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
+  if (!partial &&
+      std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
     return;  // success reported for this write; the layout is left as it was
   c.touch(Obj::SharedMap, kMapName, false);
   // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (docs/DESIGN.md §5,
@@ -63,6 +72,11 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
         rest.remove_prefix(comma + 1);
       }
     }
+  }
+  if (partial && !layout.empty()) {
+    // The first GPU instance was made and the apply stopped there: one slice of the first profile.
+    layout.resize(1);
+    layout.front().second = 1;
   }
   node.mig_layout.swap(layout);
 }

@@ -7,7 +7,9 @@
 // - fail_geometry_for (`node`, `seconds` S): geometry applies on the node fail until the fake clock has moved
 //   S seconds past now, then succeed again (`fail_geometry` stays the permanent one);
 // - geometry_no_effect (`node`): from now on an apply there reports `success` for its write while the node's
-//   mig_layout is left unchanged.
+//   mig_layout is left unchanged;
+// - geometry_partial (`node`, `applies` N): the next N applies there carve one slice of their layout and report
+//   `failed`.
 // Upstream has no hook for any of them (its hooks are fail_reads and fail_geometry): the read faults are the
 // harness's (read_faults.h), the geometry faults port-only backend hooks (backend/model/geometry_hooks.cpp). Each
 // records `done`; a fault that fires later adds "fault=..." to the detail of the read it changes.
@@ -72,7 +74,7 @@ const char* run_partial(ScriptRunner& run, const Op& op) {
   return "done";
 }
 
-// -- fail_geometry_for, geometry_no_effect --------------------------------------------------------
+// -- fail_geometry_for, geometry_no_effect, geometry_partial --------------------------------------
 
 std::string detail_geometry_for(const Op& op) { return fmt::format("node={} seconds={:g}", op.node, op.seconds); }
 
@@ -88,6 +90,14 @@ const char* run_no_effect(ScriptRunner& run, const Op& op) {
   return "done";
 }
 
+std::string detail_partial_apply(const Op& op) { return fmt::format("node={} applies={}", op.node, op.applies); }
+
+const char* run_partial_apply(ScriptRunner& run, const Op& op) {
+  run.call("geometry_partial", detail_partial_apply(op));
+  run.backend().geometry_partial(run.caller(), op.node, op.applies);
+  return "done";
+}
+
 }  // namespace
 
 std::vector<OpBehaviour> fault_op_behaviour() {
@@ -99,6 +109,7 @@ std::vector<OpBehaviour> fault_op_behaviour() {
       {OpKind::PartialReads, detail_partial, run_partial},
       {OpKind::FailGeometryFor, detail_geometry_for, run_geometry_for},
       {OpKind::GeometryNoEffect, detail_node, run_no_effect},
+      {OpKind::GeometryPartial, detail_partial_apply, run_partial_apply},
   };
 }
 

@@ -1,5 +1,6 @@
 // The syntax of the fault ops (op_syntax.h): fail_reads, restore_reads and fail_geometry (the upstream's test
-// hooks), and the faults with shape stale_reads, partial_reads, fail_geometry_for and geometry_no_effect;
+// hooks), and the faults with shape stale_reads, partial_reads, fail_geometry_for, geometry_no_effect and
+// geometry_partial;
 // what they do is backend/ops/op_faults.cpp.
 #include "backend/scenario/op_syntax.h"
 
@@ -25,6 +26,18 @@ void parse_node(const ScenarioReader& r, const Json& v, const std::string& ptr, 
 }
 
 void json_node(const Op& op, Json& j) { j["node"] = op.node; }
+
+// -- geometry_partial ------------------------------------------------------------------------------
+
+void parse_partial_apply(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  parse_node(r, v, ptr, op);
+  if (const Json* n = r.find(v, "applies")) op.applies = r.int_value(*n, child(ptr, "applies"), 1, kMaxFaultedApplies);
+}
+
+void json_partial_apply(const Op& op, Json& j) {
+  j["node"] = op.node;
+  j["applies"] = op.applies;
+}
 
 void parse_reads_count(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   if (const Json* n = r.find(v, "reads")) op.reads = r.int_value(*n, child(ptr, "reads"), 1, kMaxFaultedReads);
@@ -133,6 +146,13 @@ std::vector<OpSyntax> fault_op_syntax() {
        nullptr,
        json_geometry_for},
       {OpKind::GeometryNoEffect, "geometry_no_effect", {"op", "node"}, {"done"}, parse_node, nullptr, json_node},
+      {OpKind::GeometryPartial,
+       "geometry_partial",
+       {"op", "node", "applies"},
+       {"done"},
+       parse_partial_apply,
+       nullptr,
+       json_partial_apply},
   };
 }
 

@@ -75,6 +75,7 @@ enum class OpKind {
   PartialReads,
   FailGeometryFor,
   GeometryNoEffect,
+  GeometryPartial,
 };
 
 // Each kind's name, keys, outcomes and behaviour are its rows of the op table (op_syntax.h,
@@ -101,8 +102,9 @@ struct WhenSpec {
   std::string outcome;
 };
 
-inline constexpr int kMaxStaleWrites = 8;    // stale_reads' `writes`, 1..this (backend/world/read_faults.h)
-inline constexpr int kMaxFaultedReads = 16;  // stale_reads' and partial_reads' `reads`, 1..this
+inline constexpr int kMaxStaleWrites = 8;      // stale_reads' `writes`, 1..this (backend/world/read_faults.h)
+inline constexpr int kMaxFaultedReads = 16;    // stale_reads' and partial_reads' `reads`, 1..this
+inline constexpr int kMaxFaultedApplies = 16;  // geometry_partial's `applies`, 1..this
 
 struct Op {
   OpKind kind = OpKind::Inventory;
@@ -147,6 +149,8 @@ struct Op {
   int writes = 1;
   // stale_reads, partial_reads: how many reads the fault covers (1..kMaxFaultedReads)
   int reads = 1;
+  // geometry_partial: how many applies on the node the fault covers (1..kMaxFaultedApplies)
+  int applies = 1;
   // partial_reads: the workloads the listing omits
   std::vector<std::string> workloads;
   // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader

@@ -90,8 +90,7 @@ void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g
 
 /// The third stream (SwarmFeatures::leftover_claim), likewise its own Prng.
 void draw_third_features(uint64_t seed, SwarmFeatures& f) {
-  Gen g3(sim::execution_seed(seed, 2));
-  f.leftover_claim = f.start_state && g3.chance(1, 2);
+  f.leftover_claim = f.start_state && Gen(sim::execution_seed(seed, 2)).chance(1, 2);
 }
 
 struct Cluster {
@@ -397,30 +396,24 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {conditional, "conditional"},
                                                 {clock, "clock"},
                                                 {flow_clock, "flow-clock"},
-                                                {leftover_claim, "leftover-claim"}};
+                                                {leftover_claim, "leftover-claim"},
+                                                {partial_apply, "partial-apply"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;
 }
 
-SwarmFeatures swarm_features(uint64_t seed) {
-  Gen g(seed), g2 = second_stream(seed);
-  SwarmFeatures f = draw_features(g);
-  draw_second_features(g2, f);
-  draw_third_features(seed, f);
-  if (f.leftover_claim) {  // as generate_scenario decides it: only where a stamped node has a free card
-    Cluster c;
-    make_nodes(g, f, c);
-    f.leftover_claim = !leftover_claim(c).is_null();
-  }
-  return f;
-}
+namespace {
 
-nlohmann::ordered_json generate_scenario(uint64_t seed) {
+/// The scenario of `seed`; `f` gets its features as the file has them (one needing what the file lacks is off).
+Json generate(uint64_t seed, SwarmFeatures& f) {
   Gen g(seed), g2 = second_stream(seed);
-  SwarmFeatures f = draw_features(g);
+  f = draw_features(g);
   draw_second_features(g2, f);
   draw_third_features(seed, f);
+  Gen g4(sim::execution_seed(seed, 3));  // the fourth stream (SwarmFeatures::partial_apply): the feature, its op
+  f.partial_apply = f.geometry_faults && g4.chance(1, 2);
+  bool partial_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -449,12 +442,19 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
     Json s;
     if (r == "kubelet") s = kubelet_script(g, c, workloads);
     if (r == "operator") s = operator_ops;
-    if (r == "chaos") s = chaos_script(g, f, c, workloads);
+    if (r == "chaos") {
+      s = chaos_script(g, f, c, workloads);
+      if (f.partial_apply) {  // appended, from the fourth stream: the draws before it keep their values
+        s.push_back({{"op", "geometry_partial"}, {"node", g4.pick(c.names)}, {"applies", g4.range(1, 2)}});
+        partial_written = true;
+      }
+    }
     if (r == "clock")
       for (int k = g.range(1, 2); k > 0; --k) s.push_back({{"op", "advance_clock"}, {"seconds", 5}});
     if (r == "ctl") s = Json::array({{{"op", "recover"}, {"flow", faulty}}});
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
+  f.partial_apply = partial_written;  // named among the features only when the file has the op
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},
@@ -482,6 +482,19 @@ nlohmann::ordered_json generate_scenario(uint64_t seed) {
   doc["expect"] = {{"outcome", "pass"}};
   if (f.barrier_faults) doc["faults"] = make_faults(g, f, faulty);
   return doc;
+}
+
+}  // namespace
+
+SwarmFeatures swarm_features(uint64_t seed) {
+  SwarmFeatures f;
+  generate(seed, f);
+  return f;
+}
+
+nlohmann::ordered_json generate_scenario(uint64_t seed) {
+  SwarmFeatures f;
+  return generate(seed, f);
 }
 
 }  // namespace allocsim::harness

@@ -36,7 +36,7 @@ struct SwarmFeatures {
   bool binds = false;                // bind_workload / unbind_workload (kubelet, or a flow binding its pod)
   bool foreign_writes = false;       // set_labels, set_mig_state, write_shared_map, set_pointer
   bool read_faults = false;          // fail_reads / restore_reads, stale_reads, partial_reads
-  bool geometry_faults = false;      // fail_geometry, fail_geometry_for, geometry_no_effect
+  bool geometry_faults = false;      // fail_geometry, fail_geometry_for, geometry_no_effect (geometry_partial below)
   bool barrier_faults = false;       // the `faults` key: crash / raise / drop_response at barriers
   bool recover = false;              // a restarted controller recovers a flow (with crash faults)
   bool start_state = false;          // start workloads, a leftover owner stamp, a resource_version
@@ -52,6 +52,10 @@ struct SwarmFeatures {
   /// instead of F5's claimless stamp. Drawn from a third stream of the seed, as `flow_clock` from the second;
   /// set only when the scenario has the claim (some stamped node has a free card).
   bool leftover_claim = false;
+  /// With `geometry_faults`: the chaos actor ends by arming geometry_partial on a node (1-2 applies), so an apply
+  /// carves part of its layout and fails. Drawn from a fourth stream of the seed; set only when the scenario has
+  /// the op (the chaos actor is one of its actors).
+  bool partial_apply = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

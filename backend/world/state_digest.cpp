@@ -14,7 +14,7 @@ namespace allocsim::harness {
 static_assert(sizeof(backend::NodeFixture) == 360, "NodeFixture changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::Claim) == 392, "Claim changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ActorState) == 2200, "ActorState changed: place the new field in state_digest.cpp");
-static_assert(sizeof(backend::BackendState) == 360, "BackendState changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::BackendState) == 384, "BackendState changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::InventorySnapshot) == 160,
               "InventorySnapshot changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::FeasiblePlan) == 136, "FeasiblePlan changed: place the new field in state_digest.cpp");
@@ -23,7 +23,7 @@ static_assert(sizeof(backend::DeviceIdentity) == 216,
 static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 496, "ObjectHistories changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3240, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3288, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -159,6 +159,7 @@ void add_rest(Hasher& x, const backend::BackendState& s, uint64_t audit) {
   x.u(s.failing_geometry_until.size());
   for (const auto& [n, t] : s.failing_geometry_until) x.s(n).d(t);
   x.strings(s.hollow_geometry);
+  x.map_si(s.partial_geometry);
   x.u(s.audit.size()).u(audit);
   if (s.clock.pending_timers() != 0)
     throw std::logic_error("canonical state: the fake clock has timers queued, which it cannot digest");
@@ -265,6 +266,8 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
     Hasher g;  // the failing-geometry hooks of this node
     g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), n.name) != s.failing_geometry.end());
     g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), n.name) != s.hollow_geometry.end());
+    const int* partial = backend::find_in(s.partial_geometry, n.name);
+    g.i(partial ? *partial : 0);
     const double* until = backend::find_in(s.failing_geometry_until, n.name);
     g.b(until != nullptr).d(until ? *until : 0);
     o.push_back({m.hooks_id, g.h});

@@ -90,12 +90,13 @@ fs::path scratch_dir() {
 
 TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   const auto& names = op_names();
-  REQUIRE(names.size() == 23);
+  REQUIRE(names.size() == 24);
   CHECK(std::string(op_name(OpKind::Recover)) == "recover");
   CHECK(std::string(op_name(OpKind::Inventory)) == "inventory");
   CHECK(std::string(op_name(OpKind::MarkReady)) == "mark_ready");
   CHECK(std::string(op_name(OpKind::AdvanceClock)) == "advance_clock");
   CHECK(std::string(op_name(OpKind::GeometryNoEffect)) == "geometry_no_effect");
+  CHECK(std::string(op_name(OpKind::GeometryPartial)) == "geometry_partial");
   CHECK(std::string(op_name(OpKind::SetPointer)) == "set_pointer");
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(op_name(static_cast<OpKind>(i)) == names[i]);
   const auto words = [](OpKind k) { return std::vector<std::string>(op_outcomes(k).begin(), op_outcomes(k).end()); };
@@ -112,7 +113,8 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   for (OpKind k :
        {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads, OpKind::FailGeometry,
         OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap, OpKind::SetPointer,
-        OpKind::StaleReads, OpKind::PartialReads, OpKind::FailGeometryFor, OpKind::GeometryNoEffect})
+        OpKind::StaleReads, OpKind::PartialReads, OpKind::FailGeometryFor, OpKind::GeometryNoEffect,
+        OpKind::GeometryPartial})
     CHECK(words(k) == V{"done"});
 }
 

@@ -1,5 +1,5 @@
 // Faults with shape and conditional ops (docs/DESIGN.md §4, "Read faults" and "Op modifiers"): stale_reads,
-// partial_reads, fail_geometry_for, geometry_no_effect (read_faults.h, backend/ops/op_faults.cpp,
+// partial_reads, fail_geometry_for, geometry_no_effect, geometry_partial (read_faults.h, backend/ops/op_faults.cpp,
 // backend/model/geometry_hooks.cpp), and the op modifiers `when` and `retry` (conditional_ops.h). Harness cases
 // run on a fixed schedule: the lowest-numbered runnable actor always runs, so actors run one after another in file
 // order.
@@ -193,6 +193,59 @@ TEST_CASE("geometry_no_effect: the apply reports success and the layout stays em
     CHECK(obs.status == "prepared");  // F10: readiness never compares the layout evidence with the grant
     REQUIRE(obs.evidence.size() == 1);
     CHECK(obs.evidence[0].layout.empty());
+  }
+}
+
+TEST_CASE("geometry_partial: the apply carves one slice and reports failed, and the release clears it",
+          "[shaped][geometry]") {
+  MemoryBackend b({a100_node("n1")}, opts(backend::kAuthorityManagedMig));
+  SequentialCaller c;
+  using Layout = backend::OrderedMap<std::string, int>;
+  const std::vector<backend::WorkloadRequest> sharers = {mig_req("s1", 10), mig_req("s2", 20), mig_req("s3", 10)};
+  SECTION("control: a real apply carves every slice of the geometry") {
+    plan_and_reserve(b, c, sharers, "flowA:op1");
+    CHECK(b.state().node("n1")->mig_layout == Layout{{"1g.10gb", 2}, {"1g.20gb", 1}});
+  }
+  SECTION("partial: one instance of the first profile, state failed at the write's generation") {
+    b.geometry_partial(c, "n1", 1);
+    const auto claim = plan_and_reserve(b, c, sharers, "flowA:op1");
+    const auto& n1 = *b.state().node("n1");
+    CHECK(n1.mig_layout == Layout{{"1g.10gb", 1}});
+    CHECK(n1.mig_state == "failed");
+    CHECK(n1.mig_state_generation == n1.resource_version);
+    CHECK(b.observe(c, claim.claim_id).value.status == "failed");
+    // Upstream's release restores the node from its restore record and empties the whole layout, half-made or not.
+    const auto rel = b.release(c, claim.claim_id, "flowA:op2", claim.desired_generation);
+    CHECK(rel.status == "released");
+    CHECK(b.state().node("n1")->mig_layout.empty());
+    CHECK(b.state().node("n1")->mig_state == "success");
+    CHECK(b.state().node("n1")->mig_config == "all-disabled");
+    // One apply was armed and it is used up: the next reserve's apply carves its whole layout.
+    CHECK(b.state().partial_geometry.empty());
+    plan_and_reserve(b, c, sharers, "flowA:op3");
+    CHECK(b.state().node("n1")->mig_layout == Layout{{"1g.10gb", 2}, {"1g.20gb", 1}});
+    CHECK(b.state().node("n1")->mig_state == "success");
+  }
+  SECTION("an outright failure wins: fail_geometry with geometry_partial carves nothing and uses up nothing") {
+    b.geometry_partial(c, "n1", 2);
+    b.fail_geometry(c, "n1");
+    plan_and_reserve(b, c, sharers, "flowA:op1");
+    CHECK(b.state().node("n1")->mig_layout.empty());
+    CHECK(b.state().node("n1")->mig_state == "failed");
+    CHECK(b.state().partial_geometry == Layout{{"n1", 2}});
+  }
+  SECTION("armings add up, and applies below 1 are refused") {
+    b.geometry_partial(c, "n1", 1);
+    b.geometry_partial(c, "n1", 2);
+    CHECK(b.state().partial_geometry == Layout{{"n1", 3}});
+    CHECK_THROWS_AS(b.geometry_partial(c, "n1", 0), std::invalid_argument);
+  }
+  SECTION("partial wins over no effect: the apply still reports failed and carves its slice") {
+    b.geometry_without_effect(c, "n1");
+    b.geometry_partial(c, "n1", 1);
+    plan_and_reserve(b, c, sharers, "flowA:op1");
+    CHECK(b.state().node("n1")->mig_layout == Layout{{"1g.10gb", 1}});
+    CHECK(b.state().node("n1")->mig_state == "failed");
   }
 }
 

@@ -59,7 +59,8 @@ class Actor:
 
 
 # Faults upstream has no hook for (read_faults.h, backend/model/geometry_hooks.cpp): their scenarios are skipped.
-HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect'})
+HARNESS_ONLY_OPS = frozenset({'stale_reads', 'partial_reads', 'fail_geometry_for', 'geometry_no_effect',
+                              'geometry_partial'})
 # Foreign writes (backend/ops/op_foreign.cpp, docs/DESIGN.md §4): another controller's write, not an upstream
 # call (upstream's API has no such writer). Replayed as the harness runs them: one Call point, then one write under the
 # backend lock that bumps the written object's version (Execution.foreign_write).
