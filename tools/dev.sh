@@ -7,7 +7,7 @@
 #   tools/dev.sh sanitize  build with ASan + UBSan in build-asan/ and run the whole test suite there
 #   tools/dev.sh fuzz   build the libFuzzer targets (clang) in build-fuzz/ and run each for a bounded time (side by
 #                       side when ALLOCSIM_JOBS >= 2)
-#   tools/dev.sh differential  build allocsim and compare it with the seed's Python backend on every scenario
+#   tools/dev.sh differential  build allocsim and compare it with upstream's Python backend on every scenario
 #                       (tools/differential/README.md); needs upstream at ALLOCSIM_UPSTREAM_DIR
 #   tools/dev.sh package       build allocsim and its man page, then the Debian package (cpack -G DEB) in
 #                       $BUILD/package/ (README "Installing")

@@ -27,7 +27,7 @@ struct Fixture {
   std::optional<sim::Violation> check() { return check_heals_after_faults(CheckContext{world, sim::kNoActor, true}); }
 
   /// A claim of `owner` on `node` with its stamp; with `geometry`, its entry, the node's config and restore record
-  /// as the seed's reserve writes them.
+  /// as upstream's reserve writes them.
   Claim& claim(const std::string& id, const std::string& owner, const std::string& node, bool geometry) {
     Claim c;
     c.claim_id = id;
