@@ -112,13 +112,14 @@ std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, 
   BackendState& s = b.mutable_state();
   // Every fault stops: what a fault armed is gone (the port-only geometry hooks with it).
   if (!s.failed_reads.empty() || !s.failing_geometry.empty() || !s.failing_geometry_until.empty() ||
-      !s.hollow_geometry.empty() || !s.partial_geometry.empty())
+      !s.hollow_geometry.empty() || !s.partial_geometry.empty() || s.release_pods_hidden.reads > 0)
     log.add("faults stopped");
   s.failed_reads.clear();
   s.failing_geometry.clear();
   s.failing_geometry_until.clear();
   s.hollow_geometry.clear();
   s.partial_geometry.clear();
+  s.release_pods_hidden = {};
   // mig-manager, restarted, reconciles every node that drifted from its config: an apply of the config it names.
   for (const NodeFixture& n : s.nodes)
     if (drifted(s, n)) {

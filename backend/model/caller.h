@@ -70,6 +70,9 @@ class Caller {
   virtual void unlock() = 0;
   /// A fresh id of `kind` ("plan", "claim", "gen"), e.g. "claim-3" or "claim-flowA-3".
   virtual std::string next_id(std::string_view kind) = 0;
+  /// Adds `text` to the current step's detail: a port-only hook that changed what the step read says so, as
+  /// "fault=KIND:..." (read_hooks.cpp). Callers that keep no steps ignore it.
+  virtual void note(std::string_view text) { (void)text; }
   /// Records that the current step reads (write=false) or writes object `what` named `name`.
   virtual void touch(Obj what, std::string_view name, bool write) { (void)what, (void)name, (void)write; }
   /// Whether touch() does anything with a read. False: the caller keeps no footprints (only writes matter to it),

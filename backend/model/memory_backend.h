@@ -50,7 +50,9 @@
 //      nothing in an execution depends on wall time.
 //   5. three port-only geometry test hooks beside the upstream's fail_geometry (geometry_hooks.cpp; the scenario
 //      ops in docs/DESIGN.md §4): fail_geometry_for, geometry_without_effect and geometry_partial; unarmed,
-//      apply_geometry is the upstream's and touches what it touched before.
+//      apply_geometry is the upstream's and touches what it touched before;
+//   6. one port-only read hook (read_hooks.cpp): hide_from_release, a release's workload check that misses named
+//      workloads; unarmed, release decides as the upstream's and additionally reads the hook's object.
 // - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
 //   throws PortRuleBroken naming it, never undefined behaviour:
 //   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
@@ -71,7 +73,8 @@
 //   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
 //   removed, read by whatever iterates the claims); (SharedMap, "videoflow-map") entries, version,
 //   tombstone, deletion; (Pointer, "clusterpolicy") pointer and its restore record; (Clock, "clock") the
-//   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind);
+//   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind); (FailedReads,
+//   "release-pods") the read hook hide_from_release, read by every release's workload check;
 //   (FailingGeometry, node); (Audit, "") the audit log. The lock is the Caller's own business. plan()
 //   touches nothing: it reads only the snapshot it is given and node products, which never change.
 #pragma once
@@ -204,6 +207,14 @@ struct BackendState {
   OrderedMap<std::string, double> failing_geometry_until;
   std::vector<std::string> hollow_geometry;
   OrderedMap<std::string, int> partial_geometry;  // node -> applies left (> 0; an exhausted node is removed)
+  // Port-only read hook (read_hooks.cpp; docs/DESIGN.md §4, partial_reads' `listings`): the workloads the next
+  // `reads` release workload checks do not see. Unarmed (reads 0, no workloads) unless a scenario arms it.
+  struct HiddenPods {
+    std::vector<std::string> workloads;
+    int reads = 0;
+    bool operator==(const HiddenPods&) const = default;
+  };
+  HiddenPods release_pods_hidden;
   std::vector<Mutation> audit;
   FakeClock clock;
 
@@ -218,6 +229,9 @@ struct BackendOptions {
   std::string authority = kAuthorityDevicePlugin;
   double mig_apply_seconds = 0.0;  // fake-clock delay before a geometry write reaches success
   MutantSet mutants;
+  /// Port-only: some op may arm hide_from_release (read_hooks.cpp), so every release's workload check reads the
+  /// hook's footprint object. Unset, releases touch exactly what upstream's did (no trace's footprints change).
+  bool release_read_hook = false;
 };
 
 class MemoryBackend {
@@ -282,6 +296,11 @@ class MemoryBackend {
   /// report `failed` for their write: a half-made layout, as when a GPU instance is made and its compute instance
   /// is not. A second arming adds its applies. std::invalid_argument for applies < 1.
   void geometry_partial(Caller& c, const std::string& node, int applies);
+  /// Port-only test hook (the upstream has none; read_hooks.cpp): the next `reads` release workload checks (the
+  /// upstream's `busy = [n for n in claim.nodes if self._nodes[n].workloads]`, a recovery's releases included)
+  /// list each node's workloads without `workloads` and act on that listing: a pod listing that omits running
+  /// pods and says nothing about it. Arming again replaces the old arming. std::invalid_argument for reads < 1.
+  void hide_from_release(Caller& c, const std::vector<std::string>& workloads, int reads);
   /// Upstream `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
   /// Upstream `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",

@@ -14,6 +14,7 @@ inline constexpr const char* kMapName = "videoflow-map";
 inline constexpr const char* kPolicyName = "clusterpolicy";
 inline constexpr const char* kClockName = "clock";
 inline constexpr const char* kPendingName = "pending-geometry";
+inline constexpr const char* kReleasePodsName = "release-pods";  // hide_from_release (read_hooks.cpp)
 
 /// Python's truth of an optional text: present and not empty.
 inline bool is_truthy(const std::optional<std::string>& s) { return s.has_value() && !s->empty(); }

@@ -1,5 +1,6 @@
 // MemoryBackend's release: the upstream's `release` (seed/memory_backend_reindented.py lines 443-498). Line numbers
 // in comments refer to that file; the porting rules are those of memory_backend.cpp.
+#include <algorithm>
 #include <array>
 #include <iterator>
 
@@ -38,6 +39,13 @@ void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const s
   size_t i = 0;
   for (const auto& n : remaining) out.remaining[i++] = n;
   out.reason = reason;
+}
+
+/// Whether node `n` lists a workload outside `hidden` (hide_from_release's listing of it).
+bool listed_workloads(const NodeFixture& n, const std::vector<std::string>& hidden) {
+  for (const auto& [workload, units] : n.workloads)
+    if (std::find(hidden.begin(), hidden.end(), workload) == hidden.end()) return true;
+  return false;
 }
 
 }  // namespace
@@ -102,9 +110,19 @@ inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   }
   // Views into the copy's node names, alive until the return.
   boost::container::small_vector<std::string_view, 4> busy;
+  // The port-only read hook (read_hooks.cpp): armed, this listing misses the hidden workloads. Read wherever a
+  // scenario can arm it, so DPOR orders the arming against this check.
+  if (opt_.release_read_hook) c.touch(Obj::FailedReads, kReleasePodsName, false);
+  BackendState::HiddenPods& hidden = s_.release_pods_hidden;
   for (const std::string& n : claim.nodes) {
     c.touch(Obj::Node, n, false);
-    if (!node_at(n).workloads.empty()) busy.push_back(n);
+    if (hidden.reads > 0 ? listed_workloads(node_at(n), hidden.workloads) : !node_at(n).workloads.empty())
+      busy.push_back(n);
+  }
+  if (hidden.reads > 0) {
+    c.touch(Obj::FailedReads, kReleasePodsName, true);
+    c.note(fmt::format("fault=partial_reads:{}", fmt::join(hidden.workloads, ",")));
+    if (--hidden.reads == 0) hidden.workloads.clear();
   }
   // restore-under-workloads mutant: the workloads are not looked at, so the release goes on to restore.
   if (opt_.mutants.has(Mutant::RestoreUnderWorkloads)) busy.clear();

@@ -40,6 +40,7 @@ class ActorCaller final : public backend::Caller {
   void lock() override;
   void unlock() override;
   void touch(backend::Obj what, std::string_view name, bool write) override;
+  void note(std::string_view text) override { ctx_.note(text); }
   std::string next_id(std::string_view kind) override;
 
   /// Set when a drop_response fault fired during the current op (the script runner clears it per op).

@@ -2,8 +2,10 @@
 // restore_reads and fail_geometry call the upstream's test hooks. The faults with shape (docs/DESIGN.md §4):
 // - stale_reads (`writes` K, `reads` N): the next N inventory or observe reads, by any actor, answer from the
 //   state as of K writes ago (read_faults.h says what a write is and how the history is kept);
-// - partial_reads (`workloads`, `reads` N): the next N inventories list the pods without those workloads, and
-//   say nothing about it (completeness stays "complete", unlike a failed pod listing);
+// - partial_reads (`workloads`, `reads` N, `listings`): the next N inventories list the pods without those
+//   workloads, and say nothing about it (completeness stays "complete", unlike a failed pod listing); with
+//   `listings` naming "release", the next N release workload checks likewise (the port's read hook
+//   hide_from_release, backend/model/read_hooks.cpp), and "inventory" must then be named to keep the first;
 // - fail_geometry_for (`node`, `seconds` S): geometry applies on the node fail until the fake clock has moved
 //   S seconds past now, then succeed again (`fail_geometry` stays the permanent one);
 // - geometry_no_effect (`node`): from now on an apply there reports `success` for its write while the node's
@@ -11,9 +13,13 @@
 // - geometry_partial (`node`, `applies` N): the next N applies there carve one slice of their layout and report
 //   `failed`.
 // Upstream has no hook for any of them (its hooks are fail_reads and fail_geometry): the read faults are the
-// harness's (read_faults.h), the geometry faults port-only backend hooks (backend/model/geometry_hooks.cpp). Each
+// harness's (read_faults.h) but for a release's listing, a port-only read hook; the geometry faults port-only
+// backend hooks (backend/model/geometry_hooks.cpp). Each
 // records `done`; a fault that fires later adds "fault=..." to the detail of the read it changes.
 #include "backend/ops/op_behaviour.h"
+
+#include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -62,15 +68,25 @@ const char* run_stale(ScriptRunner& run, const Op& op) {
 // -- partial_reads ---------------------------------------------------------------------------------
 
 std::string detail_partial(const Op& op) {
-  return fmt::format("workloads={} reads={}", fmt::join(op.workloads, ","), op.reads);
+  std::string d = fmt::format("workloads={} reads={}", fmt::join(op.workloads, ","), op.reads);
+  if (!op.listings.empty()) d += fmt::format(" listings={}", fmt::join(op.listings, ","));
+  return d;
+}
+
+bool covers(const Op& op, std::string_view listing) {
+  return op.listings.empty() ? listing == "inventory"
+                             : std::find(op.listings.begin(), op.listings.end(), listing) != op.listings.end();
 }
 
 const char* run_partial(ScriptRunner& run, const Op& op) {
   run.call("partial_reads", detail_partial(op));
-  run.ctx().touch(read_faults_id(), true);
-  ReadFaults& f = run.world().read_faults;
-  f.partial_workloads = op.workloads;
-  f.partial_reads = op.reads;
+  if (covers(op, "inventory")) {
+    run.ctx().touch(read_faults_id(), true);
+    ReadFaults& f = run.world().read_faults;
+    f.partial_workloads = op.workloads;
+    f.partial_reads = op.reads;
+  }
+  if (covers(op, "release")) run.backend().hide_from_release(run.caller(), op.workloads, op.reads);
   return "done";
 }
 

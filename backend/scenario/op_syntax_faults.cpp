@@ -67,6 +67,16 @@ void parse_partial(const ScenarioReader& r, const Json& v, const std::string& pt
     op.workloads.push_back(std::move(name));
   }
   parse_reads_count(r, v, ptr, op);
+  if (const Json* l = r.find(v, "listings")) {
+    static const std::vector<const char*> kListings = {"inventory", "release"};
+    const std::string lptr = child(ptr, "listings");
+    r.want_size(*l, lptr, 1, kListings.size(), "listings");
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      std::string name = r.choice((*l)[i], child(lptr, i), kListings);
+      r.reject_duplicate(op.listings, name, lptr, child(lptr, i), "listing");
+      op.listings.push_back(std::move(name));
+    }
+  }
 }
 
 /// Only workloads that can hold devices can be missing from a listing: a node's start workloads and the
@@ -91,6 +101,7 @@ void resolve_partial(const ScenarioReader& r, const Op& op, const std::string&, 
 void json_partial(const Op& op, Json& j) {
   j["workloads"] = op.workloads;
   j["reads"] = op.reads;
+  if (!op.listings.empty()) j["listings"] = op.listings;  // absent: the inventory's, as before the key existed
 }
 
 // -- fail_geometry_for -----------------------------------------------------------------------------
@@ -133,7 +144,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::StaleReads, "stale_reads", {"op", "writes", "reads"}, {"done"}, parse_stale, nullptr, json_stale},
       {OpKind::PartialReads,
        "partial_reads",
-       {"op", "workloads", "reads"},
+       {"op", "workloads", "reads", "listings"},
        {"done"},
        parse_partial,
        resolve_partial,

@@ -151,6 +151,8 @@ struct Op {
   int reads = 1;
   // geometry_partial: how many applies on the node the fault covers (1..kMaxFaultedApplies)
   int applies = 1;
+  // partial_reads: the listings it covers, file order ("inventory", "release"); empty = the inventory's alone
+  std::vector<std::string> listings;
   // partial_reads: the workloads the listing omits
   std::vector<std::string> workloads;
   // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader

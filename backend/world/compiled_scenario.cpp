@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "backend/scenario/scenario_state.h"
@@ -13,6 +14,10 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   backend::BackendOptions opt;
   opt.authority = sc.authority;
   opt.mig_apply_seconds = sc.mig_apply_seconds;
+  for (const ActorSpec& a : sc.actors)
+    for (const Op& op : a.script)
+      opt.release_read_hook |= op.kind == OpKind::PartialReads &&
+                               std::find(op.listings.begin(), op.listings.end(), "release") != op.listings.end();
   std::vector<std::string> names = sc.mutants;
   names.insert(names.end(), extra_mutants.begin(), extra_mutants.end());
   for (const std::string& m : names) {

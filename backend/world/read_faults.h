@@ -5,7 +5,10 @@
 // live state, and a faulted read is answered by a copy of the backend whose nodes and claims are replaced by
 // a recorded past state (stale) or have the named workloads removed (partial). Nothing of upstream's
 // behaviour changes, and the reserve's own reads (generation sum, owner read, CAS) are never faulted: they
-// are the API server's, and a stale plan is exactly what its generation check refuses.
+// are the API server's, and a stale plan is exactly what its generation check refuses. A release's workload check
+// is the one read inside an upstream call that can be faulted, and not here: partial_reads with `listings` naming
+// "release" arms the port's read hook (backend/model/read_hooks.cpp), since a release writes and cannot be
+// answered from a copy.
 //
 // "K writes ago": a write is a step that wrote a node or a claim (what inventory and observe read); the
 // backend's writes between two scheduling points count as one, as an API server's watch cache would deliver

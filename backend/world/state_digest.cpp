@@ -14,7 +14,7 @@ namespace allocsim::harness {
 static_assert(sizeof(backend::NodeFixture) == 360, "NodeFixture changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::Claim) == 392, "Claim changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ActorState) == 2200, "ActorState changed: place the new field in state_digest.cpp");
-static_assert(sizeof(backend::BackendState) == 384, "BackendState changed: place the new field in state_digest.cpp");
+static_assert(sizeof(backend::BackendState) == 416, "BackendState changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::InventorySnapshot) == 160,
               "InventorySnapshot changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::FeasiblePlan) == 136, "FeasiblePlan changed: place the new field in state_digest.cpp");
@@ -23,7 +23,7 @@ static_assert(sizeof(backend::DeviceIdentity) == 216,
 static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 496, "ObjectHistories changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3288, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3352, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -160,6 +160,7 @@ void add_rest(Hasher& x, const backend::BackendState& s, uint64_t audit) {
   for (const auto& [n, t] : s.failing_geometry_until) x.s(n).d(t);
   x.strings(s.hollow_geometry);
   x.map_si(s.partial_geometry);
+  x.strings(s.release_pods_hidden.workloads).i(s.release_pods_hidden.reads);
   x.u(s.audit.size()).u(audit);
   if (s.clock.pending_timers() != 0)
     throw std::logic_error("canonical state: the fake clock has timers queued, which it cannot digest");
@@ -300,6 +301,11 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   for (const char* kind : {"nodes", "pods", "config"}) {
     const std::string* reason = backend::find_in(s.failed_reads, std::string(kind));
     o.push_back({object_id(Obj::FailedReads, kind), reason ? Hasher{}.s(*reason).h : 0});
+  }
+  {  // the port-only read hook hide_from_release: 0 unarmed, as an unset failed read
+    const backend::BackendState::HiddenPods& hidden = s.release_pods_hidden;
+    o.push_back({object_id(Obj::FailedReads, "release-pods"),
+                 hidden.reads == 0 ? 0 : Hasher{}.strings(hidden.workloads).i(hidden.reads).h});
   }
   const uint64_t faults = digest_of(w.read_faults);
   o.push_back({read_faults_id(), faults});

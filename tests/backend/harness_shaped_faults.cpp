@@ -146,6 +146,61 @@ TEST_CASE("partial reads: the listing omits the named workloads and still says c
   }
 }
 
+TEST_CASE("partial reads in a release's listing: the release frees the claim of a pod that runs (finding F14)",
+          "[shaped][partial]") {
+  const std::string text = R"({ "schema": "allocsim/scenario/v1", "name": "partial",
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+    "actors": [ { "name": "agent", "script": [ { "op": "partial_reads", "workloads": ["wa"]%s } ] },
+                { "name": "flowA", "script": [ { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+                  { "op": "bind_workload", "node": "n1", "workload": "wa" }, { "op": "release" } ] } ] })";
+  const auto run = [&](const std::string& listings) {
+    return std::make_unique<ShapedRun>(std::string(text).replace(text.find("%s"), 2, listings));
+  };
+  SECTION("listings [release]: the release sees no pod, frees the claim, and says which fault it read") {
+    const auto r = run(R"(, "listings": ["release"])");
+    // The violation ends the execution in the release's own step, before the op records its outcome.
+    CHECK(r->outcomes(1) == std::vector<std::string>{"claimed", "done", "-"});
+    CHECK(r->calls("agent") == std::vector<std::string>{"partial_reads workloads=wa reads=1 listings=release"});
+    CHECK(r->calls("flowA").back() == "release fault=partial_reads:wa");
+    REQUIRE(r->result.violation.has_value());
+    CHECK(r->result.violation->invariant == "bound-workload-covered");
+    const auto& s = r->world->backend().state();
+    CHECK(s.node("n1")->workloads == backend::OrderedMap<std::string, int>{{"wa", 1}});
+    CHECK_FALSE(s.node("n1")->owner.has_value());
+    CHECK(s.release_pods_hidden.reads == 0);  // one release used it up
+    CHECK(s.release_pods_hidden.workloads.empty());
+    CHECK(r->world->read_faults.partial_reads == 0);  // the inventory's listing was not armed
+  }
+  SECTION("the default covers only inventories: the release sees the pod and keeps the claim") {
+    const auto r = run("");
+    CHECK(r->outcomes(1) == std::vector<std::string>{"claimed", "done", "pending_recovery"});
+    CHECK_FALSE(r->result.violation.has_value());
+    CHECK(r->world->backend().state().release_pods_hidden.reads == 0);
+  }
+  SECTION("both listings: the reserve's inventory and the release's check each use one read") {
+    const auto r = run(R"(, "listings": ["inventory", "release"], "reads": 2)");
+    CHECK(r->calls("flowA").front() == "inventory reserve=1 fault=partial_reads:wa");
+    CHECK(r->world->read_faults.partial_reads == 1);
+    CHECK(r->world->backend().state().release_pods_hidden.reads == 1);
+    CHECK(r->result.violation.has_value());  // bound-workload-covered, at the release
+  }
+}
+
+TEST_CASE("hide_from_release: the next N release checks miss the workloads, then the listing is whole",
+          "[shaped][partial]") {
+  MemoryBackend b({a100_node("n1")}, opts(backend::kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const auto first = plan_and_reserve(b, c, {req("wa")}, "flowA:op1");
+  b.bind_workload(c, "n1", "wa", 1);
+  b.hide_from_release(c, {"wb"}, 1);  // another workload hidden: wa is still listed
+  CHECK(b.release(c, first.claim_id, "flowA:release1", first.desired_generation).status == "pending_recovery");
+  CHECK(b.state().release_pods_hidden.reads == 0);
+  b.hide_from_release(c, {"wa"}, 1);
+  CHECK(b.release(c, first.claim_id, "flowA:release2", first.desired_generation).status == "released");
+  CHECK(b.state().node("n1")->workloads == backend::OrderedMap<std::string, int>{{"wa", 1}});
+  CHECK_THROWS_AS(b.hide_from_release(c, {"wa"}, 0), std::invalid_argument);
+}
+
 // -- geometry faults (backend hooks) ---------------------------------------------------------------
 
 TEST_CASE("fail_geometry_for: applies fail before the deadline and succeed from it on", "[shaped][geometry]") {

@@ -48,6 +48,7 @@ inline std::string state_difference(const backend::BackendState& a, const backen
   if (a.failing_geometry_until != b.failing_geometry_until) return "failing_geometry_until";
   if (a.hollow_geometry != b.hollow_geometry) return "hollow_geometry";
   if (a.partial_geometry != b.partial_geometry) return "partial_geometry";
+  if (a.release_pods_hidden != b.release_pods_hidden) return "release_pods_hidden";
   if (a.audit != b.audit) return "audit";
   return "";
 }

@@ -33,11 +33,6 @@ struct Uncovered {
 // fire in scenarios/mutants/ (FINDINGS.md, "Coverage"). Keep the list: a future invariant that no scenario can reach
 // yet goes here, with its reason.
 const std::vector<Uncovered> kNotYetCovered = {
-    {"bound-workload-covered",
-     "upstream holds it (FINDINGS.md, \"bound-workload-covered and geometry-converges: decisions\"); the one "
-     "mutant that breaks it, restore-under-workloads, has its one file under mutants/ fire "
-     "geometry-stable-under-workloads first, so its whole-card variant is a test instead "
-     "(tests/backend/harness_invariants_capacity_geometry.cpp)"},
     {"observation-matches-claim",
      "no catalogue mutant yet; fires under the nightly mechanical mutants of observe_claim"},
     {"bindings-match-grant", "no catalogue mutant yet; fires under the nightly mechanical mutants of bindings"},
