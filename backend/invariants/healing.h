@@ -19,7 +19,7 @@ namespace allocsim::harness {
 std::vector<InvariantSpec> healing_invariants();
 
 /// heals-after-faults, at quiescence, on a copy of the backend (when anything would move):
-///  1. Every fault stops (read failures, failing and hollow geometry). mig-manager, restarted, reconciles every node
+///  1. Every fault stops (read failures, the release read hook, failing, hollow and partial geometry). mig-manager, restarted, reconciles every node
 ///     that drifted from its config (waiting in `pending` with no apply queued, or carved on the default config):
 ///     an apply of the config it names is queued. Queued applies land (the fake clock moves to the last one due).
 ///  2. Every claim but those an alive flow holds is cleaned up as ALLOC-033 prescribes for a flow that crashed, or

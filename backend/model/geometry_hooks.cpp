@@ -7,8 +7,8 @@
 //   generation) while mig_layout stays as it was (an apply that claims success without carving);
 // - geometry_partial: the node's next N applies carve the first slice of the layout and report `failed` (a GPU
 //   instance made, its compute instance not: the apply fails part way and leaves what it made), then applies
-//   are whole again. An outright failure wins: an apply that fails outright carves nothing and uses up no
-//   partial apply.
+//   are whole again; the apply's step says `fault=geometry_partial:NODE` (Caller::note). An outright failure
+//   wins: an apply that fails outright carves nothing and uses up no partial apply.
 // Footprints: each writes (FailingGeometry, node), which apply_geometry already reads; the deadline is
 // measured on the fake clock, so fail_geometry_for reads (Clock, "clock"), as apply_geometry then does.
 #include <algorithm>

@@ -52,7 +52,8 @@
 //      ops in docs/DESIGN.md §4): fail_geometry_for, geometry_without_effect and geometry_partial; unarmed,
 //      apply_geometry is the upstream's and touches what it touched before;
 //   6. one port-only read hook (read_hooks.cpp): hide_from_release, a release's workload check that misses named
-//      workloads; unarmed, release decides as the upstream's and additionally reads the hook's object.
+//      workloads; unarmed, release decides as the upstream's, and reads the hook's object only in a backend built
+//      with BackendOptions::release_read_hook (a scenario that can arm it).
 // - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
 //   throws PortRuleBroken naming it, never undefined behaviour:
 //   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
@@ -74,7 +75,8 @@
 //   removed, read by whatever iterates the claims); (SharedMap, "videoflow-map") entries, version,
 //   tombstone, deletion; (Pointer, "clusterpolicy") pointer and its restore record; (Clock, "clock") the
 //   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind); (FailedReads,
-//   "release-pods") the read hook hide_from_release, read by every release's workload check;
+//   "release-pods") the read hook hide_from_release, read by every release's workload check when the backend
+//   has BackendOptions::release_read_hook;
 //   (FailingGeometry, node); (Audit, "") the audit log. The lock is the Caller's own business. plan()
 //   touches nothing: it reads only the snapshot it is given and node products, which never change.
 #pragma once

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "backend/model/memory_backend.h"
 #include "backend/model/memory_backend_idioms.h"
 
@@ -39,6 +41,7 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
   bool partial = false;
   if (int* left = failing ? nullptr : find_in(s_.partial_geometry, node_name)) {
     c.touch(Obj::FailingGeometry, node_name, true);
+    c.note(fmt::format("fault=geometry_partial:{}", node_name));
     partial = true;
     if (--*left == 0) erase_in(s_.partial_geometry, node_name);
   }

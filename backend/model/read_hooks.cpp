@@ -10,6 +10,7 @@
 // does). A scenario that never arms it reads nothing new, so its traces keep their fingerprints.
 #include <stdexcept>
 
+#include "backend/model/check_mode.h"
 #include "backend/model/memory_backend.h"
 #include "backend/model/memory_backend_idioms.h"
 
@@ -19,6 +20,10 @@ using namespace port;
 
 void MemoryBackend::hide_from_release(Caller& c, const std::vector<std::string>& workloads, int reads) {
   if (reads < 1) throw std::invalid_argument("hide_from_release: reads below 1");
+  // DPOR sees the hook only through releases that read its object, which they do only with this option set.
+  ALLOCSIM_PORT_CHECK(opt_.release_read_hook || !c.records_reads(),
+                      "hide_from_release armed in a backend whose releases do not read its footprint "
+                      "(BackendOptions::release_read_hook)");
   // No lock: the hook arms what the node agent lists, not a write through the backend's API (as the harness's read
   // faults arm theirs), so the arming is taken at the op's own scheduling point even while a call holds the lock.
   c.touch(Obj::FailedReads, kReleasePodsName, true);

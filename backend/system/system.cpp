@@ -128,13 +128,15 @@ class BackendSystem final : public campaign::System {
  public:
   /// The barrier table, the op table with each op's outcome vocabulary, and the fault kinds: the KIND of
   /// each `fault=KIND` note (barrier actions in actor_caller.cpp, the faults drawn before a call in
-  /// script_runner.cpp, the read faults of read_faults.cpp), in README's order.
+  /// script_runner.cpp, the read faults of read_faults.cpp, the partial apply of geometry_hooks.cpp), in README's
+  /// order.
   campaign::CoverageUniverse coverage_universe() const override {
     campaign::CoverageUniverse u;
     for (const auto& b : backend::barrier_table()) u.barriers.emplace_back(b.name);
     for (const auto& op : op_syntax_rows())
       u.ops.emplace_back(op.name, std::vector<std::string>(op.outcomes.begin(), op.outcomes.end()));
-    u.faults = {"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads"};
+    u.faults = {"crash",         "raise",       "drop_response", "fail_reads",
+                "fail_geometry", "stale_reads", "partial_reads", "geometry_partial"};
     return u;
   }
   campaign::SubjectPtr load(const std::string& path) const override { return subject_of(load_scenario(path)); }

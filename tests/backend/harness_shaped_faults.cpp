@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/model/check_mode.h"
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/backend_world.h"
@@ -188,7 +189,9 @@ TEST_CASE("partial reads in a release's listing: the release frees the claim of 
 
 TEST_CASE("hide_from_release: the next N release checks miss the workloads, then the listing is whole",
           "[shaped][partial]") {
-  MemoryBackend b({a100_node("n1")}, opts(backend::kAuthorityDevicePlugin));
+  backend::BackendOptions o = opts(backend::kAuthorityDevicePlugin);
+  o.release_read_hook = true;  // a backend whose releases read the hook's footprint (else arming it is refused)
+  MemoryBackend b({a100_node("n1")}, o);
   SequentialCaller c;
   const auto first = plan_and_reserve(b, c, {req("wa")}, "flowA:op1");
   b.bind_workload(c, "n1", "wa", 1);
@@ -199,6 +202,8 @@ TEST_CASE("hide_from_release: the next N release checks miss the workloads, then
   CHECK(b.release(c, first.claim_id, "flowA:release2", first.desired_generation).status == "released");
   CHECK(b.state().node("n1")->workloads == backend::OrderedMap<std::string, int>{{"wa", 1}});
   CHECK_THROWS_AS(b.hide_from_release(c, {"wa"}, 0), std::invalid_argument);
+  MemoryBackend plain({a100_node("n1")}, opts(backend::kAuthorityDevicePlugin));
+  CHECK_THROWS_AS(plain.hide_from_release(c, {"wa"}, 1), backend::PortRuleBroken);
 }
 
 // -- geometry faults (backend hooks) ---------------------------------------------------------------

@@ -19,7 +19,8 @@ using Names = std::vector<std::string>;
 
 const std::string kFaultScenarios =
     " scenarios/alloc-033-crash-at-claim-create-after.json scenarios/alloc-005-raise-at-delete-after.json"
-    " scenarios/alloc-023-stale-inventory-retry.json scenarios/finding-mig-carved-under-hidden-workload.json";
+    " scenarios/alloc-023-stale-inventory-retry.json scenarios/finding-mig-carved-under-hidden-workload.json"
+    " scenarios/incident-mig-partial-apply.json";
 
 Names names(const json& dim, const char* key) { return dim.at(key).get<Names>(); }
 
@@ -43,14 +44,15 @@ TEST_CASE("run --report-json: what the run reached and never reached", "[cli][co
   CHECK(names(c.at("ops"), "reached") == Names{"inventory", "plan", "reserve"});
   CHECK(names(c.at("faults"), "reached").empty());
   CHECK(names(c.at("faults"), "never") ==
-        Names{"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads"});
+        Names{"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads",
+              "geometry_partial"});
   // 5 barriers reached: 25 ordered pairs, each listed once.
   CHECK(names(c.at("barrier_pairs"), "reached").size() + names(c.at("barrier_pairs"), "never").size() == 25);
   CHECK(names(c.at("outcomes"), "reached") ==
         Names{"inventory: complete", "plan: feasible", "reserve: claimed", "reserve: conflict", "reserve: skipped"});
   const std::string page = slurp(dir / "r.html");
   CHECK_THAT(page, Catch::Contains("<section class=\"coverage\" id=\"coverage\">") &&
-                       Catch::Contains("<tr data-dimension=\"faults\"><td>faults</td><td class=\"num\">0 of 7</td>"));
+                       Catch::Contains("<tr data-dimension=\"faults\"><td>faults</td><td class=\"num\">0 of 8</td>"));
 }
 
 TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a merge of shards gives the same",
@@ -66,7 +68,8 @@ TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a 
   REQUIRE(m.code == 0);
   const json all = json::parse(slurp(dir / "all.json")), merged = json::parse(slurp(dir / "m.json"));
   const json& c = all.at("coverage");
-  CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "drop_response", "stale_reads", "partial_reads"});
+  CHECK(names(c.at("faults"), "reached") ==
+        Names{"crash", "raise", "drop_response", "stale_reads", "partial_reads", "geometry_partial"});
   // No scenario of scenarios/ draws a `faults.fail_reads` or `faults.fail_geometry` fault (they fail reads with
   // the fail_reads op): the list says so.
   CHECK(names(c.at("faults"), "never") == Names{"fail_reads", "fail_geometry"});
