@@ -374,37 +374,6 @@ Json make_faults(Gen& g, const SwarmFeatures& f, const std::string& faulty) {
   return faults;
 }
 
-}  // namespace
-
-std::vector<std::string> SwarmFeatures::names() const {
-  std::vector<std::string> out;
-  if (mig) out.emplace_back("mig");
-  std::string s = "sharing=";
-  for (size_t i = 0; i < sharing.size(); ++i) s += (i ? "+" : "") + sharing[i];
-  out.push_back(s);
-  const std::pair<bool, const char*> flags[] = {{split_reserve, "split-reserve"},
-                                                {status_ops, "status-ops"},
-                                                {release, "release"},
-                                                {second_reserve, "second-reserve"},
-                                                {binds, "binds"},
-                                                {foreign_writes, "foreign-writes"},
-                                                {read_faults, "read-faults"},
-                                                {geometry_faults, "geometry-faults"},
-                                                {barrier_faults, "barrier-faults"},
-                                                {recover, "recover"},
-                                                {start_state, "start-state"},
-                                                {conditional, "conditional"},
-                                                {clock, "clock"},
-                                                {flow_clock, "flow-clock"},
-                                                {leftover_claim, "leftover-claim"},
-                                                {partial_apply, "partial-apply"}};
-  for (const auto& [on, name] : flags)
-    if (on) out.emplace_back(name);
-  return out;
-}
-
-namespace {
-
 /// The scenario of `seed`; `f` gets its features as the file has them (one needing what the file lacks is off).
 Json generate(uint64_t seed, SwarmFeatures& f) {
   Gen g(seed), g2 = second_stream(seed);
