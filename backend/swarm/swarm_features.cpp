@@ -29,7 +29,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {clock, "clock"},
                                                 {flow_clock, "flow-clock"},
                                                 {leftover_claim, "leftover-claim"},
-                                                {partial_apply, "partial-apply"}};
+                                                {partial_apply, "partial-apply"},
+                                                {release_listing, "release-listing"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

@@ -382,7 +382,9 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   draw_third_features(seed, f);
   Gen g4(sim::execution_seed(seed, 3));  // the fourth stream (SwarmFeatures::partial_apply): the feature, its op
   f.partial_apply = f.geometry_faults && g4.chance(1, 2);
-  bool partial_written = false;
+  Gen g5(sim::execution_seed(seed, 4));  // the fifth stream (SwarmFeatures::release_listing): the feature, its keys
+  f.release_listing = f.read_faults && g5.chance(1, 2);
+  bool partial_written = false, listing_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -413,6 +415,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     if (r == "operator") s = operator_ops;
     if (r == "chaos") {
       s = chaos_script(g, f, c, workloads);
+      for (Json& op : s)  // from the fifth stream, on the partial_reads ops only
+        if (f.release_listing && op["op"] == "partial_reads") {
+          op["listings"] = g5.chance(1, 2) ? Json::array({"release"}) : Json::array({"inventory", "release"});
+          listing_written = true;
+        }
       if (f.partial_apply) {  // appended, from the fourth stream: the draws before it keep their values
         s.push_back({{"op", "geometry_partial"}, {"node", g4.pick(c.names)}, {"applies", g4.range(1, 2)}});
         partial_written = true;
@@ -424,6 +431,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
   f.partial_apply = partial_written;  // named among the features only when the file has the op
+  f.release_listing = listing_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

@@ -56,6 +56,10 @@ struct SwarmFeatures {
   /// carves part of its layout and fails. Drawn from a fourth stream of the seed; set only when the scenario has
   /// the op (the chaos actor is one of its actors).
   bool partial_apply = false;
+  /// With `read_faults`: the chaos actor's partial_reads ops also cover release listings (`listings`
+  /// ["release"] or ["inventory", "release"], half each), so a release or a recovery may free a claim whose pods
+  /// still run. Drawn from a fifth stream of the seed; set only when the scenario has such an op.
+  bool release_listing = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

@@ -47,10 +47,10 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
     for (const Op& op : a.script) {
       // Only faults of the inventory's or observe's reads: partial_reads with listings ["release"] is the
       // port's read hook (BackendOptions::release_read_hook above), not a harness-faulted read.
-      c->read_fault_ops |= op.kind == OpKind::StaleReads ||
-                           (op.kind == OpKind::PartialReads &&
-                            (op.listings.empty() ||
-                             std::find(op.listings.begin(), op.listings.end(), "inventory") != op.listings.end()));
+      c->read_fault_ops |=
+          op.kind == OpKind::StaleReads ||
+          (op.kind == OpKind::PartialReads && (op.listings.empty() || std::find(op.listings.begin(), op.listings.end(),
+                                                                                "inventory") != op.listings.end()));
       if (op.kind != OpKind::Recover || !op.wait_for_end) continue;  // only a waiting recover needs the flow's end
       for (size_t i = 0; i < sc.actors.size(); ++i)
         if (sc.actors[i].name == op.flow && !c->life_ids[i])

@@ -110,11 +110,10 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(words(OpKind::Reconcile) == V{"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"});
   CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
-  for (OpKind k :
-       {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads, OpKind::FailGeometry,
-        OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap, OpKind::SetPointer,
-        OpKind::StaleReads, OpKind::PartialReads, OpKind::FailGeometryFor, OpKind::GeometryNoEffect,
-        OpKind::GeometryPartial})
+  for (OpKind k : {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads,
+                   OpKind::FailGeometry, OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState,
+                   OpKind::WriteSharedMap, OpKind::SetPointer, OpKind::StaleReads, OpKind::PartialReads,
+                   OpKind::FailGeometryFor, OpKind::GeometryNoEffect, OpKind::GeometryPartial})
     CHECK(words(k) == V{"done"});
 }
 

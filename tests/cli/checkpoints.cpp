@@ -12,7 +12,9 @@
 //                                 --seed 7 --jobs 2 --checkpoint F, SIGINT after 0.2 s: units 0-7 done, unit 8
 //                                 paused at an execution index
 //   swarm.checkpoint.json         swarm --seed 4 --scenarios 4 --per-scenario 30 --mutant client-side-claim
-//                                 --out DIR --checkpoint F: two findings, with their files' text
+//                                 --out DIR --checkpoint F: two findings, with their files' text (written again
+//                                 after git 395cd4d, when the generator's release-listing feature changed one of
+//                                 the four scenarios it stores: a checkpoint holds results, not what made them)
 //   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F
 //   sweep-states.checkpoint.json  (written later, at git 0f8e793) sweep tests/cli/checkpoints/retry.json --no-corpus
 //                                 --reduction states --checkpoint F, SIGINT after 0.9 s: units 0-10 of 20 done,

@@ -43,9 +43,8 @@ TEST_CASE("run --report-json: what the run reached and never reached", "[cli][co
   CHECK(c.at("barriers").at("reached") == j.at("reached"));
   CHECK(names(c.at("ops"), "reached") == Names{"inventory", "plan", "reserve"});
   CHECK(names(c.at("faults"), "reached").empty());
-  CHECK(names(c.at("faults"), "never") ==
-        Names{"crash", "raise", "drop_response", "fail_reads", "fail_geometry", "stale_reads", "partial_reads",
-              "geometry_partial"});
+  CHECK(names(c.at("faults"), "never") == Names{"crash", "raise", "drop_response", "fail_reads", "fail_geometry",
+                                                "stale_reads", "partial_reads", "geometry_partial"});
   // 5 barriers reached: 25 ordered pairs, each listed once.
   CHECK(names(c.at("barrier_pairs"), "reached").size() + names(c.at("barrier_pairs"), "never").size() == 25);
   CHECK(names(c.at("outcomes"), "reached") ==
@@ -88,7 +87,7 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
                                   "sharing=accounting_only": 3, "split-reserve": 2, "status-ops": 6, "release": 8,
                                   "second-reserve": 2, "binds": 4, "foreign-writes": 2, "read-faults": 2,
                                   "geometry-faults": 2, "barrier-faults": 3, "recover": 3, "conditional": 2,
-                                  "clock": 1, "flow-clock": 1},
+                                  "clock": 1, "flow-clock": 1, "release-listing": 1},
                         "never": ["start-state", "leftover-claim", "partial-apply"]})"));
   CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads"});
   // The recorded night of tests/findings/ is this very run: its summary holds the same coverage.
