@@ -131,6 +131,14 @@ TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
   CHECK_THAT(m.text, Catch::Contains("client-side-claim"));
   CHECK_THAT(m.text, Catch::Contains("ALLOC-004"));
   CHECK_THAT(m.text, Catch::Contains("stale-last-out"));
+  // Each op with its keys (its own, then `when`, and `retry` for a reserve) and its outcomes, from the op table.
+  Result o = allocsim("list ops");
+  CHECK(o.code == 0);
+  CHECK_THAT(o.text, Catch::Contains(" keys: node, applies, when; outcomes: done\n"));
+  CHECK(std::regex_search(o.text,
+                          std::regex(R"(\npartial_reads +keys: workloads, reads, listings, when; outcomes: done\n)")));
+  CHECK(std::regex_search(
+      o.text, std::regex(R"(\nreserve +keys: [a-z_, ]*requests[a-z_, ]*, when, retry; outcomes: claimed, conflict)")));
   Result i = allocsim("list invariants");
   CHECK_THAT(i.text, Catch::Contains("single-ownership"));
   CHECK_THAT(i.text, Catch::Contains("quiescent-clean"));

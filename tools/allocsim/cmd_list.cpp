@@ -11,6 +11,7 @@
 #include "backend/invariants/invariant_table.h"
 #include "backend/model/barriers.h"
 #include "backend/model/mutants.h"
+#include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/op_syntax.h"
 #include "sim/strategies/strategy_table.h"
 #include "tools/allocsim/cli.h"
@@ -48,9 +49,19 @@ void list_mutants() {
     std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", m.name, w, m.alloc_case, wc, m.description);
 }
 
+/// Each op with the keys it takes (its own, then the modifiers every op or a reserve takes) and the outcomes it
+/// records: what a scenario can write, from the op table itself (op_syntax.h, conditional_ops.h).
 void list_ops() {
-  for (const auto& op : harness::op_syntax_rows())
-    std::cout << op.name << (op.note ? fmt::format("  ({})", op.note) : "") << "\n";
+  const auto& rows = harness::op_syntax_rows();
+  const size_t w = width(rows, [](const auto& op) { return op.name; });
+  for (const auto& op : rows) {
+    std::vector<std::string_view> keys;
+    for (const char* k : op.keys)
+      if (std::string_view(k) != "op") keys.emplace_back(k);
+    for (const char* k : harness::modifier_keys(op.kind)) keys.emplace_back(k);
+    std::cout << fmt::format("{:<{}}  keys: {}; outcomes: {}{}\n", op.name, w, fmt::join(keys, ", "),
+                             fmt::join(op.outcomes, ", "), op.note ? fmt::format("  ({})", op.note) : "");
+  }
 }
 
 void list_strategies() {
