@@ -246,12 +246,12 @@ uint64_t ObjectHistories::canonical_digest(const backend::BackendState& s) const
   return x.h;
 }
 
-void canonical_state(const WorldState& w, sim::CanonicalState& out) {
-  const backend::BackendState& s = w.backend().state();
-  auto& o = out.objects;
-  o.clear();
+namespace {
+
+/// Every node, its geometry hooks, and all nodes at once (AllNodes): their footprint objects' digests, into `o`.
+void add_node_objects(const backend::BackendState& s, std::vector<WorldStorage::NodeDigestMemo>& memo,
+                      std::vector<sim::ObjectDigest>& o) {
   Hasher all;  // AllNodes: every node at once
-  auto& memo = w.storage_->digest_memo;
   memo.resize(s.nodes.size());
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const backend::NodeFixture& n = s.nodes[i];
@@ -274,6 +274,11 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
     o.push_back({m.hooks_id, g.h});
   }
   o.push_back({object_id(Obj::AllNodes, ""), all.h});
+}
+
+/// The claims, the claim table, the shared map, the pointer, the clock, the pending geometry writes and the read
+/// hooks: their footprint objects' digests, into `o`. Returns the claim table's digest.
+uint64_t add_backend_objects(const backend::BackendState& s, std::vector<sim::ObjectDigest>& o) {
   Hasher table;  // the claim table's membership, in insertion order (upstream's dict)
   for (const auto& c : s.claims) {
     o.push_back({object_id(Obj::Claim, c.claim_id), digest_of(c)});
@@ -307,6 +312,17 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
     o.push_back({object_id(Obj::FailedReads, "release-pods"),
                  hidden.reads == 0 ? 0 : Hasher{}.strings(hidden.workloads).i(hidden.reads).h});
   }
+  return table.h;
+}
+
+}  // namespace
+
+void canonical_state(const WorldState& w, sim::CanonicalState& out) {
+  const backend::BackendState& s = w.backend().state();
+  auto& o = out.objects;
+  o.clear();
+  add_node_objects(s, w.storage_->digest_memo, o);
+  const uint64_t table = add_backend_objects(s, o);
   const uint64_t faults = digest_of(w.read_faults);
   o.push_back({read_faults_id(), faults});
   // A stale read's answer depends on the order of the last writes: the read-fault history (faulted_reads.cpp).
@@ -350,7 +366,7 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   out.world = x.h;
   // Nodes and the harness's objects always exist; claims come and go, and the claim table lists them all: an
   // unlisted id that a step touches is a claim that does not exist (made later, or released).
-  out.unlisted = Hasher{}.s("absent").u(table.h).h;
+  out.unlisted = Hasher{}.s("absent").u(table).h;
 }
 
 }  // namespace allocsim::harness
