@@ -147,6 +147,8 @@ TEST_CASE("unknown flags and names suggest the closest one when it is close", "[
       {"shrink t.json --shrink-rnus 5", "(did you mean --shrink-runs?)"},
       {"trace order t.json --fulll", "(did you mean --full?)"},
       {"corpus list scenarios --dry-rn", "(did you mean --dry-run?)"},
+      {"run scenarios/alloc-005-last-out.json --schedule v1:flowA",
+       "(--schedule belongs to `allocsim replay FILE --schedule S`)"},
       {"rnu scenarios/alloc-005-last-out.json", "unknown command \"rnu\" (did you mean run?)"},
       {"list invariant", "(did you mean invariants?)"},
       {"run scenarios/alloc-005-last-out.json --strategy dsf", "unknown strategy \"dsf\" (did you mean dfs?)"},

@@ -87,8 +87,14 @@ UsageError usage_error(const po::error& e, const po::options_description& visibl
   std::vector<std::string> longer;
   for (const std::string& n : names)
     if (!word.empty() && n.starts_with(word)) longer.push_back(n);
-  const std::string hint =
+  std::string hint =
       longer.size() == 1 ? fmt::format(" (did you mean --{}?)", longer[0]) : did_you_mean(word, names, "--");
+  // Flags of another command that users give this one: the command that takes it, with its synopsis.
+  static constexpr std::pair<const char*, const char*> kElsewhere[] = {
+      {"schedule", "replay FILE --schedule S"},
+  };
+  for (const auto& [flag, synopsis] : kElsewhere)
+    if (hint.empty() && word == flag) hint = fmt::format(" (--{} belongs to `allocsim {}`)", flag, synopsis);
   return UsageError(fmt::format("{}{}", e.what(), hint));
 }
 
