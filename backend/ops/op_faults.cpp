@@ -18,9 +18,6 @@
 // records `done`; a fault that fires later adds "fault=..." to the detail of the read it changes.
 #include "backend/ops/op_behaviour.h"
 
-#include <algorithm>
-#include <string_view>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -73,20 +70,15 @@ std::string detail_partial(const Op& op) {
   return d;
 }
 
-bool covers(const Op& op, std::string_view listing) {
-  return op.listings.empty() ? listing == "inventory"
-                             : std::find(op.listings.begin(), op.listings.end(), listing) != op.listings.end();
-}
-
 const char* run_partial(ScriptRunner& run, const Op& op) {
   run.call("partial_reads", detail_partial(op));
-  if (covers(op, "inventory")) {
+  if (partial_reads_covers(op, "inventory")) {
     run.ctx().touch(read_faults_id(), true);
     ReadFaults& f = run.world().read_faults;
     f.partial_workloads = op.workloads;
     f.partial_reads = op.reads;
   }
-  if (covers(op, "release")) run.backend().hide_from_release(run.caller(), op.workloads, op.reads);
+  if (partial_reads_covers(op, "release")) run.backend().hide_from_release(run.caller(), op.workloads, op.reads);
   return "done";
 }
 

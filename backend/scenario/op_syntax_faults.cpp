@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "backend/scenario/scenario_reader.h"
 
 namespace allocsim::harness {
@@ -165,6 +167,11 @@ std::vector<OpSyntax> fault_op_syntax() {
        nullptr,
        json_partial_apply},
   };
+}
+
+bool partial_reads_covers(const Op& op, std::string_view listing) {
+  return op.listings.empty() ? listing == "inventory"
+                             : std::find(op.listings.begin(), op.listings.end(), listing) != op.listings.end();
 }
 
 }  // namespace allocsim::harness

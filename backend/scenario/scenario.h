@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/model/contract.h"
@@ -159,6 +160,10 @@ struct Op {
   std::optional<RetrySpec> retry;
   std::optional<WhenSpec> when;
 };
+
+/// Whether partial_reads op `op` covers `listing` ("inventory" or "release"): without a `listings` key it covers
+/// the inventory's alone (op_syntax_faults.cpp).
+bool partial_reads_covers(const Op& op, std::string_view listing);
 
 struct ActorSpec {
   std::string name;  // unique; also the actor's flow id

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "backend/scenario/scenario_state.h"
@@ -16,8 +15,7 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   opt.mig_apply_seconds = sc.mig_apply_seconds;
   for (const ActorSpec& a : sc.actors)
     for (const Op& op : a.script)
-      opt.release_read_hook |= op.kind == OpKind::PartialReads &&
-                               std::find(op.listings.begin(), op.listings.end(), "release") != op.listings.end();
+      opt.release_read_hook |= op.kind == OpKind::PartialReads && partial_reads_covers(op, "release");
   std::vector<std::string> names = sc.mutants;
   names.insert(names.end(), extra_mutants.begin(), extra_mutants.end());
   for (const std::string& m : names) {
@@ -48,9 +46,7 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
       // Only faults of the inventory's or observe's reads: partial_reads with listings ["release"] is the
       // port's read hook (BackendOptions::release_read_hook above), not a harness-faulted read.
       c->read_fault_ops |=
-          op.kind == OpKind::StaleReads ||
-          (op.kind == OpKind::PartialReads && (op.listings.empty() || std::find(op.listings.begin(), op.listings.end(),
-                                                                                "inventory") != op.listings.end()));
+          op.kind == OpKind::StaleReads || (op.kind == OpKind::PartialReads && partial_reads_covers(op, "inventory"));
       if (op.kind != OpKind::Recover || !op.wait_for_end) continue;  // only a waiting recover needs the flow's end
       for (size_t i = 0; i < sc.actors.size(); ++i)
         if (sc.actors[i].name == op.flow && !c->life_ids[i])
