@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "backend/invariants/atomicity.h"
 #include "backend/invariants/audit.h"
 #include "backend/invariants/capacity.h"
 #include "backend/invariants/client.h"
@@ -44,7 +45,7 @@ const std::vector<InvariantSpec>& invariant_table() {
     std::vector<InvariantSpec> rows;
     for (std::vector<InvariantSpec> family :
          {ownership_invariants(), geometry_invariants(), capacity_invariants(), client_invariants(), audit_invariants(),
-          history_invariants(), healing_invariants(), engine_findings()})
+          history_invariants(), healing_invariants(), atomicity_invariants(), engine_findings()})
       rows.insert(rows.end(), family.begin(), family.end());
     // One row per name, in the names' order; a row no name lists, or a name without a row, is a mistake.
     std::vector<InvariantSpec> out;

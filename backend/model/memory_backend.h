@@ -303,6 +303,11 @@ class MemoryBackend {
   /// list each node's workloads without `workloads` and act on that listing: a pod listing that omits running
   /// pods and says nothing about it. Arming again replaces the old arming. std::invalid_argument for reads < 1.
   void hide_from_release(Caller& c, const std::vector<std::string>& workloads, int reads);
+  /// Port-only hook of op-level executions (the upstream has none; op_level_hooks.cpp): adds `by` to `node`'s
+  /// resourceVersion and changes nothing else. +1 stands in for the update a barrier-level execution may put between
+  /// a reserve's read of the node and its compare-and-swap; -1 takes it back after the reserve.
+  /// std::invalid_argument for an unknown node.
+  void shift_resource_version(Caller& c, const std::string& node, int64_t by);
   /// Upstream `apply_pending_geometry`: applies, in queue order, every write whose due time <= clock now.
   void apply_pending_geometry(Caller& c);
   /// Upstream `observe`: Unknown("<reason>", "node read failed") when node reads fail, Unknown("unreachable",

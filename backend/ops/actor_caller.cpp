@@ -27,6 +27,10 @@ backend::BarrierHit ActorCaller::barrier_detail(std::string_view name, const std
 
 namespace {
 
+/// Barriers one actor of an op-level execution may pass (ActorCaller::op_level_barrier): far more than any script
+/// fires, so that only an op that never returns reaches it.
+constexpr uint64_t kOpLevelBarriers = 100'000;
+
 /// barrier_table()'s names as views, measured once: compared or passed on as `const char*`, each was measured
 /// (strlen) at every barrier, a tenth of a barrier's harness cost (tools/bench/README.md, "Session 18").
 const std::vector<std::string_view>& barrier_name_views() {
@@ -45,11 +49,52 @@ backend::BarrierHit ActorCaller::fire(std::string_view name, const std::string& 
   for (size_t i = 0; i < names.size(); ++i) {
     if (name != names[i]) continue;
     ++w_.barrier_hits_[i];
-    ctx_.point(PointKind::Barrier, names[i], detail);  // the barrier table's names are static
+    if (!w_.c_.atomic_ops)
+      ctx_.point(PointKind::Barrier, names[i], detail);  // the barrier table's names are static
+    else
+      op_level_barrier(names[i], detail);
     return fault_at(i);
   }
   // Upstream's faults.barrier raises UnknownBarrier for a name outside BARRIERS.
   throw std::invalid_argument(fmt::format("unknown barrier '{}'", name));
+}
+
+// In an op-level execution (CompiledScenario::atomic_ops; docs/DESIGN.md §5, "Op atomicity") a barrier is no
+// scheduling point: the op runs on to its end. What another writer could do between a reserve's read of a node and
+// its compare-and-swap is drawn instead: either nothing or an update of that node's version (shift_resource_version),
+// after which the reserve's own code loses its CAS and rolls back, as a barrier-level execution's reserve does. The
+// script runner takes the update back when the reserve ends (undo_concurrent_update).
+void ActorCaller::op_level_barrier(std::string_view name, const std::string& detail) {
+  // A stale read's "K writes ago" counts the steps that wrote (read_faults.h): the op's steps of a barrier-level
+  // execution end here, so the history is recorded here as well.
+  if (w_.read_faults.enabled) w_.read_faults.after_step(w_.backend_.state());
+  // An op that never returns (the release-spins-on-busy-nodes mutant) has no scheduling point left to stop it at.
+  if (++op_level_barriers_ > kOpLevelBarriers)
+    throw std::runtime_error(fmt::format("an op-level execution passed {} barriers in one actor", kOpLevelBarriers));
+  if (name != "owner.read.after") return;
+  // The barrier's detail begins "node=NAME " (memory_backend_reserve.cpp, reserve_stamp_node).
+  constexpr std::string_view kNode = "node=";
+  if (!detail.starts_with(kNode)) throw std::logic_error("owner.read.after without its node: " + detail);
+  const size_t end = detail.find(' ');
+  const std::string node = detail.substr(kNode.size(), end == std::string::npos ? end : end - kNode.size());
+  if (!concurrent_node_.empty() || ctx_.draw(2) == 0) return;  // one stand-in per reserve: its CAS is lost then
+  ctx_.note("op-level=concurrent-update");
+  shift_uncounted(node, +1);
+  concurrent_node_ = node;
+}
+
+void ActorCaller::undo_concurrent_update() {
+  if (concurrent_node_.empty()) return;
+  shift_uncounted(concurrent_node_, -1);
+  concurrent_node_.clear();
+}
+
+// The stand-in is no write a barrier-level execution makes, so a stale read's count of writes (read_faults.h) leaves
+// it out.
+void ActorCaller::shift_uncounted(const std::string& node, int64_t by) {
+  const uint64_t writes = w_.read_faults.writes;
+  w_.backend_.shift_resource_version(*this, node, by);
+  w_.read_faults.writes = writes;
 }
 
 void ActorCaller::lock() { w_.lock_.lock(ctx_); }

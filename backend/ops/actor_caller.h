@@ -46,6 +46,10 @@ class ActorCaller final : public backend::Caller {
   /// Set when a drop_response fault fired during the current op (the script runner clears it per op).
   bool dropped = false;
 
+  /// Op-level executions: takes back the stand-in update of the reserve that ended (actor_caller.cpp,
+  /// op_level_barrier), if it drew one. Nothing otherwise.
+  void undo_concurrent_update();
+
   /// Whether FaultSpec::max allows one more fault in this execution. Reads the faults-fired counter's
   /// footprint object (faults_fired_id()): call it only where the answer decides whether a fault is drawn.
   bool fault_budget_left();
@@ -55,10 +59,14 @@ class ActorCaller final : public backend::Caller {
  private:
   backend::BarrierHit fault_at(size_t index);  // index: into barrier_table()
   backend::BarrierHit fire(std::string_view name, const std::string& detail);
+  void op_level_barrier(std::string_view name, const std::string& detail);
+  void shift_uncounted(const std::string& node, int64_t by);
 
   WorldState& w_;
   sim::ActorContext& ctx_;
   ActorState& st_;
+  std::string concurrent_node_;  // op-level executions: the node whose version the running reserve's stand-in shifted
+  uint64_t op_level_barriers_ = 0;  // op-level executions: barriers this actor has passed
 };
 
 }  // namespace allocsim::harness

@@ -87,8 +87,12 @@ const char* ScriptRunner::run_op(const Op& op) {
     }
     return caller_.dropped ? "unknown" : out;
   } catch (const InjectedError&) {
+    caller_.undo_concurrent_update();  // a raise inside a reserve of an op-level execution
     return "error";
   } catch (const sim::ActorCrash& c) {
+    // The same, for a crash, before the actor is reported ended: it runs nothing of the actor's own (sim/world.h,
+    // ActorCrash), only takes back the harness's stand-in, and in an op-level execution no other actor holds the lock.
+    caller_.undo_concurrent_update();
     ctx_.crashed(c.where);
     return "crashed";
   }
@@ -195,6 +199,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   // (the actor only learns that it lost), into the actor's scratch observation and loss.
   ClaimObservation& obs = st_.observation_scratch;
   b_.try_reserve_into(caller_, plan, op_id, plan.snapshot_generation, st_.loss_scratch, obs);
+  caller_.undo_concurrent_update();  // op-level executions (actor_caller.cpp, op_level_barrier); else nothing
   if (st_.loss_scratch) return "conflict";
   if (caller_.dropped) return "unknown";  // the claim exists, but the actor never learns its id
   st_.claim_id = obs.claim_id;

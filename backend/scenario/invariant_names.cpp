@@ -35,8 +35,10 @@ const std::vector<const char*>& invariant_names() {
       "infeasible-plan-names-exclusions",
       "entry-lists-its-nodes",
       "no-lost-update",
-      // Judged after every other invariant held, at quiescence (the healing phase).
+      // Judged at quiescence after every older invariant held (the healing phase).
       "heals-after-faults",
+      // Judged last, at quiescence, against the scenario's op-level executions (op atomicity).
+      "ops-atomic",
   };
   return k;
 }

@@ -279,6 +279,9 @@ struct FaultSpec {
   bool eligible(const std::string& actor) const;
 };
 
+/// ops-atomic's default bound on a scenario's op-level executions (Scenario::op_level_bound).
+inline constexpr uint64_t kDefaultOpLevelBound = 5'000;
+
 struct Scenario {
   std::string path;    // as given to load_scenario
   std::string digest;  // "xxh3-128:<32 hex>" of the file's bytes
@@ -303,6 +306,9 @@ struct Scenario {
   /// labelled steps (`"flowB:delete.before#1"`) that every execution's schedule must satisfy; empty = none.
   /// Checked at load (labels name actors of /actors; no cycle). `run --order` appends to it.
   sim::OrderSpec order;
+  /// Not in the file: the op-level executions ops-atomic may take for this scenario before it leaves it unjudged
+  /// (docs/DESIGN.md §5, "Op atomicity"). Swarm lowers it to its per-scenario budget; a file loads with the default.
+  uint64_t op_level_bound = kDefaultOpLevelBound;
 };
 
 inline constexpr uint64_t kDefaultMaxSteps = 10000;

@@ -30,9 +30,12 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kStrategies[] = {"random", "pct", "dfs", "dpor"};
 constexpr uint64_t kMaxOrderConstraints = 3;
 
-campaign::SubjectPtr parse_generated(const Json& doc, const std::string& file) {
+/// A generated scenario as a subject, with ops-atomic's op-level executions bounded by what the self-check spends on
+/// the scenario (every strategy's executions): beyond it ops-atomic judges nothing there.
+campaign::SubjectPtr parse_generated(const SelfcheckOptions& o, const Json& doc, const std::string& file) {
   try {
-    return backend_system().parse(doc.dump(2) + "\n", file, file);
+    return with_op_level_bound(*backend_system().parse(doc.dump(2) + "\n", file, file),
+                               std::min<uint64_t>(o.per_scenario * std::size(kStrategies), kDefaultOpLevelBound));
   } catch (const support::InputError& e) {
     throw std::logic_error(fmt::format("selfcheck: a generated scenario does not load: {}", e.what()));
   }
@@ -160,10 +163,10 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
                                ? fmt::format("s{}", index)
                                : fmt::format("s{}-{}", index, std::filesystem::path(o.files.at(index)).stem().string());
   Json doc = selfcheck_base_scenario(o, index);
-  out.subject = parse_generated(doc, name + ".json");
+  out.subject = parse_generated(o, doc, name + ".json");
   if (o.files.empty() && ordered(index)) {
     doc = with_order(std::move(doc), out.subject, gen_seed);
-    if (doc.contains("order")) out.subject = parse_generated(doc, name + ".json");
+    if (doc.contains("order")) out.subject = parse_generated(o, doc, name + ".json");
   }
   SelfcheckReport& p = out.part;
   p.scenarios = 1;

@@ -166,7 +166,8 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
   doc["expect"] = Json{{"violation", inv}};
   const std::string file = f.slug + ".json";
   f.scenario_text = doc.dump(2) + "\n";
-  const campaign::SubjectPtr written = backend_system().parse(f.scenario_text, file, file);
+  const campaign::SubjectPtr written = with_op_level_bound(*backend_system().parse(f.scenario_text, file, file),
+                                                           std::min<uint64_t>(o.per_scenario, kDefaultOpLevelBound));
   // No false alarm: the minimal schedule must replay strictly against the file as written.
   const campaign::StrictReplay rr = campaign::replay_strict(*written, s.result.schedule, max_steps);
   if (rr.divergence || !rr.result.violation || rr.result.violation->invariant != inv)
@@ -212,8 +213,12 @@ campaign::RunReport explore_with(const campaign::Subject& subject, const std::st
   return campaign::run(subject, c);
 }
 
-campaign::SubjectPtr parse_doc(const Json& doc, const std::string& file) {
-  return backend_system().parse(doc.dump(2) + "\n", file, file);
+/// A generated scenario as a subject, with ops-atomic's op-level executions bounded by the executions the swarm gives
+/// each scenario (docs/SWARM.md): a scenario whose op-level tree is larger is left unjudged for ops-atomic.
+campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std::string& file) {
+  // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
+  return with_op_level_bound(*backend_system().parse(doc.dump(2) + "\n", file, file),
+                             std::min<uint64_t>(o.per_scenario, kDefaultOpLevelBound));
 }
 
 /// The swarm's strategy plan (see the header) on one scenario, up to its first violation.
@@ -250,7 +255,7 @@ Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uin
 bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, const SwarmFinding& f,
                      uint64_t& executions) {
   const campaign::SubjectPtr generated =
-      parse_doc(swarm_scenario(o.seed, index, {}, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+      parse_doc(o, swarm_scenario(o.seed, index, {}, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
   const Exploration a = explore(o, *generated, gen_seed);
   executions += a.executions;
   if (a.found && a.found->violation->invariant == f.invariant &&
@@ -259,7 +264,7 @@ bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, c
   Json minimal = Json::parse(f.scenario_text);
   minimal["backend"]["mutants"] = Json::array();
   minimal["expect"] = Json{{"outcome", "pass"}};
-  const Exploration b = explore(o, *parse_doc(minimal, f.slug + ".json"), gen_seed);
+  const Exploration b = explore(o, *parse_doc(o, minimal, f.slug + ".json"), gen_seed);
   executions += b.executions;
   return b.found && b.found->violation->invariant == f.invariant;
 }
@@ -267,7 +272,7 @@ bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, c
 ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   const uint64_t gen_seed = sim::execution_seed(o.seed, index);
   const campaign::SubjectPtr subject =
-      parse_doc(swarm_scenario(o.seed, index, o.mutants, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+      parse_doc(o, swarm_scenario(o.seed, index, o.mutants, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
   const Exploration e = explore(o, *subject, gen_seed);
   ScenarioOutcome out;
   out.executions = e.executions;

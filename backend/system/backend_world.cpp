@@ -1,25 +1,37 @@
 #include "backend/system/backend_world.h"
-#include "backend/world/state_digest.h"
 
+#include <algorithm>
+#include <string_view>
 #include <utility>
 
 #include "backend/invariants/check.h"
 #include "backend/invariants/invariant_table.h"
 #include "backend/ops/script_runner.h"
+#include "backend/system/op_level.h"
+#include "backend/world/state_digest.h"
 
 namespace allocsim::harness {
+
+namespace {
+
+bool chosen(const Scenario& sc, std::string_view invariant) {
+  if (sc.invariants.empty()) return true;
+  return std::find(sc.invariants.begin(), sc.invariants.end(), invariant) != sc.invariants.end();
+}
+
+}  // namespace
+
+bool checks_ops_atomic(const Scenario& sc) { return chosen(sc, "ops-atomic"); }
 
 std::unique_ptr<CompiledScenario> compile(const Scenario& sc, const std::vector<std::string>& extra_mutants) {
   std::unique_ptr<CompiledScenario> c = compile_prototype(sc, extra_mutants);
   const auto& cat = invariant_table();
-  std::vector<size_t> chosen;
-  for (size_t i = 0; i < cat.size(); ++i) {
-    bool on = sc.invariants.empty();
-    for (const std::string& name : sc.invariants) on |= name == cat[i].name;
-    if (on) chosen.push_back(i);
-  }
-  set_invariants(*c, std::move(chosen));
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < cat.size(); ++i)
+    if (chosen(sc, cat[i].name)) rows.push_back(i);
+  set_invariants(*c, std::move(rows));
   c->start_memo = start_memo(*c);  // backend/invariants/check.h: after the invariants are chosen
+  if (checks_ops_atomic(sc)) c->op_level = op_level_results(sc, extra_mutants, sc.op_level_bound);
   return c;
 }
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "backend/scenario/scenario.h"
+#include "backend/world/op_results.h"
 #include "backend/world/world_state.h"
 #include "sim/world.h"
 
@@ -60,14 +61,18 @@ class BackendWorld final : public sim::World, public WorldState {
   /// The canonical state (backend/world/state_digest.h).
   bool canonical_state(sim::CanonicalState& out) override;
   const sim::OrderSpec* order() const override {
-    return compiled().scenario->order.empty() ? nullptr : &compiled().scenario->order;
+    return compiled().scenario->order.empty() || compiled().atomic_ops ? nullptr : &compiled().scenario->order;
   }
 };
 
 /// Compiles `scenario` for exploration: its prototype (compile_prototype, backend/world/compiled_scenario.h),
 /// then the invariants it checks (all when it names none; set_invariants) and the start state's verdict
-/// (start_memo). `extra_mutants` (from the command line) are added to the scenario's. Throws ScenarioError for
-/// an unknown mutant name.
+/// (start_memo); when ops-atomic is among them, the scenario's op-level results (op_level_results(),
+/// backend/system/op_level.h, which computes them once per scenario, mutants and bound). `extra_mutants` (from the
+/// command line) are added to the scenario's. Throws ScenarioError for an unknown mutant name.
 std::unique_ptr<CompiledScenario> compile(const Scenario& scenario, const std::vector<std::string>& extra_mutants);
+
+/// Whether compile() would check ops-atomic for `scenario` (so needs its op-level results).
+bool checks_ops_atomic(const Scenario& scenario);
 
 }  // namespace allocsim::harness

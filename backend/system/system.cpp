@@ -21,6 +21,10 @@ class BackendCompiled final : public campaign::Compiled {
  public:
   explicit BackendCompiled(std::unique_ptr<CompiledScenario> c) : c_(std::move(c)) {}
   std::unique_ptr<sim::World> make_world() const override { return std::make_unique<BackendWorld>(*c_); }
+  std::vector<std::string> notes() const override {
+    if (c_->op_level && !c_->op_level->judged) return {c_->op_level->note};
+    return {};
+  }
 
  private:
   std::unique_ptr<CompiledScenario> c_;
@@ -157,6 +161,12 @@ const campaign::System& backend_system() {
 }
 
 campaign::SubjectPtr subject_of(Scenario scenario) { return std::make_shared<ScenarioSubject>(std::move(scenario)); }
+
+campaign::SubjectPtr with_op_level_bound(const campaign::Subject& subject, uint64_t bound) {
+  Scenario sc = scenario_of(subject);
+  sc.op_level_bound = bound;
+  return subject_of(std::move(sc));
+}
 
 const Scenario& scenario_of(const campaign::Subject& subject) {
   const auto* s = dynamic_cast<const ScenarioSubject*>(&subject);

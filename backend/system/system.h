@@ -21,6 +21,11 @@ const campaign::System& backend_system();
 /// `scenario` as a campaign subject (a copy).
 campaign::SubjectPtr subject_of(Scenario scenario);
 
+/// `subject` with ops-atomic's bound on its op-level executions set to `bound` (Scenario::op_level_bound): how a
+/// campaign that explores each scenario briefly (swarm, selfcheck) keeps the op-level executions within its budget.
+/// REQUIRES: as scenario_of().
+campaign::SubjectPtr with_op_level_bound(const campaign::Subject& subject, uint64_t bound);
+
 /// The scenario behind a subject made by this system. REQUIRES: `subject` came from backend_system() or
 /// subject_of() (every subject in this program does).
 const Scenario& scenario_of(const campaign::Subject& subject);

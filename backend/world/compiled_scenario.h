@@ -16,8 +16,9 @@
 
 namespace allocsim::harness {
 
-struct WorldStorage;  // world_state.h
-struct CheckContext;  // backend/invariants/check.h
+struct WorldStorage;    // world_state.h
+struct OpLevelResults;  // op_results.h
+struct CheckContext;    // backend/invariants/check.h
 
 /// An invariant's check function (backend/invariants/invariant_table.h InvariantSpec::Check).
 using InvariantCheck = std::optional<sim::Violation> (*)(const CheckContext&);
@@ -57,6 +58,12 @@ struct CompiledScenario {
   /// (backend/system/backend_world.h), else nullopt.
   std::vector<std::optional<uint64_t>> life_ids;
   bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
+  /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling
+  /// point, no barrier is; ActorCaller draws the stand-in for a writer inside a reserve instead.
+  bool atomic_ops = false;
+  /// The results of the scenario's op-level executions, when ops-atomic is checked (backend/system/op_level.h;
+  /// shared between the compiles of one scenario); nullptr otherwise.
+  std::shared_ptr<const OpLevelResults> op_level;
   CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);
   ~CompiledScenario();
   CompiledScenario(const CompiledScenario&) = delete;

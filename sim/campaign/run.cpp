@@ -59,6 +59,7 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   auto strategy =
       make_strategy(config, actors, [&] { return pct_steps = sim::calibrate_pct_steps(engine, make_world); });
   RunReport r;
+  r.notes = compiled->notes();
   r.reduction = resolved.reduction;
   sim::TraceCounter traces;
   sim::PairCoverage coverage;

@@ -71,6 +71,7 @@ struct RunReport {
   uint64_t divergent_executions = 0;
   uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
   std::vector<std::string> unmet;     // why not, one line each
+  std::vector<std::string> notes;     // the compile's notes (Compiled::notes): checks left unjudged, and why
   /// The world's order constraints (indices) that did nothing: every execution ran to quiescence and none took
   /// the constraint's Y step, so its actor never reached that point and the constraint held nothing back (a
   /// barrier the state never fires, an occurrence #N past the actor's last). Empty when some execution ended

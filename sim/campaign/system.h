@@ -51,6 +51,9 @@ class Compiled {
   virtual ~Compiled() = default;
   /// A fresh world for one execution.
   virtual std::unique_ptr<sim::World> make_world() const = 0;
+  /// What a report should say about this compile, one line each: a check the system leaves unjudged for this
+  /// subject, and why. Empty by default.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 /// What the executions of a run observed, added up one world at a time.

@@ -74,7 +74,8 @@ struct ClientFixture {
 }  // namespace
 
 TEST_CASE(
-    "client invariants: their rows come after the engine-level findings, then the history row, the healing row last",
+    "client invariants: their rows come after the engine-level findings, then the history row, the healing row, the "
+    "atomicity row last",
     "[invariants]") {
   const auto& k = invariant_table();
   REQUIRE(k.size() >= 10);
@@ -82,17 +83,18 @@ TEST_CASE(
   for (size_t i = 0; i < k.size(); ++i)
     if (k[i].check == nullptr) engine_last = i;
   CHECK(std::string(k[engine_last].name) == "actor-exception");
-  CHECK(engine_last < k.size() - 10);
-  CHECK(std::string(k[k.size() - 10].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 9].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 8].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 7].name) == "audit-explains-state");
-  CHECK(std::string(k[k.size() - 6].name) == "capabilities-match-authority");
-  CHECK(std::string(k[k.size() - 5].name) == "observation-envelope-complete");
-  CHECK(std::string(k[k.size() - 4].name) == "infeasible-plan-names-exclusions");
-  CHECK(std::string(k[k.size() - 3].name) == "entry-lists-its-nodes");
-  CHECK(std::string(k[k.size() - 2].name) == "no-lost-update");
-  CHECK(std::string(k[k.size() - 1].name) == "heals-after-faults");
+  CHECK(engine_last < k.size() - 11);
+  CHECK(std::string(k[k.size() - 11].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 10].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 9].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 8].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 7].name) == "capabilities-match-authority");
+  CHECK(std::string(k[k.size() - 6].name) == "observation-envelope-complete");
+  CHECK(std::string(k[k.size() - 5].name) == "infeasible-plan-names-exclusions");
+  CHECK(std::string(k[k.size() - 4].name) == "entry-lists-its-nodes");
+  CHECK(std::string(k[k.size() - 3].name) == "no-lost-update");
+  CHECK(std::string(k[k.size() - 2].name) == "heals-after-faults");
+  CHECK(std::string(k[k.size() - 1].name) == "ops-atomic");
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {

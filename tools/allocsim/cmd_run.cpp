@@ -152,6 +152,7 @@ void print_summary(const Common& c, const campaign::ExploreConfig& cfg, const ha
                              rep.rechecked_executions, count_of(rep.summary.executions, "execution"));
   for (const auto& [inv, n] : rep.summary.violations_by_invariant)
     std::cout << fmt::format("  {}: {}\n", inv, count_of(n, "execution"));
+  for (const std::string& note : rep.notes) std::cout << fmt::format("  note: {}\n", note);
   if (!sc.order.empty()) print_order_lines(sc, rep);
   print_strategy_lines(cfg, caps, rep);
   std::cout << "outcomes:\n" << outcome_table(rep);

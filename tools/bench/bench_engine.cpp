@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/scenario/invariant_names.h"
 #include "backend/system/backend_world.h"
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
@@ -157,9 +158,33 @@ void scenario_throughput(const std::string& file) {
               double(w.allocs.bytes) / execs);
 }
 
+/// ops-atomic's cost (docs/DESIGN.md §5, "Op atomicity"): CPU per execution of `run` with every invariant against
+/// every invariant but ops-atomic, alternating on and off for kRounds rounds (the least of each), and the
+/// allocations per execution with it on. The op-level executions are computed once, before the first round.
+void oracle_cost(const std::string& file) {
+  harness::Scenario on = harness::load_scenario(file);
+  harness::Scenario off = on;
+  off.invariants = harness::invariants_except({"ops-atomic"});
+  double best_on = 1e30, best_off = 1e30, allocs_on = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const RunWindow a = run_measured(on, 20000), b = run_measured(off, 20000);
+    best_on = std::min(best_on, a.cpu_s / double(a.executions));
+    best_off = std::min(best_off, b.cpu_s / double(b.executions));
+    allocs_on = double(a.allocs.allocations) / double(a.executions);
+  }
+  std::printf(
+      "%-40s ops-atomic on %7.2f us/execution, off %7.2f us/execution: %.3fx (target <= 1.25x); %.2f "
+      "allocations/execution on\n",
+      on.name.c_str(), best_on * 1e6, best_off * 1e6, best_on / best_off, allocs_on);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--ops-atomic") {
+    oracle_cost(argv[2]);
+    return 0;
+  }
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) files.push_back(argv[i]);
   if (files.empty()) files = {"scenarios/alloc-004-one-plan-two-claimants.json", "scenarios/alloc-005-last-out.json"};
