@@ -105,6 +105,17 @@ void renumber_into(std::string_view text, const std::vector<std::string>& actors
   out.append(text.substr(from));
 }
 
+/// The lines of `text` (views into it, without their '\n'; a last line without one counts) into `out`, cleared first.
+void split_lines(std::string_view text, std::vector<std::string_view>& out) {
+  out.clear();
+  for (size_t i = 0; i < text.size();) {
+    size_t e = text.find('\n', i);
+    if (e == std::string_view::npos) e = text.size();
+    out.push_back(text.substr(i, e - i));
+    i = e + 1;
+  }
+}
+
 template <class... Args>
 void put(std::string& t, fmt::format_string<Args...> form, Args&&... args) {
   fmt::format_to(std::back_inserter(t), form, std::forward<Args>(args)...);
@@ -246,14 +257,7 @@ void render_result(const WorldState& w, std::string& out) {
   put(t, " clock={}\n", st.clock.now());
   renumber_into(t, s.actors, s, s.renumbered);
   // The claim and entry lines, sorted among their kind now that their ids are ranks.
-  s.lines.clear();
-  const std::string_view r = s.renumbered;
-  for (size_t i = 0; i < r.size();) {
-    size_t e = r.find('\n', i);
-    if (e == std::string_view::npos) e = r.size();
-    s.lines.push_back(r.substr(i, e - i));
-    i = e + 1;
-  }
+  split_lines(s.renumbered, s.lines);
   for (const std::string_view prefix : {std::string_view("claim "), std::string_view("entry ")}) {
     const auto first =
         std::find_if(s.lines.begin(), s.lines.end(), [&](std::string_view l) { return l.starts_with(prefix); });
@@ -270,17 +274,9 @@ void render_result(const WorldState& w, std::string& out) {
 uint64_t result_digest(std::string_view text) { return XXH3_64bits(text.data(), text.size()); }
 
 ResultDiff diff_results(std::string_view a, std::string_view b, size_t max_lines) {
-  auto split = [](std::string_view s) {
-    std::vector<std::string_view> v;
-    for (size_t i = 0; i < s.size();) {
-      size_t e = s.find('\n', i);
-      if (e == std::string_view::npos) e = s.size();
-      v.push_back(s.substr(i, e - i));
-      i = e + 1;
-    }
-    return v;
-  };
-  const auto la = split(a), lb = split(b);
+  std::vector<std::string_view> la, lb;
+  split_lines(a, la);
+  split_lines(b, lb);
   ResultDiff d;
   size_t shown = 0;
   for (size_t i = 0; i < std::max(la.size(), lb.size()); ++i) {
