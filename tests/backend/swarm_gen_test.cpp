@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 #if defined(BOOST_USE_ASAN)
-constexpr uint64_t kLoaderSeeds = 5'000;  // -O1 with ASan is several times slower; every feature and op still shows
+constexpr uint64_t kLoaderSeeds = 2'000;  // -O1 with ASan is several times slower; every feature and op still shows
 #else
 constexpr uint64_t kLoaderSeeds = 20'000;
 #endif

@@ -16,6 +16,9 @@
 
 namespace {
 
+/// Op-level executions explored per accepted input (Scenario::op_level_bound).
+constexpr uint64_t kOpLevelBound = 64;
+
 [[noreturn]] void bug(const char* stage, const char* what) {
   std::fprintf(stderr, "fuzz_scenario: %s threw something other than ScenarioError: %s\n", stage, what);
   std::abort();  // libFuzzer records the input as a crash
@@ -35,6 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (...) {
     bug("parse_scenario", "a non-std exception");
   }
+  // Compiling explores the scenario's op-level executions for ops-atomic (backend/system/op_level.h): a small bound
+  // keeps each input well inside libFuzzer's -timeout and still runs that path (past it: the unjudged note).
+  scenario.op_level_bound = kOpLevelBound;
   try {
     const auto compiled = allocsim::harness::compile(scenario, {});
     allocsim::harness::BackendWorld world(*compiled);
