@@ -15,6 +15,10 @@ namespace {
 constexpr const char* kOpsAtomic = "ops-atomic";
 /// Differing lines a violation shows (the count says how many there are in all).
 constexpr size_t kOpsAtomicShownLines = 8;
+/// The state block's first line. Ids are renumbered in a result (op_results.h), so they differ from the trace's.
+constexpr const char* kResultHeader =
+    "result: this execution (-) against the nearest op-level result (+); ids renumbered by rank per actor "
+    "(#1: the actor's lowest id in the result), since id counters differ between executions that agree";
 /// Verdicts kept per thread (check_ops_atomic).
 constexpr size_t kOpsAtomicKept = 1024;
 
@@ -59,7 +63,7 @@ std::optional<sim::Violation> check_ops_atomic(const CheckContext& c) {
       "op-level schedule {}",
       op_level->results.size(), op_level->executions, best.differing, best.differing == 1 ? " differs" : "s differ",
       nearest->witness);
-  v.state = fmt::format("result: this execution (-) against the nearest op-level result (+)\n{}", best.text);
+  v.state = fmt::format("{}\n{}", kResultHeader, best.text);
   return v;
 }
 

@@ -105,6 +105,9 @@ std::string render_like(const WorldState& world, const std::string& reported) {
     if (end == std::string::npos) end = reported.size();
     const std::string_view line(reported.data() + start, end - start);
     start = end + 1;
+    // A "- " or "+ " line continues the computed line above it (ops-atomic's result, line by line against the
+    // nearest op-level one): the subject line already says it was computed at the violation.
+    if (line.starts_with("- ") || line.starts_with("+ ")) continue;
     if (line.starts_with("node ")) {
       const std::string name(name_after(line, "node "));
       const auto* n = s.node(name);

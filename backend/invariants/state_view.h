@@ -38,7 +38,8 @@ std::string render_actor_claims(const ActorState& a);
 /// a claim line keeps its optional fields (ClaimFields). An object missing from `world` renders as
 /// "node N: (absent)". A line of another shape is one the invariant computed at the violation (capacity,
 /// geometry write, flow workload, told): it keeps its subject, the text before its first ':', and its values
-/// become "(computed at the violation only)", never the values after the step. Lines end in '\n'.
+/// become "(computed at the violation only)", never the values after the step; the "- " and "+ " lines that
+/// follow such a line (a diff the invariant computed) are left out with it. Lines end in '\n'.
 std::string render_like(const WorldState& world, const std::string& reported);
 
 }  // namespace allocsim::harness

@@ -54,6 +54,10 @@
 //   6. one port-only read hook (read_hooks.cpp): hide_from_release, a release's workload check that misses named
 //      workloads; unarmed, release decides as the upstream's, and reads the hook's object only in a backend built
 //      with BackendOptions::release_read_hook (a scenario that can arm it).
+//   7. one port-only hook of op-level executions (op_level_hooks.cpp; docs/DESIGN.md §5, "Op atomicity"):
+//      shift_resource_version, which moves a node's resourceVersion and nothing else, so that a reserve loses its
+//      compare-and-swap as it would to a writer between its read and its write; only ops-atomic's op-level
+//      executions call it, and they take the move back after the reserve.
 // - Porting rules, numbered and checked (check_mode.h; tests in tests/backend/port_rules_test.cpp). A broken one
 //   throws PortRuleBroken naming it, never undefined behaviour:
 //   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per

@@ -41,6 +41,7 @@ struct ScenarioOutcome {
   bool also_faithful = false;         // mutant runs: the faithful port shares the violation
   campaign::Reach reach;              // what its exploration reached (coverage)
   std::vector<std::string> features;  // the features it was drawn with (swarm_feature_words)
+  std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
 };
 
 /// One scenario explored with the swarm's strategy plan: its executions and first violation, if any.
@@ -48,8 +49,9 @@ struct Exploration {
   uint64_t executions = 0;
   bool dpor = false, exhausted = false;
   std::optional<sim::ExecutionResult> found;
-  std::string strategy;   // the strategy that found it
-  campaign::Reach reach;  // what its runs reached (coverage_report.h)
+  std::string strategy;               // the strategy that found it
+  campaign::Reach reach;              // what its runs reached (coverage_report.h)
+  std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
 };
 
 /// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
@@ -225,6 +227,8 @@ campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std
 Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uint64_t gen_seed) {
   Exploration out;
   const std::unique_ptr<campaign::Compiled> compiled = subject.compile({});
+  for (const std::string& note : compiled->notes())
+    if (const size_t at = note.find(" not judged"); at != std::string::npos) out.unjudged.push_back(note.substr(0, at));
   sim::Engine engine(sim::EngineOptions{.max_steps = subject.max_steps(std::nullopt)});
   const double leaves = sim::estimate_leaves(
       engine, [&] { return compiled->make_world(); }, kEstimateProbes, gen_seed);
@@ -279,6 +283,7 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   out.dpor = e.dpor;
   out.exhausted = e.exhausted;
   out.reach = e.reach;  // the faithful-port checks below are not the night's exploration: not counted
+  out.unjudged = e.unjudged;
   out.features = swarm_feature_words(swarm_features(gen_seed));
   if (!e.found) return out;
   out.finding = make_finding(o, subject, *e.found, index, gen_seed, e.strategy);
@@ -296,6 +301,7 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, Scenario
   r.dpor_exhausted += s.exhausted;
   r.reach.add(s.reach);
   for (const std::string& f : s.features) ++r.features[f];
+  for (const std::string& check : s.unjudged) ++r.unjudged[check];
   if (!s.finding) return;
   ++r.violations;
   SwarmFinding& f = *s.finding;

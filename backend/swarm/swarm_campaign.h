@@ -99,6 +99,9 @@ struct SwarmReport {
   /// drawn with it.
   campaign::Reach reach;
   std::map<std::string, uint64_t> features;
+  /// Per check a scenario's compile left unjudged (Compiled::notes, "ops-atomic not judged: ..."; the key is the
+  /// text before " not judged"), the scenarios it was left unjudged in.
+  std::map<std::string, uint64_t> unjudged;
   /// A finding's first scenario index, for each invariant found (measurement: scenarios until found).
   std::optional<uint64_t> first_index_of(const std::string& invariant) const;
 };

@@ -6,7 +6,8 @@
 //   {"schema", "tool_version", "config": {"seed", "scenarios" (null with a budget), "budget_executions"
 //    (null without), "per_scenario", "max_steps", "shrink_runs", "mutants", "until", "shard": "K/N"},
 //    "scenarios", "executions", "faithful_executions" (mutant runs only), "dpor_scenarios", "dpor_exhausted",
-//    "violations", "distinct", "stopped_by_until", "interrupted",
+//    "violations", "distinct", "stopped_by_until", "interrupted", "unjudged": {check: scenarios it was left
+//    unjudged in (SwarmReport::unjudged); absent in summaries written before it existed},
 //    "findings": [{"signature", "invariant", "count", "first_index", "first_seed", "file", "trace",
 //                  "from_index", "from_seed", "strategy", "actors", "ops", "steps",
 //                  "also_faithful", "first_mutant_only_index" (these two in mutant runs only)}],

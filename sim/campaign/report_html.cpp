@@ -333,6 +333,7 @@ HtmlPage html_page_of_sweep(const nlohmann::json& report) {
     r.violating = s.value("violating_executions", uint64_t{0});
     r.violations = s.value("violations", std::map<std::string, uint64_t>{});
     if (s.contains("expectation")) r.notes = s["expectation"].value("unmet", std::vector<std::string>{});
+    for (const std::string& note : s.value("notes", std::vector<std::string>{})) r.notes.push_back(note);
     page.rows.push_back(std::move(r));
   }
   for (const auto& e : report.value("errors", nlohmann::json::array()))

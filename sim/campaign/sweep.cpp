@@ -147,6 +147,7 @@ ScenarioPlan plan_scenario(const System& system, const std::string& path, const 
     return plan;
   }
   const std::unique_ptr<Compiled> compiled = plan.scenario->compile({});
+  plan.notes = compiled->notes();
   const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
   sim::Engine engine(sim::EngineOptions{.max_steps = plan.scenario->max_steps(config.max_steps)});
   const sim::StrategyCaps caps = config.spec().caps;

@@ -147,9 +147,10 @@ struct ScenarioPlan {
   SubjectPtr scenario;  // null when the file did not load
   std::optional<support::InputError> error;
   std::vector<WorkUnit> units;
-  uint64_t pct_steps = 0;       // pct: k from the calibration execution
-  std::string plan_digest;      // XXH3-64 of the unit list: shards and checkpoints must agree
-  double estimated_leaves = 0;  // Knuth estimate of the dfs tree (progress only; 0 = not estimated)
+  uint64_t pct_steps = 0;          // pct: k from the calibration execution
+  std::string plan_digest;         // XXH3-64 of the unit list: shards and checkpoints must agree
+  double estimated_leaves = 0;     // Knuth estimate of the dfs tree (progress only; 0 = not estimated)
+  std::vector<std::string> notes;  // the compile's notes (Compiled::notes): checks left unjudged, and why
 };
 
 /// Scenario files: each argument is a file, or a directory searched recursively for *.json. Sorted,

@@ -75,6 +75,7 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
   j["reached"] = reached;
   if (o.corpus) j["corpus"] = corpus_json(*o.corpus);
   j["expectation"] = {{"met", o.met ? nlohmann::json(*o.met) : nlohmann::json(nullptr)}, {"unmet", o.unmet}};
+  j["notes"] = plan.notes;
   return j;
 }
 

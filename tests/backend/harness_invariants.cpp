@@ -312,6 +312,18 @@ TEST_CASE("render_like never copies a line the invariant computed at the violati
                                               "actor flowA told: (computed at the violation only)\n");
 }
 
+TEST_CASE("render_like keeps a computed diff's subject once and leaves out its - and + lines", "[invariants]") {
+  // ops-atomic reports its result as a subject line and then the differing lines, "- " for this execution and
+  // "+ " for the nearest op-level result: both halves were computed at the violation.
+  Fixture f;
+  const std::string reported =
+      "result: this execution (-) against the nearest op-level result (+)\n"
+      "- node n1 owner=- epoch=- mig.config=all-disabled\n"
+      "+ node n1 owner=flowB epoch=gen-flowB-#1 mig.config=all-disabled\n" +
+      render_node(f.s().nodes[0]);
+  CHECK(render_like(f.world, reported) == "result: (computed at the violation only)\n" + render_node(f.s().nodes[0]));
+}
+
 TEST_CASE("recovery-converges: each clause, right after flowA recovered flowB", "[invariants]") {
   Fixture f;
   f.world.mutable_actors()[0].told.recovered_flow = "flowB";

@@ -288,6 +288,10 @@ TEST_CASE("swarm: a run without findings prints no dedup ratio and exits 0", "[s
   CHECK(run.code == 0);
   CHECK_THAT(run.text, Catch::Contains("\n  0 scenarios violated an invariant; 0 distinct findings\n"));
   CHECK_THAT(run.text, !Catch::Contains("dedup"));
+  // One of the two has more op-level executions than the swarm's bound (--per-scenario): ops-atomic is not judged.
+  CHECK_THAT(run.text, Catch::Contains("\n  not judged: ops-atomic in 1 of 2 scenarios (past its bound, at most "
+                                       "--per-scenario, or after an engine finding; docs/DESIGN.md §5)\n"));
+  CHECK(read_json(dir / "summary.json")["unjudged"] == nlohmann::json{{"ops-atomic", 1}});
 }
 
 TEST_CASE("swarm: a reused --out folder keeps this run's findings only, and files swarm did not write", "[swarm]") {

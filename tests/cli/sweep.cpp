@@ -295,6 +295,31 @@ TEST_CASE("sweep: DPOR runs a small tree as one unit, one execution per trace", 
                                             {"scenarios/alloc-009-shares-only-pool.json", 1}});
 }
 
+TEST_CASE("sweep: a check a scenario leaves unjudged is said under its line and in the JSON report's notes",
+          "[cli][sweep]") {
+  TempDir dir;
+  const std::string report = dir / "r.json";
+  // alloc-004-retry-on-conflict has more op-level executions than ops-atomic's bound; alloc-009 few.
+  const Out out = allocsim(
+      "sweep scenarios/alloc-004-retry-on-conflict.json scenarios/alloc-009-shares-only-pool.json --strategy random "
+      "--executions 20 --no-corpus --report-json " +
+      report);
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  const std::string note =
+      "ops-atomic not judged: the scenario has more than 5000 op-level executions (its bound); fewer actors or ops "
+      "bring it under; `\"invariants\": {\"all_except\": [\"ops-atomic\"]}` leaves the check out";
+  CHECK_THAT(out.text, Catch::Contains("scenarios/alloc-004-retry-on-conflict.json: 20 executions, 0 violating\n"
+                                       "     note: " +
+                                       note + "\n"));
+  CHECK_THAT(out.text,
+             Catch::Contains("scenarios/alloc-009-shares-only-pool.json: 20 executions, 0 violating\n") &&
+                 !Catch::Contains("scenarios/alloc-009-shares-only-pool.json: 20 executions, 0 violating\n     note"));
+  const nlohmann::json r = nlohmann::json::parse(slurp(report));
+  CHECK(r.at("scenarios").at(0).at("notes") == nlohmann::json::array({note}));
+  CHECK(r.at("scenarios").at(1).at("notes") == nlohmann::json::array());
+}
+
 // The prefixes DPOR abandons (sleep-set blocked: sim::ExploreSummary::abandoned) are no executions; the sweep
 // counts them per scenario in its text and JSON reports (summed over the units), and a sharded sweep's merged
 // report counts the same as the unsharded one.

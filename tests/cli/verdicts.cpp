@@ -24,8 +24,9 @@ TEST_CASE("verdicts: a lock leaked under an order is a deadlock, in run and in r
   CHECK(run.code == 1);
   // The leaked lock deadlocks op-level executions too, so ops-atomic judges nothing here, and says so.
   CHECK_THAT(run.text, Catch::Contains("  20 executions, 340 steps, 20 violating\n  no-deadlock: 20 executions\n"
-                                       "  note: ops-atomic not judged: an op-level execution ended in no-deadlock: no "
-                                       "actor can run, and some are blocked\n"
+                                       "  note: ops-atomic not judged: op-level execution #1 ended in no-deadlock: no "
+                                       "actor can run, and some are blocked; `\"invariants\": {\"all_except\": "
+                                       "[\"ops-atomic\"]}` leaves the check out\n"
                                        "  order: 6 constraints; 20 executions order-blocked\n"));
   CHECK_THAT(run.text, Catch::Contains("  agent waits for the lock held by ctl (finished while holding it)\n"));
   CHECK_THAT(run.text, Catch::Contains("\nexpectation NOT met:\n  - no execution satisfies `order`: constraint "
@@ -50,7 +51,9 @@ TEST_CASE("verdicts: an order does not hide the quiescence checks", "[cli][verdi
   CHECK(r.code == 1);
   CHECK_THAT(r.text,
              Catch::Contains("  200 executions, 4109 steps, 200 violating\n  quiescent-clean: 200 executions\n"
-                             "  note: ops-atomic not judged: the scenario has more than 5000 op-level executions\n"
+                             "  note: ops-atomic not judged: the scenario has more than 5000 op-level executions (its "
+                             "bound); fewer actors or ops bring it under; `\"invariants\": {\"all_except\": "
+                             "[\"ops-atomic\"]}` leaves the check out\n"
                              "  order: 6 constraints; 200 executions order-blocked\n"));
   CHECK_THAT(r.text, Catch::Contains("violation: quiescent-clean\n  R1 released what it claimed, but still owns node "
                                      "n1\n  after the execution was order-blocked at step 18"));

@@ -49,6 +49,7 @@ campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg,
   row.violations = {rep.summary.violations_by_invariant.begin(), rep.summary.violations_by_invariant.end()};
   row.notes = rep.unmet;
   if (rep.met && !sc.expect.pass && !rep.summary.interrupted) row.notes.push_back("the expected violation was found");
+  row.notes.insert(row.notes.end(), rep.notes.begin(), rep.notes.end());
   page.rows.push_back(std::move(row));
   page.coverage = run_coverage(rep);
   if (rep.summary.first && shown)
@@ -94,6 +95,7 @@ nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& 
   j["pair_coverage"] = rep.pair_coverage;
   j["interrupted"] = rep.summary.interrupted;
   j["expectation"] = {{"met", rep.summary.interrupted ? J(nullptr) : J(rep.met)}, {"unmet", rep.unmet}};
+  j["notes"] = rep.notes;
   j["coverage"] = run_coverage(rep);
   return j;
 }

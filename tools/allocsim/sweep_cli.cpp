@@ -40,6 +40,7 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     line += fmt::format(", {} violating", r.violating);
     for (const auto& [inv, n] : r.by_invariant) line += fmt::format(" [{}: {}]", inv, n);
     std::cout << line << "\n";
+    for (const auto& note : o.plan->notes) std::cout << "     note: " << note << "\n";
     if (o.corpus)  // replayed before exploring: reported first
       std::cout << "     " << campaign::replay_summary(*o.corpus) << "\n"
                 << campaign::replay_lines(*o.corpus, "       ");
