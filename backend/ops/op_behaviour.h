@@ -37,7 +37,7 @@ std::vector<OpBehaviour> claim_op_behaviour();        // op_claims.cpp: inventor
 std::vector<OpBehaviour> status_op_behaviour();       // op_status.cpp: observe, await, mark_ready, reconcile
 std::vector<OpBehaviour> recover_op_behaviour();      // op_recover.cpp: recover
 std::vector<OpBehaviour> environment_op_behaviour();  // op_environment.cpp: bind/unbind_workload, advance_clock
-std::vector<OpBehaviour> fault_op_behaviour();        // op_faults.cpp: fail_reads .. geometry_partial
+std::vector<OpBehaviour> fault_op_behaviour();        // op_faults.cpp: fail_reads .. reject_binds
 std::vector<OpBehaviour> foreign_op_behaviour();      // op_foreign.cpp: set_labels .. set_pointer
 
 }  // namespace allocsim::harness

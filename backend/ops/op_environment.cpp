@@ -1,10 +1,12 @@
 // What the environment ops do (op_behaviour.h): bind_workload and unbind_workload (the upstream's test
-// kubelet) and advance_clock; their syntax is backend/scenario/op_syntax_environment.cpp.
+// kubelet) and advance_clock; their syntax is backend/scenario/op_syntax_environment.cpp. A bind the node's kubelet
+// refuses (reject_binds, backend/world/admission_faults.h) calls nothing and records `rejected`.
 #include "backend/ops/op_behaviour.h"
 
 #include <fmt/format.h>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/admission_faults.h"
 
 namespace allocsim::harness {
 namespace {
@@ -15,6 +17,14 @@ std::string detail_bind(const Op& op) {
 
 const char* run_bind(ScriptRunner& run, const Op& op) {
   run.call("bind_workload", detail_bind(op));
+  if (AdmissionFaults& admission = run.world().admission; admission.enabled) {
+    const bool refused = admission.take(op.node);
+    run.ctx().touch(admission_faults_id(), refused);
+    if (refused) {
+      run.ctx().note(fmt::format("fault=reject_binds:{}", op.node));
+      return "rejected";
+    }
+  }
   run.backend().bind_workload(run.caller(), op.node, op.workload, op.units);
   return "done";
 }

@@ -11,7 +11,9 @@
 // - geometry_no_effect (`node`): from now on an apply there reports `success` for its write while the node's
 //   mig_layout is left unchanged;
 // - geometry_partial (`node`, `applies` N): the next N applies there carve one slice of their layout and report
-//   `failed`.
+//   `failed`;
+// - reject_binds (`node`, `binds` N): the node's kubelet refuses the next N binds on it (admission_faults.h; the
+//   refused bind is op_environment.cpp's).
 // Upstream has no hook for any of them (its hooks are fail_reads and fail_geometry): the read faults are the
 // harness's (read_faults.h) but for a release's listing, a port-only read hook; the geometry faults port-only
 // backend hooks (backend/model/geometry_hooks.cpp). Each
@@ -22,6 +24,7 @@
 #include <fmt/ranges.h>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/admission_faults.h"
 #include "backend/world/read_faults.h"
 
 namespace allocsim::harness {
@@ -106,6 +109,17 @@ const char* run_partial_apply(ScriptRunner& run, const Op& op) {
   return "done";
 }
 
+// -- reject_binds ----------------------------------------------------------------------------------
+
+std::string detail_reject(const Op& op) { return fmt::format("node={} binds={}", op.node, op.binds); }
+
+const char* run_reject(ScriptRunner& run, const Op& op) {
+  run.call("reject_binds", detail_reject(op));
+  run.ctx().touch(admission_faults_id(), true);
+  run.world().admission.arm(op.node, op.binds);
+  return "done";
+}
+
 }  // namespace
 
 std::vector<OpBehaviour> fault_op_behaviour() {
@@ -118,6 +132,7 @@ std::vector<OpBehaviour> fault_op_behaviour() {
       {OpKind::FailGeometryFor, detail_geometry_for, run_geometry_for},
       {OpKind::GeometryNoEffect, detail_node, run_no_effect},
       {OpKind::GeometryPartial, detail_partial_apply, run_partial_apply},
+      {OpKind::RejectBinds, detail_reject, run_reject},
   };
 }
 

@@ -70,7 +70,7 @@ std::vector<OpSyntax> claim_op_syntax();        // op_syntax_claims.cpp: invento
 std::vector<OpSyntax> status_op_syntax();       // op_syntax_status.cpp: observe, await, mark_ready, reconcile
 std::vector<OpSyntax> recover_op_syntax();      // op_syntax_recover.cpp: recover
 std::vector<OpSyntax> environment_op_syntax();  // op_syntax_environment.cpp: bind/unbind_workload, advance_clock
-std::vector<OpSyntax> fault_op_syntax();        // op_syntax_faults.cpp: fail_reads .. geometry_partial
+std::vector<OpSyntax> fault_op_syntax();        // op_syntax_faults.cpp: fail_reads .. reject_binds
 std::vector<OpSyntax> foreign_op_syntax();      // op_syntax_foreign.cpp: set_labels .. set_pointer
 
 }  // namespace allocsim::harness

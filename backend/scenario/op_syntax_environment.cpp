@@ -50,7 +50,7 @@ std::vector<OpSyntax> environment_op_syntax() {
       {OpKind::BindWorkload,
        "bind_workload",
        {"op", "node", "workload", "units"},
-       {"done"},  //
+       {"done", "rejected"},  // rejected: the node's kubelet refused it (reject_binds)
        parse_bind,
        nullptr,
        json_bind},

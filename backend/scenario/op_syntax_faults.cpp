@@ -1,6 +1,6 @@
 // The syntax of the fault ops (op_syntax.h): fail_reads, restore_reads and fail_geometry (the upstream's test
-// hooks), and the faults with shape stale_reads, partial_reads, fail_geometry_for, geometry_no_effect and
-// geometry_partial;
+// hooks), the faults with shape stale_reads, partial_reads, fail_geometry_for, geometry_no_effect and
+// geometry_partial, and the admission fault reject_binds;
 // what they do is backend/ops/op_faults.cpp.
 #include "backend/scenario/op_syntax.h"
 
@@ -39,6 +39,18 @@ void parse_partial_apply(const ScenarioReader& r, const Json& v, const std::stri
 void json_partial_apply(const Op& op, Json& j) {
   j["node"] = op.node;
   j["applies"] = op.applies;
+}
+
+// -- reject_binds ----------------------------------------------------------------------------------
+
+void parse_reject(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  parse_node(r, v, ptr, op);
+  if (const Json* n = r.find(v, "binds")) op.binds = r.int_value(*n, child(ptr, "binds"), 1, kMaxRefusedBinds);
+}
+
+void json_reject(const Op& op, Json& j) {
+  j["node"] = op.node;
+  j["binds"] = op.binds;
 }
 
 void parse_reads_count(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
@@ -166,6 +178,7 @@ std::vector<OpSyntax> fault_op_syntax() {
        parse_partial_apply,
        nullptr,
        json_partial_apply},
+      {OpKind::RejectBinds, "reject_binds", {"op", "node", "binds"}, {"done"}, parse_reject, nullptr, json_reject},
   };
 }
 

@@ -77,6 +77,8 @@ enum class OpKind {
   FailGeometryFor,
   GeometryNoEffect,
   GeometryPartial,
+  // An admission fault (docs/DESIGN.md §4; backend/world/admission_faults.h): a kubelet refuses binds
+  RejectBinds,
 };
 
 // Each kind's name, keys, outcomes and behaviour are its rows of the op table (op_syntax.h,
@@ -106,6 +108,7 @@ struct WhenSpec {
 inline constexpr int kMaxStaleWrites = 8;      // stale_reads' `writes`, 1..this (backend/world/read_faults.h)
 inline constexpr int kMaxFaultedReads = 16;    // stale_reads' and partial_reads' `reads`, 1..this
 inline constexpr int kMaxFaultedApplies = 16;  // geometry_partial's `applies`, 1..this
+inline constexpr int kMaxRefusedBinds = 16;    // reject_binds' `binds`, 1..this
 
 struct Op {
   OpKind kind = OpKind::Inventory;
@@ -152,6 +155,8 @@ struct Op {
   int reads = 1;
   // geometry_partial: how many applies on the node the fault covers (1..kMaxFaultedApplies)
   int applies = 1;
+  // reject_binds: how many binds on the node its kubelet refuses (1..kMaxRefusedBinds)
+  int binds = 1;
   // partial_reads: the listings it covers, file order ("inventory", "release"); empty = the inventory's alone
   std::vector<std::string> listings;
   // partial_reads: the workloads the listing omits

@@ -30,7 +30,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {flow_clock, "flow-clock"},
                                                 {leftover_claim, "leftover-claim"},
                                                 {partial_apply, "partial-apply"},
-                                                {release_listing, "release-listing"}};
+                                                {release_listing, "release-listing"},
+                                                {admission_reject, "admission-reject"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

@@ -384,7 +384,9 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.partial_apply = f.geometry_faults && g4.chance(1, 2);
   Gen g5(sim::execution_seed(seed, 4));  // the fifth stream (SwarmFeatures::release_listing): the feature, its keys
   f.release_listing = f.read_faults && g5.chance(1, 2);
-  bool partial_written = false, listing_written = false;
+  Gen g6(sim::execution_seed(seed, 5));  // the sixth stream (SwarmFeatures::admission_reject): the feature, its op
+  f.admission_reject = f.binds && g6.chance(1, 2);
+  bool partial_written = false, listing_written = false, reject_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -411,7 +413,13 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
   for (const auto& r : side) {
     Json s;
-    if (r == "kubelet") s = kubelet_script(g, c, workloads);
+    if (r == "kubelet") {
+      s = kubelet_script(g, c, workloads);
+      if (f.admission_reject) {  // appended, from the sixth stream: the draws before it keep their values
+        s.push_back({{"op", "reject_binds"}, {"node", g6.pick(c.names)}, {"binds", g6.range(1, 2)}});
+        reject_written = true;
+      }
+    }
     if (r == "operator") s = operator_ops;
     if (r == "chaos") {
       s = chaos_script(g, f, c, workloads);
@@ -432,6 +440,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   }
   f.partial_apply = partial_written;  // named among the features only when the file has the op
   f.release_listing = listing_written;
+  f.admission_reject = reject_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

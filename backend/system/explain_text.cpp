@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/system/system.h"
+#include "backend/world/admission_faults.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 
@@ -51,6 +52,7 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
     m[object_id(Obj::FailedReads, kind)] = {ObjectName::Data, fmt::format("the failing-{}-reads flag", kind)};
   m[object_id(Obj::Lock, "backend")] = {ObjectName::Sync, "the backend lock"};
   m[read_faults_id()] = {ObjectName::Data, "the armed read faults"};
+  m[admission_faults_id()] = {ObjectName::Data, "the binds the kubelets refuse"};
   m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // object_ids.h
   m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // object_ids.h
   std::map<std::string, bool> claims;

@@ -139,8 +139,8 @@ class BackendSystem final : public campaign::System {
     for (const auto& b : backend::barrier_table()) u.barriers.emplace_back(b.name);
     for (const auto& op : op_syntax_rows())
       u.ops.emplace_back(op.name, std::vector<std::string>(op.outcomes.begin(), op.outcomes.end()));
-    u.faults = {"crash",         "raise",       "drop_response", "fail_reads",
-                "fail_geometry", "stale_reads", "partial_reads", "geometry_partial"};
+    u.faults = {"crash",       "raise",         "drop_response",    "fail_reads",  "fail_geometry",
+                "stale_reads", "partial_reads", "geometry_partial", "reject_binds"};
     return u;
   }
   campaign::SubjectPtr load(const std::string& path) const override { return subject_of(load_scenario(path)); }

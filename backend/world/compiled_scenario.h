@@ -57,7 +57,8 @@ struct CompiledScenario {
   /// Per actor: the footprint id of its "life" mutex when some `recover` op names it
   /// (backend/system/backend_world.h), else nullopt.
   std::vector<std::optional<uint64_t>> life_ids;
-  bool read_fault_ops = false;  // some script has a stale_reads or partial_reads op
+  bool read_fault_ops = false;       // some script has a stale_reads or partial_reads op
+  bool admission_fault_ops = false;  // some script has a reject_binds op (admission_faults.h)
   /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling
   /// point, no barrier is; ActorCaller draws the stand-in for a writer inside a reserve instead.
   bool atomic_ops = false;

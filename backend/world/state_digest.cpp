@@ -4,6 +4,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "backend/world/admission_faults.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 #include "sim/state_hash.h"
@@ -23,7 +24,8 @@ static_assert(sizeof(backend::DeviceIdentity) == 216,
 static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 496, "ObjectHistories changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3352, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3384, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -328,6 +330,11 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   // A stale read's answer depends on the order of the last writes: the read-fault history (faulted_reads.cpp).
   o.push_back({invariant_visible_id(), faults});
   o.push_back({faults_fired_id(), static_cast<uint64_t>(w.faults_fired())});
+  if (w.admission.enabled) {  // only where a scenario can arm it: no other scenario's states change
+    Hasher a;
+    for (const auto& [node, binds] : w.admission.refused) a.s(node).i(binds);
+    o.push_back({admission_faults_id(), a.h});
+  }
   for (const ActorState& a : w.actors()) {
     Hasher p;
     p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); });

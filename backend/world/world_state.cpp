@@ -112,6 +112,8 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   f.partial_workloads.clear();
   f.partial_reads = 0;
   if (f.enabled) f.start(s.backend.state());
+  s.admission.enabled = c.admission_fault_ops;
+  s.admission.refused.clear();
   s.histories.reset(c.records_histories, s.backend.state(), s.actors);
   s.memo.reset(s.backend.state().nodes.size());  // last: the backend's reset read what the execution wrote
 }
@@ -146,6 +148,7 @@ WorldState::WorldState(const CompiledScenario& c)
       audit_base(storage_->audit_base),
       stale_reserves(storage_->stale_reserves),
       read_faults(storage_->read_faults),
+      admission(storage_->admission),
       histories(storage_->histories),
       memo(storage_->memo),
       backend_(storage_->backend),

@@ -18,6 +18,7 @@
 #include "backend/model/memory_backend.h"
 #include "backend/scenario/scenario.h"
 #include "backend/world/actor_state.h"
+#include "backend/world/admission_faults.h"
 #include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
 #include "backend/world/object_history.h"
@@ -72,6 +73,7 @@ struct WorldStorage {
   std::optional<backend::BackendState> audit_base;
   std::vector<std::string> stale_reserves;
   ReadFaults read_faults;
+  AdmissionFaults admission;
   ObjectHistories histories;
   InvariantMemo memo;
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
@@ -152,6 +154,8 @@ class WorldState {
   int faults_fired() const { return faults_fired_; }
   /// stale_reads / partial_reads (read_faults.h): the armed faults and the history of read states.
   ReadFaults& read_faults;
+  /// reject_binds (admission_faults.h): the binds each node's kubelet still refuses.
+  AdmissionFaults& admission;
   /// The version history of the shared objects (object_history.h: no-lost-update); kept only while that is checked.
   ObjectHistories& histories;
   /// What the steps since the last check wrote, and the incremental checks' memo (dirty.h); in the storage,

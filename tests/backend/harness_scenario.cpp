@@ -90,7 +90,7 @@ fs::path scratch_dir() {
 
 TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   const auto& names = op_names();
-  REQUIRE(names.size() == 24);
+  REQUIRE(names.size() == 25);
   CHECK(std::string(op_name(OpKind::Recover)) == "recover");
   CHECK(std::string(op_name(OpKind::Inventory)) == "inventory");
   CHECK(std::string(op_name(OpKind::MarkReady)) == "mark_ready");
@@ -98,6 +98,7 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(std::string(op_name(OpKind::GeometryNoEffect)) == "geometry_no_effect");
   CHECK(std::string(op_name(OpKind::GeometryPartial)) == "geometry_partial");
   CHECK(std::string(op_name(OpKind::SetPointer)) == "set_pointer");
+  CHECK(std::string(op_name(OpKind::RejectBinds)) == "reject_binds");
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(op_name(static_cast<OpKind>(i)) == names[i]);
   const auto words = [](OpKind k) { return std::vector<std::string>(op_outcomes(k).begin(), op_outcomes(k).end()); };
   using V = std::vector<std::string>;
@@ -110,10 +111,11 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(words(OpKind::Reconcile) == V{"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"});
   CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
-  for (OpKind k : {OpKind::BindWorkload, OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads,
-                   OpKind::FailGeometry, OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState,
-                   OpKind::WriteSharedMap, OpKind::SetPointer, OpKind::StaleReads, OpKind::PartialReads,
-                   OpKind::FailGeometryFor, OpKind::GeometryNoEffect, OpKind::GeometryPartial})
+  CHECK(words(OpKind::BindWorkload) == V{"done", "rejected"});
+  for (OpKind k : {OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads, OpKind::FailGeometry,
+                   OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap,
+                   OpKind::SetPointer, OpKind::StaleReads, OpKind::PartialReads, OpKind::FailGeometryFor,
+                   OpKind::GeometryNoEffect, OpKind::GeometryPartial, OpKind::RejectBinds})
     CHECK(words(k) == V{"done"});
 }
 

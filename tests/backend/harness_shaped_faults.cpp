@@ -1,5 +1,6 @@
 // Faults with shape and conditional ops (docs/DESIGN.md §4, "Read faults" and "Op modifiers"): stale_reads,
-// partial_reads, fail_geometry_for, geometry_no_effect, geometry_partial (read_faults.h, backend/ops/op_faults.cpp,
+// partial_reads, fail_geometry_for, geometry_no_effect, geometry_partial, reject_binds (read_faults.h,
+// admission_faults.h, backend/ops/op_faults.cpp,
 // backend/model/geometry_hooks.cpp), and the op modifiers `when` and `retry` (conditional_ops.h). Harness cases
 // run on a fixed schedule: the lowest-numbered runnable actor always runs, so actors run one after another in file
 // order.
@@ -40,13 +41,13 @@ struct ShapedRun {
   std::unique_ptr<BackendWorld> world;
   sim::ExecutionResult result;
 
-  explicit ShapedRun(const std::string& text, std::vector<uint64_t> draws = {})
+  explicit ShapedRun(const std::string& text, std::vector<uint64_t> draws = {}, bool footprints = false)
       : sc(parse_scenario(text, "shaped.json")) {
     compiled = compile(sc, {});
     world = std::make_unique<BackendWorld>(*compiled);
     InOrder strategy;
     strategy.draws = std::move(draws);
-    result = sim::Engine().run(*world, strategy);
+    result = sim::Engine(sim::EngineOptions{.record_footprints = footprints}).run(*world, strategy);
   }
   std::vector<std::string> outcomes(size_t actor) const {
     std::vector<std::string> out;
@@ -307,6 +308,62 @@ TEST_CASE("geometry_partial: the apply carves one slice and reports failed, and 
     CHECK(b.state().node("n1")->mig_layout == Layout{{"1g.10gb", 1}});
     CHECK(b.state().node("n1")->mig_state == "failed");
   }
+}
+
+// -- reject_binds (admission_faults.h) ------------------------------------------------------------
+
+TEST_CASE("reject_binds: the node's kubelet refuses the next binds there, which bind nothing, and armings add up",
+          "[shaped-faults]") {
+  const ShapedRun r(two_nodes(R"({ "name": "kubelet", "script": [ { "op": "reject_binds", "node": "n1" },
+        { "op": "reject_binds", "node": "n1", "binds": 2 }, { "op": "reject_binds", "node": "n2" } ] },
+      { "name": "pods", "script": [ { "op": "bind_workload", "node": "n1", "workload": "w1" },
+        { "op": "bind_workload", "node": "n1", "workload": "w2" },
+        { "op": "bind_workload", "node": "n2", "workload": "w3" },
+        { "op": "bind_workload", "node": "n1", "workload": "w4" },
+        { "op": "bind_workload", "node": "n1", "workload": "w5" },
+        { "op": "bind_workload", "node": "n2", "workload": "w6" } ] })"));
+  CHECK(r.outcomes(0) == std::vector<std::string>{"done", "done", "done"});
+  // n1 refuses three binds (1 + 2), n2 one; the binds after them are bound.
+  CHECK(r.outcomes(1) == std::vector<std::string>{"rejected", "rejected", "rejected", "rejected", "done", "done"});
+  const auto& s = r.world->backend().state();
+  CHECK(s.node("n1")->workloads == allocsim::backend::OrderedMap<std::string, int>{{"w5", 1}});
+  CHECK(s.node("n2")->workloads == allocsim::backend::OrderedMap<std::string, int>{{"w6", 1}});
+  CHECK(r.world->admission.refused.empty());
+  const std::vector<std::string> calls = r.calls("pods");
+  REQUIRE(calls.size() == 6);
+  CHECK(calls[0] == "bind_workload node=n1 workload=w1 units=1 fault=reject_binds:n1");
+  CHECK(calls[2] == "bind_workload node=n2 workload=w3 units=1 fault=reject_binds:n2");
+  CHECK(calls[4] == "bind_workload node=n1 workload=w5 units=1");
+  CHECK(r.calls("kubelet")[1] == "reject_binds node=n1 binds=2");
+}
+
+TEST_CASE("reject_binds: a refused bind reads and writes the armed rejections, and without the op no bind touches them",
+          "[shaped-faults]") {
+  // The footprint of the k-th Call step of `actor` (the step that runs the op's body), as (read, written).
+  const auto touches = [](const ShapedRun& r, const std::string& actor, size_t k) {
+    std::pair<bool, bool> out{false, false};
+    for (const auto& st : r.result.steps) {
+      if (st.kind != sim::PointKind::Call || r.world->actor_name(st.actor) != actor || k-- != 0) continue;
+      for (const auto& t : st.footprint)
+        if (t.object == admission_faults_id()) (t.write ? out.second : out.first) = true;
+      return out;
+    }
+    FAIL("no such step");
+    return out;
+  };
+  const ShapedRun armed(two_nodes(R"({ "name": "kubelet", "script": [ { "op": "reject_binds", "node": "n1" } ] },
+      { "name": "pods", "script": [ { "op": "bind_workload", "node": "n1", "workload": "w1" },
+        { "op": "bind_workload", "node": "n1", "workload": "w2" } ] })"),
+                        {}, true);
+  CHECK(armed.outcomes(1) == std::vector<std::string>{"rejected", "done"});
+  CHECK(touches(armed, "kubelet", 0) == std::pair<bool, bool>{false, true});
+  CHECK(touches(armed, "pods", 0) == std::pair<bool, bool>{false, true});  // refused: uses one up
+  CHECK(touches(armed, "pods", 1) == std::pair<bool, bool>{true, false});  // bound: reads that none is armed
+  const ShapedRun plain(two_nodes(R"({ "name": "pods", "script": [ { "op": "bind_workload", "node": "n1",
+        "workload": "w1" } ] })"),
+                        {}, true);
+  CHECK(plain.outcomes(0) == std::vector<std::string>{"done"});
+  CHECK(touches(plain, "pods", 0) == std::pair<bool, bool>{false, false});
 }
 
 // -- when ------------------------------------------------------------------------------------------

@@ -70,9 +70,10 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
     for (const auto& f : swarm_features(seed).names()) ++feature_counts[f.substr(0, f.find('='))];
   }
   // Swarm: every feature is on in some scenarios and off in others.
-  for (const char* f : {"mig", "split-reserve", "status-ops", "release", "second-reserve", "binds", "foreign-writes",
-                        "read-faults", "geometry-faults", "barrier-faults", "recover", "start-state", "conditional",
-                        "clock", "flow-clock", "leftover-claim", "partial-apply", "release-listing"}) {
+  for (const char* f :
+       {"mig", "split-reserve", "status-ops", "release", "second-reserve", "binds", "foreign-writes", "read-faults",
+        "geometry-faults", "barrier-faults", "recover", "start-state", "conditional", "clock", "flow-clock",
+        "leftover-claim", "partial-apply", "release-listing", "admission-reject"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

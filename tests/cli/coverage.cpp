@@ -44,14 +44,14 @@ TEST_CASE("run --report-json: what the run reached and never reached", "[cli][co
   CHECK(names(c.at("ops"), "reached") == Names{"inventory", "plan", "reserve"});
   CHECK(names(c.at("faults"), "reached").empty());
   CHECK(names(c.at("faults"), "never") == Names{"crash", "raise", "drop_response", "fail_reads", "fail_geometry",
-                                                "stale_reads", "partial_reads", "geometry_partial"});
+                                                "stale_reads", "partial_reads", "geometry_partial", "reject_binds"});
   // 5 barriers reached: 25 ordered pairs, each listed once.
   CHECK(names(c.at("barrier_pairs"), "reached").size() + names(c.at("barrier_pairs"), "never").size() == 25);
   CHECK(names(c.at("outcomes"), "reached") ==
         Names{"inventory: complete", "plan: feasible", "reserve: claimed", "reserve: conflict", "reserve: skipped"});
   const std::string page = slurp(dir / "r.html");
   CHECK_THAT(page, Catch::Contains("<section class=\"coverage\" id=\"coverage\">") &&
-                       Catch::Contains("<tr data-dimension=\"faults\"><td>faults</td><td class=\"num\">0 of 8</td>"));
+                       Catch::Contains("<tr data-dimension=\"faults\"><td>faults</td><td class=\"num\">0 of 9</td>"));
 }
 
 TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a merge of shards gives the same",
@@ -71,7 +71,7 @@ TEST_CASE("sweep: the report's coverage names the fault kinds that fired, and a 
         Names{"crash", "raise", "drop_response", "stale_reads", "partial_reads", "geometry_partial"});
   // No scenario of scenarios/ draws a `faults.fail_reads` or `faults.fail_geometry` fault (they fail reads with
   // the fail_reads op): the list says so.
-  CHECK(names(c.at("faults"), "never") == Names{"fail_reads", "fail_geometry"});
+  CHECK(names(c.at("faults"), "never") == Names{"fail_reads", "fail_geometry", "reject_binds"});
   CHECK(names(c.at("barriers"), "never") == Names{"claim.ready.after"});
   CHECK(merged.at("coverage") == c);
 }
@@ -87,7 +87,7 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
                                   "sharing=accounting_only": 3, "split-reserve": 2, "status-ops": 6, "release": 8,
                                   "second-reserve": 2, "binds": 4, "foreign-writes": 2, "read-faults": 2,
                                   "geometry-faults": 2, "barrier-faults": 3, "recover": 3, "conditional": 2,
-                                  "clock": 1, "flow-clock": 1, "release-listing": 1},
+                                  "clock": 1, "flow-clock": 1, "release-listing": 1, "admission-reject": 1},
                         "never": ["start-state", "leftover-claim", "partial-apply"]})"));
   CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads"});
   // The recorded night of tests/findings/ is this very run: its summary holds the same coverage.

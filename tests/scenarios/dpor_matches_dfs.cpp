@@ -139,10 +139,10 @@ TEST_CASE("dpor and plain dfs see the same traces when two actors compete for th
 }
 
 TEST_CASE("dpor and plain dfs agree when a fault's arming races the step that reads it", "[dpor][scenarios]") {
-  // The two port-only hooks are read by steps of other actors: a release's workload check reads what
-  // partial_reads with listings ["release"] armed, a geometry apply what geometry_partial armed. Each reading
-  // step must name the hook's object in its footprint, or DPOR takes the arming for independent of it and
-  // explores one order only. Unpinned, both orders exist: the outcome sets and violated sets must be DFS's.
+  // The two port-only hooks and the kubelet's refusals are read by steps of other actors: a release's workload check
+  // reads what partial_reads with listings ["release"] armed, a geometry apply what geometry_partial armed, a bind
+  // what reject_binds armed. Each reading step must name the hook's object in its footprint, or DPOR takes the
+  // arming for independent of it and explores one order only. Unpinned, both orders exist: the outcome sets and violated sets must be DFS's.
   const auto node = [](const char* mig) {
     return fmt::format(R"({{ "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
         "labels": {{ "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2"{} }} }})",
@@ -166,6 +166,14 @@ TEST_CASE("dpor and plain dfs agree when a fault's arming races the step that re
       {{ "name": "chaos", "script": [ {{ "op": "geometry_partial", "node": "n1" }} ] }} ],
     "expect": {{ "outcome": "pass" }} }})",
                                           node(R"(, "nvidia.com/mig.capable": "true")"));
+  const std::string admission = fmt::format(R"({{ "schema": "allocsim/scenario/v1", "name": "admission",
+    "nodes": [ {} ],
+    "actors": [
+      {{ "name": "flowA", "script": [ {{ "op": "reserve", "requests": [ {{ "workload": "wa" }} ] }},
+        {{ "op": "bind_workload", "node": "n1", "workload": "wa", "when": {{ "op": 0, "outcome": "claimed" }} }} ] }},
+      {{ "name": "kubelet", "script": [ {{ "op": "reject_binds", "node": "n1" }} ] }} ],
+    "expect": {{ "outcome": "pass" }} }})",
+                                            node(""));
   const auto keys = [](const allocsim::campaign::RunReport& r) {
     std::set<std::string> out;
     for (const auto& [actor, ops] : r.outcomes)
@@ -194,5 +202,15 @@ TEST_CASE("dpor and plain dfs agree when a fault's arming races the step that re
     CHECK(keys(dpor.report).count("flowA observe failed") == 1);
     CHECK(keys(dpor.report).count("flowA observe prepared") == 1);
     CHECK(dpor.report.distinct_traces == dfs.report.distinct_traces);
+  }
+  SECTION("a kubelet's refusal armed before or after the bind") {
+    const Scenario sc = parse_scenario(admission, "admission.json");
+    const Outcome dfs = run(sc, "none"), dpor = run(sc, "dpor");
+    REQUIRE(dfs.report.exhausted);
+    REQUIRE(dpor.report.exhausted);
+    CHECK(dpor.violated == dfs.violated);
+    CHECK(keys(dpor.report) == keys(dfs.report));
+    CHECK(keys(dpor.report).count("flowA bind_workload rejected") == 1);
+    CHECK(keys(dpor.report).count("flowA bind_workload done") == 1);
   }
 }

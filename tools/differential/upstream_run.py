@@ -106,6 +106,7 @@ class Execution:
         self.f_barriers: dict[str, list[str]] = f.get('barriers', {})
         self.f_reads: list[str] = f.get('fail_reads', [])
         self.f_geometry: list[str] = f.get('fail_geometry', [])
+        self.refused: dict[str, int] = {}  # reject_binds: node -> binds still refused
 
     def apply_start_state(self) -> None:
         upstream_start_state.apply(self.mb, self.b, self.sc)
@@ -263,7 +264,17 @@ class Execution:
         k, node = op.kind, op.get('node')
         if k == 'bind_workload':
             self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}')
+            if self.refused.get(node, 0) > 0:  # reject_binds (admission_faults.h): the kubelet refuses the pod
+                self.refused[node] -= 1
+                self.ctx.note(f'fault=reject_binds:{node}')
+                return 'rejected'
             self.b.bind_workload(node, op.get('workload'), int(op.get('units', 1)))
+        elif k == 'reject_binds':
+            # A harness fault (backend/world/admission_faults.h): the node's kubelet refuses the next binds; upstream's
+            # bind_workload, its test kubelet, is simply not called for them.
+            binds = int(op.get('binds', 1))
+            self.call(a, k, f'node={node} binds={binds}')
+            self.refused[node] = self.refused.get(node, 0) + binds
         elif k == 'unbind_workload':
             self.call(a, k, f'node={node} workload={op.get("workload")}')
             self.b.unbind_workload(node, op.get('workload'))
