@@ -10,6 +10,7 @@ whose waiter parks until the holder lets go). The schedule names one actor per s
 '''
 from __future__ import annotations
 
+import _thread
 import threading
 from typing import Any
 
@@ -60,6 +61,23 @@ def parse_schedule(text: str, names: list[str]) -> list[tuple[str, Any]]:
     return out
 
 
+class Handoff:
+    '''A semaphore of 0 or 1 on a raw lock, for the strict turn-taking between the engine and one actor thread:
+    threading.Semaphore waits on a Condition written in Python, and these handoffs were most of the stage's time.
+    A release while already released (an aborted actor's last one, which nobody waits for) is a no-op.'''
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._lock.acquire()
+
+    def acquire(self) -> None:
+        self._lock.acquire()
+
+    def release(self) -> None:
+        if self._lock.locked():
+            self._lock.release()
+
+
 class Ctx:
     '''The engine side: parks and resumes actor threads, follows the schedule, records steps.'''
 
@@ -70,8 +88,8 @@ class Ctx:
         self.max_steps = max_steps
         self.steps: list[list[Any]] = []  # [actor, kind, what, detail]
         self.crashes: list[list[Any]] = []
-        self.go = {n: threading.Semaphore(0) for n in names}
-        self.back = threading.Semaphore(0)
+        self.go = {n: Handoff() for n in names}
+        self.back = Handoff()
         self.state = {n: 'new' for n in names}  # new | point | blocked | done
         self.point_of: dict[str, tuple[str, str, str]] = {}
         self.waiting: dict[str, 'SimLock'] = {}
