@@ -17,8 +17,8 @@ constexpr const char* kOpsAtomic = "ops-atomic";
 constexpr size_t kOpsAtomicShownLines = 8;
 /// The state block's first line. Ids are renumbered in a result (op_results.h), so they differ from the trace's.
 constexpr const char* kResultHeader =
-    "result: this execution (-) against the nearest op-level result (+); ids renumbered by rank per actor "
-    "(#1: the actor's lowest id in the result), since id counters differ between executions that agree";
+    "result: this execution (-) against the nearest op-level result (+); ids renumbered by rank per kind and actor "
+    "(#1: the actor's lowest id of that kind in the result), since id counters differ between executions that agree";
 /// Verdicts kept per thread (check_ops_atomic).
 constexpr size_t kOpsAtomicKept = 1024;
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/op_syntax.h"
 
 namespace allocsim::harness {
@@ -55,7 +56,7 @@ std::vector<std::string> read_occurrence_pin(const ScenarioReader& r, const Json
                             "/actors/.../script/<index>)",
                             quote(actor.name), index, actor.script.size()));
   const Op& op = actor.script[index];
-  const auto& vocabulary = op_outcomes(op.kind);
+  const std::vector<const char*> vocabulary = outcome_vocabulary(op);  // with `skipped` where the op has a `when`
   r.want_array(v, ptr);
   if (v.empty()) r.fail(ptr, fmt::format("expected a non-empty array of {} outcomes, got []", quote(op_name(op.kind))));
   std::vector<std::string> out;

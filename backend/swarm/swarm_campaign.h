@@ -102,6 +102,9 @@ struct SwarmReport {
   /// Per check a scenario's compile left unjudged (Compiled::notes, "ops-atomic not judged: ..."; the key is the
   /// text before " not judged"), the scenarios it was left unjudged in.
   std::map<std::string, uint64_t> unjudged;
+  /// False when some scenarios were counted by a summary or checkpoint written before `unjudged` existed (a resume
+  /// or a merge of one): the counts above then miss theirs, and the summary says "not counted" (null).
+  bool unjudged_counted = true;
   /// A finding's first scenario index, for each invariant found (measurement: scenarios until found).
   std::optional<uint64_t> first_index_of(const std::string& invariant) const;
 };

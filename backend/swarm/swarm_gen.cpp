@@ -285,6 +285,20 @@ Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
   return s;
 }
 
+/// The kubelet's script `s` with a reject_binds where it refuses something: last, on the node a flow of `flows` binds
+/// its own pod on (the refusal races that bind); else first, on the kubelet's own bind's node (or the first node).
+Json with_admission_reject(Json s, const Json& flows, const Cluster& cluster, int binds) {
+  for (const Json& flow : flows)
+    for (const Json& op : flow["script"])
+      if (op["op"] == "bind_workload") {
+        s.push_back({{"op", "reject_binds"}, {"node", op["node"]}, {"binds", binds}});
+        return s;
+      }
+  const Json node = s.front()["op"] == "bind_workload" ? s.front()["node"] : Json(cluster.names.front());
+  s.insert(s.begin(), Json{{"op", "reject_binds"}, {"node", node}, {"binds", binds}});
+  return s;
+}
+
 /// Another controller's single writes (backend/ops/op_foreign.cpp).
 /// A relabel drops nvidia.com/gpu.count by one (a card went unhealthy) only where a card is free, and takes
 /// that card from the kubelet: a relabel under pods that fill the node breaks capacity-within-cards by the
@@ -415,8 +429,8 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     Json s;
     if (r == "kubelet") {
       s = kubelet_script(g, c, workloads);
-      if (f.admission_reject) {  // appended, from the sixth stream: the draws before it keep their values
-        s.push_back({{"op", "reject_binds"}, {"node", g6.pick(c.names)}, {"binds", g6.range(1, 2)}});
+      if (f.admission_reject) {  // from the sixth stream: the draws before it keep their values
+        s = with_admission_reject(std::move(s), list, c, g6.range(1, 2));
         reject_written = true;
       }
     }

@@ -60,9 +60,9 @@ struct SwarmFeatures {
   /// ["release"] or ["inventory", "release"], half each), so a release or a recovery may free a claim whose pods
   /// still run. Drawn from a fifth stream of the seed; set only when the scenario has such an op.
   bool release_listing = false;
-  /// With `binds`: the kubelet ends by arming reject_binds on a node (1-2 binds), so a later bind there, a flow's
-  /// own pod's included, is refused (`rejected`). Drawn from a sixth stream of the seed; set only when the scenario
-  /// has the op (the kubelet is one of its actors).
+  /// With `binds`: the kubelet arms reject_binds (1-2 binds) where it refuses something: last, on the node a flow
+  /// binds its own pod on (the refusal races that bind), else first, on its own bind's node. Drawn from a sixth
+  /// stream of the seed; set only when the scenario has the op (the kubelet is one of its actors).
   bool admission_reject = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;

@@ -164,11 +164,15 @@ SwarmReport report_from(const JsonReader& rd, const nlohmann::json& j, const std
   r.violations = u64(rd, j, ptr, "violations");
   r.stopped_by_until = rd.bool_value(rd.require(j, ptr, "stopped_by_until"), ptr + "/stopped_by_until");
   r.interrupted = rd.bool_value(rd.require(j, ptr, "interrupted"), ptr + "/interrupted");
-  if (j.contains("unjudged")) {  // absent in summaries written before it existed: nothing left unjudged
+  // Absent in summaries written before it existed, null where such a summary was resumed or merged: not counted.
+  if (!j.contains("unjudged") || j["unjudged"].is_null()) {
+    r.unjudged_counted = false;
+  } else {
     const std::string uptr = ptr + "/unjudged";
     rd.want_object(j["unjudged"], uptr);
     for (const auto& [check, n] : j["unjudged"].items()) {
-      rd.want(n, uptr + "/" + support::escape_token(check), n.is_number_unsigned(), "an unsigned integer");
+      rd.want(n, uptr + "/" + support::escape_token(check), n.is_number_unsigned() && n.get<uint64_t>() <= r.scenarios,
+              "a count of scenarios, at most \"scenarios\"");
       r.unjudged[check] = n.get<uint64_t>();
     }
   }
@@ -244,7 +248,7 @@ Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
   j["distinct"] = r.findings.size();
   j["stopped_by_until"] = r.stopped_by_until;
   j["interrupted"] = r.interrupted;
-  j["unjudged"] = r.unjudged;
+  j["unjudged"] = r.unjudged_counted ? Json(r.unjudged) : Json(nullptr);
   j["findings"] = std::move(findings);
   j["coverage"] = coverage_of(r);
   return j;
@@ -398,6 +402,7 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
     r.dpor_exhausted += s.report.dpor_exhausted;
     r.violations += s.report.violations;
     for (const auto& [check, n] : s.report.unjudged) r.unjudged[check] += n;
+    r.unjudged_counted &= s.report.unjudged_counted;
     r.reach.add(s.report.reach);  // coverage: the unions and sums the unsharded run has
     for (const auto& [word, n] : s.report.features) r.features[word] += n;
     for (const SwarmFinding& f : s.report.findings) {

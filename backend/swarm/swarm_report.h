@@ -7,7 +7,8 @@
 //    (null without), "per_scenario", "max_steps", "shrink_runs", "mutants", "until", "shard": "K/N"},
 //    "scenarios", "executions", "faithful_executions" (mutant runs only), "dpor_scenarios", "dpor_exhausted",
 //    "violations", "distinct", "stopped_by_until", "interrupted", "unjudged": {check: scenarios it was left
-//    unjudged in (SwarmReport::unjudged); absent in summaries written before it existed},
+//    unjudged in (SwarmReport::unjudged); absent in summaries written before it existed, null in a run that
+//    resumed or merged such a summary: not counted},
 //    "findings": [{"signature", "invariant", "count", "first_index", "first_seed", "file", "trace",
 //                  "from_index", "from_seed", "strategy", "actors", "ops", "steps",
 //                  "also_faithful", "first_mutant_only_index" (these two in mutant runs only)}],

@@ -58,7 +58,7 @@ std::shared_ptr<const OpLevelResults> explore_op_level(const Scenario& sc,
   // verdict would be a guess.
   constexpr const char* kLeaveOut = R"(; `"invariants": {"all_except": ["ops-atomic"]}` leaves the check out)";
   if (!first_finding.empty()) {
-    out->note = fmt::format("ops-atomic not judged: op-level execution #{} ended in {}{}", sum.executions,
+    out->note = fmt::format("ops-atomic not judged: an op-level execution (each op's calls as one step) ended in {}{}",
                             first_finding, kLeaveOut);
     out->results.clear();
   } else if (sum.executions > bound) {

@@ -132,7 +132,8 @@ class BackendSystem final : public campaign::System {
  public:
   /// The barrier table, the op table with each op's outcome vocabulary, and the fault kinds: the KIND of
   /// each `fault=KIND` note (barrier actions in actor_caller.cpp, the faults drawn before a call in
-  /// script_runner.cpp, the read faults of read_faults.cpp, the partial apply of geometry_hooks.cpp), in README's
+  /// script_runner.cpp, the read faults of read_faults.cpp, the partial apply of geometry_hooks.cpp, the refused
+  /// binds of op_environment.cpp), in README's
   /// order.
   campaign::CoverageUniverse coverage_universe() const override {
     campaign::CoverageUniverse u;

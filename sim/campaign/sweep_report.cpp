@@ -257,6 +257,9 @@ std::vector<ScenarioPlan> merged_plans(const System& system, const Reports& repo
       for (const char* key : {"digest", "work_units", "plan"})
         if (!fresh && it->second.at(key) != s.at(key))
           throw fail(name, "/scenarios", fmt::format("scenario {}: {} differs from another shard's", path, key));
+      // The compile's notes (absent in reports written before them): every shard compiled the same scenario.
+      if (!fresh && it->second.value("notes", nlohmann::json::array()) != s.value("notes", nlohmann::json::array()))
+        throw fail(name, "/scenarios", fmt::format("scenario {}: notes differs from another shard's", path));
     }
   for (const auto& e : first.at("errors")) {
     ScenarioPlan p;
@@ -277,6 +280,7 @@ std::vector<ScenarioPlan> merged_plans(const System& system, const Reports& repo
                                         p.scenario->digest(), s.at("digest").get<std::string>()));
     p.units.resize(s.at("work_units").get<size_t>());
     p.plan_digest = s.at("plan").get<std::string>();
+    p.notes = s.value("notes", std::vector<std::string>{});
     if (s.contains(kPctKey)) p.pct_steps = s.at(kPctKey).at("steps").get<uint64_t>();
     plans.push_back(std::move(p));
   }

@@ -63,6 +63,33 @@ TEST_CASE("occurrence pins: each op of the same name is judged on its own", "[ex
   CHECK_FALSE(swapped.met);
 }
 
+TEST_CASE("occurrence pins: an op with a `when` may be pinned to skipped, one without may not",
+          "[expect][occurrence]") {
+  // bind_workload's own outcomes hold no `skipped`; its first bind runs only after a conflict (never here), so its
+  // index pin must take `skipped`, and the second bind, with no `when`, must not.
+  const auto text = [](const std::string& pins) {
+    return R"({ "schema": "allocsim/scenario/v1", "name": "pins",
+      "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+      "actors": [ { "name": "flowA", "script": [
+          { "op": "reserve", "requests": [ { "workload": "wa" } ] },
+          { "op": "bind_workload", "node": "n1", "workload": "wa", "when": { "op": 0, "outcome": "conflict" } },
+          { "op": "bind_workload", "node": "n1", "workload": "wb" } ] } ],
+      "expect": { "outcome": "pass", "actors": { "flowA": )" +
+           pins + " } } }";
+  };
+  const auto met = run_text(text(R"({ "0": ["claimed"], "1": ["skipped"], "2": ["done"] })"));
+  CHECK(met.unmet.empty());
+  CHECK(met.met);
+  try {
+    parse_scenario(text(R"({ "2": ["done", "skipped"] })"), "pins.json");
+    FAIL("accepted");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()) ==
+          "pins.json: /expect/actors/flowA/2/1: unknown outcome \"skipped\" for op 2 "
+          "(\"bind_workload\") (expected one of \"done\", \"rejected\")");
+  }
+}
+
 TEST_CASE("expect.audit: sometimes, never and always, with and without a detail", "[expect][audit]") {
   const auto met = run_text(scenario_with(R"({ "outcome": "pass", "audit": {
       "stamp-owner": "always", "release-owner": "sometimes", "release-owner=rollback": "never",

@@ -117,7 +117,9 @@ TEST_CASE("past its bound, or with an op that never returns, ops-atomic judges n
         "bring it under; `\"invariants\": {\"all_except\": [\"ops-atomic\"]}` leaves the check out");
   const auto spins = op_level_results(file("scenarios/mutants/release-spins-on-busy-nodes.json"), {}, 1000);
   CHECK_FALSE(spins->judged);
-  CHECK_THAT(spins->note, Catch::StartsWith("ops-atomic not judged: op-level execution #2 ended in actor-exception: "));
+  CHECK_THAT(spins->note,
+             Catch::StartsWith("ops-atomic not judged: an op-level execution (each op's calls as one step) ended in "
+                               "actor-exception: "));
   CHECK_THAT(spins->note, Catch::Contains("passed 100000 barriers in one actor"));
   // A run says so in its notes.
   campaign::ExploreConfig cfg;
@@ -145,9 +147,9 @@ TEST_CASE("ops-atomic fires on an aborted read and names the nearest op-level re
   CHECK_THAT(v.message, Catch::Contains("comes from the op-level schedule flowA:inventory"));
   CHECK_THAT(v.state,
              Catch::StartsWith(
-                 "result: this execution (-) against the nearest op-level result (+); ids renumbered by rank per actor "
-                 "(#1: the actor's lowest id in the result), since id counters differ "
-                 "between executions that agree\n"));
+                 "result: this execution (-) against the nearest op-level result (+); ids renumbered by rank per kind "
+                 "and actor (#1: the actor's lowest id of that kind in the result), since id counters differ between "
+                 "executions that agree\n"));
   CHECK_THAT(v.state, Catch::Contains("- node n1 owner=- epoch=-"));
   CHECK_THAT(v.state, Catch::Contains("- node n2 owner=flowB epoch=gen-flowB-#1"));
   // The op-level set the message counts.

@@ -117,6 +117,22 @@ TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", 
   require_same_folder(straight, resumed);
 }
 
+TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged counts says they were not counted",
+          "[checkpoint]") {
+  // Written before summaries counted the scenarios a check was left unjudged in: its 4 scenarios' counts are
+  // unknown, so the run does not print counts that would miss them.
+  TempDir dir, out;
+  const auto r = allocsim("swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
+                          copy_fixture(dir, "swarm-before-unjudged.checkpoint.json") + " --out " + out.path.string());
+  INFO(r.text);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.text, Catch::Contains("\n  not judged: not counted (this run resumed or merged a summary written "
+                                     "before the count)\n"));
+  const auto summary = read_json(out / "summary.json");
+  CHECK(summary["scenarios"] == 6);
+  CHECK(summary["unjudged"].is_null());
+}
+
 TEST_CASE("checkpoints: a selfcheck extends a run an earlier version checkpointed", "[checkpoint]") {
   TempDir dir;
   const std::string args = "selfcheck --seed 5 --scenarios 6 --per-scenario 10 ";

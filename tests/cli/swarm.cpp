@@ -109,6 +109,18 @@ TEST_CASE("swarm merge: three shards merged are the unsharded run, byte for byte
     REQUIRE(r.text.find("summary.json: " + c.message) != std::string::npos);
     REQUIRE(!std::filesystem::exists(out / "summary.json"));
   }
+  // A shard's unjudged count above its scenarios is refused, naming the field.
+  nlohmann::json tampered = read_json(s3 / "summary.json");
+  tampered["unjudged"] = {{"ops-atomic", tampered["scenarios"].get<uint64_t>() + 1}};
+  spit(s3 / "summary.json", tampered.dump(2) + "\n");
+  TempDir out;
+  const auto bad = allocsim("swarm merge " + s1.path.string() + " " + s2.path.string() + " " + s3.path.string() +
+                            " --out " + out.path.string());
+  INFO(bad.text);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("summary.json: /unjudged/ops-atomic: expected a count of scenarios, at most "
+                                       "\"scenarios\""));
+  CHECK(!std::filesystem::exists(out / "summary.json"));
 }
 
 TEST_CASE("swarm --resume: a run interrupted by SIGINT, resumed, equals the uninterrupted run", "[swarm]") {
@@ -289,8 +301,9 @@ TEST_CASE("swarm: a run without findings prints no dedup ratio and exits 0", "[s
   CHECK_THAT(run.text, Catch::Contains("\n  0 scenarios violated an invariant; 0 distinct findings\n"));
   CHECK_THAT(run.text, !Catch::Contains("dedup"));
   // One of the two has more op-level executions than the swarm's bound (--per-scenario): ops-atomic is not judged.
-  CHECK_THAT(run.text, Catch::Contains("\n  not judged: ops-atomic in 1 of 2 scenarios (past its bound, at most "
-                                       "--per-scenario, or after an engine finding; docs/DESIGN.md §5)\n"));
+  CHECK_THAT(run.text, Catch::Contains("\n  not judged: ops-atomic in 1 of 2 scenarios (too many op-level executions "
+                                       "for its bound, which is at most --per-scenario, so a larger one judges more; "
+                                       "or one ended in an engine finding; docs/DESIGN.md §5)\n"));
   CHECK(read_json(dir / "summary.json")["unjudged"] == nlohmann::json{{"ops-atomic", 1}});
 }
 

@@ -318,6 +318,17 @@ TEST_CASE("sweep: a check a scenario leaves unjudged is said under its line and 
   const nlohmann::json r = nlohmann::json::parse(slurp(report));
   CHECK(r.at("scenarios").at(0).at("notes") == nlohmann::json::array({note}));
   CHECK(r.at("scenarios").at(1).at("notes") == nlohmann::json::array());
+  // Shards merged say the same: the notes travel in the shard reports.
+  for (const char* k : {"1", "2"})
+    REQUIRE(allocsim("sweep scenarios/alloc-004-retry-on-conflict.json scenarios/alloc-009-shares-only-pool.json "
+                     "--strategy random --executions 20 --no-corpus --shard " +
+                     std::string(k) + "/2 --report-json " + (dir / k))
+                .code == 0);
+  const Out merged = allocsim("merge " + (dir / "1") + " " + (dir / "2") + " --report-json " + (dir / "m.json"));
+  INFO(merged.text);
+  REQUIRE(merged.code == 0);
+  CHECK_THAT(merged.text, Catch::Contains("executions, 0 violating\n     note: " + note + "\n"));
+  CHECK(nlohmann::json::parse(slurp(dir / "m.json")).at("scenarios") == r.at("scenarios"));
 }
 
 // The prefixes DPOR abandons (sleep-set blocked: sim::ExploreSummary::abandoned) are no executions; the sweep

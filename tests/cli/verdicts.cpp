@@ -23,11 +23,13 @@ TEST_CASE("verdicts: a lock leaked under an order is a deadlock, in run and in r
       allocsim("run " + kLeak + " --mutant lock-leak-on-pending-recovery -n 20 --no-shrink --no-trace --no-corpus");
   CHECK(run.code == 1);
   // The leaked lock deadlocks op-level executions too, so ops-atomic judges nothing here, and says so.
-  CHECK_THAT(run.text, Catch::Contains("  20 executions, 340 steps, 20 violating\n  no-deadlock: 20 executions\n"
-                                       "  note: ops-atomic not judged: op-level execution #1 ended in no-deadlock: no "
-                                       "actor can run, and some are blocked; `\"invariants\": {\"all_except\": "
-                                       "[\"ops-atomic\"]}` leaves the check out\n"
-                                       "  order: 6 constraints; 20 executions order-blocked\n"));
+  CHECK_THAT(run.text,
+             Catch::Contains("  20 executions, 340 steps, 20 violating\n  no-deadlock: 20 executions\n"
+                             "  note: ops-atomic not judged: an op-level execution (each op's calls as one step) "
+                             "ended in no-deadlock: no "
+                             "actor can run, and some are blocked; `\"invariants\": {\"all_except\": "
+                             "[\"ops-atomic\"]}` leaves the check out\n"
+                             "  order: 6 constraints; 20 executions order-blocked\n"));
   CHECK_THAT(run.text, Catch::Contains("  agent waits for the lock held by ctl (finished while holding it)\n"));
   CHECK_THAT(run.text, Catch::Contains("\nexpectation NOT met:\n  - no execution satisfies `order`: constraint "
                                        "[\"agent:restore_reads#1\", \"R3:inventory#1\"] was never met"));

@@ -142,7 +142,8 @@ TEST_CASE("dpor and plain dfs agree when a fault's arming races the step that re
   // The two port-only hooks and the kubelet's refusals are read by steps of other actors: a release's workload check
   // reads what partial_reads with listings ["release"] armed, a geometry apply what geometry_partial armed, a bind
   // what reject_binds armed. Each reading step must name the hook's object in its footprint, or DPOR takes the
-  // arming for independent of it and explores one order only. Unpinned, both orders exist: the outcome sets and violated sets must be DFS's.
+  // arming for independent of it and explores one order only. Unpinned, both orders exist: the outcome sets and
+  // violated sets must be DFS's.
   const auto node = [](const char* mig) {
     return fmt::format(R"({{ "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80,
         "labels": {{ "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2"{} }} }})",

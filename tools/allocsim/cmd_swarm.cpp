@@ -166,11 +166,14 @@ void print_swarm_summary(const harness::SwarmOptions& o, const harness::SwarmRep
                            r.findings.empty()
                                ? std::string()
                                : fmt::format(" (dedup {:.1f}:1)", double(r.violations) / double(r.findings.size())));
-  for (const auto& [check, n] : r.unjudged)
-    std::cout << fmt::format(
-        "  not judged: {} in {} of {} (past its bound, at most --per-scenario, or after an engine finding; "
-        "docs/DESIGN.md §5)\n",
-        check, n, support::count_of(r.scenarios, "scenario"));
+  if (!r.unjudged_counted)
+    std::cout << "  not judged: not counted (this run resumed or merged a summary written before the count)\n";
+  else
+    for (const auto& [check, n] : r.unjudged)
+      std::cout << fmt::format(
+          "  not judged: {} in {} of {} (too many op-level executions for its bound, which is at most "
+          "--per-scenario, so a larger one judges more; or one ended in an engine finding; docs/DESIGN.md §5)\n",
+          check, n, support::count_of(r.scenarios, "scenario"));
   if (r.stopped_by_until) std::cout << "  stopped: --until invariant found\n";
   if (r.interrupted) std::cout << "  interrupted: the findings cover the scenarios that ran\n";
   if (r.findings.empty()) return;
