@@ -29,29 +29,23 @@ void parse_node(const ScenarioReader& r, const Json& v, const std::string& ptr, 
 
 void json_node(const Op& op, Json& j) { j["node"] = op.node; }
 
-// -- geometry_partial ------------------------------------------------------------------------------
+// -- geometry_partial, reject_binds: a node and how many applies or binds on it the fault covers -----------
 
-void parse_partial_apply(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+/// `node`, and the optional count `key` (1..max, default 1) into `op.*field`.
+template <const char* key, int max, int Op::*field>
+void parse_node_count(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   parse_node(r, v, ptr, op);
-  if (const Json* n = r.find(v, "applies")) op.applies = r.int_value(*n, child(ptr, "applies"), 1, kMaxFaultedApplies);
+  if (const Json* n = r.find(v, key)) op.*field = r.int_value(*n, child(ptr, key), 1, max);
 }
 
-void json_partial_apply(const Op& op, Json& j) {
+template <const char* key, int Op::*field>
+void json_node_count(const Op& op, Json& j) {
   j["node"] = op.node;
-  j["applies"] = op.applies;
+  j[key] = op.*field;
 }
 
-// -- reject_binds ----------------------------------------------------------------------------------
-
-void parse_reject(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
-  parse_node(r, v, ptr, op);
-  if (const Json* n = r.find(v, "binds")) op.binds = r.int_value(*n, child(ptr, "binds"), 1, kMaxRefusedBinds);
-}
-
-void json_reject(const Op& op, Json& j) {
-  j["node"] = op.node;
-  j["binds"] = op.binds;
-}
+constexpr char kApplies[] = "applies";
+constexpr char kBinds[] = "binds";
 
 void parse_reads_count(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   if (const Json* n = r.find(v, "reads")) op.reads = r.int_value(*n, child(ptr, "reads"), 1, kMaxFaultedReads);
@@ -175,10 +169,16 @@ std::vector<OpSyntax> fault_op_syntax() {
        "geometry_partial",
        {"op", "node", "applies"},
        {"done"},
-       parse_partial_apply,
+       parse_node_count<kApplies, kMaxFaultedApplies, &Op::applies>,
        nullptr,
-       json_partial_apply},
-      {OpKind::RejectBinds, "reject_binds", {"op", "node", "binds"}, {"done"}, parse_reject, nullptr, json_reject},
+       json_node_count<kApplies, &Op::applies>},
+      {OpKind::RejectBinds,
+       "reject_binds",
+       {"op", "node", "binds"},
+       {"done"},
+       parse_node_count<kBinds, kMaxRefusedBinds, &Op::binds>,
+       nullptr,
+       json_node_count<kBinds, &Op::binds>},
   };
 }
 
