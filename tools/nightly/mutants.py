@@ -49,8 +49,13 @@ CONST_RE = re.compile(r'(?<![\w.])([0-9])(?![\w.])')
 # A declaration: a type (possibly qualified or templated) then a name; not mutated (it would not build).
 DECL_RE = re.compile(r'^(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_][\w:]*(?:<[^;=]*>)?[\s*&]+[A-Za-z_]\w*\s*[=({;\[]')
 FUNC_RE = re.compile(r'^[A-Za-z_].*?([A-Za-z_]\w*)\s*\(')
-INSTRUMENTATION = ('touch(', 'barrier(', 'ALLOCSIM_PORT_CHECK', 'poison', 'Pinned', 'check_mode()')
-CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'check_plan', 'barrier_known', 'resize_fresh')  # the port's checks, whole
+INSTRUMENTATION = ('touch(', 'records_reads()', 'barrier(', 'ALLOCSIM_PORT_CHECK', 'poison', 'Pinned', 'check_mode()')
+CHECK_FUNCTIONS = ('poison_reused', 'check_devices', 'check_plan', 'check_inventory', 'barrier_known', 'resize_fresh')  # the port's checks, whole
+# A line of the mutant catalogue (backend/model/mutants.h, docs/DESIGN.md §6): an `if` or `while` whose condition
+# holds only with a planted mutant on (`opt_.mutants.has(M)`, maybe `&& ...`), with the block it opens. The faithful
+# port never runs it, so a mutant of it is a mutant of a planted bug, not of the protocol: left alone, like the
+# checks. A condition that negates the mutant or joins it with `||` is the port's own branch and stays.
+CATALOGUE_RE = re.compile(r'^(?:\}\s*else\s+)?(?:if|while) \(opt_\.mutants\.has\(Mutant::\w+\)(?: && [^|]*)?\)')
 SKIP_WORDS = ('return', 'throw', 'break', 'continue', 'case ', 'default', 'using ', 'template', 'namespace', '}')
 
 
@@ -117,19 +122,29 @@ def line_mutants(i, line, code, s, function, starts):
 
 def candidates(lines):
     """Yields dicts (line, function, kind, before, after, text) for every mutant of `lines`, in order.
-    Lines of the simulator's instrumentation (touch, barrier) and of the port's checks (a check, a poisoning,
-    a Pinned scope: backend/model/check_mode.h) are not the protocol and are left alone."""
+    Lines of the simulator's instrumentation (touch, its records_reads() guard, barrier), of the port's checks (a
+    check, a poisoning, a Pinned scope: backend/model/check_mode.h) and of the mutant catalogue (CATALOGUE_RE) are
+    not the protocol and are left alone."""
     function, last = None, ''
+    depth, catalogue = 0, None  # brace depth before the line; the depth a catalogue block opened at, if inside one
     for i, raw in enumerate(lines):
         line = raw.rstrip('\n')
         code = code_of(line)
         s = code.strip()
         if not s or s.startswith('#'):
             continue
+        closed = depth - (len(s) - len(s.lstrip('}')))  # after the braces the line starts with (`} else {`)
+        if catalogue is not None and closed <= catalogue:
+            catalogue = None
+        opens = CATALOGUE_RE.match(s) is not None and s.endswith('{') and catalogue is None
+        in_catalogue = catalogue is not None or CATALOGUE_RE.match(s) is not None
+        if opens:
+            catalogue = depth
+        depth += code.count('{') - code.count('}')
         m = FUNC_RE.match(code)
         if m and not line.startswith((' ', '}')) and not s.endswith(';'):
             function = m.group(1)
-        if (function and function not in CHECK_FUNCTIONS and line.startswith(' ') and
+        if (function and function not in CHECK_FUNCTIONS and line.startswith(' ') and not in_catalogue and
                 not any(w in s for w in INSTRUMENTATION)):
             yield from line_mutants(i, line, code, s, function, starts_statement(last))
         last = s
@@ -173,9 +188,19 @@ def first_failure(log):
 
 
 def judge(a, sources, c, exe):
-    """Builds and sweeps one mutant (`sources`: path -> original lines); returns (verdict, by)."""
+    """Builds and sweeps one mutant (`sources`: path -> original lines); returns (verdict, by). The mutated file is
+    written back as it was before this returns: the port is several files, and a mutant left in one while the next
+    file's mutants are judged would judge two mutants at once (a killing one kills every later mutant)."""
     lines = sources[c['file']]
     open(c['file'], 'w').write(''.join(lines[:c['line'] - 1] + [c['text'] + '\n'] + lines[c['line']:]))
+    try:
+        return judge_built(a, c, exe)
+    finally:
+        open(c['file'], 'w').write(''.join(lines))
+
+
+def judge_built(a, c, exe):
+    """Builds the clone as its files are now and sweeps it: (verdict, by)."""
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
