@@ -112,6 +112,13 @@ std::optional<Violation> check_rollback_keeps_newer_owner(const CheckContext& c)
   for (const uint32_t i : c.nodes()) {
     const auto& before = c.world.shadow[i].owner_epoch;
     const NodeFixture& n = s.nodes[i];
+    // A stamp is one write of two fields (upstream `node.owner, node.owner_epoch = ...`), and so is its removal:
+    // half of one is an owner no release or rollback can match, or an epoch that outlives its owner.
+    if (n.owner.has_value() != n.owner_epoch.has_value())
+      return violation("rollback-keeps-newer-owner",
+                       fmt::format("{} left node {} with half an owner stamp: owner {}, epoch {}", a.name, n.name,
+                                   or_dash(n.owner), or_dash(n.owner_epoch)),
+                       render_node(n));
     // Only removals: an owner write that replaces another epoch's stamp is a lost CAS, which
     // single-ownership reports once the overwritten claim is live.
     if (before && !n.owner_epoch && *before != a.op_epoch)
@@ -208,7 +215,7 @@ std::vector<InvariantSpec> ownership_invariants() {
        check_no_double_grant, false, {"devices=[", "live"}, kReadsClaims, false, nullptr},
       {"stale-plan-writes-nothing", "ALLOC-023", "a reserve whose expected generation is stale adds no audit entry and changes no state",
        check_stale_plan_writes_nothing, false, {"stale reserves: ["}, kReadsStep, false, nullptr},
-      {"rollback-keeps-newer-owner", "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch)",
+      {"rollback-keeps-newer-owner", "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch); no step leaves half a stamp (an owner without its epoch, or an epoch without its owner)",
        check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}, kReadsNodes, true, nullptr},
       {"quiescent-clean", "ALLOC-033", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left",
        check_quiescent_clean, true, {"claims_made=", "claims_held="}, 0, false, nullptr},

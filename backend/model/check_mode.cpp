@@ -70,4 +70,35 @@ void poison(ReleaseObservation& o) {
   poison(o.reason);
 }
 
+bool poisoned(const DeviceIdentity& d) {
+  return poisoned(d.node) || poisoned(d.ordinal) || poisoned(d.uuid) || poisoned(d.mig_uuid) || poisoned(d.product) ||
+         poisoned(d.memory_bytes) || poisoned(d.mig_profile);
+}
+bool poisoned(const Mutation& m) {
+  return poisoned(m.op_id) || poisoned(m.kind) || poisoned(m.target) || poisoned(m.detail);
+}
+bool poisoned(const FeasiblePlan& p) {
+  return poisoned(p.assignments) || poisoned(p.geometry) || poisoned(p.snapshot_generation) || poisoned(p.plan_id) ||
+         poisoned(p.notes);
+}
+bool poisoned(const NodeEvidence& e) {
+  return poisoned(e.node) || poisoned(e.mig_config) || poisoned(e.state) || poisoned(e.state_generation) ||
+         poisoned(e.resource_version) || poisoned(e.layout);
+}
+bool poisoned(const ClaimObservation& o) {
+  return poisoned(o.claim_id) || poisoned(o.owner) || poisoned(o.desired_generation) ||
+         poisoned(o.observed_generation) || poisoned(o.status) || poisoned(o.grant) || poisoned(o.evidence);
+}
+bool poisoned(const ReleaseObservation& o) {
+  return poisoned(o.claim_id) || poisoned(o.status) || poisoned(o.remaining) || poisoned(o.reason);
+}
+bool poisoned(const InventorySnapshot& s) {
+  return poisoned(s.occupancy) || poisoned(s.sharing) || poisoned(s.owners) || poisoned(s.completeness) ||
+         poisoned(s.observed_at) || poisoned(s.generation);
+}
+bool poisoned(const PlanOutcome& p) {
+  if (const auto* no = std::get_if<Infeasible>(&p)) return poisoned(no->reasons);
+  return poisoned(std::get<FeasiblePlan>(p));
+}
+
 }  // namespace allocsim::backend

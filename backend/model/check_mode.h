@@ -15,6 +15,10 @@
 // - poison(x): overwrites `x` in place with a fixed, recognisable value (texts become "#POISON#", numbers
 //   kPoisonInt, optionals are engaged), allocating nothing (a text fits the small-string buffer) and keeping
 //   every container's length. Deterministic: the same value every time.
+// - poisoned(x): whether `x` still holds poison somewhere (a text, a number, an element, an engaged optional's value).
+//   Porting rule 3's postcondition: an answer the port hands back in check mode is not poisoned, so a forgotten
+//   assignment fails at the call that forgot it rather than only where some invariant happens to read the field.
+//   A bool's poison (true) is one of its two legal values, so a bool never counts as poisoned.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +62,7 @@ void set_check_mode(bool on);
 
 inline constexpr const char* kPoisonText = "#POISON#";
 inline constexpr int kPoisonInt = -0x5eed;
+inline constexpr double kPoisonReal = -1e9;  // a fake-clock time or a memory size is never negative
 
 // Every overload declared before any template's body, so that each finds the others whatever the nesting (a pair
 // of a vector of pairs, a vector of pointers to int).
@@ -65,7 +70,10 @@ inline void poison(std::string& s) { s.assign(kPoisonText); }
 /// A view cannot be overwritten in place: it is pointed at the poison text.
 inline void poison(std::string_view& s) { s = kPoisonText; }
 inline void poison(bool& b) { b = true; }
-inline void poison(double& d) { d = -1e9; }
+/// A bool whose answer path must assign one value is poisoned to the other, where poisoned() cannot see a bool:
+/// Observation::known to false, which only the Unknown path may leave, so a forgotten `known = true` shows.
+inline void poison(bool& b, bool value) { b = value; }
+inline void poison(double& d) { d = kPoisonReal; }
 template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
 void poison(T& n);
 /// A pointer the port should have set is null: a stale one would point into an earlier call's values.
@@ -100,6 +108,36 @@ void poison(std::pair<A, B>& p) {
 template <class T>
 void poison(std::vector<T>& v) {
   for (T& x : v) poison(x);
+}
+
+inline bool poisoned(const std::string& s) { return s == kPoisonText; }
+inline bool poisoned(std::string_view s) { return s == kPoisonText; }
+inline bool poisoned(bool) { return false; }
+inline bool poisoned(double d) { return d == kPoisonReal; }
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+bool poisoned(T n) {
+  return n == static_cast<T>(kPoisonInt);
+}
+template <class T>
+bool poisoned(const std::optional<T>& o);
+template <class A, class B>
+bool poisoned(const std::pair<A, B>& p);
+template <class T>
+bool poisoned(const std::vector<T>& v);
+
+template <class T>
+bool poisoned(const std::optional<T>& o) {
+  return o && poisoned(*o);
+}
+template <class A, class B>
+bool poisoned(const std::pair<A, B>& p) {
+  return poisoned(p.first) || poisoned(p.second);
+}
+template <class T>
+bool poisoned(const std::vector<T>& v) {
+  for (const T& x : v)
+    if (poisoned(x)) return true;
+  return false;
 }
 
 }  // namespace allocsim::backend

@@ -139,13 +139,56 @@ void MemoryBackend::check_devices() const {
   ALLOCSIM_PORT_CHECK(i == all_devices_.size(), "5 (the nodes changed under the device list built from them)");
 }
 
+namespace {
+
+// Porting rule 6 for a known inventory: its lists are built from line 181's `nodes`, so each names the nodes of the
+// scope in the pool's order, each once, and no other (sharing every one, owners the owned ones, occupancy every one
+// unless the pod listing failed); the devices are the scoped nodes' cards, and the generation sums their versions.
+// Check mode only: a pass over the lists.
+void check_inventory(const InventorySnapshot& snap, const BackendState& s,
+                     const std::optional<std::vector<std::string>>& scope) {
+  const auto scoped = [&scope](const std::string& name) {
+    return !scope || std::find(scope->begin(), scope->end(), name) != scope->end();
+  };
+  // Whether `list` names scoped nodes only, in pool order, each once; with `every`, all of them.
+  const auto lists_scope = [&](const auto& list, bool every) {
+    size_t k = 0;
+    for (const auto& n : s.nodes) {
+      if (k < list.size() && list[k].first == n.name) {
+        if (!scoped(n.name)) return false;
+        ++k;
+      } else if (every && scoped(n.name)) {
+        return false;
+      }
+    }
+    return k == list.size();
+  };
+  size_t cards = 0;
+  int64_t generation = 0;
+  for (const auto& n : s.nodes)
+    if (scoped(n.name)) cards += static_cast<size_t>(n.gpu_count), generation += n.resource_version;
+  const bool complete = snap.completeness == std::string_view(kCompletenessComplete);
+  ALLOCSIM_PORT_CHECK(lists_scope(snap.sharing, true) && lists_scope(snap.owners, false) &&
+                          (complete ? lists_scope(snap.occupancy, true) : snap.occupancy.empty()),
+                      "6 (an inventory lists a node outside its scope, one twice, or out of the pool's order)");
+  ALLOCSIM_PORT_CHECK(snap.devices.size() == cards && std::all_of(snap.devices.begin(), snap.devices.end(),
+                                                                   [&](const DeviceIdentity& d) {
+                                                                     return d.node && scoped(*d.node);
+                                                                   }),
+                      "6 (an inventory's devices are not its scope's cards)");
+  ALLOCSIM_PORT_CHECK(snap.generation == std::to_string(generation),
+                      "6 (an inventory's generation is not the sum of its scope's resourceVersions)");
+}
+
+}  // namespace
+
 // The upstream's `inventory` (lines 176-191), written into the caller's storage: the device list is the backend's
 // shared one (devices_for), the maps are refilled within their kept capacity; same fields, same order.
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
   if (check_mode()) {  // porting rule 3: each of these is assigned on both paths below
-    poison(out.known);
+    poison(out.known, false);  // only the Unknown path may leave it false
     poison(out.generation);
     poison(out.reason);
     poison(out.detail);
@@ -159,6 +202,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     out.reason = *reason;
     out.detail = "node listing failed";
     out.observed_at = s_.clock.now();
+    ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
     return;
   }
   c.touch(Obj::FailedReads, "pods", false);
@@ -210,6 +254,8 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   out.detail.clear();
   out.observed_at = s_.clock.now();
   ALLOCSIM_PORT_CHECK_SLOW(out.reason.empty() && out.detail.empty(), "6 (a known inventory with a reason or detail)");
+  if (check_mode()) check_inventory(snap, s_, scope_nodes);
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 // -- observation (lines 381-440) -----------------------------------------------------------------------------
@@ -289,6 +335,7 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
   n = 0;
   for (const auto& [workload, devices] : claim.plan.assignments)
     for (const DeviceIdentity& d : devices) obs.grant[n++] = d;
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(obs), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 // The upstream's `mark_workload_ready` (lines 416-419).
@@ -397,6 +444,9 @@ size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std:
         out.push_back(m);
       ++n;
     }
+  ALLOCSIM_PORT_CHECK_SLOW(std::none_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
+                                       [](const Mutation& m) { return poisoned(m); }),
+                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
   return n;
 }
 

@@ -68,10 +68,12 @@
 //      inside a Pinned scope, and no barrier fires while one is alive. Checked at every barrier.
 //   3. Recycled storage is assigned before it is read: a spare (spares.h), a Scratch, or an answer a *_into call
 //      overwrites keeps an earlier execution's values until the port assigns them, so the port assigns every
-//      field it later reads. In check mode each is poisoned before reuse, so a forgotten assignment shows.
+//      field it later reads. In check mode each is poisoned before reuse, and every answer a *_into call hands
+//      back must hold no poison (poisoned()), so a forgotten assignment fails at the call that forgot it.
 //   4. Equal label stamps mean equal labels (StampedLabels); 5. the nodes keep their number and names
-//   (mutable_state()'s REQUIRES); 6. answers keep their contract (a known inventory has no reason or detail; a
-//   plan's devices are the snapshot's or MIG slices as the upstream builds them). Checked in check mode: the memo
+//   (mutable_state()'s REQUIRES); 6. answers keep their contract (a known inventory has no reason or detail and
+//   lists exactly its scope's nodes, cards and version sum; a plan's devices are the snapshot's or MIG slices as
+//   the upstream builds them). Checked in check mode: the memo
 //   recomputed, the device list compared with the nodes, each inventory and plan inspected.
 // - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
 //   every node at once (inventory, the reserve generation sum; each node is touched as well);

@@ -195,6 +195,7 @@ struct InvariantMemo {
   std::vector<std::pair<std::string_view, int>> layout_want, layout_got;    // mig-layout-matches-grant
   std::vector<std::string_view> entry_want, entry_got;                      // entry-lists-its-nodes
   std::vector<backend::Mutation> mutations;                                 // audit-explains-state: mutations()
+  std::vector<std::string> mutation_kinds;                                  // audit-explains-state: its kind filter
   AuditReplay full_replay;                                                  // audit-explains-state, full check
   void reset(size_t nodes);
 };

@@ -160,6 +160,7 @@ TEST_CASE("a step that writes node n2 re-checks n2's per-node invariants, and an
   DirtyFixture f(R"(["single-ownership"])");
   f.add_claim("c1", "flowA", "n2");
   f.node("n2").owner = "flowA";
+  f.node("n2").owner_epoch = "gen-1";  // a whole stamp: half of one is a violation of its own
   REQUIRE_FALSE(f.check());           // the first check of an execution, from the start state: it holds
   f.s().node("n2")->owner = "flowB";  // not marked: each section marks (or not) a write
 
@@ -190,6 +191,7 @@ TEST_CASE("a claim write re-checks the nodes the claim references, though no nod
   const Mode mode(CheckMode::Incremental);
   DirtyFixture f(R"(["single-ownership"])");
   f.node("n3").owner = "flowB";
+  f.node("n3").owner_epoch = "gen-1";
   REQUIRE_FALSE(f.check());
   f.add_claim("c1", "flowA", "n3");  // flowA's live claim on flowB's node: a claim write only
   const auto v = f.check();

@@ -241,6 +241,30 @@ TEST_CASE("rollback-keeps-newer-owner: removing another epoch's stamp", "[invari
   CHECK_FALSE(check_rollback_keeps_newer_owner(f.ctx(0)));
 }
 
+TEST_CASE("rollback-keeps-newer-owner: a step that leaves half an owner stamp", "[invariants]") {
+  Fixture f;
+  f.world.shadow[0].owner_epoch = "gen-flowA-2";
+  f.world.mutable_actors()[0].op_epoch = "gen-flowA-2";
+  f.own("n1", "flowA", "gen-flowA-2");
+  CHECK_FALSE(check_rollback_keeps_newer_owner(f.ctx(0)));
+  SECTION("the owner cleared, its epoch left behind") {
+    f.s().node("n1")->owner.reset();
+    require_fires(check_rollback_keeps_newer_owner(f.ctx(0)), "rollback-keeps-newer-owner",
+                  "flowA left node n1 with half an owner stamp: owner -, epoch gen-flowA-2");
+  }
+  SECTION("an owner written without its epoch") {
+    f.s().node("n1")->owner_epoch.reset();
+    f.world.shadow[0].owner_epoch.reset();
+    require_fires(check_rollback_keeps_newer_owner(f.ctx(0)), "rollback-keeps-newer-owner",
+                  "flowA left node n1 with half an owner stamp: owner flowA, epoch -");
+  }
+  SECTION("both cleared by the stamp's own epoch: no stamp, no violation") {
+    f.s().node("n1")->owner.reset();
+    f.s().node("n1")->owner_epoch.reset();
+    CHECK_FALSE(check_rollback_keeps_newer_owner(f.ctx(0)));
+  }
+}
+
 TEST_CASE("quiescent-clean: leftovers of an actor that released what it claimed", "[invariants]") {
   Fixture f;
   auto& a = f.world.mutable_actors()[0];

@@ -187,3 +187,48 @@ TEST_CASE("check mode: a correct port shows no poison in any answer over reused 
   for (const Mutation& m : b.mutations())
     CHECK((m.op_id + m.kind + m.target + m.detail).find(kPoisonText) == std::string::npos);
 }
+
+TEST_CASE("check mode: poisoned() finds poison left anywhere in an answer, and none in a whole one", "[port-rules]") {
+  ClaimObservation obs;
+  CHECK_FALSE(poisoned(obs));  // a fresh value holds no poison
+  obs.evidence.resize(2);
+  poison(obs);
+  CHECK(poisoned(obs));
+  obs.claim_id = "c1", obs.owner = "flowA", obs.desired_generation = "gen-1", obs.observed_generation = "gen-1";
+  obs.status = kClaimAllocated;
+  for (NodeEvidence& e : obs.evidence) e = NodeEvidence{"n1", "all-disabled", "success", 1, 1, {}};
+  CHECK_FALSE(poisoned(obs));
+  obs.evidence[1].resource_version = kPoisonInt;  // one number deep inside, left unassigned
+  CHECK(poisoned(obs));
+  obs.evidence[1].resource_version = 2;
+  obs.observed_generation = std::nullopt;  // an absent optional is no poison; an engaged poisoned one is
+  CHECK_FALSE(poisoned(obs));
+  poison(obs.observed_generation);
+  CHECK(poisoned(obs));
+
+  Observation<InventorySnapshot> unknown;
+  unknown.known = false, unknown.reason = "timeout", unknown.detail = "node listing failed";
+  poison(unknown.value.generation);  // an Unknown answer's value means nothing: not looked at
+  CHECK_FALSE(poisoned(unknown));
+  unknown.known = true;
+  CHECK(poisoned(unknown));
+  bool flag = false;
+  poison(flag);
+  CHECK_FALSE(poisoned(flag));  // true is a legal bool: a bool's poison cannot be told from a value
+  double at = 0;
+  poison(at);
+  CHECK(poisoned(at));
+}
+
+TEST_CASE("check mode: an inventory answer is checked against its scope (porting rule 6)", "[port-rules]") {
+  const CheckMode on(true);
+  MemoryBackend b{{a100_node("n1"), a100_node("n2")}, opts(kAuthorityManagedMig)};
+  SequentialCaller c;
+  const auto scoped = b.inventory(c, std::vector<std::string>{"n2"});
+  REQUIRE(scoped.known);
+  CHECK(scoped.value.sharing.size() == 1);
+  CHECK(scoped.value.devices.size() == 2);
+  const auto all = b.inventory(c, std::nullopt);
+  CHECK(all.value.sharing.size() == 2);
+  CHECK(all.value.occupancy.size() == 2);
+}
