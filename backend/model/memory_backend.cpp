@@ -171,10 +171,9 @@ void check_inventory(const InventorySnapshot& snap, const BackendState& s,
   ALLOCSIM_PORT_CHECK(lists_scope(snap.sharing, true) && lists_scope(snap.owners, false) &&
                           (complete ? lists_scope(snap.occupancy, true) : snap.occupancy.empty()),
                       "6 (an inventory lists a node outside its scope, one twice, or out of the pool's order)");
-  ALLOCSIM_PORT_CHECK(snap.devices.size() == cards && std::all_of(snap.devices.begin(), snap.devices.end(),
-                                                                   [&](const DeviceIdentity& d) {
-                                                                     return d.node && scoped(*d.node);
-                                                                   }),
+  ALLOCSIM_PORT_CHECK(snap.devices.size() == cards &&
+                          std::all_of(snap.devices.begin(), snap.devices.end(),
+                                      [&](const DeviceIdentity& d) { return d.node && scoped(*d.node); }),
                       "6 (an inventory's devices are not its scope's cards)");
   ALLOCSIM_PORT_CHECK(snap.generation == std::to_string(generation),
                       "6 (an inventory's generation is not the sum of its scope's resourceVersions)");
@@ -187,7 +186,7 @@ void check_inventory(const InventorySnapshot& snap, const BackendState& s,
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
-  if (check_mode()) {  // porting rule 3: each of these is assigned on both paths below
+  if (check_mode()) {          // porting rule 3: each of these is assigned on both paths below
     poison(out.known, false);  // only the Unknown path may leave it false
     poison(out.generation);
     poison(out.reason);
@@ -202,7 +201,8 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     out.reason = *reason;
     out.detail = "node listing failed";
     out.observed_at = s_.clock.now();
-    ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+    ALLOCSIM_PORT_CHECK_SLOW(
+        !poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
     return;
   }
   c.touch(Obj::FailedReads, "pods", false);
@@ -255,7 +255,8 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   out.observed_at = s_.clock.now();
   ALLOCSIM_PORT_CHECK_SLOW(out.reason.empty() && out.detail.empty(), "6 (a known inventory with a reason or detail)");
   if (check_mode()) check_inventory(snap, s_, scope_nodes);
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
+                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 // -- observation (lines 381-440) -----------------------------------------------------------------------------
@@ -335,7 +336,8 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
   n = 0;
   for (const auto& [workload, devices] : claim.plan.assignments)
     for (const DeviceIdentity& d : devices) obs.grant[n++] = d;
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(obs), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(obs),
+                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 // The upstream's `mark_workload_ready` (lines 416-419).
@@ -445,7 +447,7 @@ size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std:
       ++n;
     }
   ALLOCSIM_PORT_CHECK_SLOW(std::none_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
-                                       [](const Mutation& m) { return poisoned(m); }),
+                                        [](const Mutation& m) { return poisoned(m); }),
                            "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
   return n;
 }

@@ -39,7 +39,8 @@ void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const s
   size_t i = 0;
   for (const auto& n : remaining) out.remaining[i++] = n;
   out.reason = reason;
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
+                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 /// Whether node `n` lists a workload outside `hidden` (hide_from_release's listing of it).

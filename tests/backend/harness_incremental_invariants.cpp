@@ -160,9 +160,9 @@ TEST_CASE("a step that writes node n2 re-checks n2's per-node invariants, and an
   DirtyFixture f(R"(["single-ownership"])");
   f.add_claim("c1", "flowA", "n2");
   f.node("n2").owner = "flowA";
-  f.node("n2").owner_epoch = "gen-1";  // a whole stamp: half of one is a violation of its own
-  REQUIRE_FALSE(f.check());           // the first check of an execution, from the start state: it holds
-  f.s().node("n2")->owner = "flowB";  // not marked: each section marks (or not) a write
+  f.node("n2").owner_epoch = "gen-1";  // a whole stamp, as a reserve writes it
+  REQUIRE_FALSE(f.check());            // the first check of an execution, from the start state: it holds
+  f.s().node("n2")->owner = "flowB";   // not marked: each section marks (or not) a write
 
   SECTION("marked: found on n2") {
     f.wrote(Obj::Node, "n2");
