@@ -194,8 +194,8 @@ void fold(AuditReplay& r, const Resolver& v, const NodeIndex& index) {
 std::optional<Violation> check_audit_explains_state(const CheckContext& c) {
   const auto& s = c.world.backend().state();
   const Resolver v{start_state(c.world), s};
-  // At quiescence, once per execution: mutations(), upstream's read of the log that its tests use,
-  // gives the log entry for entry.
+  // At quiescence, once per execution: mutations(), upstream's read of the log that its tests use, gives the log
+  // entry for entry, and filtered by a kind, that kind's entries.
   if (c.quiescent && !mutations_give_log(c)) return broken_mutations(s);
   AuditReplay& r = c.scratch().full_replay;  // start_of() resets it in place
   start_of(r, v.start);

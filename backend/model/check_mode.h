@@ -71,7 +71,8 @@ inline void poison(std::string& s) { s.assign(kPoisonText); }
 inline void poison(std::string_view& s) { s = kPoisonText; }
 inline void poison(bool& b) { b = true; }
 /// A bool whose answer path must assign one value is poisoned to the other, where poisoned() cannot see a bool:
-/// Observation::known to false, which only the Unknown path may leave, so a forgotten `known = true` shows.
+/// an inventory's Observation::known, to true on its Unknown path and to false on its Known one, so that either
+/// path's forgotten assignment shows.
 inline void poison(bool& b, bool value) { b = value; }
 inline void poison(double& d) { d = kPoisonReal; }
 template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>

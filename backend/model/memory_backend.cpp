@@ -186,8 +186,7 @@ void check_inventory(const InventorySnapshot& snap, const BackendState& s,
 void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<std::string>>& scope_nodes,
                                    Observation<InventorySnapshot>& out) {
   LockGuard lock(c);
-  if (check_mode()) {          // porting rule 3: each of these is assigned on both paths below
-    poison(out.known, false);  // only the Unknown path may leave it false
+  if (check_mode()) {  // porting rule 3: each of these is assigned on both paths below
     poison(out.generation);
     poison(out.reason);
     poison(out.detail);
@@ -196,7 +195,8 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   c.touch(Obj::FailedReads, "nodes", false);
   c.touch(Obj::Clock, kClockName, false);
   if (const std::string* reason = find_in(s_.failed_reads, "nodes")) {
-    out.known = false;  // unknown_now("<reason>", "node listing failed")
+    if (check_mode()) poison(out.known, true);  // each path poisons it to the value it must overwrite
+    out.known = false;                          // unknown_now("<reason>", "node listing failed")
     out.generation.reset();
     out.reason = *reason;
     out.detail = "node listing failed";
@@ -205,6 +205,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
         !poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
     return;
   }
+  if (check_mode()) poison(out.known, false);
   c.touch(Obj::FailedReads, "pods", false);
   c.touch(Obj::AllNodes, "", false);
   // Line 181's list `nodes` of scoped nodes, as a predicate over s_.nodes (scenario order) rather than a copy.

@@ -421,6 +421,8 @@ class MemoryBackend {
   inline void reserve_create_claim(Caller& c, ReserveCall& call);
   inline void reserve_publish_geometry(Caller& c, ReserveCall& call);
   inline void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  inline void release_steps(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                            const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out);
   inline bool release_check(Caller& c, ReleaseCall& call);
   inline bool release_restore(Caller& c, ReleaseCall& call);
   inline void release_strip_entry(Caller& c, ReleaseCall& call);

@@ -32,15 +32,12 @@ namespace {
 template <class Names>
 void answer_release(ReleaseObservation& out, Spares<std::string>& texts, const std::string& claim_id,
                     std::string_view status, const Names& remaining, std::string_view reason) {
-  if (check_mode()) poison(out);  // porting rule 3: every field assigned below
   out.claim_id = claim_id;
   out.status = status;
   resize_keeping(out.remaining, std::size(remaining), texts);
   size_t i = 0;
   for (const auto& n : remaining) out.remaining[i++] = n;
   out.reason = reason;
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
 }
 
 /// Whether node `n` lists a workload outside `hidden` (hide_from_release's listing of it).
@@ -67,6 +64,18 @@ struct MemoryBackend::ReleaseCall {
 // The upstream's `release` (lines 443-498), answered into `out`. Its steps are the upstream's own blocks.
 void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const std::string& operation_id,
                                  const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out) {
+  // Porting rule 3: poisoned on the way in and checked on the way out, so that a path which forgets to answer shows,
+  // not only a field an answer forgets.
+  if (check_mode()) poison(out);
+  release_steps(c, claim_id, operation_id, expected_generation, keep_workloads, out);
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
+                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+}
+
+// The upstream's `release` (lines 443-498) into `out`, in the steps below.
+inline void MemoryBackend::release_steps(Caller& c, const std::string& claim_id, const std::string& operation_id,
+                                         const std::string& expected_generation, bool keep_workloads,
+                                         ReleaseObservation& out) {
   static constexpr std::array<std::string_view, 0> kNone{};
   // The claim's copy goes back to the spare list however the release returns (docs/DESIGN.md §5, "Storage reused across
   // executions": copying the claim was most of a release's heap use).

@@ -136,10 +136,11 @@ def candidates(lines):
         closed = depth - (len(s) - len(s.lstrip('}')))  # after the braces the line starts with (`} else {`)
         if catalogue is not None and closed <= catalogue:
             catalogue = None
-        opens = CATALOGUE_RE.match(s) is not None and s.endswith('{') and catalogue is None
-        in_catalogue = catalogue is not None or CATALOGUE_RE.match(s) is not None
+        planted = CATALOGUE_RE.match(s) is not None and '||' not in s
+        opens = planted and s.endswith('{') and catalogue is None
+        in_catalogue = catalogue is not None or planted
         if opens:
-            catalogue = depth
+            catalogue = closed  # `} else if (...) {` closes a block before it opens its own
         depth += code.count('{') - code.count('}')
         m = FUNC_RE.match(code)
         if m and not line.startswith((' ', '}')) and not s.endswith(';'):
