@@ -61,6 +61,9 @@ inline bool check_mode() { return detail::g_check_mode; }
 void set_check_mode(bool on);
 
 inline constexpr const char* kPoisonText = "#POISON#";
+/// What porting rule 3's postcondition says when an answer still holds poison (poisoned() below).
+inline constexpr const char* kRulePoisonLeft =
+    "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)";
 inline constexpr int kPoisonInt = -0x5eed;
 inline constexpr double kPoisonReal = -1e9;  // a fake-clock time or a memory size is never negative
 

@@ -201,8 +201,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     out.reason = *reason;
     out.detail = "node listing failed";
     out.observed_at = s_.clock.now();
-    ALLOCSIM_PORT_CHECK_SLOW(
-        !poisoned(out), "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+    ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
     return;
   }
   if (check_mode()) poison(out.known, false);
@@ -256,8 +255,7 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   out.observed_at = s_.clock.now();
   ALLOCSIM_PORT_CHECK_SLOW(out.reason.empty() && out.detail.empty(), "6 (a known inventory with a reason or detail)");
   if (check_mode()) check_inventory(snap, s_, scope_nodes);
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
 }
 
 // -- observation (lines 381-440) -----------------------------------------------------------------------------
@@ -337,8 +335,7 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
   n = 0;
   for (const auto& [workload, devices] : claim.plan.assignments)
     for (const DeviceIdentity& d : devices) obs.grant[n++] = d;
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(obs),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(obs), kRulePoisonLeft);
 }
 
 // The upstream's `mark_workload_ready` (lines 416-419).
@@ -449,7 +446,7 @@ size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std:
     }
   ALLOCSIM_PORT_CHECK_SLOW(std::none_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
                                         [](const Mutation& m) { return poisoned(m); }),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+                           kRulePoisonLeft);
   return n;
 }
 

@@ -233,8 +233,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   resize_keeping(plan->notes, call.n_excluded, spare_texts_);
   for (size_t i = 0; i < call.n_excluded; ++i) plan->notes[i] = s.excluded[i];
   if (check_mode()) check_plan(*plan, snapshot, s_);
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
 }
 
 // Lines 198-201, the upstream's `by_node` dict of device lists: its keys in first-seen order, and each device's key. It

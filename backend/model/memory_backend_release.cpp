@@ -68,8 +68,7 @@ void MemoryBackend::release_into(Caller& c, const std::string& claim_id, const s
   // not only a field an answer forgets.
   if (check_mode()) poison(out);
   release_steps(c, claim_id, operation_id, expected_generation, keep_workloads, out);
-  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out),
-                           "3 (an answer handed back a recycled field unassigned: it still holds check mode's poison)");
+  ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
 }
 
 // The upstream's `release` (lines 443-498) into `out`, in the steps below.
