@@ -11,16 +11,18 @@ calls in memory_backend.cpp, their steps and helpers in the files beside it), of
 For each one the stage edits a scratch clone's source, rebuilds the clone's `allocsim` target and sweeps
 the clone's scenarios/ (`allocsim sweep --preemption-bound BOUND`). Verdicts:
   killed     the sweep exits non-zero (some scenario's expectation is not met); the sweep runs in check mode
-             (--check-mode, default on: recycled storage poisoned, backend/model/check_mode.h)
+             (--check-mode, default on: recycled storage poisoned, backend/model/check_mode.h). A mutant the sweep
+             leaves alive is then judged by the port's unit tests (test_backend; --unit-tests, default on): a kill
+             there is reported as `unit: TEST`, and the summary counts those kills apart
   survived   every expectation still holds
   stillborn  the mutant does not build
   equivalent listed in the equivalence file (a written argument that no behaviour differs): not run
 Score = killed / (killed + survived): survivors with a written argument are `equivalent`, not survivors.
 
 usage:
-  mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--only FUNC]... [--match TEXT]...
-                             [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
-                             [--check-mode on|off]
+  mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--file NAME]... [--only FUNC]...
+                             [--match TEXT]... [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
+                             [--check-mode on|off] [--unit-tests on|off]
   mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
                                                  # exit 1 when an equivalence row names no candidate of SOURCEs
 
@@ -201,7 +203,10 @@ def judge(a, sources, c, exe):
 
 
 def judge_built(a, c, exe):
-    """Builds the clone as its files are now and sweeps it: (verdict, by)."""
+    """Builds the clone as its files are now and sweeps it: (verdict, by). A mutant the sweep leaves alive goes to
+    the port's unit tests (`test_backend`, with --unit-tests on): they call what no scenario reaches (the throwing
+    wrappers of the upstream's API, an error's wording), and a kill there is named `unit: TEST`, so the report
+    tells the scenarios' kills from theirs."""
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
@@ -210,25 +215,62 @@ def judge_built(a, c, exe):
     env = dict(os.environ, ALLOCSIM_CHECK_MODE='1' if a.check_mode == 'on' else '0')
     rc, log = run([exe, 'sweep', os.path.join(a.clone, 'scenarios'), '--preemption-bound', str(a.bound),
                    '--jobs', str(a.jobs)], a.clone, a.timeout, env)
-    return ('killed', first_failure(log).replace(a.clone + '/', '')) if rc != 0 else ('survived', '')
+    if rc != 0:
+        return 'killed', first_failure(log).replace(a.clone + '/', '')
+    if a.unit_tests == 'off':
+        return 'survived', ''
+    rc, log = run(['cmake', '--build', a.build, '--target', UNIT_TARGET, '-j', str(a.jobs)], a.clone, a.timeout)
+    if rc != 0:
+        return 'survived', f'{UNIT_TARGET} did not build: {log.strip().splitlines()[-1:]}'
+    rc, log = run([unit_exe(a), '--abort', '--reporter', 'compact'], a.clone, a.timeout)
+    return ('killed', 'unit: ' + first_unit_failure(log).replace(a.clone + '/', '')) if rc != 0 else ('survived', '')
+
+
+# The port's unit tests (tests/backend/): the second judge of a mutant the sweep leaves alive.
+UNIT_TARGET = 'test_backend'
+
+
+def unit_exe(a):
+    return os.path.join(a.build, 'tests', UNIT_TARGET)
+
+
+def first_unit_failure(log):
+    """The first failing check Catch2's compact reporter prints (file:line: failed: ...), else the log's end."""
+    for line in log.splitlines():
+        if 'failed' in line:
+            return line.strip()[:200]
+    return (log.strip().splitlines() or ['(no output)'])[-1][:200]
+
+
+def summary(results):
+    """The verdicts' counts, the score (killed of those that build and have no equivalence argument) and how many
+    kills only the unit tests made."""
+    tally = {v: sum(r['verdict'] == v for r in results) for v in ('killed', 'survived', 'stillborn', 'equivalent')}
+    live = tally['killed'] + tally['survived']
+    return dict(tally, score=round(tally['killed'] / live if live else 0.0, 4), mutants=len(results),
+                killed_by_unit_tests=sum(r['verdict'] == 'killed' and r['by'].startswith('unit: ') for r in results))
 
 
 def report(results, text_path, json_path):
-    tally = {v: sum(r['verdict'] == v for r in results) for v in ('killed', 'survived', 'stillborn', 'equivalent')}
-    live = tally['killed'] + tally['survived']
-    score = tally['killed'] / live if live else 0.0
-    lines = [f"{len(results)} mutants: killed {tally['killed']}, survived {tally['survived']}, "
-             f"stillborn {tally['stillborn']}, equivalent {tally['equivalent']}; "
-             f"score {score:.1%} of {live} that build and have no equivalence argument"]
+    s = summary(results)
+    lines = [f"{s['mutants']} mutants: killed {s['killed']} ({s['killed_by_unit_tests']} of them by the unit tests "
+             f"only), survived {s['survived']}, stillborn {s['stillborn']}, equivalent {s['equivalent']}; score "
+             f"{s['score']:.1%} of {s['killed'] + s['survived']} that build and have no equivalence argument"]
     lines += [f"survived: {r['function']}: {r['before']}  =>  {r['after']}" for r in results
               if r['verdict'] == 'survived']
     print('\n'.join(lines), flush=True)
     if text_path:
         open(text_path, 'w').write('\n'.join(lines) + '\n')
     if json_path:
-        out = {'summary': dict(tally, score=round(score, 4), mutants=len(results)),
-               'mutants': [{k: v for k, v in r.items() if k != 'text'} for r in results]}
-        open(json_path, 'w').write(json.dumps(out, indent=1) + '\n')
+        write_json(results, json_path)
+
+
+def write_json(results, path):
+    """The --json report, written whole to a temporary file and renamed (it is rewritten after every mutant)."""
+    out = {'summary': summary(results), 'mutants': [{k: v for k, v in r.items() if k != 'text'} for r in results]}
+    tmp = path + '.tmp'
+    open(tmp, 'w').write(json.dumps(out, indent=1) + '\n')
+    os.replace(tmp, path)
 
 
 def load_survivors(path):
@@ -256,13 +298,23 @@ def cmd_run(a):
     sources, every = read_sources(paths)
     equivalent = load_equivalent(a.equivalent)
     survivors = load_survivors(a.rerun) if a.rerun else None
-    cands = [c for c in every if (not a.only or c['function'] in a.only) and
+    cands = [c for c in every if (not a.file or os.path.basename(c['file']) in a.file) and
+             (not a.only or c['function'] in a.only) and
              (not a.match or any(m in c['before'] or m in c['after'] for m in a.match)) and
              (not a.kind or c['kind'] in a.kind) and (survivors is None or key(c) in survivors)]
     if a.limit:
         cands = cands[:a.limit]
     exe = os.path.join(a.build, 'tools', 'allocsim')
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` restores the source
+    if a.unit_tests == 'on':
+        # Built once from the unmutated sources, with no limit (the first build compiles every test file); after
+        # this a mutant costs one relink. It must pass as it is, or its kills would be the tests' own failures.
+        rc, log = run(['cmake', '--build', a.build, '--target', UNIT_TARGET, '-j', str(a.jobs)], a.clone, None)
+        if rc != 0:
+            fail(f'{a.build}: {UNIT_TARGET} does not build from the unmutated sources:\n{log[-2000:]}')
+        rc, log = run([unit_exe(a), '--reporter', 'compact'], a.clone, a.timeout)
+        if rc != 0:
+            fail(f'{unit_exe(a)} fails on the unmutated sources:\n{log[-2000:]}')
     results = []
     print(f'{len(cands)} mutants of {SOURCES}', flush=True)
     try:
@@ -274,6 +326,8 @@ def cmd_run(a):
                                 seconds=round(time.time() - t0, 1)))
             print(f"[{k + 1}/{len(cands)}] {verdict:10} {c['function']}: {c['before'][:70]}  =>  "
                   f"{c['after'][:70]}  {by[:100]}", flush=True)
+            if a.json:  # after every mutant, so that an interrupted run's report holds what it judged
+                write_json(results, a.json)
     finally:
         for path, lines in sources.items():
             open(path, 'w').write(''.join(lines))
@@ -312,6 +366,8 @@ def main():
     r.add_argument('--jobs', type=int, default=2)
     r.add_argument('--timeout', type=int, default=900, help='seconds per build or sweep')
     r.add_argument('--equivalent', default=os.path.join(os.path.dirname(__file__), 'mutants-equivalent.json'))
+    r.add_argument('--file', action='append', default=[],
+                   help='only mutants in this file of the port (its name, e.g. memory_backend_plan.cpp; repeatable)')
     r.add_argument('--only', action='append', default=[], help='only mutants in this function (repeatable)')
     r.add_argument('--match', action='append', default=[], help='only mutants whose line contains this text')
     r.add_argument('--rerun', help="only the mutants a previous run's --json report marks survived")
@@ -319,6 +375,8 @@ def main():
     r.add_argument('--limit', type=int, default=0)
     r.add_argument('--check-mode', choices=['on', 'off'], default='on',
                    help="the sweeps' ALLOCSIM_CHECK_MODE (default on: recycled storage poisoned)")
+    r.add_argument('--unit-tests', choices=['on', 'off'], default='on',
+                   help=f'judge what the sweep leaves alive by the port\'s unit tests ({UNIT_TARGET}) too')
     r.add_argument('--json')
     r.add_argument('--text')
     li = sub.add_parser('list')

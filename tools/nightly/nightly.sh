@@ -13,7 +13,8 @@
 #       The mutation stage (scenarios/README.md, "Mechanical mutants"; hours: not for CI): clones this checkout into
 #       OUT/clone, configures a cheap build there (Release -O1, no -Werror, no compiler cache) and runs
 #       tools/nightly/mutants.py over every mechanical mutant of backend/model/memory_backend*.cpp, sweeping scenarios/
-#       with preemption bound 2. Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
+#       with preemption bound 2, then judging a mutant the sweep leaves alive by the port's unit tests (test_backend).
+#       Writes OUT/mutants.json, OUT/mutants.txt (score and survivors) and OUT/mutants.log.
 #   tools/nightly/nightly.sh swarm [-o OUT] [-j JOBS] [-s K/N] [-n SCENARIOS] [--seed S] [--fresh]
 #       The swarm stage (docs/SWARM.md): `allocsim swarm` over SCENARIOS generated scenarios (default 2000; with
 #       -s K/N this shard's share of them) from seed S (default: tonight's date as YYYYMMDD, UTC, printed, so
