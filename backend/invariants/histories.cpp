@@ -1,4 +1,5 @@
-// no-lost-update (histories.h): the first lost update of the world's object histories, told as the race it is.
+// The histories family (histories.h): the first lost update of the world's object histories, told as the race it
+// is; the first write that did not advance its object's version.
 #include "backend/invariants/histories.h"
 
 #include <fmt/format.h>
@@ -82,11 +83,46 @@ std::optional<sim::Violation> check_no_lost_update(const CheckContext& c) {
   return violation("no-lost-update", std::move(message), std::move(state));
 }
 
+std::optional<sim::Violation> check_write_advances_version(const CheckContext& c) {
+  const ObjectHistories& h = c.world.histories;
+  if (!h.unversioned) return std::nullopt;
+  const UnversionedWrite& u = *h.unversioned;
+  const WorldState& w = c.world;
+  const backend::BackendState& s = w.backend().state();
+  std::string object;
+  std::string state;
+  switch (u.counter) {
+    case Counter::Node:
+      object = fmt::format("node {}'s resourceVersion", s.nodes[u.node].name);
+      state = render_node(s.nodes[u.node]);
+      break;
+    case Counter::Map:
+      object = "the shared map's version";
+      state = render_map_state(s);
+      break;
+    case Counter::Pointer:
+    case Counter::None:
+      object = "the pointer's version";
+      state = render_map_state(s);
+      break;
+  }
+  std::string message = fmt::format(
+      "{} went {} -> {} in a step that wrote it {} time{} through the API, the last {}: a compare-and-swap on the "
+      "version cannot see {}",
+      object, u.before, u.after, u.writes, u.writes == 1 ? "" : "s", made_by(w, u.by),
+      u.writes == 1 ? "that write" : "every one of them");
+  fmt::format_to(std::back_inserter(state), "versions: {} {} -> {} over {} write{}\n", object, u.before, u.after,
+                 u.writes, u.writes == 1 ? "" : "s");
+  return violation("write-advances-version", std::move(message), std::move(state));
+}
+
 std::vector<InvariantSpec> history_invariants() {
   // clang-format off
   return {
       {"no-lost-update", "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another writer made that the writer never saw; no write meant only to create (a restore record) replaces one",
        check_no_lost_update, false, {"history of ", "last saw: "}, kReadsStep, false, nullptr},
+      {"write-advances-version", "-", "every write the backend makes through the API (an owner stamp or its clearing, a MIG config label or its restore, a map edit, a pointer switch) advances that object's version, the node's resourceVersion, the map's or the pointer's, by one, so that every compare-and-swap on it sees the write",
+       check_write_advances_version, false, {"versions: "}, kReadsStep, false, nullptr},
   };
   // clang-format on
 }

@@ -72,7 +72,7 @@ void set_invariants(CompiledScenario& c, std::vector<size_t> rows) {
           {cat[i].incremental ? cat[i].incremental : cat[i].check, cat[i].reads_kinds, cat[i].per_node});
   c.records_geometry_writes = checks(c, "no-apply-under-later-workload") || checks(c, "geometry-converges");
   c.records_bound_workloads = checks(c, "bound-workload-covered");
-  c.records_histories = checks(c, "no-lost-update");
+  c.records_histories = checks(c, "no-lost-update") || checks(c, "write-advances-version");
 }
 
 }  // namespace allocsim::harness

@@ -35,6 +35,7 @@ const std::vector<const char*>& invariant_names() {
       "infeasible-plan-names-exclusions",
       "entry-lists-its-nodes",
       "no-lost-update",
+      "write-advances-version",
       // Judged at quiescence after every older invariant held (the healing phase).
       "heals-after-faults",
       // Judged last, at quiescence, against the scenario's op-level executions (op atomicity).

@@ -47,7 +47,8 @@ struct CompiledScenario {
   /// writes (no-apply-under-later-workload, geometry-converges) and bound workloads (bound-workload-covered).
   /// Without them the recording is skipped.
   bool records_geometry_writes = false, records_bound_workloads = false;
-  /// Whether no-lost-update is checked: the world keeps its object histories (object_history.h) only then.
+  /// Whether no-lost-update or write-advances-version is checked: the world keeps its object histories
+  /// (object_history.h) only then.
   bool records_histories = false;
   NodeIndex node_index;  // of the prototype's nodes (dirty.h: incremental invariants)
   StartMemo start_memo;  // the start state's verdict (dirty.h; backend/invariants/check.h start_memo())

@@ -27,30 +27,31 @@ std::string_view field_name(Field f) {
 const std::vector<HistoryRule>& history_rules() {
   using E = HistoryEffect;
   constexpr Basis kCur = Basis::Current, kSeen = Basis::LastObserved, kNew = Basis::Absent;
+  // record-restore is one patch with the label-geometry that follows it (upstream bumps the node once for both).
   // clang-format off
   static const std::vector<HistoryRule> rules = {
-      {"stamp-owner", {{Field::Owner, E::Write, kCur}},
+      {"stamp-owner", {{Field::Owner, E::Write, kCur}}, Counter::Node,
        "a compare-and-swap on the node's resourceVersion, under the backend lock"},
-      {"release-owner", {{Field::Owner, E::Clear, kCur}},
+      {"release-owner", {{Field::Owner, E::Clear, kCur}}, Counter::Node,
        "cleared only where owner and epoch are the claim's (rollback: the epoch is ours), read under the lock"},
-      {"record-restore", {{Field::Config, E::Observe, kCur}, {Field::Restore, E::Write, kNew}},
+      {"record-restore", {{Field::Config, E::Observe, kCur}, {Field::Restore, E::Write, kNew}}, Counter::None,
        "copies the config it reads; upstream records only where no record is (`is None`): a record is created, "
        "never replaced"},
-      {"label-geometry", {{Field::Config, E::Write, kSeen}},
+      {"label-geometry", {{Field::Config, E::Write, kSeen}}, Counter::Node,
        "writes the claim's entry name, whatever the label says now: what it replaces is what the record kept, "
        "or what the writer saw when it recorded or last labelled"},
-      {"restore-geometry", {{Field::Config, E::Write, kSeen}, {Field::Restore, E::Clear, kCur}},
+      {"restore-geometry", {{Field::Config, E::Write, kSeen}, {Field::Restore, E::Clear, kCur}}, Counter::Node,
        "writes the record kept at reserve time, whatever the label says now; the record itself is read under "
        "the lock"},
-      {"publish-entry", {{Field::Map, E::Write, kCur}, {Field::Pointer, E::Observe, kCur}},
+      {"publish-entry", {{Field::Map, E::Write, kCur}, {Field::Pointer, E::Observe, kCur}}, Counter::Map,
        "edits the map as it is, under the lock, and reads the pointer it may switch"},
-      {"point-policy", {{Field::Pointer, E::Write, kCur}},
+      {"point-policy", {{Field::Pointer, E::Write, kCur}}, Counter::Pointer,
        "switches the pointer only after reading it, under the lock"},
-      {"strip-entry", {{Field::Map, E::Write, kCur}},
+      {"strip-entry", {{Field::Map, E::Write, kCur}}, Counter::Map,
        "edits the map as it is, under the lock"},
-      {"restore-policy", {{Field::Pointer, E::Write, kSeen}},
+      {"restore-policy", {{Field::Pointer, E::Write, kSeen}}, Counter::Pointer,
        "writes the pointer's restore record, whatever the pointer says now"},
-      {"delete-map", {{Field::Map, E::Clear, kCur}},
+      {"delete-map", {{Field::Map, E::Clear, kCur}}, Counter::None,
        "map-deleted-on-last-out mutant: deletes the map as it is, under the lock"},
   };
   // clang-format on
@@ -79,6 +80,7 @@ Field ObjectHistories::field_of(uint32_t object) const {
 void ObjectHistories::reset(bool on, const backend::BackendState& s, const std::vector<ActorState>& actors) {
   enabled = on;
   lost.reset();
+  unversioned.reset();
   versions.clear();
   recovering_count_ = 0;
   pending_.clear();
@@ -103,6 +105,53 @@ void ObjectHistories::reset(bool on, const backend::BackendState& s, const std::
   }
   start_values_[object(Field::Pointer, 0)].assign(s.pointer);
   seen_.assign(size_t(principals_ + 1) * objects_.size(), std::nullopt);  // + the adapter
+  counters_.resize(s.nodes.size() + 2);
+  for (size_t i = 0; i < s.nodes.size(); ++i) counters_[i] = s.nodes[i].resource_version;
+  counters_[s.nodes.size()] = s.shared_config_version;
+  counters_[s.nodes.size() + 1] = s.pointer_version;
+  step_writes_.assign(counters_.size(), 0);
+  step_by_.resize(counters_.size());
+}
+
+void ObjectHistories::count_write(const HistoryRule& rule, std::optional<uint32_t> node, const VersionSource& by) {
+  size_t k = 0;
+  switch (rule.advances) {
+    case Counter::None:
+      return;
+    case Counter::Node:
+      if (!node || *node >= counters_.size() - 2) return;  // a node the scenario does not have
+      k = *node;
+      break;
+    case Counter::Map:
+      k = counters_.size() - 2;
+      break;
+    case Counter::Pointer:
+      k = counters_.size() - 1;
+      break;
+  }
+  step_writes_[k] += 1;
+  step_by_[k] = by;
+}
+
+void ObjectHistories::check_counters(const backend::BackendState& s) {
+  const size_t nodes = counters_.size() - 2;
+  for (size_t k = 0; k < counters_.size(); ++k) {
+    const int64_t now = k < nodes    ? s.nodes[k].resource_version
+                        : k == nodes ? s.shared_config_version
+                                     : s.pointer_version;
+    if (!unversioned && step_writes_[k] > 0 && now - counters_[k] < int64_t(step_writes_[k])) {
+      UnversionedWrite u;
+      u.counter = k < nodes ? Counter::Node : k == nodes ? Counter::Map : Counter::Pointer;
+      u.node = k < nodes ? static_cast<uint32_t>(k) : 0;
+      u.before = counters_[k];
+      u.after = now;
+      u.writes = step_writes_[k];
+      u.by = step_by_[k];
+      unversioned = u;
+    }
+    counters_[k] = now;
+    step_writes_[k] = 0;
+  }
 }
 
 void ObjectHistories::recovering(std::string_view op_id, int flow) {
@@ -210,6 +259,8 @@ void ObjectHistories::after_step(const backend::BackendState& s, const NodeIndex
     by.what = rule->kind;
     by.step = step;
     std::optional<uint32_t> node;
+    if (rule->advances == Counter::Node) node = index.find(m.target);
+    count_write(*rule, node, by);
     for (const HistoryEffect& e : rule->effects) {
       if (e.field == Field::Owner || e.field == Field::Config || e.field == Field::Restore) {
         if (!node) node = index.find(m.target);
@@ -226,6 +277,7 @@ void ObjectHistories::after_step(const backend::BackendState& s, const NodeIndex
         write(o, e, at, p, s);
     }
   }
+  check_counters(s);
 }
 
 }  // namespace allocsim::harness

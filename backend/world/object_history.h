@@ -21,6 +21,14 @@
 // replacing a version whose value is the one the writer last saw (another writer's round trip back to it). A
 // write meant to create (Basis::Absent) that finds a present version loses it, whoever wrote it.
 // Foreign writes make versions but are not judged: another controller is modelled as writing blind by design.
+//
+// Versions advance: every write the backend makes through the API (an audit entry whose rule names a Counter) moves
+// its object's counter on, the node's resourceVersion, the map's or the pointer's version, by one per write, as the
+// API server does. A compare-and-swap (the reserve's owner stamp, the plan's generation, the sum of the nodes'
+// resourceVersions) sees another writer only through that counter, so a write that does not advance it is one no
+// CAS can see. A step whose writes of an object outnumber how far its counter moved is recorded (`unversioned`).
+// Writes outside the API's audit (bind_workload's bump, the harness's version bumps) are not counted: they only
+// move counters further.
 // A write that leaves the value as it was makes no version and loses nothing (a restore that writes back the
 // config an administrator also chose), but is a sight of it; the map's values are not compared (every write of
 // it makes a version: the backend's are all decided under the lock).
@@ -59,11 +67,17 @@ struct HistoryEffect {
   Basis basis;  // for Write and Clear
 };
 
-/// One row of the history table: an audit kind (upstream's `_record` kinds, backend/CONTRACT.md §1) and what it
-/// does to the objects, with the reason its basis is what it is (docs/DESIGN.md §5, "Lost updates").
+/// The version counter an audit kind's write advances (header comment, "Versions advance"). None: the entry is part
+/// of another entry's write (record-restore rides on label-geometry's patch), or a planted mutant's deletion.
+enum class Counter : uint8_t { None, Node, Map, Pointer };
+
+/// One row of the history table: an audit kind (upstream's `_record` kinds, backend/CONTRACT.md §1), what it does
+/// to the objects and the counter it advances, with the reason its basis is what it is (docs/DESIGN.md §5, "Lost
+/// updates").
 struct HistoryRule {
   std::string_view kind;
   std::vector<HistoryEffect> effects;
+  Counter advances;
   std::string_view why;
 };
 /// Every audit kind the backend writes. An entry of a kind without a row is a port change the table has not
@@ -94,6 +108,17 @@ struct Sight {
   VersionSource at;
 };
 
+/// The first step of an execution whose API writes of an object did not advance its counter as far as they number:
+/// `writes` writes moved it from `before` to `after` (after - before < writes).
+struct UnversionedWrite {
+  Counter counter = Counter::None;
+  uint32_t node = 0;  // the node's index, for Counter::Node
+  int64_t before = 0;
+  int64_t after = 0;
+  uint32_t writes = 0;
+  VersionSource by;  // the step's last write of the object
+};
+
 /// The first lost update of an execution.
 struct LostUpdate {
   uint32_t object = 0;
@@ -107,6 +132,7 @@ class ObjectHistories {
  public:
   bool enabled = false;
   std::optional<LostUpdate> lost;
+  std::optional<UnversionedWrite> unversioned;
   /// Every version made so far, in order (for the explanation's history block).
   std::vector<std::pair<uint32_t, ObjectVersion>> versions;
 
@@ -133,12 +159,18 @@ class ObjectHistories {
   uint32_t node_of(uint32_t object) const { return object % nodes_; }
   /// The digest of what decides later verdicts (canonical states, backend/world/state_digest.h): the current
   /// versions, the sights, the recoveries and the pending foreign writes; versions name their audit entry by its
-  /// content in `s`, and step numbers are left out. Defined in state_digest.cpp.
+  /// content in `s`, and step numbers are left out. The counters are left out too: between steps they are the
+  /// state's own, which the backend's digest holds; so is `unversioned`, which ends the execution where
+  /// write-advances-version is checked and decides nothing where it is not. Defined in state_digest.cpp.
   uint64_t canonical_digest(const backend::BackendState& s) const;
 
  private:
   void write(uint32_t object, const HistoryEffect& e, const VersionSource& by, int principal,
              const backend::BackendState& s);
+  /// Counts a write of `rule`'s counter (node `node` for Counter::Node) in this step; after_step compares.
+  void count_write(const HistoryRule& rule, std::optional<uint32_t> node, const VersionSource& by);
+  /// Each counter against the writes counted this step (`unversioned`), then the counters as they are now.
+  void check_counters(const backend::BackendState& s);
   void observe(uint32_t object, int principal, const VersionSource& at);
   int principal_of(std::string_view op_id, const std::vector<ActorState>& actors) const;
 
@@ -158,6 +190,11 @@ class ObjectHistories {
     bool changed;
   };
   std::vector<Foreign> pending_;
+  // Per counter (the nodes' resourceVersions by node index, then the map's version, then the pointer's): its value
+  // after the last step, the writes counted this step, and the step's last write of it.
+  std::vector<int64_t> counters_;
+  std::vector<uint32_t> step_writes_;
+  std::vector<VersionSource> step_by_;
 };
 
 }  // namespace allocsim::harness

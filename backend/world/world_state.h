@@ -156,7 +156,8 @@ class WorldState {
   ReadFaults& read_faults;
   /// reject_binds (admission_faults.h): the binds each node's kubelet still refuses.
   AdmissionFaults& admission;
-  /// The version history of the shared objects (object_history.h: no-lost-update); kept only while that is checked.
+  /// The version history of the shared objects (object_history.h: no-lost-update, write-advances-version); kept only
+  /// while one of them is checked.
   ObjectHistories& histories;
   /// What the steps since the last check wrote, and the incremental checks' memo (dirty.h); in the storage,
   /// so its buffers are reused across executions.

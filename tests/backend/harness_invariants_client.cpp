@@ -5,6 +5,7 @@
 #include "backend/invariants/audit.h"
 #include "backend/invariants/client.h"
 #include "backend/invariants/geometry.h"
+#include "backend/invariants/histories.h"
 #include "backend/invariants/invariant_table.h"
 #include "backend/scenario/scenario.h"
 #include "backend/system/backend_world.h"
@@ -83,18 +84,51 @@ TEST_CASE(
   for (size_t i = 0; i < k.size(); ++i)
     if (k[i].check == nullptr) engine_last = i;
   CHECK(std::string(k[engine_last].name) == "actor-exception");
-  CHECK(engine_last < k.size() - 11);
-  CHECK(std::string(k[k.size() - 11].name) == "observation-matches-claim");
-  CHECK(std::string(k[k.size() - 10].name) == "bindings-match-grant");
-  CHECK(std::string(k[k.size() - 9].name) == "mig-layout-matches-grant");
-  CHECK(std::string(k[k.size() - 8].name) == "audit-explains-state");
-  CHECK(std::string(k[k.size() - 7].name) == "capabilities-match-authority");
-  CHECK(std::string(k[k.size() - 6].name) == "observation-envelope-complete");
-  CHECK(std::string(k[k.size() - 5].name) == "infeasible-plan-names-exclusions");
-  CHECK(std::string(k[k.size() - 4].name) == "entry-lists-its-nodes");
-  CHECK(std::string(k[k.size() - 3].name) == "no-lost-update");
+  CHECK(engine_last < k.size() - 12);
+  CHECK(std::string(k[k.size() - 12].name) == "observation-matches-claim");
+  CHECK(std::string(k[k.size() - 11].name) == "bindings-match-grant");
+  CHECK(std::string(k[k.size() - 10].name) == "mig-layout-matches-grant");
+  CHECK(std::string(k[k.size() - 9].name) == "audit-explains-state");
+  CHECK(std::string(k[k.size() - 8].name) == "capabilities-match-authority");
+  CHECK(std::string(k[k.size() - 7].name) == "observation-envelope-complete");
+  CHECK(std::string(k[k.size() - 6].name) == "infeasible-plan-names-exclusions");
+  CHECK(std::string(k[k.size() - 5].name) == "entry-lists-its-nodes");
+  CHECK(std::string(k[k.size() - 4].name) == "no-lost-update");
+  CHECK(std::string(k[k.size() - 3].name) == "write-advances-version");
   CHECK(std::string(k[k.size() - 2].name) == "heals-after-faults");
   CHECK(std::string(k[k.size() - 1].name) == "ops-atomic");
+}
+
+TEST_CASE("write-advances-version: the write that did not move its counter, named with the counter's move",
+          "[invariants]") {
+  ClientFixture f;
+  CHECK_FALSE(check_write_advances_version(f.ctx()));
+  f.s().audit.push_back({"flowA:release1", "restore-geometry", "n1", "all-disabled"});
+  UnversionedWrite u;
+  u.by.principal = 0;
+  u.by.audit = static_cast<int64_t>(f.s().audit.size() - 1);
+  u.by.what = "restore-geometry";
+  u.by.step = 5;
+  u.writes = 1;
+  u.before = u.after = 3;
+  SECTION("a node's resourceVersion") {
+    u.counter = Counter::Node;
+    u.node = 1;
+    f.world.histories.unversioned = u;
+    require_fires(check_write_advances_version(f.ctx()), "write-advances-version",
+                  "node n2's resourceVersion went 3 -> 3 in a step that wrote it 1 time through the API, the last "
+                  "flowA's restore-geometry (flowA:release1) at step 5: a compare-and-swap on the version cannot see "
+                  "that write");
+  }
+  SECTION("the map's version, over two writes") {
+    u.counter = Counter::Map;
+    u.writes = 2;
+    u.after = 4;
+    f.world.histories.unversioned = u;
+    require_fires(check_write_advances_version(f.ctx()), "write-advances-version",
+                  "the shared map's version went 3 -> 4 in a step that wrote it 2 times through the API");
+    CHECK_THAT(check_write_advances_version(f.ctx())->message, Catch::EndsWith("cannot see every one of them"));
+  }
 }
 
 TEST_CASE("observation-matches-claim: grant, owner and generation as the claim has them", "[invariants]") {

@@ -225,6 +225,66 @@ TEST_CASE("object histories: an audit kind with no row is refused, and every row
     for (size_t j = i + 1; j < rules.size(); ++j) CHECK(rules[i].kind != rules[j].kind);
 }
 
+TEST_CASE("object histories: each API write advances its object's version, and the first that does not is kept",
+          "[histories]") {
+  History t;
+  SECTION("a label with its record is one write: one bump of the node is enough") {
+    t.s.nodes[0].resource_version += 1;
+    label_n1(t);
+    CHECK_FALSE(t.h.unversioned.has_value());
+  }
+  SECTION("a restore and a stamp clearing in one step need two bumps; one bump is reported, exactly") {
+    t.s.nodes[0].resource_version = 4;
+    t.h.reset(true, t.s, t.actors);
+    t.s.nodes[0].resource_version = 5;
+    t.backend_step({entry("flowA:release1", "restore-geometry", "n1", "all-disabled"),
+                    entry("flowA:release1", "release-owner", "n1", "flowA")});
+    REQUIRE(t.h.unversioned.has_value());
+    const UnversionedWrite& u = *t.h.unversioned;
+    CHECK(u.counter == Counter::Node);
+    CHECK(u.node == 0);
+    CHECK(u.before == 4);
+    CHECK(u.after == 5);
+    CHECK(u.writes == 2);
+    CHECK(u.by.what == "release-owner");
+    CHECK(u.by.audit == 1);
+    CHECK(u.by.step == 0);
+    SECTION("the first is kept: a later one does not replace it") {
+      t.backend_step({entry("flowB:op1", "stamp-owner", "n2", "flowB")});
+      CHECK(t.h.unversioned->node == 0);
+    }
+  }
+  SECTION("a bump with no write (a bind) and more bumps than writes are fine") {
+    t.s.nodes[1].resource_version += 3;
+    t.backend_step({});
+    t.s.nodes[1].resource_version += 2;
+    t.backend_step({entry("flowB:op1", "stamp-owner", "n2", "flowB")});
+    CHECK_FALSE(t.h.unversioned.has_value());
+  }
+  SECTION("the map's version and the pointer's, each its own counter") {
+    t.s.shared_config_version += 1;
+    t.backend_step({entry("flowA:op1", "publish-entry", "e-A", "{}")});
+    CHECK_FALSE(t.h.unversioned.has_value());
+    t.s.shared_config_version += 1;  // the map moved, the pointer did not
+    t.backend_step({entry("flowA:op1", "strip-entry", "e-A", ""),
+                    entry("flowA:op1", "restore-policy", "clusterpolicy", "default")});
+    REQUIRE(t.h.unversioned.has_value());
+    CHECK(t.h.unversioned->counter == Counter::Pointer);
+    CHECK(t.h.unversioned->writes == 1);
+    CHECK(t.h.unversioned->after == t.h.unversioned->before);
+  }
+  SECTION("a node write of a node the scenario does not have counts for nothing") {
+    t.backend_step({entry("flowA:op1", "stamp-owner", "n9", "flowA")});
+    CHECK_FALSE(t.h.unversioned.has_value());
+  }
+  SECTION("a reset forgets it") {
+    t.backend_step({entry("flowA:op1", "stamp-owner", "n1", "flowA")});
+    REQUIRE(t.h.unversioned.has_value());
+    t.h.reset(true, t.s, t.actors);
+    CHECK_FALSE(t.h.unversioned.has_value());
+  }
+}
+
 TEST_CASE("object histories: switched off, nothing is kept", "[histories]") {
   History t;
   t.h.reset(false, t.s, t.actors);
@@ -232,6 +292,7 @@ TEST_CASE("object histories: switched off, nothing is kept", "[histories]") {
   t.h.foreign(Field::Config, 0, 2, "set_labels", "x", true);
   CHECK(t.h.versions.empty());
   CHECK_FALSE(t.h.lost.has_value());
+  CHECK_FALSE(t.h.unversioned.has_value());  // label_n1 wrote n1 with no bump
 }
 
 }  // namespace allocsim::harness

@@ -46,6 +46,9 @@ const std::vector<Uncovered> kNotYetCovered = {
      "no catalogue mutant yet; fires under the nightly mechanical mutants of plan's exclusions"},
     {"entry-lists-its-nodes",
      "no catalogue mutant yet; fires under the nightly mechanical mutant of reserve's entry members"},
+    {"write-advances-version",
+     "no catalogue mutant yet; fires under the nightly mechanical mutants of release's restore and owner clearing "
+     "(a resourceVersion bump deleted)"},
 };
 
 // invariant -> scenario files that expect its violation
