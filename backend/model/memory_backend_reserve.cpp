@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <boost/container/small_vector.hpp>
 
+#include "backend/model/contract_poison.h"
 #include "backend/model/memory_backend.h"
 #include "backend/model/memory_backend_idioms.h"
 #include "backend/model/pyrepr.h"
@@ -16,6 +17,17 @@
 namespace allocsim::backend {
 
 using namespace port;
+
+namespace {
+
+/// Porting rule 3 for the claim a reserve made: new_claim hands it a released claim's buffers (poisoned in check
+/// mode), so a field the reserve forgot to assign or clear still holds poison. Bools are never poison (check_mode.h).
+bool reserved_claim_poisoned(const Claim& c) {
+  return poisoned(c.claim_id) || poisoned(c.owner) || poisoned(c.plan) || poisoned(c.generation) || poisoned(c.nodes) ||
+         poisoned(c.status) || poisoned(c.entry_name) || poisoned(c.op_id) || poisoned(c.label_versions);
+}
+
+}  // namespace
 
 // -- reservation (CAS) (lines 262-347) --------------------------------------------------------------------
 
@@ -93,6 +105,7 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   claim_at(call.claim_id).status = kClaimAllocated;
   barrier(c, At::kUnderLock, "claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, operation_id);
   observe_claim_into(c, claim_at(call.claim_id), out);
+  ALLOCSIM_PORT_CHECK_SLOW(!reserved_claim_poisoned(claim_at(call.claim_id)), kRulePoisonLeft);
 }
 
 // Lines 266-273: the generation check, the sum of every node's resourceVersion read under the lock. False (the

@@ -27,6 +27,49 @@ TEST_CASE("release is generation-fenced: a wrong generation keeps the owner, the
   CHECK_FALSE(b.state().node("n1")->owner_epoch.has_value());
 }
 
+TEST_CASE("reserve stamps each node of its plan once, in name order, whatever order the plan lists them", "[claims]") {
+  // Upstream's `sorted({d.node for ...})`: one stamp per node, taken in one global order, so two claimants of the
+  // same nodes meet at the same first node.
+  MemoryBackend b({gpu_node("n1"), gpu_node("n2")}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const InventorySnapshot snap = snapshot(b, c);
+  const auto device = [&](const std::string& node, int ordinal) {
+    for (const DeviceIdentity& d : snap.devices)
+      if (d.node == node && d.ordinal == ordinal) return d;
+    FAIL("no device " << node << "/" << ordinal);
+    return DeviceIdentity{};
+  };
+  FeasiblePlan plan = feasible(b.plan(c, {req("a")}, snap));
+  plan.assignments.clear();
+  plan.assignments.push_back({"a", {device("n2", 0)}});
+  plan.assignments.push_back({"b", {device("n1", 0)}});
+  plan.assignments.push_back({"c", {device("n2", 1)}});
+  const ClaimObservation claim = b.reserve(c, plan, "flowA:op", std::nullopt);
+  CHECK(claim.status == "allocated");
+  REQUIRE(b.state().claims.size() == 1);
+  CHECK(b.state().claims[0].nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK(b.mutations() ==
+        std::vector<Mutation>{{"flowA:op", "stamp-owner", "n1", "flowA"}, {"flowA:op", "stamp-owner", "n2", "flowA"}});
+}
+
+TEST_CASE("a release's restore answers its own write: state success at the restored version, apply landed or not",
+          "[claims]") {
+  // Upstream lines 464-467: the restore writes the recorded config back and, in the same write, the state
+  // `success` at the node's new resourceVersion; the model has no apply for a restore.
+  MemoryBackend b({gpu_node("n1")}, opts(kAuthorityManagedMig, 30));
+  SequentialCaller c;
+  const ClaimObservation claim = plan_and_reserve(b, c, {mig_req("s1", 20)}, "flowA:op");
+  const NodeFixture& n1 = *b.state().node("n1");
+  CHECK(n1.mig_state == "pending");  // the reserve's apply is queued for 30 s
+  const int64_t labelled = n1.resource_version;
+  CHECK(b.release(c, claim.claim_id, "flowA:release", claim.desired_generation).status == "released");
+  CHECK(n1.mig_config == "all-disabled");
+  CHECK(n1.mig_state == "success");
+  CHECK(n1.resource_version == labelled + 2);  // the restore's write, then the stamp's clearing
+  CHECK(n1.mig_state_generation == labelled + 1);
+  CHECK_FALSE(n1.restore_record.has_value());
+}
+
 TEST_CASE("readiness answers its own write: Blackwell with a 30 s apply delay", "[claims]") {
   MemoryBackend b({gpu_node("n1")}, opts(kAuthorityManagedMig, 30));
   SequentialCaller c;

@@ -310,6 +310,22 @@ TEST_CASE("geometry_partial: the apply carves one slice and reports failed, and 
   }
 }
 
+TEST_CASE("geometry_partial: the step whose apply it breaks says so, and only that step", "[shaped][geometry]") {
+  const ShapedRun r(R"({ "schema": "allocsim/scenario/v1", "name": "partial",
+    "backend": { "authority": "managed-mig" },
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 1, "memory_gib": 80 } ],
+    "actors": [ { "name": "mig", "script": [ { "op": "geometry_partial", "node": "n1" } ] },
+                { "name": "flowA", "script": [ { "op": "reserve", "requests": [
+                  { "workload": "s1", "sharing": "isolated_mig", "minimum_usable_memory_gib": 10 } ] } ] } ] })");
+  std::vector<std::string> noted;  // "actor what" of each step whose detail carries the fault's note
+  for (const auto& s : r.result.steps)
+    if (s.detail.find("fault=geometry_partial:n1") != std::string::npos)
+      noted.push_back(fmt::format("{} {}", r.world->actor_name(s.actor), s.what));
+  REQUIRE(noted.size() == 1);
+  CHECK(noted[0].rfind("flowA ", 0) == 0);
+  CHECK(r.world->backend().state().node("n1")->mig_state == "failed");
+}
+
 // -- reject_binds (admission_faults.h) ------------------------------------------------------------
 
 TEST_CASE("reject_binds: the node's kubelet refuses the next binds there, which bind nothing, and armings add up",
