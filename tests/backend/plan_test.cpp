@@ -124,6 +124,28 @@ TEST_CASE("plan: whole devices are taken in order without reuse within a plan", 
   CHECK(plan.geometry.empty());
 }
 
+TEST_CASE("plan: a plan over another device list than the last one's indexes that list afresh", "[plan]") {
+  // The plan keeps its index of the last snapshot's device list and builds it again for another list. Here the
+  // second list is longer and starts with other nodes, so any part of the first index left over would map its
+  // devices to the wrong nodes, and the order of the nodes' names their packing rank.
+  MemoryBackend b({gpu_node("n3", 1), gpu_node("n2", 2), gpu_node("n1", 4)}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const auto scoped = b.inventory(c, std::vector<std::string>{"n3", "n2"});
+  REQUIRE(scoped.known);
+  const FeasiblePlan first = feasible(b.plan(c, {req("a", 2)}, scoped.value));
+  REQUIRE(first.assignments.size() == 1);
+  CHECK(first.assignments[0].second.size() == 2);
+  CHECK(first.assignments[0].second[0].uuid == "GPU-n2-0");
+  const FeasiblePlan whole = feasible(b.plan(c, {req("b", 4)}, snapshot(b, c)));
+  REQUIRE(whole.assignments.size() == 1);
+  std::vector<std::string> uuids;
+  for (const auto& d : whole.assignments[0].second) uuids.push_back(d.uuid.value_or("-"));
+  CHECK(uuids == std::vector<std::string>{"GPU-n1-0", "GPU-n1-1", "GPU-n1-2", "GPU-n1-3"});
+  const FeasiblePlan two = feasible(b.plan(c, {req("c", 2)}, snapshot(b, c)));
+  REQUIRE(two.assignments.size() == 1);
+  CHECK(two.assignments[0].second[0].uuid == "GPU-n1-0");  // names in byte order: n1 packs first
+}
+
 TEST_CASE("plan: sharer reasons worded as upstream's", "[plan]") {
   SequentialCaller c;
   SECTION("an authority without MIG") {

@@ -25,6 +25,8 @@ usage:
                              [--check-mode on|off] [--unit-tests on|off]
   mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
                                                  # exit 1 when an equivalence row names no candidate of SOURCEs
+  mutants.py merge REPORT.json... [--json FILE] [--text FILE]  # one report: each mutant's verdict from the last
+                                                               # report that judged it (a --rerun's replace)
 
 CLONE is a scratch clone (its sources are edited, and restored after every mutant and on exit); BUILD a
 configured build folder of it (cheap: -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1
@@ -336,6 +338,22 @@ def cmd_run(a):
     return 0
 
 
+def cmd_merge(a):
+    """The --json reports in order, each mutant's verdict the last report's that judged it (a --rerun of the
+    survivors after new tests replaces their verdicts and keeps every other one). Mutants are keyed by file,
+    function and text."""
+    merged = {}
+    for path in a.report:
+        try:
+            rows = json.load(open(path))['mutants']
+            for r in rows:
+                merged[(r['file'],) + key(r)] = r
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            fail(f'{path}: not a mutants.py --json report: {e}')
+    report(list(merged.values()), a.text, a.json)
+    return 0
+
+
 def cmd_list(a):
     for path in a.source:
         if not os.path.isfile(path):
@@ -382,8 +400,12 @@ def main():
     li = sub.add_parser('list')
     li.add_argument('source', nargs='+')
     li.add_argument('--equivalent')
+    me = sub.add_parser('merge')
+    me.add_argument('report', nargs='+')
+    me.add_argument('--json')
+    me.add_argument('--text')
     a = ap.parse_args()
-    return cmd_run(a) if a.cmd == 'run' else cmd_list(a)
+    return {'run': cmd_run, 'list': cmd_list, 'merge': cmd_merge}[a.cmd](a)
 
 
 if __name__ == '__main__':
