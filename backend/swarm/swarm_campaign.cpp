@@ -147,7 +147,6 @@ Shrunk shrink_violation(const SwarmOptions& o, const campaign::SubjectPtr& subje
   return out;
 }
 
-/// Makes the finding (scenario file and trace) of the violation of `subject` along `found`.
 /// The scenario's choice of invariants as a file states it: "all", or what it leaves out. A generated scenario with a
 /// stale stamp leaves the healing phase out (swarm_gen.cpp), and its finding's file must too: with the phase on, it
 /// fires at quiescence before a later row such as ops-atomic, and the minimal schedule would not replay to the
@@ -160,6 +159,7 @@ Json invariant_choice(const Scenario& s) {
   return left_out.empty() ? Json("all") : Json{{"all_except", std::move(left_out)}};
 }
 
+/// Makes the finding (scenario file and trace) of the violation of `subject` along `found`.
 SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& subject, const sim::ExecutionResult& found,
                           uint64_t index, uint64_t gen_seed, const std::string& strategy) {
   const uint64_t max_steps = subject->max_steps(std::nullopt);

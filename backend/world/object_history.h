@@ -28,7 +28,8 @@
 // resourceVersions) sees another writer only through that counter, so a write that does not advance it is one no
 // CAS can see. A step whose writes of an object outnumber how far its counter moved is recorded (`unversioned`).
 // Writes outside the API's audit (bind_workload's bump, the harness's version bumps) are not counted: they only
-// move counters further.
+// move counters further, but for the op-level stand-in for another writer (shift_resource_version), whose +1 and
+// -1 fall in one op-level step that counts no write of that node.
 // A write that leaves the value as it was makes no version and loses nothing (a restore that writes back the
 // config an administrator also chose), but is a sight of it; the map's values are not compared (every write of
 // it makes a version: the backend's are all decided under the lock).

@@ -233,7 +233,7 @@ TEST_CASE("object histories: each API write advances its object's version, and t
     label_n1(t);
     CHECK_FALSE(t.h.unversioned.has_value());
   }
-  SECTION("a restore and a stamp clearing in one step need two bumps; one bump is reported, exactly") {
+  SECTION("a restore and a stamp clearing in one step need two bumps, and one bump is reported, exactly") {
     t.s.nodes[0].resource_version = 4;
     t.h.reset(true, t.s, t.actors);
     t.s.nodes[0].resource_version = 5;

@@ -126,8 +126,8 @@ TEST_CASE("plan: whole devices are taken in order without reuse within a plan", 
 
 TEST_CASE("plan: a plan over another device list than the last one's indexes that list afresh", "[plan]") {
   // The plan keeps its index of the last snapshot's device list and builds it again for another list. Here the
-  // second list is longer and starts with other nodes, so any part of the first index left over would map its
-  // devices to the wrong nodes, and the order of the nodes' names their packing rank.
+  // second list is longer (n3's and n2's devices, then n1's four), so any part of the first index left over would
+  // map n1's devices to the wrong nodes, or rank the nodes for packing in another order than their names'.
   MemoryBackend b({gpu_node("n3", 1), gpu_node("n2", 2), gpu_node("n1", 4)}, opts(kAuthorityDevicePlugin));
   SequentialCaller c;
   const auto scoped = b.inventory(c, std::vector<std::string>{"n3", "n2"});

@@ -13,7 +13,7 @@ the clone's scenarios/ (`allocsim sweep --preemption-bound BOUND`). Verdicts:
   killed     the sweep exits non-zero (some scenario's expectation is not met); the sweep runs in check mode
              (--check-mode, default on: recycled storage poisoned, backend/model/check_mode.h). A mutant the sweep
              leaves alive is then judged by the port's unit tests (test_backend; --unit-tests, default on): a kill
-             there is reported as `unit: TEST`, and the summary counts those kills apart
+             there is reported as `unit: FILE:LINE: failed: ...`, and the summary counts those kills apart
   survived   every expectation still holds
   stillborn  the mutant does not build
   equivalent listed in the equivalence file (a written argument that no behaviour differs): not run
@@ -207,8 +207,8 @@ def judge(a, sources, c, exe):
 def judge_built(a, c, exe):
     """Builds the clone as its files are now and sweeps it: (verdict, by). A mutant the sweep leaves alive goes to
     the port's unit tests (`test_backend`, with --unit-tests on): they call what no scenario reaches (the throwing
-    wrappers of the upstream's API, an error's wording), and a kill there is named `unit: TEST`, so the report
-    tells the scenarios' kills from theirs."""
+    wrappers of the upstream's API, an error's wording), and a kill there is named `unit: FILE:LINE: failed: ...`,
+    so the report tells the scenarios' kills from theirs."""
     rc, _ = run(['cmake', '--build', a.build, '--target', 'allocsim', '-j', str(a.jobs)], a.clone, a.timeout)
     if rc != 0:
         return 'stillborn', ''
@@ -239,7 +239,7 @@ def unit_exe(a):
 def first_unit_failure(log):
     """The first failing check Catch2's compact reporter prints (file:line: failed: ...), else the log's end."""
     for line in log.splitlines():
-        if 'failed' in line:
+        if re.match(r'\S+:\d+: failed', line):
             return line.strip()[:200]
     return (log.strip().splitlines() or ['(no output)'])[-1][:200]
 
