@@ -158,6 +158,15 @@ TEST_CASE("a full MIG reserve and release: exact audit, barriers and lock depth"
   CHECK(claim.status == "prepared");
   CHECK(b.state().claims[0].label_versions == OrderedMap<std::string, int64_t>{{"n1", 3}});
   CHECK(b.state().claims[0].op_id == "flowA:op1");
+  // The evidence of readiness: n1 as the reserve left it, its config the claim's entry, applied at its version.
+  REQUIRE(claim.evidence.size() == 1);
+  const NodeEvidence& e = claim.evidence[0];
+  CHECK(e.node == "n1");
+  CHECK(e.mig_config == "videoflow-flowA-gen-3");
+  CHECK(e.state == "success");
+  CHECK(e.state_generation == 3);
+  CHECK(e.resource_version == 3);
+  CHECK(e.layout == OrderedMap<std::string, int>{{"1g.10gb", 1}});
   b.mark_workload_ready(c, claim.claim_id);
   const ReleaseObservation done = b.release(c, claim.claim_id, "flowA:rel", claim.desired_generation);
   CHECK(done.status == "released");
