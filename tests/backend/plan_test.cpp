@@ -146,6 +146,20 @@ TEST_CASE("plan: a plan over another device list than the last one's indexes tha
   CHECK(two.assignments[0].second[0].uuid == "GPU-n1-0");  // names in byte order: n1 packs first
 }
 
+TEST_CASE("plan: node names that agree in their first 8 bytes are told apart by the whole name", "[plan]") {
+  // The plan's node index compares a name's first 8 bytes as a number first (backend/model/name_head.h); cloud node
+  // names agree there, so the rest of the name must decide.
+  MemoryBackend b({gpu_node("gpu-node-01", 1), gpu_node("gpu-node-02", 2), gpu_node("gpu-node-03", 3)},
+                  opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const FeasiblePlan plan = feasible(b.plan(c, {req("a", 2), req("b", 3)}, snapshot(b, c)));
+  std::vector<std::string> granted;
+  for (const auto& [workload, devices] : plan.assignments)
+    for (const auto& d : devices) granted.push_back(workload + "@" + d.uuid.value_or("-"));
+  CHECK(granted == std::vector<std::string>{"b@GPU-gpu-node-03-0", "b@GPU-gpu-node-03-1", "b@GPU-gpu-node-03-2",
+                                            "a@GPU-gpu-node-02-0", "a@GPU-gpu-node-02-1"});
+}
+
 TEST_CASE("plan: sharer reasons worded as upstream's", "[plan]") {
   SequentialCaller c;
   SECTION("an authority without MIG") {
