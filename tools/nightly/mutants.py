@@ -341,13 +341,16 @@ def cmd_run(a):
 def cmd_merge(a):
     """The --json reports in order, each mutant's verdict the last report's that judged it (a --rerun of the
     survivors after new tests replaces their verdicts and keeps every other one). Mutants are keyed by file,
-    function and text."""
+    function and text, and by which occurrence of that text in the report they are."""
     merged = {}
     for path in a.report:
         try:
             rows = json.load(open(path))['mutants']
+            seen = {}  # one line can appear twice in a function (two `x += 1;`): the k-th of each is one mutant
             for r in rows:
-                merged[(r['file'],) + key(r)] = r
+                k = (r['file'],) + key(r)
+                seen[k] = seen.get(k, 0) + 1
+                merged[k + (seen[k],)] = r
         except (OSError, ValueError, KeyError, TypeError) as e:
             fail(f'{path}: not a mutants.py --json report: {e}')
     report(list(merged.values()), a.text, a.json)
