@@ -146,6 +146,17 @@ TEST_CASE("plan: a plan over another device list than the last one's indexes tha
   CHECK(two.assignments[0].second[0].uuid == "GPU-n1-0");  // names in byte order: n1 packs first
 }
 
+TEST_CASE("plan: after another device list, the first node by name still packs first", "[plan]") {
+  // Pool order n2, n1, n3. The first list (n2, n3) gives n2 index 0 and n3 index 1; the whole pool gives n1 index
+  // 1, so a rank left from the first list (n3's, 1) would tie n1 with n2 and let pool order put n2 first.
+  MemoryBackend b({gpu_node("n2", 2), gpu_node("n1", 2), gpu_node("n3", 2)}, opts(kAuthorityDevicePlugin));
+  SequentialCaller c;
+  const auto scoped = b.inventory(c, std::vector<std::string>{"n2", "n3"});
+  REQUIRE(scoped.known);
+  CHECK(feasible(b.plan(c, {req("a")}, scoped.value)).assignments[0].second[0].uuid == "GPU-n2-0");
+  CHECK(feasible(b.plan(c, {req("b")}, snapshot(b, c))).assignments[0].second[0].uuid == "GPU-n1-0");
+}
+
 TEST_CASE("plan: node names that agree in their first 8 bytes are told apart by the whole name", "[plan]") {
   // The plan's node index compares a name's first 8 bytes as a number first (backend/model/name_head.h); cloud node
   // names agree there, so the rest of the name must decide.
