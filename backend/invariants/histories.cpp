@@ -121,7 +121,7 @@ std::vector<InvariantSpec> history_invariants() {
   return {
       {"no-lost-update", "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another writer made that the writer never saw; no write meant only to create (a restore record) replaces one",
        check_no_lost_update, false, {"history of ", "last saw: "}, kReadsStep, false, nullptr},
-      {"write-advances-version", "-", "every write the backend makes through the API (an owner stamp or its clearing, a MIG config label or its restore, a map edit, a pointer switch) advances that object's version (the node's resourceVersion, the map's or the pointer's) by at least one per write, so that a compare-and-swap on it sees the write",
+      {"write-advances-version", "-", "every write the backend makes through the API (an owner stamp or its clearing, a MIG config label or its restore, a map edit, a pointer switch) advances that object's version (the node's resourceVersion, the map's or the pointer's) by at least one per write; the protocol's compare-and-swaps read the nodes' resourceVersions (a stamp's re-check, a plan's generation), so a node write that does not advance one is invisible to them",
        check_write_advances_version, false, {"versions: "}, kReadsStep, false, nullptr},
   };
   // clang-format on

@@ -165,8 +165,18 @@ void scenario_throughput(const std::string& file) {
 /// way, so the difference is its counters' check alone.
 void oracle_cost(const std::string& name, const std::string& file) {
   harness::Scenario on = harness::load_scenario(file);
+  // Off is the file's own choice of invariants less `name`: an invariant the file leaves out stays out, else
+  // switching it on could end executions early and measure that instead.
+  std::vector<std::string> chosen = on.invariants;
+  if (chosen.empty())
+    for (const char* n : harness::invariant_names()) chosen.emplace_back(n);
+  if (std::find(chosen.begin(), chosen.end(), name) == chosen.end())
+    throw harness::ScenarioError(
+        support::InputError::about_file(file, "its invariants leave out " + name + ", so there is nothing to measure"));
   harness::Scenario off = on;
-  off.invariants = harness::invariants_except({name});
+  off.invariants.clear();
+  for (const std::string& n : chosen)
+    if (n != name) off.invariants.push_back(n);
   double best_on = 1e30, best_off = 1e30, allocs_on = 0;
   for (int round = 0; round < kRounds; ++round) {
     const RunWindow a = run_measured(on, 20000), b = run_measured(off, 20000);
@@ -178,20 +188,35 @@ void oracle_cost(const std::string& name, const std::string& file) {
               on.name.c_str(), name.c_str(), best_on * 1e6, best_off * 1e6, best_on / best_off, allocs_on);
 }
 
-}  // namespace
+constexpr const char* kUsage =
+    "usage: allocsim_bench [SCENARIO...]\n"
+    "       allocsim_bench --oracle NAME SCENARIO   (one invariant's cost; --ops-atomic SCENARIO: NAME ops-atomic)\n";
 
-int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--ops-atomic") {
-    oracle_cost("ops-atomic", argv[2]);
-    return 0;
-  }
-  if (argc == 4 && std::string(argv[1]) == "--oracle") {
-    if (!harness::is_invariant(argv[2])) {
-      std::fprintf(stderr, "allocsim_bench: --oracle: no invariant named '%s' (allocsim list invariants)\n", argv[2]);
+int run_bench(int argc, char** argv) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "--ops-atomic" || first == "--oracle") {
+    const bool named = first == "--oracle";
+    if (argc != (named ? 4 : 3)) {
+      std::fprintf(stderr, "allocsim_bench: %s: expected %s\n%s", first.c_str(),
+                   named ? "an invariant's name and a scenario file" : "a scenario file", kUsage);
       return 2;
     }
-    oracle_cost(argv[2], argv[3]);
+    const std::string name = named ? argv[2] : "ops-atomic";
+    if (!harness::is_invariant(name)) {
+      std::fprintf(stderr, "allocsim_bench: --oracle: no invariant named '%s' (allocsim list invariants)\n",
+                   name.c_str());
+      return 2;
+    }
+    oracle_cost(name, argv[named ? 3 : 2]);
     return 0;
+  }
+  if (first == "-h" || first == "--help") {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  if (first.starts_with("-")) {
+    std::fprintf(stderr, "allocsim_bench: unknown option %s\n%s", first.c_str(), kUsage);
+    return 2;
   }
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) files.push_back(argv[i]);
@@ -213,4 +238,16 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(kWarmup));
   for (const auto& f : files) scenario_throughput(f);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_bench(argc, argv);
+  } catch (const harness::ScenarioError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "allocsim_bench: %s\n", e.what());
+    return 2;
+  }
 }

@@ -21,8 +21,8 @@ Score = killed / (killed + survived): survivors with a written argument are `equ
 
 usage:
   mutants.py run CLONE BUILD [--bound K] [--jobs J] [--equivalent FILE] [--file NAME]... [--only FUNC]...
-                             [--match TEXT]... [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE] [--text FILE] [--timeout S]
-                             [--check-mode on|off] [--unit-tests on|off]
+                             [--match TEXT]... [--kind KIND]... [--limit N] [--rerun JSON] [--json FILE]
+                             [--text FILE] [--timeout S] [--check-mode on|off] [--unit-tests on|off]
   mutants.py list SOURCE... [--equivalent FILE]  # candidates as JSON lines and their count (no build);
                                                  # exit 1 when an equivalence row names no candidate of SOURCEs
   mutants.py merge REPORT.json... [--json FILE] [--text FILE]  # one report: each mutant's verdict from the last
@@ -244,10 +244,13 @@ def first_unit_failure(log):
     return (log.strip().splitlines() or ['(no output)'])[-1][:200]
 
 
+VERDICTS = ('killed', 'survived', 'stillborn', 'equivalent')
+
+
 def summary(results):
     """The verdicts' counts, the score (killed of those that build and have no equivalence argument) and how many
     kills only the unit tests made."""
-    tally = {v: sum(r['verdict'] == v for r in results) for v in ('killed', 'survived', 'stillborn', 'equivalent')}
+    tally = {v: sum(r['verdict'] == v for r in results) for v in VERDICTS}
     live = tally['killed'] + tally['survived']
     return dict(tally, score=round(tally['killed'] / live if live else 0.0, 4), mutants=len(results),
                 killed_by_unit_tests=sum(r['verdict'] == 'killed' and r['by'].startswith('unit: ') for r in results))
@@ -348,6 +351,8 @@ def cmd_merge(a):
             rows = json.load(open(path))['mutants']
             seen = {}  # one line can appear twice in a function (two `x += 1;`): the k-th of each is one mutant
             for r in rows:
+                if r['verdict'] not in VERDICTS or not isinstance(r['by'], str):
+                    raise ValueError(f"a mutant's verdict is not one of {', '.join(VERDICTS)} or its `by` not a text")
                 k = (r['file'],) + key(r)
                 seen[k] = seen.get(k, 0) + 1
                 merged[k + (seen[k],)] = r
@@ -378,13 +383,14 @@ def cmd_list(a):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
     r = sub.add_parser('run')
-    r.add_argument('clone')
-    r.add_argument('build')
-    r.add_argument('--bound', type=int, default=2)
-    r.add_argument('--jobs', type=int, default=2)
+    r.add_argument('clone', help='a scratch clone of the repository (its port files are edited and restored)')
+    r.add_argument('build', help="a configured build folder of the clone (the cheap build: the module's docstring)")
+    r.add_argument('--bound', type=int, default=2, help='the sweep\'s --preemption-bound')
+    r.add_argument('--jobs', type=int, default=2, help='build and sweep jobs')
     r.add_argument('--timeout', type=int, default=900, help='seconds per build or sweep')
     r.add_argument('--equivalent', default=os.path.join(os.path.dirname(__file__), 'mutants-equivalent.json'))
     r.add_argument('--file', action='append', default=[],
@@ -398,15 +404,16 @@ def main():
                    help="the sweeps' ALLOCSIM_CHECK_MODE (default on: recycled storage poisoned)")
     r.add_argument('--unit-tests', choices=['on', 'off'], default='on',
                    help=f'judge what the sweep leaves alive by the port\'s unit tests ({UNIT_TARGET}) too')
-    r.add_argument('--json')
-    r.add_argument('--text')
+    r.add_argument('--json', help='write every verdict here (rewritten after each mutant)')
+    r.add_argument('--text', help='write the score and the survivors here')
     li = sub.add_parser('list')
     li.add_argument('source', nargs='+')
     li.add_argument('--equivalent')
-    me = sub.add_parser('merge')
-    me.add_argument('report', nargs='+')
-    me.add_argument('--json')
-    me.add_argument('--text')
+    me = sub.add_parser('merge',
+                        help="combine --json reports: each mutant's verdict is the last report's that judged it")
+    me.add_argument('report', nargs='+', help='mutants.py --json reports, oldest first')
+    me.add_argument('--json', help='write the combined report here')
+    me.add_argument('--text', help='write its score and survivors here')
     a = ap.parse_args()
     return {'run': cmd_run, 'list': cmd_list, 'merge': cmd_merge}[a.cmd](a)
 
