@@ -23,10 +23,11 @@
 // Foreign writes make versions but are not judged: another controller is modelled as writing blind by design.
 //
 // Versions advance: every write the backend makes through the API (an audit entry whose rule names a Counter) moves
-// its object's counter on, the node's resourceVersion, the map's or the pointer's version, by one per write, as the
-// API server does. A compare-and-swap (the reserve's owner stamp, the plan's generation, the sum of the nodes'
-// resourceVersions) sees another writer only through that counter, so a write that does not advance it is one no
-// CAS can see. A step whose writes of an object outnumber how far its counter moved is recorded (`unversioned`).
+// its object's counter on (the node's resourceVersion, the map's or the pointer's version) by at least one per
+// write; the API server moves it by one. The protocol's compare-and-swaps (the reserve's re-check before its owner
+// stamp, the plan's generation, which is the sum of the nodes' resourceVersions) read only the nodes' counters, so a
+// node write that does not advance its resourceVersion is one no CAS can see. A step whose writes of an object
+// outnumber how far its counter moved is recorded (`unversioned`).
 // Writes outside the API's audit (bind_workload's bump, the harness's version bumps) are not counted: they only
 // move counters further, but for the op-level stand-in for another writer (shift_resource_version), whose +1 and
 // -1 fall in one op-level step that counts no write of that node.

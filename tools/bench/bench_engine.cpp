@@ -158,7 +158,7 @@ void scenario_throughput(const std::string& file) {
               double(w.allocs.bytes) / execs);
 }
 
-/// One invariant's cost: CPU per execution of `run` with every invariant against every invariant but `name`,
+/// One invariant's cost: CPU per execution of `run` with the invariants the file checks against those less `name`,
 /// alternating on and off for kRounds rounds (the least of each), and the allocations per execution with it on.
 /// For ops-atomic (docs/DESIGN.md §5, "Op atomicity") the op-level executions are computed once, before the first
 /// round; for write-advances-version ("Versions advance") the object histories stay on for no-lost-update either
