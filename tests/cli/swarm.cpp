@@ -20,6 +20,7 @@ using cli_test::read_json;
 using cli_test::require_same_folder;
 using cli_test::sh;
 using cli_test::slurp;
+using cli_test::spit;
 using cli_test::TempDir;
 
 TEST_CASE("swarm: every written finding replays from its files, with the invariant recorded", "[swarm]") {
