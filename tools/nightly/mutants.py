@@ -261,8 +261,8 @@ def report(results, text_path, json_path):
     lines = [f"{s['mutants']} mutants: killed {s['killed']} ({s['killed_by_unit_tests']} of them by the unit tests "
              f"only), survived {s['survived']}, stillborn {s['stillborn']}, equivalent {s['equivalent']}; score "
              f"{s['score']:.1%} of {s['killed'] + s['survived']} that build and have no equivalence argument"]
-    lines += [f"survived: {r['function']}: {r['before']}  =>  {r['after']}" for r in results
-              if r['verdict'] == 'survived']
+    lines += [f"survived: {os.path.basename(r['file'])}: {r['function']}: {r['before']}  =>  {r['after']}"
+              for r in results if r['verdict'] == 'survived']
     print('\n'.join(lines), flush=True)
     if text_path:
         open(text_path, 'w').write('\n'.join(lines) + '\n')
@@ -347,6 +347,8 @@ def cmd_merge(a):
     function and text, and by which occurrence of that text in the report they are."""
     merged = {}
     for path in a.report:
+        if not os.path.isfile(path):
+            fail(f'{path}: cannot open: no such file')
         try:
             rows = json.load(open(path))['mutants']
             seen = {}  # one line can appear twice in a function (two `x += 1;`): the k-th of each is one mutant
