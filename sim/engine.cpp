@@ -29,6 +29,8 @@ void Engine::Impl::Ctx::local_state(uint64_t digest) {
   if (!impl->track_states || impl->unwinding) return;
   impl->slots[id].local = digest;
   impl->slots[id].since.clear();
+  impl->slots[id].sym_events.clear();  // the world's symmetric state carries the new local state (sim/symmetry.h)
+  impl->slots[id].sym_refs.clear();
 }
 
 void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
@@ -97,6 +99,24 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
       throw std::invalid_argument(
           "this world has no canonical state (World::canonical_state): it cannot be "
           "explored with state caching");
+  }
+  track_symmetry = false;
+  if (track_states && st.uses_symmetry()) {
+    sym_classes = w.interchangeable_actors();
+    track_symmetry = !sym_classes.empty();
+    if (track_symmetry) {
+      sym_class.assign(n, -1);
+      for (size_t c = 0; c < sym_classes.size(); ++c)
+        for (const ActorId a : sym_classes[c]) {
+          if (a >= n || sym_class[a] != -1)
+            throw std::logic_error("interchangeable_actors: an actor out of range or in two classes");
+          sym_class[a] = int(c);
+        }
+      sym.clear();
+      if (!w.symmetric_state(sym))
+        throw std::invalid_argument(
+            "this world has interchangeable actors but no symmetric state (World::symmetric_state)");
+    }
   }
   std::vector<StepRecord> steps = std::move(res.steps);
   std::vector<Choice> schedule = std::move(res.schedule);

@@ -113,7 +113,10 @@ ActorId Engine::Impl::decide(bool after) {
     if (slots[pick].crashed) record_crash(pick);
     // A run-out step (DESIGN.md §2) asks the strategy nothing, and tells it nothing either.
     if (!running_out) strategy->step_done(last_step());
-    if (track_states) fold_local(pick);
+    if (track_symmetry)
+      fold_symmetric(pick);
+    else if (track_states)
+      fold_local(pick);
     if (slots[pick].exception) {
       r.violation = exception_violation(pick), r.violation_actor = pick;
       return kNoActor;
@@ -152,7 +155,7 @@ ActorId Engine::Impl::decide(bool after) {
     return pick;
   }
   const std::span<const Candidate> opts = options();
-  if (track_states) strategy->at_state(state_fingerprint());
+  if (track_states) announce_state();
   const ActorId pick = strategy->choose(opts, current);
   if (pick == kAbandon) {
     r.abandoned = true;

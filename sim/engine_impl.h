@@ -25,6 +25,7 @@
 #include "sim/assert.h"
 #include "sim/engine.h"
 #include "sim/order.h"
+#include "sim/symmetry.h"
 
 namespace allocsim::sim {
 
@@ -51,6 +52,10 @@ struct Slot {
     bool drawn;
   };
   std::vector<LocalEvent> since;  // its buffer is kept across steps and executions
+  // Symmetry only (Impl::track_symmetry, engine_symmetry.cpp): the steps since the last local_state(), each as a
+  // digest with holes whose refs are in sym_refs, instead of `local` (which a renaming could not reach).
+  std::vector<SymPart> sym_events;
+  std::vector<ActorId> sym_refs;
 
   /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
   /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
@@ -66,6 +71,8 @@ struct Slot {
     crashed = nullptr;
     local = 0;
     since.clear();
+    sym_events.clear();
+    sym_refs.clear();
   }
 };
 
@@ -125,6 +132,18 @@ struct Engine::Impl {
   bool track_states = false;
   CanonicalState canon;
   uint64_t state_fallbacks = 0;
+  // Symmetry (engine_symmetry.cpp), on when the strategy uses it and the world has interchangeable actors: the
+  // world's state with holes at the latest choice, each actor's class (-1: none), and scratch for the renamings.
+  bool track_symmetry = false;
+  SymmetricState sym;
+  SymmetricState sym_after;  // fold_symmetric: the state after a step, for the names of objects it made
+  std::vector<int> sym_class;
+  std::vector<std::vector<ActorId>> sym_classes;
+  struct SymScratch {
+    std::vector<uint64_t> sig, map, best;
+    std::vector<ActorId> order, renaming, inverse;
+    std::vector<std::pair<size_t, size_t>> ties;  // [begin, end) in `order` of actors whose signatures tie
+  } sym_scratch;
 
   // The result being recorded, kept between executions so that its storage is reused (Engine::execute):
   // during an execution its first `nsteps` records are this execution's; those after them, and `spare`, are
@@ -169,6 +188,13 @@ struct Engine::Impl {
   void fold_local(ActorId id);
   /// State caching: the fingerprint of the canonical state at this choice (and `canon`, taken now).
   uint64_t state_fingerprint();
+  /// State caching: tells the strategy the state at this choice (at_state, or at_state_renamed under symmetry).
+  void announce_state();
+  /// Symmetry: fold_local's counterpart (the step's events as digests with holes, from `sym`).
+  void fold_symmetric(ActorId id);
+  /// Symmetry: the least fingerprint over the renamings of this choice's state that sort each class by its
+  /// actors' signatures (ties tried every way, up to a bound); sym_scratch.renaming is the one that gave it.
+  uint64_t symmetric_fingerprint();
 
   void touch(uint64_t object, bool write) {
     note_local(current, object, false);

@@ -51,6 +51,17 @@ class Strategy {
   /// The fingerprint of the canonical state at the coming choice (Engine: the world's part, the step count,
   /// and each actor's status, point and local state).
   virtual void at_state(uint64_t fingerprint) { (void)fingerprint; }
+  /// Whether the strategy takes states up to renaming interchangeable actors (sim/symmetry.h). The engine then
+  /// calls at_state_renamed() instead of at_state() where the world has interchangeable actors.
+  virtual bool uses_symmetry() const { return false; }
+  /// The fingerprint of the coming choice's state up to symmetry, and the renaming that took this state to the
+  /// representative that fingerprint digests: renaming[a] is the index actor `a` has there. Another state with
+  /// the same fingerprint is this one with its actors renamed, and what a strategy stores about actors at a
+  /// state (a sleep set) is stored under the representative's names.
+  virtual void at_state_renamed(uint64_t fingerprint, std::span<const ActorId> renaming) {
+    (void)renaming;
+    at_state(fingerprint);
+  }
   /// Ends the execution; returns whether the strategy wants another one (exhaustive strategies stop when
   /// their tree is done; sampling strategies always say yes and the explorer bounds them).
   virtual bool end_execution(const ExecutionResult& result) = 0;

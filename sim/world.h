@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/symmetry.h"
+
 namespace allocsim::sim {
 
 using ActorId = uint32_t;
@@ -199,6 +201,16 @@ class World {
   /// (ActorContext::local_state and what the engine folded since) are equal, have the same futures: the same
   /// steps, footprints, violations and final states for every continuation.
   virtual bool canonical_state(CanonicalState& out) {
+    (void)out;
+    return false;
+  }
+  /// Classes of interchangeable actors (sim/symmetry.h; docs/DESIGN.md §2 "Symmetry"): each class, ascending,
+  /// holds actors whose scripts are the same up to renaming their own names and that nothing else names. Empty
+  /// (the default): none. Called once per exploration, on the first world.
+  virtual std::vector<std::vector<ActorId>> interchangeable_actors() const { return {}; }
+  /// Fills `out` with the world's state at a choice point as digests with holes (sim/symmetry.h, rules 1-4).
+  /// Returns false when the world cannot. REQUIRES: interchangeable_actors() is not empty.
+  virtual bool symmetric_state(SymmetricState& out) {
     (void)out;
     return false;
   }

@@ -10,6 +10,7 @@
 
 #include "backend/model/barriers.h"
 #include "backend/world/object_ids.h"
+#include "backend/world/state_digest.h"
 
 namespace allocsim::harness {
 
@@ -107,6 +108,7 @@ void ActorCaller::touch(backend::Obj what, std::string_view name, bool write) {
   if (write) w_.memo.dirty.write(what, name, w_.c_.node_index);  // dirty.h: what the next check re-runs
   if (write && (what == backend::Obj::Node || what == backend::Obj::Claim)) ++w_.read_faults.writes;  // read_faults.h
   if (!records_reads_) return;  // nothing records the footprint: skip hashing the id
+  if (what == backend::Obj::Claim && w_.symmetric()) note_touched_claim(w_, name);  // state_digest.h
   ctx_.touch(object_id(what, name), write);
   // The visibility condition (docs/DESIGN.md §2): invariants are checked after every step, and several read more
   // than one object (single-ownership: nodes and claims; no-orphaned-geometry: nodes, claims and the map;

@@ -63,12 +63,17 @@ void ScriptRunner::run() {
   const bool tracks = ctx_.tracks_states();
   for (size_t k = 0; k < spec_.script.size(); ++k) {
     st_.op_index = k;
-    if (tracks) ctx_.local_state(actor_digest(st_));
+    if (tracks) give_local_state();
     // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
     st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
     if (st_.crashed) break;  // the actor died in that op (fault_at): nothing of it runs any more
   }
-  if (tracks) ctx_.local_state(actor_digest(st_));
+  if (tracks) give_local_state();
+}
+
+void ScriptRunner::give_local_state() {
+  if (w_.symmetric()) record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
+  ctx_.local_state(actor_digest(st_));
 }
 
 /// One op with its faults: a raise ends it with `error`, a dropped response with `unknown` (the op's own

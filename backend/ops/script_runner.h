@@ -52,6 +52,8 @@ class ScriptRunner {
   ActorCaller& caller() { return caller_; }
 
  private:
+  /// State caching: the actor's state at an op start, to the engine (and, under symmetry, to the world).
+  void give_local_state();
   const char* run_op(const Op& op);
   void environment_fault();
   /// inventory / observe with an armed read fault applied (faulted_reads.cpp), when the scenario has read-fault

@@ -107,6 +107,16 @@ bool BackendWorld::canonical_state(sim::CanonicalState& out) {
   return true;
 }
 
+std::vector<std::vector<sim::ActorId>> BackendWorld::interchangeable_actors() const {
+  if (compiled().atomic_ops) return {};
+  return compiled().symmetry().classes;
+}
+
+bool BackendWorld::symmetric_state(sim::SymmetricState& out) {
+  harness::symmetric_state(*this, out);
+  return true;
+}
+
 std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }
 
 }  // namespace allocsim::harness

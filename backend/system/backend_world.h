@@ -60,6 +60,10 @@ class BackendWorld final : public sim::World, public WorldState {
   std::optional<sim::Violation> check_quiescent() override;
   /// The canonical state (backend/world/state_digest.h).
   bool canonical_state(sim::CanonicalState& out) override;
+  /// The scenario's interchangeable actors (backend/world/actor_symmetry.h); none for op-level executions.
+  std::vector<std::vector<sim::ActorId>> interchangeable_actors() const override;
+  /// The symmetric state (backend/world/state_digest.h).
+  bool symmetric_state(sim::SymmetricState& out) override;
   const sim::OrderSpec* order() const override {
     return compiled().scenario->order.empty() || compiled().atomic_ops ? nullptr : &compiled().scenario->order;
   }

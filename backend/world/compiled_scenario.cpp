@@ -56,4 +56,9 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   return c;
 }
 
+const ActorSymmetry& CompiledScenario::symmetry() const {
+  std::call_once(symmetry_once_, [&] { symmetry_ = find_interchangeable(*scenario); });
+  return symmetry_;
+}
+
 }  // namespace allocsim::harness

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/model/memory_backend.h"
 #include "backend/scenario/scenario.h"
+#include "backend/world/actor_symmetry.h"
 #include "backend/world/dirty.h"
 #include "sim/world.h"
 
@@ -58,6 +60,9 @@ struct CompiledScenario {
   /// Per actor: the footprint id of its "life" mutex when some `recover` op names it
   /// (backend/system/backend_world.h), else nullopt.
   std::vector<std::optional<uint64_t>> life_ids;
+  /// The scenario's interchangeable actors (actor_symmetry.h), for `dfs --reduction symmetry`: found on first use
+  /// (a JSON text of the scenario is more than other strategies should pay for), then kept.
+  const ActorSymmetry& symmetry() const;
   bool read_fault_ops = false;       // some script has a stale_reads or partial_reads op
   bool admission_fault_ops = false;  // some script has a reject_binds op (admission_faults.h)
   /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling
@@ -67,6 +72,12 @@ struct CompiledScenario {
   /// shared between the compiles of one scenario); nullptr otherwise.
   std::shared_ptr<const OpLevelResults> op_level;
   CompiledScenario(const Scenario* sc, backend::MemoryBackend proto);
+
+ private:
+  mutable std::once_flag symmetry_once_;
+  mutable ActorSymmetry symmetry_;
+
+ public:
   ~CompiledScenario();
   CompiledScenario(const CompiledScenario&) = delete;
   CompiledScenario& operator=(const CompiledScenario&) = delete;

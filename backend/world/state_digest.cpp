@@ -4,6 +4,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "backend/world/actor_symmetry.h"
 #include "backend/world/admission_faults.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
@@ -25,7 +26,7 @@ static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3584, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3640, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -34,9 +35,18 @@ namespace {
 
 using backend::Obj;
 
-/// A running 64-bit digest (sim/state_hash.h).
+constexpr uint64_t kNameHole = 0x686f6c65ull << 32;   // "hole" + place: an interchangeable actor's own name
+constexpr uint64_t kActorHole = 0x6163746full << 32;  // "acto": an actor index
+
+/// A running 64-bit digest (sim/state_hash.h). With `names` set (symmetry, sim/symmetry.h), a digest with holes:
+/// each own name of an interchangeable actor in a string, and each actor index given to actor(), is hashed as a
+/// hole and its actor appended to `refs`.
 struct Hasher {
   uint64_t h = 0x616c6c6f6373696dull;  // "allocsim"
+  const std::vector<OwnName>* names = nullptr;
+  const std::array<bool, 256>* starts = nullptr;  // with `names` (ActorSymmetry::starts)
+  std::vector<sim::ActorId>* refs = nullptr;
+  uint32_t actors = 0;
   Hasher& u(uint64_t v) {
     h = sim::state_mix(h, v);
     return *this;
@@ -45,8 +55,30 @@ struct Hasher {
   Hasher& b(bool v) { return u(v ? 0xb1 : 0xb0); }
   Hasher& d(double v) { return u(std::bit_cast<uint64_t>(v)); }
   Hasher& s(std::string_view v) {
-    h = sim::state_mix_text(h, v);
+    if (names == nullptr || names->empty()) {
+      h = sim::state_mix_text(h, v);
+      return *this;
+    }
+    u(v.size());  // the whole string's length delimits it; its pieces are hashed between the holes
+    split_names(
+        v, *names, *starts, [&](std::string_view text) { h = sim::state_mix_text(h, text); },
+        [&](const OwnName& o) {
+          u(kNameHole + o.place);
+          refs->push_back(o.actor);
+        });
     return *this;
+  }
+  /// An actor index (or a sentinel outside [0, actors), hashed as is).
+  Hasher& actor(int64_t a) {
+    if (names == nullptr || a < 0 || a >= int64_t(actors)) return i(a);
+    refs->push_back(sim::ActorId(a));
+    return u(kActorHole);
+  }
+  /// A fresh digest that shares this one's holes (its refs go to the same list, in order).
+  Hasher sub() const {
+    Hasher y;
+    y.names = names, y.starts = starts, y.refs = refs, y.actors = actors;
+    return y;
   }
   Hasher& c(const char* v) { return v ? s(v).u(1) : u(0); }  // a static word, or none
   template <class T, class F>
@@ -104,7 +136,12 @@ void add(Hasher& x, const backend::NodeFixture& n, uint64_t labels) {
   x.map_si(n.mig_layout).map_si(n.workloads).os(n.restore_record);
 }
 
-void add(Hasher& x, const backend::NodeFixture& n) { add(x, n, labels_digest(n)); }
+void add(Hasher& x, const backend::NodeFixture& n) {
+  Hasher labels =
+      x.sub();  // labels_digest(n), with holes when x has them (a carved node's config label names an entry)
+  labels.map_ss(n.labels.get());
+  add(x, n, labels.h);
+}
 
 void add(Hasher& x, const backend::FeasiblePlan& p) {
   x.u(p.assignments.size());
@@ -133,9 +170,11 @@ void add(Hasher& x, const backend::InventorySnapshot& v) {
   x.map_si(v.occupancy).map_ss(v.sharing).map_ss(v.owners).s(v.completeness).d(v.observed_at).s(v.generation);
 }
 
+void add(Hasher& x, const backend::Mutation& m) { x.s(m.op_id).s(m.kind).s(m.target).s(m.detail); }
+
 uint64_t mutation_digest(const backend::Mutation& m) {
   Hasher x;
-  x.s(m.op_id).s(m.kind).s(m.target).s(m.detail);
+  add(x, m);
   return x.h;
 }
 
@@ -174,10 +213,18 @@ void add_whole(Hasher& x, const backend::BackendState& s) {
   for (const auto& n : s.nodes) add(x, n);
   x.u(s.claims.size());
   for (const auto& c : s.claims) add(x, c);
-  add_rest(x, s, audit_multiset(s));
+  if (x.names == nullptr) {
+    add_rest(x, s, audit_multiset(s));
+    return;
+  }
+  // With holes the entries are hashed in log order: a sum of digests could not be renamed. Finer than a
+  // multiset, so it can only split states a renaming would join (sim/symmetry.h, rule 1 holds).
+  x.u(s.audit.size());
+  for (const auto& m : s.audit) add(x, m);
+  add_rest(x, s, 0);
 }
 
-void add(Hasher& x, const sim::SimMutex& m) { x.u(m.holder()).i(m.depth()); }
+void add(Hasher& x, const sim::SimMutex& m) { x.actor(int64_t(m.holder())).i(m.depth()); }  // kNoActor: as is
 
 void add(Hasher& x, const ReadFaults& r) {
   x.b(r.enabled);
@@ -193,16 +240,7 @@ void add(Hasher& x, const ReadFaults& r) {
   x.i(r.stale_writes).i(r.stale_reads).strings(r.partial_workloads).i(r.partial_reads);
 }
 
-uint64_t digest_of(const auto& v) {
-  Hasher x;
-  add(x, v);
-  return x.h;
-}
-
-}  // namespace
-
-uint64_t actor_digest(const ActorState& a) {
-  Hasher x;
+void add(Hasher& x, const ActorState& a) {
   x.s(a.name).i(a.id_counter).i(a.reserves).i(a.releases).i(a.recovers).u(a.op_index).c(a.crashed);
   x.opt(a.inventory, [](Hasher& y, const backend::InventorySnapshot& v) { add(y, v); }).b(a.inventory_with_failed_pods);
   x.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& p) { add(y, p); }).b(a.plan_with_failed_pods);
@@ -213,6 +251,19 @@ uint64_t actor_digest(const ActorState& a) {
   x.i(a.claims_held).i(a.claims_made).s(a.op_epoch);
   x.u(a.outcomes.size());
   for (const char* o : a.outcomes) x.c(o);
+}
+
+uint64_t digest_of(const auto& v) {
+  Hasher x;
+  add(x, v);
+  return x.h;
+}
+
+}  // namespace
+
+uint64_t actor_digest(const ActorState& a) {
+  Hasher x;
+  add(x, a);
   return x.h;
 }
 
@@ -258,7 +309,9 @@ void add_node_objects(const backend::BackendState& s, std::vector<WorldStorage::
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const backend::NodeFixture& n = s.nodes[i];
     WorldStorage::NodeDigestMemo& m = memo[i];
-    if (!m.ids) m = {object_id(Obj::Node, n.name), object_id(Obj::FailingGeometry, n.name), 0, 0, true};
+    if (!m.ids)
+      m.node_id = object_id(Obj::Node, n.name), m.hooks_id = object_id(Obj::FailingGeometry, n.name), m.label_stamp = 0,
+      m.label_digest = 0, m.ids = true;
     if (m.label_stamp != n.labels.stamp() || n.labels.stamp() == 0)
       m.label_stamp = n.labels.stamp(), m.label_digest = labels_digest(n);
     Hasher nd;
@@ -374,6 +427,257 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   // Nodes and the harness's objects always exist; claims come and go, and the claim table lists them all: an
   // unlisted id that a step touches is a claim that does not exist (made later, or released).
   out.unlisted = Hasher{}.s("absent").u(table).h;
+}
+
+// -- Symmetry (sim/symmetry.h; docs/DESIGN.md §2 "Symmetry") --
+//
+// The same state as canonical_state() above, as digests with holes: every string through Hasher::s, every actor
+// index through Hasher::actor, per-actor pieces as parts of their own (rule 4), and the audit log as one part per
+// entry (a multiset, as above). What canonical_state() leaves out, this leaves out.
+
+namespace {
+
+/// Collects parts into a SymmetricState: a Hasher with holes per part, its refs moved into the state's list.
+struct SymSink {
+  sim::SymmetricState& out;
+  const ActorSymmetry& symmetry;
+  uint32_t actors;
+  std::vector<sim::ActorId> refs;  // the open part's holes
+
+  Hasher open() {
+    refs.clear();
+    Hasher x;
+    x.names = &symmetry.names, x.starts = &symmetry.starts, x.refs = &refs, x.actors = actors;
+    return x;
+  }
+  sim::SymPart close(const Hasher& x) {
+    const sim::SymPart p{x.h, uint32_t(out.refs.size()), uint32_t(refs.size())};
+    out.refs.insert(out.refs.end(), refs.begin(), refs.end());
+    refs.clear();
+    return p;
+  }
+  /// One part of the world's multiset.
+  template <class F>
+  void part(F&& f) {
+    Hasher x = open();
+    f(x);
+    out.parts.push_back(close(x));
+  }
+  /// An object: its name (kind and name, as object_id hashes them) and its content.
+  template <class F>
+  void object(uint64_t id, backend::Obj kind, std::string_view name, F&& content) {
+    Hasher n = open();
+    n.u(uint64_t(kind)).s(name);
+    const sim::SymPart np = close(n);
+    Hasher c = open();
+    content(c);
+    out.objects.push_back({id, np, close(c)});
+  }
+  /// An object whose id names no interchangeable actor (a harness object, a lock): its id is its name.
+  template <class F>
+  void fixed_object(uint64_t id, F&& content) {
+    Hasher c = open();
+    content(c);
+    out.objects.push_back({id, {sim::state_mix(0x6669786564ull, id), 0, 0}, close(c)});
+  }
+};
+
+}  // namespace
+
+struct HistoryDigest {
+  /// ObjectHistories::canonical_digest's content as parts: the versions and the pending foreign writes in one, and
+  /// each principal's sights in one of its own, named by a ref.
+  static void parts(const ObjectHistories& hs, const backend::BackendState& s, SymSink& sink) {
+    const auto source = [&](Hasher& x, const VersionSource& v) {
+      x.actor(v.principal).actor(v.actor).s(v.what).s(v.value);
+      x.b(v.audit >= 0 && size_t(v.audit) < s.audit.size());
+      if (v.audit >= 0 && size_t(v.audit) < s.audit.size()) add(x, s.audit[size_t(v.audit)]);
+    };
+    const auto version = [&](Hasher& x, const ObjectVersion& v) {
+      x.u(v.number).b(v.present);
+      source(x, v.by);
+    };
+    sink.part([&](Hasher& x) {
+      x.u(0x68697374).b(hs.enabled);  // "hist"
+      if (!hs.enabled) return;
+      x.b(hs.lost.has_value()).i(hs.principals_).u(hs.audit_seen_).u(hs.objects_.size());
+      for (const ObjectVersion& v : hs.objects_) version(x, v);
+      x.u(hs.recovering_count_);
+      for (size_t i = 0; i < hs.recovering_count_; ++i) x.s(hs.recovering_[i].first).actor(hs.recovering_[i].second);
+      x.u(hs.pending_.size());
+      for (const auto& f : hs.pending_) {
+        x.u(f.object).b(f.changed);
+        source(x, f.by);
+      }
+    });
+    if (!hs.enabled || hs.objects_.empty()) return;
+    const size_t per = hs.objects_.size();
+    for (size_t p = 0; p * per < hs.seen_.size(); ++p)
+      sink.part([&](Hasher& x) {
+        x.u(0x7365656e).actor(int64_t(p));  // "seen", by principal
+        for (size_t o = 0; o < per && p * per + o < hs.seen_.size(); ++o) {
+          const auto& sight = hs.seen_[p * per + o];
+          x.b(sight.has_value());
+          if (!sight) continue;
+          x.u(sight->number);
+          version(x, sight->version);
+          source(x, sight->at);
+        }
+      });
+  }
+};
+
+void symmetric_state(WorldState& w, sim::SymmetricState& out) {
+  WorldStorage& st = *w.storage_;
+  st.symmetric = true;  // from now on the actors record their op starts and the claims they touch
+  const backend::BackendState& s = w.backend().state();
+  const ActorSymmetry& sym = w.compiled().symmetry();
+  SymSink sink{out, sym, uint32_t(w.actors().size()), {}};
+
+  // Nodes, their geometry hooks, and all nodes at once.
+  uint64_t all_h = 0x616c6c6e6f646573ull;  // "allnodes"
+  std::vector<sim::ActorId> all_refs;
+  st.digest_memo.resize(s.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const backend::NodeFixture& n = s.nodes[i];
+    WorldStorage::NodeDigestMemo& m = st.digest_memo[i];
+    if (m.sym_label_stamp != n.labels.stamp() || n.labels.stamp() == 0) {
+      Hasher l = sink.open();
+      l.map_ss(n.labels.get());
+      m.sym_label_stamp = n.labels.stamp(), m.sym_label_digest = l.h;
+      m.sym_label_refs.assign(sink.refs.begin(), sink.refs.end());
+      sink.refs.clear();
+    }
+    sink.object(object_id(Obj::Node, n.name), Obj::Node, n.name, [&](Hasher& x) {
+      x.refs->insert(x.refs->end(), m.sym_label_refs.begin(), m.sym_label_refs.end());
+      add(x, n, m.sym_label_digest);
+    });
+    const sim::SymPart& d = out.objects.back().digest;
+    all_h = sim::state_mix(sim::state_mix(all_h, d.h), d.n);
+    all_refs.insert(all_refs.end(), out.refs.begin() + d.at, out.refs.begin() + d.at + d.n);
+    sink.object(object_id(Obj::FailingGeometry, n.name), Obj::FailingGeometry, n.name, [&](Hasher& g) {
+      g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), n.name) != s.failing_geometry.end());
+      g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), n.name) != s.hollow_geometry.end());
+      const int* partial = backend::find_in(s.partial_geometry, n.name);
+      g.i(partial ? *partial : 0);
+      const double* until = backend::find_in(s.failing_geometry_until, n.name);
+      g.b(until != nullptr).d(until ? *until : 0);
+    });
+  }
+  out.objects.push_back(
+      {object_id(Obj::AllNodes, ""), {0x616c6c, 0, 0}, {all_h, uint32_t(out.refs.size()), uint32_t(all_refs.size())}});
+  out.refs.insert(out.refs.end(), all_refs.begin(), all_refs.end());
+
+  // Claims, the claim table, and the backend's other objects.
+  for (const auto& c : s.claims)
+    sink.object(object_id(Obj::Claim, c.claim_id), Obj::Claim, c.claim_id, [&](Hasher& x) { add(x, c); });
+  const auto table = [&](Hasher& x) {
+    for (const auto& c : s.claims) x.s(c.claim_id);
+  };
+  sink.object(object_id(Obj::Claim, ""), Obj::Claim, "", table);
+  sink.object(object_id(Obj::SharedMap, "videoflow-map"), Obj::SharedMap, "videoflow-map", [&](Hasher& m) {
+    m.u(s.shared_config.size());
+    for (const auto& [entry, nodes] : s.shared_config) m.s(entry).map_si(nodes);
+    m.i(s.shared_config_version).b(s.shared_tombstone).b(s.shared_map_deleted);
+  });
+  sink.object(object_id(Obj::Pointer, "clusterpolicy"), Obj::Pointer, "clusterpolicy",
+              [&](Hasher& p) { p.s(s.pointer).i(s.pointer_version).os(s.pointer_restore); });
+  sink.object(object_id(Obj::Clock, "clock"), Obj::Clock, "clock",
+              [&](Hasher& c) { c.d(s.clock.monotonic()).d(s.clock.time()); });
+  sink.object(object_id(Obj::Clock, "pending-geometry"), Obj::Clock, "pending-geometry", [&](Hasher& g) {
+    for (const auto& p : s.pending_geometry) g.d(p.due).s(p.node).i(p.version);
+  });
+  for (const char* kind : {"nodes", "pods", "config"})
+    sink.object(object_id(Obj::FailedReads, kind), Obj::FailedReads, kind, [&](Hasher& r) {
+      const std::string* reason = backend::find_in(s.failed_reads, std::string(kind));
+      r.b(reason != nullptr);
+      if (reason) r.s(*reason);
+    });
+  sink.object(object_id(Obj::FailedReads, "release-pods"), Obj::FailedReads, "release-pods",
+              [&](Hasher& r) { r.strings(s.release_pods_hidden.workloads).i(s.release_pods_hidden.reads); });
+
+  // The harness's objects.
+  sink.fixed_object(read_faults_id(), [&](Hasher& x) { add(x, w.read_faults); });
+  sink.fixed_object(invariant_visible_id(), [&](Hasher& x) { add(x, w.read_faults); });
+  sink.fixed_object(faults_fired_id(), [&](Hasher& x) { x.i(w.faults_fired()); });
+  if (w.admission.enabled)
+    sink.fixed_object(admission_faults_id(), [&](Hasher& a) {
+      for (const auto& [node, binds] : w.admission.refused) a.s(node).i(binds);
+    });
+  for (const ActorState& a : w.actors())
+    sink.object(actor_plan_id(a.name), Obj(0xF0), a.name,
+                [&](Hasher& p) { p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); }); });
+  sink.fixed_object(w.lock_.footprint_id(), [&](Hasher& x) { add(x, w.lock_); });
+  for (const auto& life : w.life_)
+    if (life) sink.fixed_object(life->footprint_id(), [&](Hasher& x) { add(x, *life); });
+  std::sort(out.objects.begin(), out.objects.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+
+  // The rest of the world: the backend's other fields, what the invariants keep, the audit entries one by one.
+  sink.part([&](Hasher& x) {
+    add_rest(x, s, 0);
+    for (const NodeShadow& sh : w.shadow) x.os(sh.owner_epoch);
+    x.u(w.geometry_writes.size());
+    for (const GeometryWrite& g : w.geometry_writes) {
+      x.s(g.node).i(g.version).d(g.written_at).strings(g.workloads);
+      x.opt(g.applied_at, [](Hasher& y, double t) { y.d(t); });
+    }
+    x.u(w.bound_workloads.size());
+    for (const BoundWorkload& b : w.bound_workloads) x.s(b.node).s(b.workload).b(b.covered);
+    x.b(w.audit_base.has_value());
+    if (w.audit_base) add_whole(x, *w.audit_base);
+    x.strings(w.stale_reserves).u(w.audit_seen);
+    uint64_t fired = 0;  // which barriers have fired (state_digest.h, 4)
+    for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
+    x.u(fired);
+  });
+  for (const backend::Mutation& m : s.audit)
+    sink.part([&](Hasher& x) {
+      x.u(0x61756469);  // "audi"
+      add(x, m);
+    });
+  HistoryDigest::parts(w.histories, s, sink);
+
+  // What an absent claim reads as: the claim table (CanonicalState::unlisted), and the names of claims steps
+  // touched, so that the engine can rename them.
+  {
+    Hasher x = sink.open();
+    x.s("absent");
+    table(x);
+    out.unlisted = sink.close(x);
+  }
+  for (const std::string& id : st.touched_claims) {
+    if (s.claim(id) != nullptr) continue;
+    Hasher n = sink.open();
+    n.u(uint64_t(Obj::Claim)).s(id);
+    out.absent_names.emplace_back(object_id(Obj::Claim, id), sink.close(n));
+  }
+  std::sort(out.absent_names.begin(), out.absent_names.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  // Each actor's local state at its latest op start (record_op_start).
+  out.actors.resize(w.actors().size());
+  for (size_t a = 0; a < w.actors().size(); ++a) {
+    const WorldStorage::OpStart& o = st.op_starts[a];
+    out.actors[a] = {o.h, uint32_t(out.refs.size()), uint32_t(o.refs.size())};
+    out.refs.insert(out.refs.end(), o.refs.begin(), o.refs.end());
+  }
+}
+
+void record_op_start(WorldState& w, const ActorState& a) {
+  WorldStorage& st = *w.storage_;
+  const size_t index = size_t(&a - w.actors().data());
+  Hasher x;
+  const ActorSymmetry& sym = w.compiled().symmetry();
+  x.names = &sym.names, x.starts = &sym.starts, x.refs = &st.op_starts[index].refs;
+  x.actors = uint32_t(w.actors().size());
+  st.op_starts[index].refs.clear();
+  add(x, a);
+  st.op_starts[index].h = x.h;
+}
+
+void note_touched_claim(WorldState& w, std::string_view id) {
+  std::vector<std::string>& seen = w.storage_->touched_claims;
+  if (std::find(seen.begin(), seen.end(), id) == seen.end()) seen.emplace_back(id);
 }
 
 }  // namespace allocsim::harness

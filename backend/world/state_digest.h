@@ -40,4 +40,14 @@ uint64_t actor_digest(const ActorState& a);
 /// Fills `out` (World::canonical_state) for world `w`: its objects sorted by footprint id, and `out.world`.
 void canonical_state(const WorldState& w, sim::CanonicalState& out);
 
+/// Symmetry (sim/symmetry.h, `dfs --reduction symmetry`): fills `out` (World::symmetric_state) for world `w`, the
+/// state canonical_state() digests as digests with holes for the names of the interchangeable actors
+/// (CompiledScenario::symmetry()). Marks `w` symmetric: from then on its actors call record_op_start() where they
+/// give their local state, and note_touched_claim() where a step touches a claim.
+void symmetric_state(WorldState& w, sim::SymmetricState& out);
+/// Keeps `a`'s state at an op start, with holes, for symmetric_state(). REQUIRES: `a` is one of w.actors().
+void record_op_start(WorldState& w, const ActorState& a);
+/// Keeps claim id `id`, touched by a step, for symmetric_state() (a claim that does not exist yet, or any more).
+void note_touched_claim(WorldState& w, std::string_view id);
+
 }  // namespace allocsim::harness

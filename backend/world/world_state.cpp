@@ -90,6 +90,10 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   for (size_t i = 0; i < sc.actors.size(); ++i) reset_actor(s.actors[i], sc.actors[i]);
   s.barrier_hits.assign(backend::barrier_table().size(), 0);
   s.audit_digest = 0, s.audit_digested = 0;
+  s.symmetric = false;
+  s.op_starts.resize(sc.actors.size());
+  for (WorldStorage::OpStart& o : s.op_starts) o.h = 0, o.refs.clear();
+  s.touched_claims.clear();
   s.life.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
     if (!c.life_ids[i])

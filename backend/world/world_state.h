@@ -85,12 +85,25 @@ struct WorldStorage {
     uint64_t node_id = 0, hooks_id = 0;
     uint64_t label_stamp = 0, label_digest = 0;
     bool ids = false;
+    // The same for the symmetric state: the labels' digest with holes, and the actors of its holes.
+    uint64_t sym_label_stamp = 0, sym_label_digest = 0;
+    std::vector<sim::ActorId> sym_label_refs;
   };
   std::vector<NodeDigestMemo> digest_memo;
   // The audit log's multiset digest over its first audit_digested entries (appends only within an execution;
   // reset_world_storage starts it again).
   uint64_t audit_digest = 0;
   size_t audit_digested = 0;
+  // Symmetry (`dfs --reduction symmetry`, state_digest.h), recorded only while `symmetric`: each actor's state at
+  // its latest op start as a digest with holes (sim/symmetry.h), and the claim ids steps touched (a claim touched
+  // before it exists, or after its release, is named by them).
+  struct OpStart {
+    uint64_t h = 0;
+    std::vector<sim::ActorId> refs;
+  };
+  bool symmetric = false;
+  std::vector<OpStart> op_starts;
+  std::vector<std::string> touched_claims;
 };
 
 /// Resets `s` to the state a world of `c` starts in: the backend as the prototype, fresh actors, empty invariant
@@ -128,6 +141,8 @@ class WorldState {
   /// Fire counts per barrier, indexed like barrier_table().
   const std::vector<uint32_t>& barrier_hits() const { return barrier_hits_; }
   const CompiledScenario& compiled() const { return c_; }
+  /// Whether the exploration takes states up to symmetry (symmetric_state(), state_digest.h, has been called).
+  bool symmetric() const { return storage_->symmetric; }
 
   // -- used by the invariants (backend/invariants/) --
   using NodeShadow = harness::NodeShadow;
@@ -169,6 +184,9 @@ class WorldState {
   friend class ActorCaller;
   friend class ScriptRunner;
   friend void canonical_state(const WorldState& w, sim::CanonicalState& out);  // state_digest.h
+  friend void symmetric_state(WorldState& w, sim::SymmetricState& out);        // state_digest.h
+  friend void record_op_start(WorldState& w, const ActorState& a);             // state_digest.h
+  friend void note_touched_claim(WorldState& w, std::string_view id);          // state_digest.h
   backend::MemoryBackend& backend_;
   sim::SimMutex lock_;
   std::vector<ActorState>& actors_;

@@ -26,7 +26,8 @@ sim::ResolvedStrategy ExploreConfig::validate() const {
   const sim::StrategySpec& s = spec();
   try {
     const sim::ResolvedStrategy r = sim::resolve_strategy(s, params());
-    if (state_memory && r.reduction != "states") throw ConfigError("--state-memory applies to --reduction states only");
+    if (state_memory && r.reduction != "states" && r.reduction != "symmetry")
+      throw ConfigError("--state-memory applies to --reduction states or symmetry only");
     return r;
   } catch (const sim::StrategyError& e) {
     throw ConfigError(e.what());

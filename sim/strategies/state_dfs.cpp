@@ -21,6 +21,22 @@ StateDfsStrategy::StateDfsStrategy(StateDfsOptions options) : opt_(std::move(opt
   fixed_ = stack_.size();
 }
 
+uint64_t StateDfsStrategy::to_representative(uint64_t mask) const {
+  if (renaming_.empty()) return mask;
+  uint64_t out = 0;
+  for (ActorId a = 0; a < renaming_.size(); ++a)
+    if (mask & bit(a)) out |= bit(renaming_[a]);
+  return out;  // a mask holds actors of this world only: every one has a place in the renaming
+}
+
+uint64_t StateDfsStrategy::from_representative(uint64_t mask) const {
+  if (renaming_.empty()) return mask;
+  uint64_t out = 0;
+  for (ActorId a = 0; a < renaming_.size(); ++a)
+    if (mask & bit(renaming_[a])) out |= bit(a);
+  return out;
+}
+
 void StateDfsStrategy::begin_execution(uint64_t) {
   if (done_) throw std::logic_error("dfs (states): begin_execution after the tree was exhausted");
   pos_ = 0;
@@ -72,15 +88,15 @@ ActorId StateDfsStrategy::choose(std::span<const Candidate> runnable, ActorId) {
   uint64_t allowed = ~asleep;
   const bool seen = [&] {
     if (uint64_t* stored = table_.find(fingerprint_)) {
-      allowed = *stored & ~asleep;
+      const uint64_t earlier = from_representative(*stored);
+      allowed = earlier & ~asleep;
       // As in the book, what is explored again is explored under Z ∩ Z': an actor asleep now but explored at an
       // earlier visit (outside Z') does not sleep below this one.
-      const uint64_t earlier = *stored;
       std::erase_if(n.sleep, [&](const Sleeper& s) { return (earlier & bit(s.actor)) == 0; });
-      *stored &= asleep;
+      *stored &= to_representative(asleep);
       return true;
     }
-    table_.insert(fingerprint_, asleep);  // false when full: the state is explored, just not remembered
+    table_.insert(fingerprint_, to_representative(asleep));  // false when full: explored, just not remembered
     return false;
   }();
   std::vector<uint64_t> options;

@@ -25,6 +25,13 @@
 // sim/engine_states.cpp). Not with a preemption bound (the preemption count is not part of the state). With an
 // order, the state includes the order's progress; an order-blocked run-out makes no choice and caches nothing.
 //
+// Symmetry (StateDfsOptions::symmetry, sim/symmetry.h): a fingerprint then stands for a state's orbit under
+// renaming interchangeable actors, and the engine says which renaming took this state to the orbit's
+// representative. The sleep masks in the table are kept under the representative's names, so a visit to another
+// state of the orbit reads them through its own renaming: what an earlier visit slept on is what the renamed
+// earlier state slept on. Verdicts then hold up to renaming: a violation, outcome or final state reached from one
+// state of an orbit stands for its renamings (docs/DESIGN.md §2 "Symmetry").
+//
 // Counts: an execution is a path that reached its end (quiescence or a violation); a path cut at a visited state
 // is `pruned`, one whose every runnable actor slept is `sleep_blocked`; neither is an execution (kAbandon).
 // `states` counts the fresh choices (states visited, with repeats), the table's size the distinct ones.
@@ -51,6 +58,9 @@ namespace allocsim::sim {
 struct StateDfsOptions {
   std::vector<Choice> prefix = {};                     // explore only schedules that start with these choices
   size_t state_memory = StateTable::kDefaultMaxBytes;  // the visited-state table's bound
+  /// `--reduction symmetry`: states are taken up to renaming interchangeable actors (sim/symmetry.h), and the
+  /// sleep set stored with a state is stored under its representative's names.
+  bool symmetry = false;
 };
 
 /// What a state-caching search has seen so far.
@@ -77,7 +87,15 @@ class StateDfsStrategy final : public Strategy {
   void step_done(const StepRecord& step) override;
   bool end_execution(const ExecutionResult& result) override;
   bool caches_states() const override { return true; }
-  void at_state(uint64_t fingerprint) override { fingerprint_ = fingerprint; }
+  void at_state(uint64_t fingerprint) override {
+    fingerprint_ = fingerprint;
+    renaming_.clear();
+  }
+  bool uses_symmetry() const override { return opt_.symmetry; }
+  void at_state_renamed(uint64_t fingerprint, std::span<const ActorId> renaming) override {
+    fingerprint_ = fingerprint;
+    renaming_.assign(renaming.begin(), renaming.end());
+  }
 
   bool exhausted() const override { return done_; }
   /// No: save() drops the sleep sets and the table (see the header), so a sweep reruns an interrupted unit.
@@ -104,6 +122,9 @@ class StateDfsStrategy final : public Strategy {
   /// The sleep set on entry to a node pushed now (after the step of the latest actor node).
   void sleep_on_entry(std::vector<Sleeper>& out) const;
   bool advance();
+  /// A sleep mask of this state's actors under the representative's names, and back (sim/symmetry.h).
+  uint64_t to_representative(uint64_t mask) const;
+  uint64_t from_representative(uint64_t mask) const;
 
   StateDfsOptions opt_;
   StateTable table_;
@@ -113,6 +134,7 @@ class StateDfsStrategy final : public Strategy {
   size_t last_actor_node_ = SIZE_MAX;  // this execution's latest actor node
   Footprint last_step_fp_;
   uint64_t fingerprint_ = 0;
+  std::vector<ActorId> renaming_;  // this state's actors -> the representative's (empty: the identity)
   bool done_ = false;
   StateCacheStats stats_;
 };

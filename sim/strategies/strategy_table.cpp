@@ -14,7 +14,7 @@ namespace allocsim::sim {
 
 namespace {
 
-constexpr std::string_view kDpor = "dpor", kNone = "none", kStates = "states";
+constexpr std::string_view kDpor = "dpor", kNone = "none", kStates = "states", kSymmetry = "symmetry";
 
 ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
 
@@ -22,12 +22,13 @@ ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
 /// OOPSLA 2013).
 ResolvedStrategy dfs_reduction(const StrategyParams& p) {
   const std::string r = !p.reduction.empty() ? p.reduction : std::string(p.preemption_bound ? kNone : kDpor);
-  if (r != kDpor && r != kNone && r != kStates)
-    throw StrategyError(fmt::format("--reduction: expected {}, {} or {}, got \"{}\"", kNone, kDpor, kStates, r));
-  if (r == kStates && p.preemption_bound)
+  if (r != kDpor && r != kNone && r != kStates && r != kSymmetry)
     throw StrategyError(
-        "--reduction states cannot be combined with --preemption-bound: the preemption count is not part of a "
-        "canonical state, so a state cached under one count would cut paths under another");
+        fmt::format("--reduction: expected {}, {}, {} or {}, got \"{}\"", kNone, kDpor, kStates, kSymmetry, r));
+  if ((r == kStates || r == kSymmetry) && p.preemption_bound)
+    throw StrategyError("--reduction " + r +
+                        " cannot be combined with --preemption-bound: the preemption count is not part of a "
+                        "canonical state, so a state cached under one count would cut paths under another");
   if (r == kDpor && p.preemption_bound)
     throw StrategyError(
         "--reduction dpor cannot be combined with --preemption-bound: DPOR under a preemption bound "
@@ -44,8 +45,8 @@ std::unique_ptr<Strategy> make_dpor(const StrategyParams& p) {
 std::unique_ptr<Strategy> make_dfs(const StrategyParams& p) {
   const ResolvedStrategy r = dfs_reduction(p);
   if (r.partial_order) return make_dpor(p);
-  if (r.reduction == kStates) {
-    StateDfsOptions o{.prefix = p.prefix};
+  if (r.reduction == kStates || r.reduction == kSymmetry) {
+    StateDfsOptions o{.prefix = p.prefix, .symmetry = r.reduction == kSymmetry};
     if (p.state_memory) o.state_memory = p.state_memory;
     return std::make_unique<StateDfsStrategy>(std::move(o));
   }

@@ -130,9 +130,11 @@ const std::vector<ExploreFlag>& explore_table() {
        Kind::value,
        0,
        {"dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
-        "--preemption-bound) | states (sleep sets and state caching: each distinct state explored once)",
+        "--preemption-bound) | states (sleep sets and state caching: each distinct state explored once) | "
+        "symmetry (states, taken up to renaming interchangeable actors)",
         "",
-        "dfs: dpor (default when unbounded) | states (state caching) | none (plain DFS; the only choice with "
+        "dfs: dpor (default when unbounded) | states (state caching) | symmetry (states up to renaming "
+        "interchangeable actors) | none (plain DFS; the only choice with "
         "--preemption-bound)"},
        {nullptr, nullptr, nullptr},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
@@ -149,7 +151,8 @@ const std::vector<ExploreFlag>& explore_table() {
        {nullptr, nullptr, nullptr},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;
-         if (c.reduction != "states") throw UsageError(fmt::format("--{} applies to --reduction states only", k));
+         if (c.reduction != "states" && c.reduction != "symmetry")
+           throw UsageError(fmt::format("--{} applies to --reduction states or symmetry only", k));
          c.state_memory = parse_bytes("--" + k, f.text.at(k), uint64_t{64} << 10, uint64_t{1} << 40);
        }},
       {"depth",

@@ -4,10 +4,11 @@
 
 N identical reservers, each `inventory`, `plan` (one exclusive card), `reserve` and, with release, `release`,
 on two 2-card A100 nodes. For each N and each reduction, one `allocsim run --strategy dfs --reduction R` to
-exhaustion (or to the time limit): wall seconds, peak RSS, executions, and for `states` the distinct states.
+exhaustion (or to the time limit): wall seconds, peak RSS, executions, and for `states` and `symmetry` the distinct
+states (orbits, under `symmetry`).
 A benchmark, not a test: wall time on a shared machine moves with the load, so compare rows of one run.
 
-  tools/bench/family.py --allocsim build/tools/allocsim --actors 2-4 --reductions dpor,states --timeout 300
+  tools/bench/family.py --allocsim build/tools/allocsim --actors 2-4 --reductions dpor,states,symmetry --timeout 300
 """
 import argparse
 import json
@@ -62,7 +63,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--allocsim", default="build/tools/allocsim")
     ap.add_argument("--actors", default="2-3", help="N or LO-HI")
-    ap.add_argument("--reductions", default="dpor,states")
+    ap.add_argument("--reductions", default="dpor,states,symmetry")
     ap.add_argument("--release", choices=["no", "yes", "both"], default="both")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
     ap.add_argument("--json", action="store_true", help="one JSON object per row instead of a table")

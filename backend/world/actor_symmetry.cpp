@@ -1,0 +1,119 @@
+#include "backend/world/actor_symmetry.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "backend/scenario/scenario_json.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+/// Words the backend and the harness put in their own strings (ids "claim-A-1", op ids "A:op1", audit kinds,
+/// barrier and read names): an actor or workload named one of them could not be told apart from them (rule 3).
+const std::set<std::string, std::less<>> kReservedWords =
+    {"allocsim", "claim",   "gen",   "plan",   "op",      "release", "owner",     "entry",         "node",
+     "nodes",    "pods",    "pod",   "config", "clock",   "map",     "videoflow", "clusterpolicy", "backend",
+     "life",     "restore", "strip", "stamp",  "label",   "labels",  "geometry",  "pending",       "failed",
+     "true",     "false",   "none",  "null",   "success", "pending"};
+
+bool reserved(std::string_view n) {
+  if (n.empty() || std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; })) return true;
+  if (kReservedWords.contains(n)) return true;
+  for (std::string_view prefix : {"op", "release"})  // the op ids' "op3", "release2"
+    if (n.size() > prefix.size() && n.starts_with(prefix) &&
+        std::all_of(n.begin() + long(prefix.size()), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
+  return false;
+}
+
+/// Whether `name` occurs in `text` as a whole word.
+bool occurs(std::string_view text, std::string_view name) {
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const bool before = at > 0 && name_word_char(text[at - 1]);
+    const bool after = at + name.size() < text.size() && name_word_char(text[at + name.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/// The workloads `a`'s script names, in first-occurrence order.
+std::vector<std::string> workloads_of(const ActorSpec& a) {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& w) {
+    if (!w.empty() && std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  };
+  for (const Op& op : a.script) {
+    for (const RequestSpec& r : op.requests) add(r.workload);
+    add(op.workload);
+    for (const std::string& w : op.workloads) add(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+ActorSymmetry find_interchangeable(const Scenario& sc) {
+  ActorSymmetry out;
+  const size_t n = sc.actors.size();
+  if (n < 2 || !sc.order.empty()) return out;
+  nlohmann::ordered_json doc = scenario_to_json(sc);
+  // Prose never decides anything: a description that says "flowA races flowB" keeps them interchangeable.
+  doc.erase("name");
+  doc.erase("description");
+  std::vector<std::string> scripts(n);
+  for (size_t i = 0; i < n; ++i) scripts[i] = doc["actors"][i]["script"].dump();
+  doc.erase("actors");
+  const std::string rest = doc.dump();
+
+  std::vector<std::vector<std::string>> own(n);
+  std::vector<bool> eligible(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    own[i] = {sc.actors[i].name};
+    for (std::string& w : workloads_of(sc.actors[i])) own[i].push_back(std::move(w));
+    for (const Op& op : sc.actors[i].script)
+      if (op.kind == OpKind::Recover) eligible[i] = false;  // waits on another flow's life mutex (rule 4)
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      for (const std::string& name : own[i]) {
+        if (reserved(name) || occurs(rest, name)) eligible[i] = false;
+        if (j != i && occurs(scripts[j], name)) eligible[i] = false, eligible[j] = false;
+        if (j != i) {
+          for (const std::string& other : own[j])
+            if (occurs(other, name) || occurs(name, other)) eligible[i] = false;
+        } else {
+          for (const std::string& other : own[i])
+            if (&other != &name && (occurs(other, name) || occurs(name, other))) eligible[i] = false;
+        }
+      }
+  // Rule 1: the script with each own name replaced by its place among them.
+  std::map<std::string, std::vector<sim::ActorId>> by_shape;
+  for (size_t i = 0; i < n; ++i) {
+    if (!eligible[i]) continue;
+    std::vector<OwnName> names;
+    for (size_t k = 0; k < own[i].size(); ++k) names.push_back({own[i][k], sim::ActorId(i), uint32_t(k)});
+    std::stable_sort(names.begin(), names.end(),
+                     [](const auto& a, const auto& b) { return a.name.size() > b.name.size(); });
+    std::array<bool, 256> starts{};
+    for (const OwnName& o : names) starts[static_cast<unsigned char>(o.name[0])] = true;
+    std::string shape;
+    split_names(
+        scripts[i], names, starts, [&](std::string_view text) { shape += text; },
+        [&](const OwnName& o) { shape += "\x01" + std::to_string(o.place) + "\x02"; });
+    by_shape[std::to_string(own[i].size()) + ":" + shape].push_back(sim::ActorId(i));
+  }
+  for (auto& [shape, members] : by_shape)
+    if (members.size() > 1) out.classes.push_back(members);
+  std::sort(out.classes.begin(), out.classes.end());
+  for (const auto& cls : out.classes)
+    for (const sim::ActorId a : cls)
+      for (size_t k = 0; k < own[a].size(); ++k) out.names.push_back({own[a][k], a, uint32_t(k)});
+  std::stable_sort(out.names.begin(), out.names.end(),
+                   [](const auto& a, const auto& b) { return a.name.size() > b.name.size(); });
+  for (const OwnName& o : out.names) out.starts[static_cast<unsigned char>(o.name[0])] = true;
+  return out;
+}
+
+}  // namespace allocsim::harness

@@ -1,0 +1,198 @@
+// The engine's part of symmetry reduction (sim/symmetry.h; docs/DESIGN.md §2 "Symmetry"), on only when the
+// strategy uses it (Strategy::uses_symmetry) and the world has interchangeable actors.
+//
+// The state is the one engine_states.cpp fingerprints (the world, the step count, the order's progress, and per
+// actor its status, point and local state), but every piece that names an actor is a digest with holes, so that
+// it can be digested under any renaming of the actors within their classes:
+// - the world's part is World::symmetric_state, a multiset of parts;
+// - an actor's local state is its part from the world (its state at its last local_state()) and, instead of a
+//   running digest, the log of its steps since: each touched object's name and content as they were at the choice
+//   that started the step, and each drawn value.
+//
+// Which renamings: each actor gets a signature, its slot digested with its own holes as "self" and the holes of
+// other interchangeable actors as their class alone. A renaming of a state's actors carries their signatures with
+// them, so sorting each class by signature gives the same orders (up to ties) for every state of an orbit. The
+// fingerprint is the least digest over the renamings that sort the classes, every order of tied actors tried,
+// up to kMaxRenamings; past it, ties keep index order. Each digest tried is a faithful digest of a renaming of
+// the state (sim/symmetry.h, rule 1), so a bound on the renamings tried can only miss a reduction, never merge two
+// states that are not renamings of each other.
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "sim/engine_impl.h"
+#include "sim/state_hash.h"
+
+namespace allocsim::sim {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) { return state_mix(h, v); }
+
+constexpr uint64_t kDrawTag = 0x64726177ull;          // "draw"
+constexpr uint64_t kObjectTag = 0x6f626a74ull;        // "objt"
+constexpr uint64_t kSelf = 0x73656c66ull << 32;       // "self": the signature's own holes
+constexpr uint64_t kClass = 0x636c6173ull << 32;      // "clas" + class: another interchangeable actor's
+constexpr uint64_t kCanonical = 0x63616e6full << 32;  // "cano" + index: an actor under a renaming
+constexpr size_t kMaxRenamings = 720;                 // 6!: every order of six tied actors
+
+/// The part of `sym` named `id`: an object's, or an absent object's name; nullptr when neither.
+const SymmetricState::Object* find_object(const SymmetricState& sym, uint64_t id) {
+  const auto at = std::lower_bound(sym.objects.begin(), sym.objects.end(), id,
+                                   [](const SymmetricState::Object& o, uint64_t v) { return o.id < v; });
+  return at != sym.objects.end() && at->id == id ? &*at : nullptr;
+}
+
+const SymPart* find_absent(const SymmetricState& sym, uint64_t id) {
+  const auto at = std::lower_bound(sym.absent_names.begin(), sym.absent_names.end(), id,
+                                   [](const std::pair<uint64_t, SymPart>& o, uint64_t v) { return o.first < v; });
+  return at != sym.absent_names.end() && at->first == id ? &at->second : nullptr;
+}
+
+}  // namespace
+
+void Engine::Impl::fold_symmetric(ActorId id) {
+  Slot& s = slots[id];
+  bool fresh_taken = false;
+  for (const Slot::LocalEvent& e : s.since) {
+    if (e.drawn) {
+      s.sym_events.push_back({mix(kDrawTag, e.value), uint32_t(s.sym_refs.size()), 0});
+      continue;
+    }
+    SymPart name, digest;
+    const ActorId* name_refs = sym.refs.data();
+    if (const SymmetricState::Object* o = find_object(sym, e.value)) {
+      name = o->name, digest = o->digest;
+    } else {
+      // An object that did not exist before the step (a claim it made): it reads as absent, and its name comes
+      // from the state after the step, which knows it (a name does not depend on the state it is read in).
+      digest = sym.unlisted;
+      ++state_fallbacks;
+      if (!fresh_taken) {
+        sym_after.clear();
+        world->symmetric_state(sym_after);
+        fresh_taken = true;
+      }
+      if (const SymmetricState::Object* o = find_object(sym_after, e.value))
+        name = o->name;
+      else if (const SymPart* absent = find_absent(sym_after, e.value))
+        name = *absent;
+      else  // folding an id as is could merge states that are not renamings of each other (sim/symmetry.h, rule 2)
+        throw std::logic_error(
+            "symmetry: a step touched an object the world's symmetric state neither lists nor names");
+      name_refs = sym_after.refs.data();
+    }
+    SymPart p{mix(mix(mix(mix(kObjectTag, name.h), name.n), digest.h), digest.n), uint32_t(s.sym_refs.size()),
+              name.n + digest.n};
+    for (uint32_t i = 0; i < name.n; ++i) s.sym_refs.push_back(name_refs[name.at + i]);
+    for (uint32_t i = 0; i < digest.n; ++i) s.sym_refs.push_back(sym.refs[digest.at + i]);
+    s.sym_events.push_back(p);
+  }
+  s.since.clear();
+}
+
+uint64_t Engine::Impl::symmetric_fingerprint() {
+  sym.clear();
+  const bool ok = world->symmetric_state(sym);
+  ALLOCSIM_ASSERT(ok, "the world stopped giving its symmetric state");
+  ALLOCSIM_ASSERT(sym.actors.size() == slots.size(), "the world's symmetric state has one part per actor");
+  ALLOCSIM_ASSERT(std::is_sorted(sym.objects.begin(), sym.objects.end(),
+                                 [](const auto& a, const auto& b) { return a.id < b.id; }) &&
+                      std::is_sorted(sym.absent_names.begin(), sym.absent_names.end(),
+                                     [](const auto& a, const auto& b) { return a.first < b.first; }),
+                  "the world's symmetric objects are not sorted by id");
+  SymScratch& x = sym_scratch;
+  const size_t n = slots.size();
+  x.map.resize(n);
+  // An actor's slot, digested under x.map (what each actor's holes become).
+  const auto slot_digest = [&](ActorId a) {
+    const Slot& s = slots[a];
+    uint64_t h = mix(0, static_cast<uint64_t>(s.state));
+    if (s.state != SlotState::Done) {
+      h = state_mix_text(mix(h, static_cast<uint64_t>(s.kind)), s.what);
+      if (s.state == SlotState::Blocked) {
+        const uint64_t lock = s.waiting->footprint_id();
+        const SymmetricState::Object* o = find_object(sym, lock);
+        h = o ? mix(h, finish(o->name, sym.refs.data(), x.map.data())) : mix(h, lock);
+      }
+    }
+    h = mix(h, finish(sym.actors[a], sym.refs.data(), x.map.data()));
+    for (const SymPart& e : s.sym_events) h = mix(h, finish(e, s.sym_refs.data(), x.map.data()));
+    return h;
+  };
+
+  // Signatures: each actor's slot with its own holes as "self" and other interchangeable actors as their class.
+  x.sig.assign(n, 0);
+  for (ActorId a = 0; a < n; ++a) {
+    for (ActorId b = 0; b < n; ++b)
+      x.map[b] = b == a ? kSelf : sym_class[b] >= 0 ? kClass + uint64_t(sym_class[b]) : kCanonical + b;
+    x.sig[a] = slot_digest(a);
+  }
+  // Each class sorted by signature (ties by index); the tied runs are what the renamings permute.
+  x.order.clear();
+  x.ties.clear();
+  for (const std::vector<ActorId>& cls : sym_classes) {
+    const size_t from = x.order.size();
+    x.order.insert(x.order.end(), cls.begin(), cls.end());
+    std::stable_sort(x.order.begin() + long(from), x.order.end(),
+                     [&](ActorId a, ActorId b) { return x.sig[a] < x.sig[b]; });
+    for (size_t i = from; i < x.order.size();) {
+      size_t j = i + 1;
+      while (j < x.order.size() && x.sig[x.order[j]] == x.sig[x.order[i]]) ++j;
+      if (j - i > 1) x.ties.emplace_back(i, j);
+      i = j;
+    }
+  }
+  size_t budget = 1;  // renamings to try: ties permuted while the product stays within kMaxRenamings
+  size_t permuted = 0;
+  for (; permuted < x.ties.size(); ++permuted) {
+    size_t f = 1;
+    for (size_t k = 2; k <= x.ties[permuted].second - x.ties[permuted].first; ++k) f *= k;
+    if (budget * f > kMaxRenamings) break;
+    budget *= f;
+  }
+
+  x.renaming.resize(n);
+  x.inverse.resize(n);
+  uint64_t best = 0;
+  bool first = true;
+  for (;;) {
+    // The renaming this order gives: the class's k-th actor in signature order takes the class's k-th index.
+    std::iota(x.renaming.begin(), x.renaming.end(), ActorId{0});
+    size_t at = 0;
+    for (const std::vector<ActorId>& cls : sym_classes)
+      for (const ActorId m : cls) x.renaming[x.order[at++]] = m;
+    for (ActorId a = 0; a < n; ++a) x.map[a] = kCanonical + x.renaming[a], x.inverse[x.renaming[a]] = a;
+    uint64_t world_sum = 0;
+    for (const SymPart& p : sym.parts) world_sum += finish(p, sym.refs.data(), x.map.data());
+    for (const SymmetricState::Object& o : sym.objects)
+      world_sum += mix(finish(o.name, sym.refs.data(), x.map.data()), finish(o.digest, sym.refs.data(), x.map.data()));
+    uint64_t h = mix(world_sum, nsteps);
+    if (order) h = order->digest(h);
+    for (ActorId k = 0; k < n; ++k) h = mix(h, slot_digest(x.inverse[k]));
+    if (first || h < best) {
+      best = h, first = false;
+      x.best.assign(x.renaming.begin(), x.renaming.end());
+    }
+    // The next order of the permuted ties (an odometer over their permutations), or done.
+    size_t t = 0;
+    for (; t < permuted; ++t) {
+      const auto b = x.order.begin() + long(x.ties[t].first), e = x.order.begin() + long(x.ties[t].second);
+      if (std::next_permutation(b, e)) break;  // wrapped runs are back in ascending order
+    }
+    if (t == permuted) break;
+  }
+  for (ActorId a = 0; a < n; ++a) x.renaming[a] = ActorId(x.best[a]);
+  return best;
+}
+
+void Engine::Impl::announce_state() {
+  if (!track_symmetry) {
+    strategy->at_state(state_fingerprint());
+    return;
+  }
+  const uint64_t fp = symmetric_fingerprint();
+  strategy->at_state_renamed(fp, sym_scratch.renaming);
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,89 @@
+// Which actors are interchangeable (backend/world/actor_symmetry.h, rules 1-4), and how names are found in strings.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "backend/scenario/scenario.h"
+#include "backend/world/actor_symmetry.h"
+
+namespace actor_symmetry_test {
+
+using namespace allocsim::harness;
+using Classes = std::vector<std::vector<allocsim::sim::ActorId>>;
+
+/// A scenario of reservers named `names`, each planning workload "w<name>" unless `workloads` says otherwise;
+/// `extra` is spliced into the top level (an expect block, say).
+Scenario reservers(const std::vector<std::string>& names, const std::vector<std::string>& workloads = {},
+                   const std::string& extra = "") {
+  std::string actors;
+  for (size_t i = 0; i < names.size(); ++i)
+    actors += fmt::format(R"({}{{ "name": "{}", "script": [ {{ "op": "inventory" }},
+        {{ "op": "plan", "requests": [ {{ "workload": "{}", "devices": 1 }} ] }}, {{ "op": "reserve" }} ] }})",
+                          i ? ", " : "", names[i], workloads.empty() ? "w" + names[i] : workloads[i]);
+  return parse_scenario(fmt::format(R"({{ "schema": "allocsim/scenario/v1", "name": "s",
+      "description": "r0 races r1: prose names no one",
+      "nodes": [ {{ "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 }} ],
+      "actors": [ {} ]{} }})",
+                                    actors, extra),
+                        "s.json");
+}
+
+TEST_CASE("actor symmetry: identical reservers form one class, whatever their names", "[symmetry]") {
+  const ActorSymmetry s = find_interchangeable(reservers({"r0", "r1", "r2"}));
+  CHECK(s.classes == Classes{{0, 1, 2}});
+  // Each actor's name and its workload, longest first.
+  REQUIRE(s.names.size() == 6);
+  CHECK(s.names[0].name == "wr0");
+  CHECK(s.names[0].actor == 0);
+  CHECK(s.names[0].place == 1);
+  CHECK(s.names[5].name == "r2");
+  CHECK(s.names[5].place == 0);
+  CHECK(s.starts['r']);
+  CHECK(s.starts['w']);
+  CHECK(!s.starts['n']);
+}
+
+TEST_CASE("actor symmetry: an actor that something else names is left out", "[symmetry]") {
+  // expect names r0: r1 and r2 stay interchangeable.
+  const std::string expect = R"(, "expect": { "actors": { "r0": { "reserve": ["claimed"] } } })";
+  CHECK(find_interchangeable(reservers({"r0", "r1", "r2"}, {}, expect)).classes == Classes{{1, 2}});
+  // A start-state workload with one actor's workload name.
+  Scenario sc = reservers({"a", "b", "c"}, {"pa", "pb", "pc"});
+  sc.nodes[0].workloads.emplace_back("pb", 1);
+  CHECK(find_interchangeable(sc).classes == Classes{{0, 2}});
+}
+
+TEST_CASE("actor symmetry: different scripts, shared workloads and ambiguous names break classes", "[symmetry]") {
+  // Two ask for the same workload: each names the other's workload.
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"p", "p", "q"})).classes.empty());
+  // A name inside another name as a whole word ("r1" in "r1-x", "a" in its own workload "a-pod"): a string
+  // holding "r1-x" could be either, so neither is renamed.
+  CHECK(find_interchangeable(reservers({"r1", "r1-x", "r3"}, {"wa", "wb", "wc"})).classes == Classes{});
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"a-pod", "b-pod", "c-pod"})).classes.empty());
+  // Names the backend uses itself, or all digits, are never renamed.
+  CHECK(find_interchangeable(reservers({"claim", "b", "c"}, {"w1", "w2", "w3"})).classes == Classes{{1, 2}});
+  CHECK(find_interchangeable(reservers({"7", "b", "c"}, {"wa", "wb", "wc"})).classes == Classes{{1, 2}});
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"op3", "wb", "wc"})).classes == Classes{{1, 2}});
+}
+
+TEST_CASE("actor symmetry: split_names finds whole words only", "[symmetry]") {
+  const ActorSymmetry s = find_interchangeable(reservers({"r0", "r1"}));
+  REQUIRE(s.classes == Classes{{0, 1}});
+  const auto split = [&](std::string_view text) {
+    std::string out;
+    split_names(
+        text, s.names, s.starts, [&](std::string_view t) { out += t; },
+        [&](const OwnName& o) { out += fmt::format("<{}.{}>", o.actor, o.place); });
+    return out;
+  };
+  CHECK(split("claim-r0-1") == "claim-<0.0>-1");
+  CHECK(split("r1:op2") == "<1.0>:op2");
+  CHECK(split("allocsim-wr1-3") == "allocsim-<1.1>-3");
+  CHECK(split("r10 xr0 r0_ r0") == "r10 xr0 r0_ <0.0>");
+  CHECK(split("") == "");
+}
+
+}  // namespace actor_symmetry_test
