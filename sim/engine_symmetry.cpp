@@ -143,13 +143,14 @@ uint64_t Engine::Impl::symmetric_fingerprint() {
       i = j;
     }
   }
-  size_t budget = 1;  // renamings to try: ties permuted while the product stays within kMaxRenamings
-  size_t permuted = 0;
-  for (; permuted < x.ties.size(); ++permuted) {
+  // The tied runs to permute: each one whose orders still fit kMaxRenamings (the others keep index order).
+  size_t budget = 1, permuted = 0;
+  for (size_t t = 0; t < x.ties.size(); ++t) {
     size_t f = 1;
-    for (size_t k = 2; k <= x.ties[permuted].second - x.ties[permuted].first; ++k) f *= k;
-    if (budget * f > kMaxRenamings) break;
+    for (size_t k = 2; k <= x.ties[t].second - x.ties[t].first && f <= kMaxRenamings; ++k) f *= k;
+    if (budget * f > kMaxRenamings) continue;
     budget *= f;
+    x.ties[permuted++] = x.ties[t];
   }
 
   x.renaming.resize(n);

@@ -206,7 +206,7 @@ class World {
   }
   /// Classes of interchangeable actors (sim/symmetry.h; docs/DESIGN.md §2 "Symmetry"): each class, ascending,
   /// holds actors whose scripts are the same up to renaming their own names and that nothing else names. Empty
-  /// (the default): none. Called once per exploration, on the first world.
+  /// (the default): none. Called at the start of every execution of a strategy that uses symmetry: keep it cheap.
   virtual std::vector<std::vector<ActorId>> interchangeable_actors() const { return {}; }
   /// Fills `out` with the world's state at a choice point as digests with holes (sim/symmetry.h, rules 1-4).
   /// Returns false when the world cannot. REQUIRES: interchangeable_actors() is not empty.

@@ -4,27 +4,68 @@
 #include <map>
 #include <set>
 
+#include "backend/model/barriers.h"
 #include "backend/scenario/scenario_json.h"
 
 namespace allocsim::harness {
 
 namespace {
 
-/// Words the backend and the harness put in their own strings (ids "claim-A-1", op ids "A:op1", audit kinds,
-/// barrier and read names): an actor or workload named one of them could not be told apart from them (rule 3).
-const std::set<std::string, std::less<>> kReservedWords =
-    {"allocsim", "claim",   "gen",   "plan",   "op",      "release", "owner",     "entry",         "node",
-     "nodes",    "pods",    "pod",   "config", "clock",   "map",     "videoflow", "clusterpolicy", "backend",
-     "life",     "restore", "strip", "stamp",  "label",   "labels",  "geometry",  "pending",       "failed",
-     "true",     "false",   "none",  "null",   "success", "pending"};
+/// Words the backend and the harness write in their own strings, beyond those the tables below give: id kinds
+/// ("claim-A-1"), audit kinds and details, object and read names, the contract's status and class words, GPU
+/// identities. An actor or workload named one of them could not be told apart from them (rule 3).
+constexpr std::string_view kBackendWords[] = {
+    "allocsim", "claim",    "gen",      "plan",       "op",        "release",  "owner",    "entry",   "node",
+    "nodes",    "pods",     "pod",      "config",     "clock",     "map",      "videoflow", "clusterpolicy",
+    "backend",  "life",     "restore",  "strip",      "stamp",     "label",    "labels",   "geometry", "pending",
+    "failed",   "true",     "false",    "none",       "null",      "success",  "rollback", "absent",  "delete",
+    "publish",  "point",    "policy",   "record",     "allocated", "prepared", "ready",    "releasing", "released",
+    "recovery", "stale",    "complete", "partial",    "physical",  "mig",      "time",     "sliced",  "mps",
+    "unknown",  "default",  "parted",   "all",        "disabled",  "GPU",      "MIG",      "exclusive", "isolated",
+    "cooperative", "accounting", "only", "device",    "plugin",    "managed",  "local",    "dra",     "fault",
+    "hidden",   "hollow",   "reads",    "writes",     "lock",      "seen",     "fixed"};
 
+/// Every word (a run of letters, digits and '_') of `text`, into `out`.
+void add_words(std::string_view text, std::set<std::string, std::less<>>& out) {
+  for (size_t i = 0; i < text.size();) {
+    size_t j = i;
+    while (j < text.size() && name_word_char(text[j])) ++j;
+    if (j > i) out.emplace(text.substr(i, j - i));
+    i = j + 1;
+  }
+}
+
+/// The reserved words: kBackendWords, and the words of every barrier name, op name and op outcome (the engine's
+/// points and an actor's outcomes are strings the state holds).
+const std::set<std::string, std::less<>>& reserved_words() {
+  static const std::set<std::string, std::less<>> words = [] {
+    std::set<std::string, std::less<>> w;
+    for (std::string_view x : kBackendWords) add_words(x, w);
+    for (const backend::Named& b : backend::barrier_table()) add_words(b.name, w);
+    for (size_t k = 0; k < op_names().size(); ++k) {
+      add_words(op_names()[k], w);
+      for (const char* o : op_outcomes(OpKind(k))) add_words(o, w);
+    }
+    return w;
+  }();
+  return words;
+}
+
+/// Whether `n` cannot be an own name (rule 3): empty, all digits (the ids' counters), or holding a word the backend
+/// writes itself (so "owner" and "release-owner" are out, "flow-1" is not).
 bool reserved(std::string_view n) {
-  if (n.empty() || std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; })) return true;
-  if (kReservedWords.contains(n)) return true;
-  for (std::string_view prefix : {"op", "release"})  // the op ids' "op3", "release2"
-    if (n.size() > prefix.size() && n.starts_with(prefix) &&
-        std::all_of(n.begin() + long(prefix.size()), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return true;
+  const auto digits = [](std::string_view w) {
+    return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (n.empty() || digits(n)) return true;
+  std::set<std::string, std::less<>> words;
+  add_words(n, words);
+  for (const std::string& w : words) {
+    if (reserved_words().contains(w)) return true;
+    for (std::string_view prefix : {"op", "release"})  // the op ids' "op3", "release2"
+      if (w.size() > prefix.size() && w.starts_with(prefix) && digits(std::string_view(w).substr(prefix.size())))
+        return true;
+  }
   return false;
 }
 

@@ -7,8 +7,9 @@
 //   2. nothing else names them: no own name occurs, as a whole word, anywhere in the scenario outside their own
 //      scripts (the start state, other scripts, `expect`, the faults), so the verdicts cannot tell them apart;
 //   3. each own name can be found in the backend's strings without ambiguity: it is not all digits (the ids'
-//      counters are), it is not a word of the backend's own vocabulary (kReservedWords), and no own name occurs
-//      as a whole word inside another;
+//      counters are), none of its words is one the backend writes itself (ids, audit kinds, statuses, barrier
+//      and op names, outcomes: reserved_words() in actor_symmetry.cpp), and no own name occurs as a whole word
+//      inside another;
 //   4. the scenario has no `order` (its labels name actors) and no `recover` of them (a life mutex per flow).
 // A whole word: the name with no letter, digit or '_' right before or after it. Names are found that way in every
 // string the symmetric state digests ("claim-flowA-1", "flowA:op1", the map's "allocsim-flowA-..." entries).

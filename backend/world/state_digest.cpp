@@ -26,7 +26,7 @@ static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3640, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3664, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -37,6 +37,7 @@ using backend::Obj;
 
 constexpr uint64_t kNameHole = 0x686f6c65ull << 32;   // "hole" + place: an interchangeable actor's own name
 constexpr uint64_t kActorHole = 0x6163746full << 32;  // "acto": an actor index
+constexpr uint64_t kStringEnd = 0x656e64ull << 32;     // "end": the end of a string with holes
 
 /// A running 64-bit digest (sim/state_hash.h). With `names` set (symmetry, sim/symmetry.h), a digest with holes:
 /// each own name of an interchangeable actor in a string, and each actor index given to actor(), is hashed as a
@@ -59,13 +60,19 @@ struct Hasher {
       h = sim::state_mix_text(h, v);
       return *this;
     }
-    u(v.size());  // the whole string's length delimits it; its pieces are hashed between the holes
+    // The pieces between holes, each with its length, then an end mark that delimits the string (its length would
+    // not do: renaming changes it).
     split_names(
         v, *names, *starts, [&](std::string_view text) { h = sim::state_mix_text(h, text); },
         [&](const OwnName& o) {
           u(kNameHole + o.place);
           refs->push_back(o.actor);
         });
+    return u(kStringEnd);
+  }
+  /// A string no name can be part of (a static word: an outcome, a crash point), hashed as is.
+  Hasher& word(std::string_view v) {
+    h = sim::state_mix_text(h, v);
     return *this;
   }
   /// An actor index (or a sentinel outside [0, actors), hashed as is).
@@ -80,7 +87,7 @@ struct Hasher {
     y.names = names, y.starts = starts, y.refs = refs, y.actors = actors;
     return y;
   }
-  Hasher& c(const char* v) { return v ? s(v).u(1) : u(0); }  // a static word, or none
+  Hasher& c(const char* v) { return v ? word(v).u(1) : u(0); }  // a static word, or none
   template <class T, class F>
   Hasher& opt(const std::optional<T>& o, F&& f) {
     if (!o) return u(0);
@@ -433,7 +440,8 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
 //
 // The same state as canonical_state() above, as digests with holes: every string through Hasher::s, every actor
 // index through Hasher::actor, per-actor pieces as parts of their own (rule 4), and the audit log as one part per
-// entry (a multiset, as above). What canonical_state() leaves out, this leaves out.
+// entry (a multiset, as above). What canonical_state() leaves out, this leaves out; in places it is finer (the
+// audit base's log in order, the hidden release pods when unarmed), which can only split states.
 
 namespace {
 
@@ -486,12 +494,17 @@ struct SymSink {
 
 struct HistoryDigest {
   /// ObjectHistories::canonical_digest's content as parts: the versions and the pending foreign writes in one, and
-  /// each principal's sights in one of its own, named by a ref.
-  static void parts(const ObjectHistories& hs, const backend::BackendState& s, SymSink& sink) {
+  /// each principal's sights in one of its own, named by a ref. `audit`: each audit entry's digest with holes.
+  static void parts(const ObjectHistories& hs, const backend::BackendState& s,
+                    const std::vector<WorldStorage::OpStart>& audit, SymSink& sink) {
     const auto source = [&](Hasher& x, const VersionSource& v) {
       x.actor(v.principal).actor(v.actor).s(v.what).s(v.value);
-      x.b(v.audit >= 0 && size_t(v.audit) < s.audit.size());
-      if (v.audit >= 0 && size_t(v.audit) < s.audit.size()) add(x, s.audit[size_t(v.audit)]);
+      const bool entry = v.audit >= 0 && size_t(v.audit) < s.audit.size();
+      x.b(entry);
+      if (!entry) return;
+      const WorldStorage::OpStart& e = audit[size_t(v.audit)];  // the entry by its content, as canonical_digest
+      x.u(e.h);
+      x.refs->insert(x.refs->end(), e.refs.begin(), e.refs.end());
     };
     const auto version = [&](Hasher& x, const ObjectVersion& v) {
       x.u(v.number).b(v.present);
@@ -630,12 +643,20 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
     for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
     x.u(fired);
   });
-  for (const backend::Mutation& m : s.audit)
-    sink.part([&](Hasher& x) {
-      x.u(0x61756469);  // "audi"
-      add(x, m);
-    });
-  HistoryDigest::parts(w.histories, s, sink);
+  // The audit entries, each digested once per execution (the log only grows within one).
+  if (st.audit_parts.size() > s.audit.size()) st.audit_parts.clear();
+  for (size_t i = st.audit_parts.size(); i < s.audit.size(); ++i) {
+    WorldStorage::OpStart& e = st.audit_parts.emplace_back();
+    Hasher x;
+    x.names = &sym.names, x.starts = &sym.starts, x.refs = &e.refs, x.actors = sink.actors;
+    add(x, s.audit[i]);
+    e.h = x.h;
+  }
+  for (const WorldStorage::OpStart& e : st.audit_parts) {
+    out.parts.push_back({sim::state_mix(0x61756469, e.h), uint32_t(out.refs.size()), uint32_t(e.refs.size())});
+    out.refs.insert(out.refs.end(), e.refs.begin(), e.refs.end());
+  }
+  HistoryDigest::parts(w.histories, s, st.audit_parts, sink);
 
   // What an absent claim reads as: the claim table (CanonicalState::unlisted), and the names of claims steps
   // touched, so that the engine can rename them.

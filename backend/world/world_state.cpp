@@ -94,6 +94,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   s.op_starts.resize(sc.actors.size());
   for (WorldStorage::OpStart& o : s.op_starts) o.h = 0, o.refs.clear();
   s.touched_claims.clear();
+  s.audit_parts.clear();
   s.life.resize(sc.actors.size());
   for (size_t i = 0; i < sc.actors.size(); ++i) {
     if (!c.life_ids[i])

@@ -103,6 +103,7 @@ struct WorldStorage {
   };
   bool symmetric = false;
   std::vector<OpStart> op_starts;
+  std::vector<OpStart> audit_parts;  // each audit entry's digest with holes, as far as computed (appends only)
   std::vector<std::string> touched_claims;
 };
 

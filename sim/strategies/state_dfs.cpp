@@ -83,6 +83,11 @@ ActorId StateDfsStrategy::choose(std::span<const Candidate> runnable, ActorId) {
   uint64_t asleep = 0;
   for (const Sleeper& s : n.sleep) asleep |= bit(s.actor);
   ++stats_.states;
+  for (ActorId a = 0; a < renaming_.size(); ++a)
+    if (renaming_[a] != a) {
+      ++stats_.renamed;
+      break;
+    }
   // Godefroid's rule: a state seen before is explored again only for what its earlier visits all slept on
   // and this one does not; the table keeps what every visit so far slept on.
   uint64_t allowed = ~asleep;

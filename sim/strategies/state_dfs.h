@@ -70,6 +70,8 @@ struct StateCacheStats {
   uint64_t pruned = 0;         // paths cut at a visited state with nothing left to explore there
   uint64_t reopened = 0;       // visited states explored again for actors every earlier visit slept on
   uint64_t sleep_blocked = 0;  // paths cut where every runnable actor slept
+  bool symmetry = false;       // states were taken up to renaming (the world had interchangeable actors)
+  uint64_t renamed = 0;        // of `states`, those whose representative renames some actor
   size_t table_bytes = 0;
   size_t table_max_bytes = 0;
   bool table_full = false;
@@ -95,6 +97,7 @@ class StateDfsStrategy final : public Strategy {
   void at_state_renamed(uint64_t fingerprint, std::span<const ActorId> renaming) override {
     fingerprint_ = fingerprint;
     renaming_.assign(renaming.begin(), renaming.end());
+    stats_.symmetry = true;
   }
 
   bool exhausted() const override { return done_; }

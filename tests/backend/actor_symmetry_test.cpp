@@ -67,6 +67,11 @@ TEST_CASE("actor symmetry: different scripts, shared workloads and ambiguous nam
   CHECK(find_interchangeable(reservers({"claim", "b", "c"}, {"w1", "w2", "w3"})).classes == Classes{{1, 2}});
   CHECK(find_interchangeable(reservers({"7", "b", "c"}, {"wa", "wb", "wc"})).classes == Classes{{1, 2}});
   CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"op3", "wb", "wc"})).classes == Classes{{1, 2}});
+  // Outcomes, statuses and audit kinds are the backend's words too, whole or as a word of a longer name.
+  CHECK(find_interchangeable(reservers({"complete", "b", "c"}, {"wa", "wb", "wc"})).classes == Classes{{1, 2}});
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"feasible", "wb", "wc"})).classes == Classes{{1, 2}});
+  CHECK(find_interchangeable(reservers({"a", "release-owner", "c"}, {"wa", "wb", "wc"})).classes == Classes{{0, 2}});
+  CHECK(find_interchangeable(reservers({"flow-1", "flow-2"}, {"wa", "wb"})).classes == Classes{{0, 1}});
 }
 
 TEST_CASE("actor symmetry: split_names finds whole words only", "[symmetry]") {

@@ -77,6 +77,13 @@ void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::Strateg
           s.states, s.distinct, s.table_full ? "" : " (every distinct one)", count_of(s.pruned, "path"),
           count_of(s.sleep_blocked, "path"), size(s.table_bytes), size(s.table_max_bytes),
           s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
+      if (rep.reduction == "symmetry")
+        std::cout << (s.symmetry ? fmt::format("  symmetry: states are taken up to renaming interchangeable actors "
+                                               "({} of the visited under a renaming); an actor's outcomes stand for "
+                                               "its class's\n",
+                                               s.renamed)
+                                 : std::string("  symmetry: no interchangeable actors here (docs/DESIGN.md §2 "
+                                               "\"Symmetry\"), so this is --reduction states\n"));
     }
   }
   if (rep.pct) {
