@@ -29,8 +29,10 @@ void Engine::Impl::Ctx::local_state(uint64_t digest) {
   if (!impl->track_states || impl->unwinding) return;
   impl->slots[id].local = digest;
   impl->slots[id].since.clear();
-  impl->slots[id].sym_events.clear();  // the world's symmetric state carries the new local state (sim/symmetry.h)
-  impl->slots[id].sym_refs.clear();
+  // Symmetry: the world's symmetric state carries the new local state (sim/symmetry.h); the log starts again. While
+  // the previous execution's choices are replayed, the log's start comes back from the memo instead.
+  if (impl->track_symmetry && impl->sym_memo.fresh)
+    impl->sym_logs[id].from = uint32_t(impl->sym_logs[id].events.size());
 }
 
 void Engine::Impl::wait_for(ActorId id, const SimMutex& m) {
@@ -116,8 +118,10 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
       if (!w.symmetric_state(sym))
         throw std::invalid_argument(
             "this world has interchangeable actors but no symmetric state (World::symmetric_state)");
+      begin_symmetric(st, n);
     }
   }
+  if (!track_symmetry) sym_memo.valid = false;  // another strategy's execution: the memo is not its predecessor's
   std::vector<StepRecord> steps = std::move(res.steps);
   std::vector<Choice> schedule = std::move(res.schedule);
   std::vector<Crash> crashes = std::move(res.crashes);

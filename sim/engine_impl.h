@@ -52,10 +52,6 @@ struct Slot {
     bool drawn;
   };
   std::vector<LocalEvent> since;  // its buffer is kept across steps and executions
-  // Symmetry only (Impl::track_symmetry, engine_symmetry.cpp): the steps since the last local_state(), each as a
-  // digest with holes whose refs are in sym_refs, instead of `local` (which a renaming could not reach).
-  std::vector<SymPart> sym_events;
-  std::vector<ActorId> sym_refs;
 
   /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
   /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
@@ -71,8 +67,6 @@ struct Slot {
     crashed = nullptr;
     local = 0;
     since.clear();
-    sym_events.clear();
-    sym_refs.clear();
   }
 };
 
@@ -135,6 +129,32 @@ struct Engine::Impl {
   // Symmetry (engine_symmetry.cpp), on when the strategy uses it and the world has interchangeable actors: the
   // world's state with holes at the latest choice, each actor's class (-1: none), and scratch for the renamings.
   bool track_symmetry = false;
+  // Per actor, its steps' log: each step's touched objects and draws as digests with holes (refs in `refs`),
+  // instead of `local` (which a renaming could not reach); its local state is the world's part for it and the
+  // entries from `from` on (the steps since its last local_state()). Kept across executions: see SymMemo.
+  struct SymLog {
+    std::vector<SymPart> events;
+    std::vector<ActorId> refs;
+    uint32_t from = 0;
+  };
+  std::vector<SymLog> sym_logs;
+  // What the previous execution computed at each choice (its announces, announce_state), for the leading choices
+  // the strategy replays (Strategy::replayed_prefix): there the state is the previous execution's, so its
+  // fingerprint and renaming are reused and nothing is digested; the logs then still hold the previous
+  // execution's entries, and are cut back to the lengths they had at the first choice that is not replayed.
+  struct SymMemo {
+    const Strategy* strategy = nullptr;  // whose execution the memo holds, and which one
+    uint64_t execution = 0;
+    bool valid = false;
+    std::vector<uint64_t> sched;    // per announce: the schedule's length at it
+    std::vector<uint64_t> fp;       // per announce: the fingerprint
+    std::vector<ActorId> renaming;  // per announce, n entries
+    std::vector<uint32_t> lens;     // per announce, 3 per actor: events, refs, from
+    size_t announces = 0, prev_announces = 0;
+    uint64_t same = 0;            // leading schedule entries that are the previous execution's
+    bool fresh = true;            // past the replayed choices: the logs are this execution's
+    bool replaying_step = false;  // the step now running is the previous execution's: no fold
+  } sym_memo;
   SymmetricState sym;
   SymmetricState sym_after;  // fold_symmetric: the state after a step, for the names of objects it made
   std::vector<int> sym_class;
@@ -192,6 +212,8 @@ struct Engine::Impl {
   void announce_state();
   /// Symmetry: fold_local's counterpart (the step's events as digests with holes, from `sym`).
   void fold_symmetric(ActorId id);
+  /// Symmetry: the memo and logs at the start of an execution of `st` with `n` actors.
+  void begin_symmetric(const Strategy& st, size_t n);
   /// Symmetry: the least fingerprint over the renamings of this choice's state that sort each class by its
   /// actors' signatures (ties tried every way, up to a bound); sym_scratch.renaming is the one that gave it.
   uint64_t symmetric_fingerprint();

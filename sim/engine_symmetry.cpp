@@ -51,12 +51,32 @@ const SymPart* find_absent(const SymmetricState& sym, uint64_t id) {
 
 }  // namespace
 
+void Engine::Impl::begin_symmetric(const Strategy& st, size_t n) {
+  SymMemo& m = sym_memo;
+  const Strategy::ReplayedPrefix r = st.replayed_prefix();
+  const bool follows = m.valid && m.strategy == &st && r.execution != 0 && r.execution == m.execution + 1;
+  m.same = follows ? r.choices : 0;
+  m.prev_announces = follows ? m.announces : 0;
+  m.announces = 0;
+  m.strategy = &st, m.execution = r.execution, m.valid = r.execution != 0;
+  m.replaying_step = false;
+  m.fresh = m.same == 0 || m.prev_announces == 0;
+  sym_logs.resize(n);
+  if (m.fresh)
+    for (SymLog& l : sym_logs) l.events.clear(), l.refs.clear(), l.from = 0;
+}
+
 void Engine::Impl::fold_symmetric(ActorId id) {
   Slot& s = slots[id];
+  if (sym_memo.replaying_step) {  // the log already holds this step, from the previous execution
+    s.since.clear();
+    return;
+  }
+  SymLog& log = sym_logs[id];
   bool fresh_taken = false;
   for (const Slot::LocalEvent& e : s.since) {
     if (e.drawn) {
-      s.sym_events.push_back({mix(kDrawTag, e.value), uint32_t(s.sym_refs.size()), 0});
+      log.events.push_back({mix(kDrawTag, e.value), uint32_t(log.refs.size()), 0});
       continue;
     }
     SymPart name, digest;
@@ -82,11 +102,11 @@ void Engine::Impl::fold_symmetric(ActorId id) {
             "symmetry: a step touched an object the world's symmetric state neither lists nor names");
       name_refs = sym_after.refs.data();
     }
-    SymPart p{mix(mix(mix(mix(kObjectTag, name.h), name.n), digest.h), digest.n), uint32_t(s.sym_refs.size()),
+    SymPart p{mix(mix(mix(mix(kObjectTag, name.h), name.n), digest.h), digest.n), uint32_t(log.refs.size()),
               name.n + digest.n};
-    for (uint32_t i = 0; i < name.n; ++i) s.sym_refs.push_back(name_refs[name.at + i]);
-    for (uint32_t i = 0; i < digest.n; ++i) s.sym_refs.push_back(sym.refs[digest.at + i]);
-    s.sym_events.push_back(p);
+    for (uint32_t i = 0; i < name.n; ++i) log.refs.push_back(name_refs[name.at + i]);
+    for (uint32_t i = 0; i < digest.n; ++i) log.refs.push_back(sym.refs[digest.at + i]);
+    log.events.push_back(p);
   }
   s.since.clear();
 }
@@ -117,7 +137,9 @@ uint64_t Engine::Impl::symmetric_fingerprint() {
       }
     }
     h = mix(h, finish(sym.actors[a], sym.refs.data(), x.map.data()));
-    for (const SymPart& e : s.sym_events) h = mix(h, finish(e, s.sym_refs.data(), x.map.data()));
+    const SymLog& log = sym_logs[a];
+    for (size_t e = log.from; e < log.events.size(); ++e)
+      h = mix(h, finish(log.events[e], log.refs.data(), x.map.data()));
     return h;
   };
 
@@ -192,7 +214,39 @@ void Engine::Impl::announce_state() {
     strategy->at_state(state_fingerprint());
     return;
   }
+  SymMemo& m = sym_memo;
+  const size_t n = slots.size(), k = m.announces++;
+  // The step after this choice is the previous execution's when every choice it makes (its actor and its draws,
+  // up to the schedule's length at the previous execution's next announce) is among the replayed ones.
+  if (!m.fresh && k + 1 < m.prev_announces && m.sched[k + 1] <= m.same) {
+    m.replaying_step = true;
+    strategy->at_state_renamed(m.fp[k], std::span<const ActorId>(m.renaming.data() + k * n, n));
+    return;
+  }
+  m.replaying_step = false;
+  if (!m.fresh) {
+    // The first choice not replayed: the state is still the previous execution's at announce k (every choice
+    // before it was replayed), so the logs go back to the lengths they had there.
+    m.fresh = true;
+    ALLOCSIM_ASSERT(k < m.prev_announces && m.sched[k] == res.schedule.size(),
+                    "symmetry: the replayed choices did not lead to the previous execution's state");
+    for (size_t a = 0; a < n; ++a) {
+      SymLog& l = sym_logs[a];
+      l.events.resize(m.lens[(k * n + a) * 3]);
+      l.refs.resize(m.lens[(k * n + a) * 3 + 1]);
+      l.from = m.lens[(k * n + a) * 3 + 2];
+    }
+  }
   const uint64_t fp = symmetric_fingerprint();
+  m.sched.resize(k + 1), m.fp.resize(k + 1), m.renaming.resize((k + 1) * n), m.lens.resize((k + 1) * n * 3);
+  m.sched[k] = res.schedule.size(), m.fp[k] = fp;
+  std::copy(sym_scratch.renaming.begin(), sym_scratch.renaming.end(), m.renaming.begin() + long(k * n));
+  for (size_t a = 0; a < n; ++a) {
+    const SymLog& l = sym_logs[a];
+    m.lens[(k * n + a) * 3] = uint32_t(l.events.size());
+    m.lens[(k * n + a) * 3 + 1] = uint32_t(l.refs.size());
+    m.lens[(k * n + a) * 3 + 2] = l.from;
+  }
   strategy->at_state_renamed(fp, sym_scratch.renaming);
 }
 

@@ -51,6 +51,15 @@ class Strategy {
   /// The fingerprint of the canonical state at the coming choice (Engine: the world's part, the step count,
   /// and each actor's status, point and local state).
   virtual void at_state(uint64_t fingerprint) { (void)fingerprint; }
+  /// Of the execution now beginning (after begin_execution), how many leading choices (actor choices and draws, in
+  /// schedule order) are certainly those of the execution this strategy began before it, and which execution this
+  /// is (counting from 1; 0: the strategy does not say). The engine reuses what it computed at those choices
+  /// (sim/engine_symmetry.cpp).
+  struct ReplayedPrefix {
+    uint64_t execution = 0;
+    uint64_t choices = 0;
+  };
+  virtual ReplayedPrefix replayed_prefix() const { return {}; }
   /// Whether the strategy takes states up to renaming interchangeable actors (sim/symmetry.h). The engine then
   /// calls at_state_renamed() instead of at_state() where the world has interchangeable actors.
   virtual bool uses_symmetry() const { return false; }

@@ -14,16 +14,17 @@ namespace {
 /// Words the backend and the harness write in their own strings, beyond those the tables below give: id kinds
 /// ("claim-A-1"), audit kinds and details, object and read names, the contract's status and class words, GPU
 /// identities. An actor or workload named one of them could not be told apart from them (rule 3).
-constexpr std::string_view kBackendWords[] = {
-    "allocsim", "claim",    "gen",      "plan",       "op",        "release",  "owner",    "entry",   "node",
-    "nodes",    "pods",     "pod",      "config",     "clock",     "map",      "videoflow", "clusterpolicy",
-    "backend",  "life",     "restore",  "strip",      "stamp",     "label",    "labels",   "geometry", "pending",
-    "failed",   "true",     "false",    "none",       "null",      "success",  "rollback", "absent",  "delete",
-    "publish",  "point",    "policy",   "record",     "allocated", "prepared", "ready",    "releasing", "released",
-    "recovery", "stale",    "complete", "partial",    "physical",  "mig",      "time",     "sliced",  "mps",
-    "unknown",  "default",  "parted",   "all",        "disabled",  "GPU",      "MIG",      "exclusive", "isolated",
-    "cooperative", "accounting", "only", "device",    "plugin",    "managed",  "local",    "dra",     "fault",
-    "hidden",   "hollow",   "reads",    "writes",     "lock",      "seen",     "fixed"};
+constexpr std::string_view kBackendWords[] =
+    {"allocsim",      "claim",    "gen",       "plan",     "op",        "release",  "owner",       "entry",
+     "node",          "nodes",    "pods",      "pod",      "config",    "clock",    "map",         "videoflow",
+     "clusterpolicy", "backend",  "life",      "restore",  "strip",     "stamp",    "label",       "labels",
+     "geometry",      "pending",  "failed",    "true",     "false",     "none",     "null",        "success",
+     "rollback",      "absent",   "delete",    "publish",  "point",     "policy",   "record",      "allocated",
+     "prepared",      "ready",    "releasing", "released", "recovery",  "stale",    "complete",    "partial",
+     "physical",      "mig",      "time",      "sliced",   "mps",       "unknown",  "default",     "parted",
+     "all",           "disabled", "GPU",       "MIG",      "exclusive", "isolated", "cooperative", "accounting",
+     "only",          "device",   "plugin",    "managed",  "local",     "dra",      "fault",       "hidden",
+     "hollow",        "reads",    "writes",    "lock",     "seen",      "fixed"};
 
 /// Every word (a run of letters, digits and '_') of `text`, into `out`.
 void add_words(std::string_view text, std::set<std::string, std::less<>>& out) {

@@ -37,7 +37,7 @@ using backend::Obj;
 
 constexpr uint64_t kNameHole = 0x686f6c65ull << 32;   // "hole" + place: an interchangeable actor's own name
 constexpr uint64_t kActorHole = 0x6163746full << 32;  // "acto": an actor index
-constexpr uint64_t kStringEnd = 0x656e64ull << 32;     // "end": the end of a string with holes
+constexpr uint64_t kStringEnd = 0x656e64ull << 32;    // "end": the end of a string with holes
 
 /// A running 64-bit digest (sim/state_hash.h). With `names` set (symmetry, sim/symmetry.h), a digest with holes:
 /// each own name of an interchangeable actor in a string, and each actor index given to actor(), is hashed as a

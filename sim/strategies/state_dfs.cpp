@@ -42,6 +42,7 @@ void StateDfsStrategy::begin_execution(uint64_t) {
   pos_ = 0;
   last_actor_node_ = SIZE_MAX;
   last_step_fp_.clear();
+  ++executions_;
 }
 
 void StateDfsStrategy::sleep_on_entry(std::vector<Sleeper>& out) const {
@@ -155,6 +156,7 @@ bool StateDfsStrategy::end_execution(const ExecutionResult& result) {
                     pos_, stack_.size()));
   (void)result;
   done_ = !advance();
+  replayed_ = done_ || stack_.empty() ? 0 : stack_.size() - 1;
   return !done_;
 }
 
@@ -193,6 +195,7 @@ nlohmann::json StateDfsStrategy::save() const {
 }
 
 void StateDfsStrategy::restore(const nlohmann::json& s) {
+  replayed_ = 0;  // the engine knows nothing of the stack restored
   try {
     if (s.at("schema") != "allocsim/state-dfs-state/v1")
       throw std::invalid_argument("not an allocsim/state-dfs-state/v1");
