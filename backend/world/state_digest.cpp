@@ -377,6 +377,26 @@ uint64_t add_backend_objects(const backend::BackendState& s, std::vector<sim::Ob
   return table.h;
 }
 
+/// What the invariants and expectations keep between steps (state_digest.h, 2), and which barriers have fired.
+void add_invariant_records(Hasher& x, const WorldState& w) {
+  for (const NodeShadow& sh : w.shadow) x.os(sh.owner_epoch);
+  x.u(w.geometry_writes.size());
+  for (const GeometryWrite& g : w.geometry_writes) {
+    x.s(g.node).i(g.version).d(g.written_at).strings(g.workloads);
+    x.opt(g.applied_at, [](Hasher& y, double t) { y.d(t); });
+  }
+  x.u(w.bound_workloads.size());
+  for (const BoundWorkload& b : w.bound_workloads) x.s(b.node).s(b.workload).b(b.covered);
+  x.b(w.audit_base.has_value());
+  if (w.audit_base) add_whole(x, *w.audit_base);
+  x.strings(w.stale_reserves).u(w.audit_seen);
+  // Which barriers have fired (not how often): `reach` judges it, and a path cut at a visited state is never
+  // tallied, so what it fired must be in the state it was cut at (state_digest.h, 4).
+  uint64_t fired = 0;
+  for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
+  x.u(fired);
+}
+
 }  // namespace
 
 void canonical_state(const WorldState& w, sim::CanonicalState& out) {
@@ -413,22 +433,7 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   st.audit_digest = audit_multiset(s, st.audit_digested, st.audit_digest);
   st.audit_digested = s.audit.size();
   add_rest(x, s, st.audit_digest);
-  for (const NodeShadow& sh : w.shadow) x.os(sh.owner_epoch);
-  x.u(w.geometry_writes.size());
-  for (const GeometryWrite& g : w.geometry_writes) {
-    x.s(g.node).i(g.version).d(g.written_at).strings(g.workloads);
-    x.opt(g.applied_at, [](Hasher& y, double t) { y.d(t); });
-  }
-  x.u(w.bound_workloads.size());
-  for (const BoundWorkload& b : w.bound_workloads) x.s(b.node).s(b.workload).b(b.covered);
-  x.b(w.audit_base.has_value());
-  if (w.audit_base) add_whole(x, *w.audit_base);
-  x.strings(w.stale_reserves).u(w.audit_seen);
-  // Which barriers have fired (not how often): `reach` judges it, and a path cut at a visited state is never
-  // tallied, so what it fired must be in the state it was cut at (state_digest.h, 4).
-  uint64_t fired = 0;
-  for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
-  x.u(fired);
+  add_invariant_records(x, w);
   x.u(w.histories.canonical_digest(s));
   out.world = x.h;
   // Nodes and the harness's objects always exist; claims come and go, and the claim table lists them all: an
@@ -628,20 +633,7 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   // The rest of the world: the backend's other fields, what the invariants keep, the audit entries one by one.
   sink.part([&](Hasher& x) {
     add_rest(x, s, 0);
-    for (const NodeShadow& sh : w.shadow) x.os(sh.owner_epoch);
-    x.u(w.geometry_writes.size());
-    for (const GeometryWrite& g : w.geometry_writes) {
-      x.s(g.node).i(g.version).d(g.written_at).strings(g.workloads);
-      x.opt(g.applied_at, [](Hasher& y, double t) { y.d(t); });
-    }
-    x.u(w.bound_workloads.size());
-    for (const BoundWorkload& b : w.bound_workloads) x.s(b.node).s(b.workload).b(b.covered);
-    x.b(w.audit_base.has_value());
-    if (w.audit_base) add_whole(x, *w.audit_base);
-    x.strings(w.stale_reserves).u(w.audit_seen);
-    uint64_t fired = 0;  // which barriers have fired (state_digest.h, 4)
-    for (size_t i = 0; i < w.barrier_hits().size(); ++i) fired |= uint64_t(w.barrier_hits()[i] > 0) << (i % 64);
-    x.u(fired);
+    add_invariant_records(x, w);
   });
   // The audit entries, each digested once per execution (the log only grows within one).
   if (st.audit_parts.size() > s.audit.size()) st.audit_parts.clear();
