@@ -53,7 +53,7 @@ def run(binary, path, reduction, timeout):
     row = {"wall_s": round(wall, 2), "exhausted": done, "peak_rss_mib": round(int(m.group(1)) / 1024, 1) if m else None}
     m = re.search(r"(\d+) executions,", out)
     row["executions"] = int(m.group(1)) if m else None
-    m = re.search(r"states: (\d+) visited, (\d+) distinct", out)
+    m = re.search(r"states: (\d+) visited, (\d+) stored", out)
     if m:
         row["states_visited"], row["states_distinct"] = int(m.group(1)), int(m.group(2))
     return row
