@@ -152,6 +152,8 @@ class Engine {
   const EngineOptions& options() const { return opt_; }
   /// State caching: how many times, over this engine's executions, a step touched an object the world's
   /// canonical state did not list (each folded the whole world's digest instead: sound, but it splits states).
+  /// Under symmetry, steps the engine did not fold because the previous execution had (replayed choices,
+  /// sim/engine_symmetry.cpp) are not counted.
   uint64_t state_fallbacks() const;
 
  private:

@@ -143,7 +143,7 @@ struct Engine::Impl {
   // fingerprint and renaming are reused and nothing is digested; the logs then still hold the previous
   // execution's entries, and are cut back to the lengths they had at the first choice that is not replayed.
   struct SymMemo {
-    const Strategy* strategy = nullptr;  // whose execution the memo holds, and which one
+    uint64_t strategy = 0;  // whose execution the memo holds (Strategy::ReplayedPrefix::strategy), and which one
     uint64_t execution = 0;
     bool valid = false;
     std::vector<uint64_t> sched;    // per announce: the schedule's length at it

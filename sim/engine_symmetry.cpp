@@ -27,10 +27,8 @@ namespace allocsim::sim {
 
 namespace {
 
-uint64_t mix(uint64_t h, uint64_t v) { return state_mix(h, v); }
-
-constexpr uint64_t kDrawTag = 0x64726177ull;          // "draw"
-constexpr uint64_t kObjectTag = 0x6f626a74ull;        // "objt"
+constexpr uint64_t kSymDrawTag = 0x64726177ull;       // "draw"
+constexpr uint64_t kSymObjectTag = 0x6f626a74ull;     // "objt"
 constexpr uint64_t kSelf = 0x73656c66ull << 32;       // "self": the signature's own holes
 constexpr uint64_t kClass = 0x636c6173ull << 32;      // "clas" + class: another interchangeable actor's
 constexpr uint64_t kCanonical = 0x63616e6full << 32;  // "cano" + index: an actor under a renaming
@@ -54,13 +52,14 @@ const SymPart* find_absent(const SymmetricState& sym, uint64_t id) {
 void Engine::Impl::begin_symmetric(const Strategy& st, size_t n) {
   SymMemo& m = sym_memo;
   const Strategy::ReplayedPrefix r = st.replayed_prefix();
-  const bool follows = m.valid && m.strategy == &st && r.execution != 0 && r.execution == m.execution + 1;
+  const bool follows = m.valid && r.strategy != 0 && m.strategy == r.strategy && r.execution == m.execution + 1;
   m.same = follows ? r.choices : 0;
   m.prev_announces = follows ? m.announces : 0;
   m.announces = 0;
-  m.strategy = &st, m.execution = r.execution, m.valid = r.execution != 0;
+  m.strategy = r.strategy, m.execution = r.execution, m.valid = r.strategy != 0;
   m.replaying_step = false;
-  m.fresh = m.same == 0 || m.prev_announces == 0;
+  // Fresh from the start too when a draw before the first choice (in an actor's prologue) is already new.
+  m.fresh = m.same == 0 || m.prev_announces == 0 || m.sched[0] > m.same;
   sym_logs.resize(n);
   if (m.fresh)
     for (SymLog& l : sym_logs) l.events.clear(), l.refs.clear(), l.from = 0;
@@ -76,7 +75,7 @@ void Engine::Impl::fold_symmetric(ActorId id) {
   bool fresh_taken = false;
   for (const Slot::LocalEvent& e : s.since) {
     if (e.drawn) {
-      log.events.push_back({mix(kDrawTag, e.value), uint32_t(log.refs.size()), 0});
+      log.events.push_back({state_mix(kSymDrawTag, e.value), uint32_t(log.refs.size()), 0});
       continue;
     }
     SymPart name, digest;
@@ -102,8 +101,8 @@ void Engine::Impl::fold_symmetric(ActorId id) {
             "symmetry: a step touched an object the world's symmetric state neither lists nor names");
       name_refs = sym_after.refs.data();
     }
-    SymPart p{mix(mix(mix(mix(kObjectTag, name.h), name.n), digest.h), digest.n), uint32_t(log.refs.size()),
-              name.n + digest.n};
+    SymPart p{state_mix(state_mix(state_mix(state_mix(kSymObjectTag, name.h), name.n), digest.h), digest.n),
+              uint32_t(log.refs.size()), name.n + digest.n};
     for (uint32_t i = 0; i < name.n; ++i) log.refs.push_back(name_refs[name.at + i]);
     for (uint32_t i = 0; i < digest.n; ++i) log.refs.push_back(sym.refs[digest.at + i]);
     log.events.push_back(p);
@@ -127,19 +126,19 @@ uint64_t Engine::Impl::symmetric_fingerprint() {
   // An actor's slot, digested under x.map (what each actor's holes become).
   const auto slot_digest = [&](ActorId a) {
     const Slot& s = slots[a];
-    uint64_t h = mix(0, static_cast<uint64_t>(s.state));
+    uint64_t h = state_mix(0, static_cast<uint64_t>(s.state));
     if (s.state != SlotState::Done) {
-      h = state_mix_text(mix(h, static_cast<uint64_t>(s.kind)), s.what);
+      h = state_mix_text(state_mix(h, static_cast<uint64_t>(s.kind)), s.what);
       if (s.state == SlotState::Blocked) {
         const uint64_t lock = s.waiting->footprint_id();
         const SymmetricState::Object* o = find_object(sym, lock);
-        h = o ? mix(h, finish(o->name, sym.refs.data(), x.map.data())) : mix(h, lock);
+        h = o ? state_mix(h, finish(o->name, sym.refs.data(), x.map.data())) : state_mix(h, lock);
       }
     }
-    h = mix(h, finish(sym.actors[a], sym.refs.data(), x.map.data()));
+    h = state_mix(h, finish(sym.actors[a], sym.refs.data(), x.map.data()));
     const SymLog& log = sym_logs[a];
     for (size_t e = log.from; e < log.events.size(); ++e)
-      h = mix(h, finish(log.events[e], log.refs.data(), x.map.data()));
+      h = state_mix(h, finish(log.events[e], log.refs.data(), x.map.data()));
     return h;
   };
 
@@ -189,10 +188,11 @@ uint64_t Engine::Impl::symmetric_fingerprint() {
     uint64_t world_sum = 0;
     for (const SymPart& p : sym.parts) world_sum += finish(p, sym.refs.data(), x.map.data());
     for (const SymmetricState::Object& o : sym.objects)
-      world_sum += mix(finish(o.name, sym.refs.data(), x.map.data()), finish(o.digest, sym.refs.data(), x.map.data()));
-    uint64_t h = mix(world_sum, nsteps);
+      world_sum +=
+          state_mix(finish(o.name, sym.refs.data(), x.map.data()), finish(o.digest, sym.refs.data(), x.map.data()));
+    uint64_t h = state_mix(world_sum, nsteps);
     if (order) h = order->digest(h);
-    for (ActorId k = 0; k < n; ++k) h = mix(h, slot_digest(x.inverse[k]));
+    for (ActorId k = 0; k < n; ++k) h = state_mix(h, slot_digest(x.inverse[k]));
     if (first || h < best) {
       best = h, first = false;
       x.best.assign(x.renaming.begin(), x.renaming.end());
@@ -232,6 +232,8 @@ void Engine::Impl::announce_state() {
                     "symmetry: the replayed choices did not lead to the previous execution's state");
     for (size_t a = 0; a < n; ++a) {
       SymLog& l = sym_logs[a];
+      ALLOCSIM_ASSERT(l.events.size() >= m.lens[(k * n + a) * 3] && l.refs.size() >= m.lens[(k * n + a) * 3 + 1],
+                      "symmetry: an actor's log is shorter than it was at a replayed choice");
       l.events.resize(m.lens[(k * n + a) * 3]);
       l.refs.resize(m.lens[(k * n + a) * 3 + 1]);
       l.from = m.lens[(k * n + a) * 3 + 2];

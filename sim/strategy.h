@@ -56,6 +56,7 @@ class Strategy {
   /// is (counting from 1; 0: the strategy does not say). The engine reuses what it computed at those choices
   /// (sim/engine_symmetry.cpp).
   struct ReplayedPrefix {
+    uint64_t strategy = 0;  // an id unique to the strategy object in this process (never its address)
     uint64_t execution = 0;
     uint64_t choices = 0;
   };

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "backend/model/barriers.h"
+#include "backend/model/mig_geometry.h"
 #include "backend/scenario/scenario_json.h"
 
 namespace allocsim::harness {
@@ -43,6 +44,10 @@ const std::set<std::string, std::less<>>& reserved_words() {
     std::set<std::string, std::less<>> w;
     for (std::string_view x : kBackendWords) add_words(x, w);
     for (const backend::Named& b : backend::barrier_table()) add_words(b.name, w);
+    for (const backend::MigFamily& f : backend::mig_families()) {  // profiles and product keys name devices
+      add_words(f.key, w);
+      for (const backend::MigProfile& p : f.profiles) add_words(p.name, w);
+    }
     for (size_t k = 0; k < op_names().size(); ++k) {
       add_words(op_names()[k], w);
       for (const char* o : op_outcomes(OpKind(k))) add_words(o, w);
@@ -117,10 +122,16 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     for (const Op& op : sc.actors[i].script)
       if (op.kind == OpKind::Recover) eligible[i] = false;  // waits on another flow's life mutex (rule 4)
   }
+  // A reserved own name rules out its actor alone: such a word occurs in every script's keys and values ("plan",
+  // "false"), and must not make the other actors look named.
+  for (size_t i = 0; i < n; ++i)
+    for (const std::string& name : own[i])
+      if (reserved(name)) eligible[i] = false;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       for (const std::string& name : own[i]) {
-        if (reserved(name) || occurs(rest, name)) eligible[i] = false;
+        if (reserved(name)) continue;
+        if (occurs(rest, name)) eligible[i] = false;
         if (j != i && occurs(scripts[j], name)) eligible[i] = false, eligible[j] = false;
         if (j != i) {
           for (const std::string& other : own[j])

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <stdexcept>
 
 #include "sim/schedule.h"
@@ -14,9 +15,16 @@ constexpr ActorId kMaxActors = 64;  // a sleep set is a 64-bit mask in the table
 
 uint64_t bit(ActorId a) { return uint64_t{1} << a; }
 
+/// A process-wide id per strategy object: the engine's memo of an execution is keyed by it (replayed_prefix).
+uint64_t next_strategy_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
-StateDfsStrategy::StateDfsStrategy(StateDfsOptions options) : opt_(std::move(options)), table_(opt_.state_memory) {
+StateDfsStrategy::StateDfsStrategy(StateDfsOptions options)
+    : opt_(std::move(options)), table_(opt_.state_memory), id_(next_strategy_id()) {
   for (const Choice& c : opt_.prefix) stack_.push_back({c});
   fixed_ = stack_.size();
 }

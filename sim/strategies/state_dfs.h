@@ -95,7 +95,7 @@ class StateDfsStrategy final : public Strategy {
   }
   bool uses_symmetry() const override { return opt_.symmetry; }
   /// The stack below its top node: advance() changed only the top's choice.
-  ReplayedPrefix replayed_prefix() const override { return {executions_, replayed_}; }
+  ReplayedPrefix replayed_prefix() const override { return {id_, executions_, replayed_}; }
   void at_state_renamed(uint64_t fingerprint, std::span<const ActorId> renaming) override {
     fingerprint_ = fingerprint;
     renaming_.assign(renaming.begin(), renaming.end());
@@ -140,6 +140,7 @@ class StateDfsStrategy final : public Strategy {
   Footprint last_step_fp_;
   uint64_t fingerprint_ = 0;
   std::vector<ActorId> renaming_;  // this state's actors -> the representative's (empty: the identity)
+  uint64_t id_;                    // unique per object (replayed_prefix)
   uint64_t executions_ = 0;        // begun so far
   uint64_t replayed_ = 0;          // choices of the coming execution that are the previous one's (replayed_prefix)
   bool done_ = false;

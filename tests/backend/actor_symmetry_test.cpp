@@ -72,6 +72,11 @@ TEST_CASE("actor symmetry: different scripts, shared workloads and ambiguous nam
   CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"feasible", "wb", "wc"})).classes == Classes{{1, 2}});
   CHECK(find_interchangeable(reservers({"a", "release-owner", "c"}, {"wa", "wb", "wc"})).classes == Classes{{0, 2}});
   CHECK(find_interchangeable(reservers({"flow-1", "flow-2"}, {"wa", "wb"})).classes == Classes{{0, 1}});
+  // A word every script holds ("plan", "false") rules out only the actor named for it.
+  CHECK(find_interchangeable(reservers({"plan", "b", "c"}, {"wa", "wb", "wc"})).classes == Classes{{1, 2}});
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"false", "wb", "wc"})).classes == Classes{{1, 2}});
+  // MIG profile names are the backend's words too.
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"1g.10gb", "wb", "wc"})).classes == Classes{{1, 2}});
 }
 
 TEST_CASE("actor symmetry: split_names finds whole words only", "[symmetry]") {

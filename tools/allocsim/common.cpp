@@ -143,10 +143,11 @@ const std::vector<ExploreFlag>& explore_table() {
       {"state-memory",
        Kind::value,
        1,
-       {"dfs --reduction states: the visited-state table's memory bound, as BYTES or with KiB, MiB or GiB "
+       {"dfs --reduction states or symmetry: the visited-state table's memory bound, as BYTES or with KiB, MiB or GiB "
         "(at least 64KiB; default 256MiB); past it, states are explored without being stored",
         "",
-        "dfs --reduction states: the visited-state table's memory bound per work unit (at least 64KiB; default "
+        "dfs --reduction states or symmetry: the visited-state table's memory bound per work unit (at least 64KiB; "
+        "default "
         "256MiB)"},
        {nullptr, nullptr, nullptr},
        [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
