@@ -308,6 +308,16 @@ uint64_t ObjectHistories::canonical_digest(const backend::BackendState& s) const
 
 namespace {
 
+/// The failing-geometry hooks armed on node `node`: failing, hollow, partial, failing until.
+void add_geometry_hooks(Hasher& g, const backend::BackendState& s, const std::string& node) {
+  g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), node) != s.failing_geometry.end());
+  g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), node) != s.hollow_geometry.end());
+  const int* partial = backend::find_in(s.partial_geometry, node);
+  g.i(partial ? *partial : 0);
+  const double* until = backend::find_in(s.failing_geometry_until, node);
+  g.b(until != nullptr).d(until ? *until : 0);
+}
+
 /// Every node, its geometry hooks, and all nodes at once (AllNodes): their footprint objects' digests, into `o`.
 void add_node_objects(const backend::BackendState& s, std::vector<WorldStorage::NodeDigestMemo>& memo,
                       std::vector<sim::ObjectDigest>& o) {
@@ -327,12 +337,7 @@ void add_node_objects(const backend::BackendState& s, std::vector<WorldStorage::
     o.push_back({m.node_id, d});
     all.u(d);
     Hasher g;  // the failing-geometry hooks of this node
-    g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), n.name) != s.failing_geometry.end());
-    g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), n.name) != s.hollow_geometry.end());
-    const int* partial = backend::find_in(s.partial_geometry, n.name);
-    g.i(partial ? *partial : 0);
-    const double* until = backend::find_in(s.failing_geometry_until, n.name);
-    g.b(until != nullptr).d(until ? *until : 0);
+    add_geometry_hooks(g, s, n.name);
     o.push_back({m.hooks_id, g.h});
   }
   o.push_back({object_id(Obj::AllNodes, ""), all.h});
@@ -573,14 +578,8 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
     const sim::SymPart& d = out.objects.back().digest;
     all_h = sim::state_mix(sim::state_mix(all_h, d.h), d.n);
     all_refs.insert(all_refs.end(), out.refs.begin() + d.at, out.refs.begin() + d.at + d.n);
-    sink.object(object_id(Obj::FailingGeometry, n.name), Obj::FailingGeometry, n.name, [&](Hasher& g) {
-      g.b(std::find(s.failing_geometry.begin(), s.failing_geometry.end(), n.name) != s.failing_geometry.end());
-      g.b(std::find(s.hollow_geometry.begin(), s.hollow_geometry.end(), n.name) != s.hollow_geometry.end());
-      const int* partial = backend::find_in(s.partial_geometry, n.name);
-      g.i(partial ? *partial : 0);
-      const double* until = backend::find_in(s.failing_geometry_until, n.name);
-      g.b(until != nullptr).d(until ? *until : 0);
-    });
+    sink.object(object_id(Obj::FailingGeometry, n.name), Obj::FailingGeometry, n.name,
+                [&](Hasher& g) { add_geometry_hooks(g, s, n.name); });
   }
   out.objects.push_back(
       {object_id(Obj::AllNodes, ""), {0x616c6c, 0, 0}, {all_h, uint32_t(out.refs.size()), uint32_t(all_refs.size())}});
