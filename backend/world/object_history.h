@@ -167,7 +167,7 @@ class ObjectHistories {
   uint64_t canonical_digest(const backend::BackendState& s) const;
 
  private:
-  friend struct HistoryDigest;  // the symmetric digest's parts (state_digest.cpp)
+  friend struct HistoryDigest;  // the symmetric digest's parts (symmetric_digest.cpp)
   void write(uint32_t object, const HistoryEffect& e, const VersionSource& by, int principal,
              const backend::BackendState& s);
   /// Counts a write of `rule`'s counter (node `node` for Counter::Node) in this step; after_step compares.

@@ -40,7 +40,7 @@ uint64_t actor_digest(const ActorState& a);
 /// Fills `out` (World::canonical_state) for world `w`: its objects sorted by footprint id, and `out.world`.
 void canonical_state(const WorldState& w, sim::CanonicalState& out);
 
-/// Symmetry (sim/symmetry.h, `dfs --reduction symmetry`): fills `out` (World::symmetric_state) for world `w`, the
+/// Symmetry (sim/symmetry.h, `dfs --reduction symmetry`; defined in symmetric_digest.cpp): fills `out` (World::symmetric_state) for world `w`, the
 /// state canonical_state() digests as digests with holes for the names of the interchangeable actors
 /// (CompiledScenario::symmetry()). Marks `w` symmetric: from then on its actors call record_op_start() where they
 /// give their local state, and note_touched_claim() where a step touches a claim.
