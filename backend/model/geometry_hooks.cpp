@@ -21,30 +21,28 @@ namespace allocsim::backend {
 void MemoryBackend::fail_geometry_for(Caller& c, const std::string& node, double seconds) {
   if (seconds < 0) throw std::invalid_argument("fail_geometry_for: negative seconds");
   LockGuard lock(c);
-  c.touch(Obj::Clock, "clock", false);
-  c.touch(Obj::FailingGeometry, node, true);
-  const double until = s_.clock.now() + seconds;
-  if (double* known = find_in(s_.failing_geometry_until, node))
+  const double until = s_.clock(c).now() + seconds;
+  OrderedMap<std::string, double>& failing_until = s_.geometry_faults_for_write(c, node).failing_until;
+  if (double* known = find_in(failing_until, node))
     *known = std::max(*known, until);  // a second arming never shortens a failure in progress
   else
-    s_.failing_geometry_until.emplace_back(node, until);
+    failing_until.emplace_back(node, until);
 }
 
 void MemoryBackend::geometry_without_effect(Caller& c, const std::string& node) {
   LockGuard lock(c);
-  c.touch(Obj::FailingGeometry, node, true);
-  if (std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node) == s_.hollow_geometry.end())
-    s_.hollow_geometry.push_back(node);
+  std::vector<std::string>& hollow = s_.geometry_faults_for_write(c, node).hollow;
+  if (std::find(hollow.begin(), hollow.end(), node) == hollow.end()) hollow.push_back(node);
 }
 
 void MemoryBackend::geometry_partial(Caller& c, const std::string& node, int applies) {
   if (applies < 1) throw std::invalid_argument("geometry_partial: applies below 1");
   LockGuard lock(c);
-  c.touch(Obj::FailingGeometry, node, true);
-  if (int* left = find_in(s_.partial_geometry, node))
+  OrderedMap<std::string, int>& partial = s_.geometry_faults_for_write(c, node).partial;
+  if (int* left = find_in(partial, node))
     *left += applies;
   else
-    s_.partial_geometry.emplace_back(node, applies);
+    partial.emplace_back(node, applies);
 }
 
 }  // namespace allocsim::backend

@@ -5,7 +5,7 @@
 //
 // The porting rules of memory_backend.h ("Porting rules", numbered and checked) run through every one of these
 // files: the lock exactly where the upstream writes `with self._lock:` (barrier() checks each barrier's side of
-// it); after any barrier, other actors may have run, so pointers into s_.nodes / s_.claims are looked up again
+// it); after any barrier, other actors may have run, so pointers into the state's nodes and claims are looked up again
 // by name or id, and held only inside a Pinned scope (the upstream's Python references stay valid across the
 // gap, C++ ones do not); recycled storage assigned in full before it is read (poisoned in check mode).
 #include "backend/model/memory_backend.h"
@@ -36,20 +36,20 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 }  // namespace
 
 template <class T>
-Observation<T> MemoryBackend::known_now(T value, std::optional<std::string> generation) const {
+Observation<T> MemoryBackend::known_now(const FakeClock& clock, T value, std::optional<std::string> generation) const {
   Observation<T> o;
   o.known = true;
   o.value = std::move(value);
   o.generation = std::move(generation);
-  o.observed_at = s_.clock.now();
+  o.observed_at = clock.now();
   return o;
 }
 template <class T>
-Observation<T> MemoryBackend::unknown_now(std::string reason, std::string detail) const {
+Observation<T> MemoryBackend::unknown_now(const FakeClock& clock, std::string reason, std::string detail) const {
   Observation<T> o;
   o.reason = std::move(reason);
   o.detail = std::move(detail);
-  o.observed_at = s_.clock.now();
+  o.observed_at = clock.now();
   return o;
 }
 
@@ -58,11 +58,12 @@ Observation<T> MemoryBackend::unknown_now(std::string reason, std::string detail
 // The upstream's `__init__` (lines 132-153).
 MemoryBackend::MemoryBackend(std::vector<NodeFixture> nodes, BackendOptions options) : opt_(std::move(options)) {
   // `{n.name: n for n in nodes}`: a repeated name keeps its first position and its last value.
+  BackendState& s = s_.untracked();  // no actor is inside the backend yet
   for (auto& n : nodes) {
-    if (NodeFixture* same = s_.node(n.name))
+    if (NodeFixture* same = s.node(n.name))
       *same = std::move(n);
     else
-      s_.nodes.push_back(std::move(n));
+      s.nodes.push_back(std::move(n));
   }
   devices_for(std::nullopt);
   advertised_ = capabilities();
@@ -92,11 +93,11 @@ AllocationCapabilities MemoryBackend::capabilities() const {
 // The upstream's `fail_reads` (lines 168-174).
 void MemoryBackend::fail_reads(Caller& c, const std::string& kind, std::optional<std::string> reason) {
   LockGuard lock(c);
-  c.touch(Obj::FailedReads, kind, true);
+  OrderedMap<std::string, std::string>& failed_reads = s_.failed_reads_for_write(c, kind);
   if (!reason)
-    erase_in(s_.failed_reads, kind);
+    erase_in(failed_reads, kind);
   else
-    put_in(s_.failed_reads, kind, *reason);
+    put_in(failed_reads, kind, *reason);
 }
 
 Observation<InventorySnapshot> MemoryBackend::inventory(Caller& c,
@@ -111,7 +112,7 @@ const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<st
   if (!scope && all_devices_built_) return all_devices_;
   if (scope && scoped_devices_scope_ == scope) return scoped_devices_;
   std::vector<DeviceIdentity> devices;
-  for (const auto& n : s_.nodes) {
+  for (const auto& n : s_.untracked().nodes) {  // names, card counts, products and memory: fields no call changes
     if (scope && std::find(scope->begin(), scope->end(), n.name) == scope->end()) continue;
     for (int i = 0; i < n.gpu_count; ++i)
       // {node, ordinal i, uuid "GPU-<node>-<i>", no mig uuid, product, memory bytes, no mig profile}
@@ -130,7 +131,7 @@ const DeviceTuple& MemoryBackend::devices_for(const std::optional<std::vector<st
 // memory, since the whole pool's device list was built from them once. Check mode only (a pass over the devices).
 void MemoryBackend::check_devices() const {
   size_t i = 0;
-  for (const auto& n : s_.nodes)
+  for (const auto& n : s_.untracked().nodes)  // fields no call changes
     for (int k = 0; k < n.gpu_count; ++k, ++i)
       ALLOCSIM_PORT_CHECK(i < all_devices_.size() && all_devices_[i].node == n.name &&
                               all_devices_[i].product == n.product &&
@@ -192,28 +193,25 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     poison(out.detail);
     poison(out.observed_at);
   }
-  c.touch(Obj::FailedReads, "nodes", false);
-  c.touch(Obj::Clock, kClockName, false);
-  if (const std::string* reason = find_in(s_.failed_reads, "nodes")) {
+  const std::string* nodes_failed = s_.failed_read(c, "nodes");
+  const FakeClock& clock = s_.clock(c);
+  if (const std::string* reason = nodes_failed) {
     if (check_mode()) poison(out.known, true);  // each path poisons it to the value it must overwrite
     out.known = false;                          // unknown_now("<reason>", "node listing failed")
     out.generation.reset();
     out.reason = *reason;
     out.detail = "node listing failed";
-    out.observed_at = s_.clock.now();
+    out.observed_at = clock.now();
     ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
     return;
   }
   if (check_mode()) poison(out.known, false);
-  c.touch(Obj::FailedReads, "pods", false);
-  c.touch(Obj::AllNodes, "", false);
-  // Line 181's list `nodes` of scoped nodes, as a predicate over s_.nodes (scenario order) rather than a copy.
+  const bool partial = s_.failed_read(c, "pods") != nullptr;
+  // Line 181's list `nodes` of scoped nodes, as a predicate over the pool (scenario order) rather than a copy.
   const auto scoped = [&scope_nodes](const NodeFixture& n) {
     return !scope_nodes || std::find(scope_nodes->begin(), scope_nodes->end(), n.name) != scope_nodes->end();
   };
-  if (c.records_reads())
-    for (const auto& n : s_.nodes)
-      if (scoped(n)) c.touch(Obj::Node, n.name, false);
+  const std::vector<NodeFixture>& nodes = s_.nodes(c, scoped);
   InventorySnapshot& snap = out.value;
   if (check_mode()) {  // porting rule 3: the known answer's fields, each assigned below
     poison(snap.occupancy);
@@ -224,11 +222,10 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     poison(snap.generation);
   }
   snap.devices = devices_for(scope_nodes);
-  const bool partial = find_in(s_.failed_reads, "pods") != nullptr;
   const bool idle_mutant = partial && opt_.mutants.has(Mutant::PartialInventoryIsIdle);
   snap.occupancy.clear();
   if (!partial || idle_mutant)
-    for (const auto& n : s_.nodes) {
+    for (const auto& n : nodes) {
       if (!scoped(n)) continue;
       int used = 0;
       for (const auto& [workload, units] : n.workloads) used += units;
@@ -237,8 +234,8 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
   snap.sharing.clear();
   snap.owners.clear();
   int64_t generation = 0;
-  for (size_t i = 0; i < s_.nodes.size(); ++i) {
-    const NodeFixture& n = s_.nodes[i];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeFixture& n = nodes[i];
     if (!scoped(n)) continue;
     // n.classification(), with the labels' part memoised (labels_class)
     snap.sharing.emplace_back(n.name, n.mig_layout.empty() ? labels_class(i, n.labels) : kClassMig);
@@ -246,15 +243,15 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
     generation += n.resource_version;
   }
   snap.completeness = (partial && !idle_mutant) ? kCompletenessPartial : kCompletenessComplete;
-  snap.observed_at = s_.clock.now();
+  snap.observed_at = clock.now();
   snap.generation = std::to_string(generation);
   out.known = true;  // known_now(snap, snap.generation)
   out.generation = snap.generation;
   out.reason.clear();
   out.detail.clear();
-  out.observed_at = s_.clock.now();
+  out.observed_at = clock.now();
   ALLOCSIM_PORT_CHECK_SLOW(out.reason.empty() && out.detail.empty(), "6 (a known inventory with a reason or detail)");
-  if (check_mode()) check_inventory(snap, s_, scope_nodes);
+  if (check_mode()) check_inventory(snap, s_.untracked(), scope_nodes);  // reads what the footprint above covers
   ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
 }
 
@@ -263,18 +260,17 @@ void MemoryBackend::inventory_into(Caller& c, const std::optional<std::vector<st
 // The upstream's `observe` (lines 381-388).
 Observation<ClaimObservation> MemoryBackend::observe(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
-  c.touch(Obj::FailedReads, "nodes", false);
-  c.touch(Obj::Clock, kClockName, false);
-  if (const std::string* reason = find_in(s_.failed_reads, "nodes"))
-    return unknown_now<ClaimObservation>(*reason, "node read failed");
-  c.touch(Obj::Claim, claim_id, false);
+  const std::string* nodes_failed = s_.failed_read(c, "nodes");
+  const FakeClock& clock = s_.clock(c);
+  if (const std::string* reason = nodes_failed)
+    return unknown_now<ClaimObservation>(clock, *reason, "node read failed");
   const Pinned pinned(*this);
-  const Claim* claim = s_.claim(claim_id);
+  const Claim* claim = s_.find_claim(c, claim_id);
   // strict-claim-lookup mutant: `self._claims[claim_id]` instead of `.get()`: std::out_of_range (KeyError) for a
   // claim that is gone, where the upstream answers Unknown.
-  if (opt_.mutants.has(Mutant::StrictClaimLookup)) claim = &claim_at(claim_id);
-  if (claim == nullptr) return unknown_now<ClaimObservation>("unreachable", "no claim " + claim_id);
-  return known_now(observe_claim(c, *claim), claim->generation);
+  if (opt_.mutants.has(Mutant::StrictClaimLookup) && claim == nullptr) throw std::out_of_range("no claim " + claim_id);
+  if (claim == nullptr) return unknown_now<ClaimObservation>(clock, "unreachable", "no claim " + claim_id);
+  return known_now(clock, observe_claim(c, *claim), claim->generation);
 }
 
 ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) const {
@@ -287,16 +283,12 @@ ClaimObservation MemoryBackend::observe_claim(Caller& c, const Claim& claim) con
 // entries in place), so `obs` ends as a fresh observation would.
 void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObservation& obs) const {
   if (check_mode()) poison(obs);  // porting rule 3: every field is assigned below
-  c.touch(Obj::Claim, claim.claim_id, false);
   bool prepared = true;
   bool failed = false;
   obs.evidence.resize(claim.nodes.size());
   for (size_t i = 0; i < claim.nodes.size(); ++i) {
     const std::string& node_name = claim.nodes[i];
-    c.touch(Obj::Node, node_name, false);
-    const NodeFixture* found = s_.node(node_name);
-    if (found == nullptr) throw std::out_of_range("no node " + node_name);
-    const NodeFixture& node = *found;
+    const NodeFixture& node = s_.node(c, node_name);
     NodeEvidence& e = obs.evidence[i];
     e.node = node_name;
     e.mig_config = node.mig_config;
@@ -341,17 +333,15 @@ void MemoryBackend::observe_claim_into(Caller& c, const Claim& claim, ClaimObser
 // The upstream's `mark_workload_ready` (lines 416-419).
 void MemoryBackend::mark_workload_ready(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
-  c.touch(Obj::Claim, claim_id, true);
-  claim_at(claim_id).workload_ready = true;
+  s_.claim_for_write(c, claim_id).workload_ready = true;
   barrier(c, At::kUnderLock, "claim.ready.after", FMT_COMPILE("claim={}"), claim_id);
 }
 
 // The upstream's `bindings` (lines 421-430).
 WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id, const std::string& workload_id) {
   LockGuard lock(c);
-  c.touch(Obj::Claim, claim_id, false);
   const Pinned pinned(*this);
-  const Claim& claim = claim_at(claim_id);
+  const Claim& claim = s_.claim(c, claim_id);
   const auto* found = find_in(claim.plan.assignments, workload_id);
   const std::vector<DeviceIdentity> devices = found ? *found : std::vector<DeviceIdentity>{};
   std::vector<std::string> visible;
@@ -376,9 +366,8 @@ WorkloadBindings MemoryBackend::bindings(Caller& c, const std::string& claim_id,
 ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id, const std::string& desired,
                                           const std::string& expected_generation) {
   LockGuard lock(c);
-  c.touch(Obj::Claim, claim_id, true);
   const Pinned pinned(*this);
-  Claim& claim = claim_at(claim_id);
+  Claim& claim = s_.claim_for_write(c, claim_id);
   if (claim.generation != expected_generation)
     throw OwnershipConflict(fmt::format("claim {} is at {}, not {}", claim_id, claim.generation, expected_generation),
                             "Observe the claim and retry with its current generation.");
@@ -390,12 +379,9 @@ ClaimObservation MemoryBackend::reconcile(Caller& c, const std::string& claim_id
 
 std::vector<std::pair<std::string, std::string>> MemoryBackend::claims_of(Caller& c, const std::string& owner) {
   LockGuard lock(c);
-  c.touch(Obj::Claim, "", false);
   std::vector<std::pair<std::string, std::string>> out;
-  for (const Claim& claim : s_.claims) {
-    c.touch(Obj::Claim, claim.claim_id, false);
+  for (const Claim& claim : s_.claims(c))
     if (claim.owner == owner) out.emplace_back(claim.claim_id, claim.generation);
-  }
   return out;
 }
 
@@ -404,8 +390,7 @@ std::vector<std::pair<std::string, std::string>> MemoryBackend::claims_of(Caller
 // The upstream's `bind_workload` (lines 501-505).
 void MemoryBackend::bind_workload(Caller& c, const std::string& node, const std::string& workload_id, int units) {
   LockGuard lock(c);
-  c.touch(Obj::Node, node, true);
-  NodeFixture& n = node_at(node);
+  NodeFixture& n = s_.node_for_write(c, node);
   put_in(n.workloads, workload_id, units);
   n.resource_version += 1;
 }
@@ -413,8 +398,7 @@ void MemoryBackend::bind_workload(Caller& c, const std::string& node, const std:
 // The upstream's `unbind_workload` (lines 507-509).
 void MemoryBackend::unbind_workload(Caller& c, const std::string& node, const std::string& workload_id) {
   LockGuard lock(c);
-  c.touch(Obj::Node, node, true);
-  erase_in(node_at(node).workloads, workload_id);
+  erase_in(s_.node_for_write(c, node).workloads, workload_id);
 }
 
 void MemoryBackend::advance_clock(Caller& c, double seconds) {
@@ -422,8 +406,7 @@ void MemoryBackend::advance_clock(Caller& c, double seconds) {
   // lock; only the apply that follows (apply_pending_geometry) does. So time passes even while a reserve holds
   // the lock between claim.create.after and its label write, and that reserve queues its write against the
   // advanced clock (docs/DESIGN.md §2, "The lock": the lock models the API server's, which a clock never takes).
-  c.touch(Obj::Clock, kClockName, true);
-  s_.clock.advance(seconds);
+  s_.clock_for_write(c).advance(seconds);
 }
 
 std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& kinds) const {
@@ -436,7 +419,7 @@ std::vector<Mutation> MemoryBackend::mutations(const std::vector<std::string>& k
 size_t MemoryBackend::mutations_into(const std::vector<std::string>& kinds, std::vector<Mutation>& out) const {
   if (check_mode()) poison(out);  // porting rule 3: the first n are assigned below, the rest unspecified
   size_t n = 0;
-  for (const auto& m : s_.audit)
+  for (const auto& m : s_.untracked().audit)  // a read between steps (the audit-explains-state invariant)
     if (kinds.empty() || std::find(kinds.begin(), kinds.end(), m.kind) != kinds.end()) {
       if (n < out.size())
         out[n] = m;  // copy-assigned: the element's strings keep their buffers

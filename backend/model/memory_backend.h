@@ -63,8 +63,8 @@
 //   1. Lock placement: the lock is taken exactly where the upstream writes `with self._lock:` (a LockGuard per
 //      block); a barrier the upstream fires outside that block fires with no LockGuard alive on its caller, one
 //      it fires inside with at least one (the table above). Checked at every barrier (barrier(), an int compare).
-//   2. Lookups are redone after a barrier: other actors may have run, and a pointer or reference into s_.nodes or
-//      s_.claims (the upstream's Python references stay valid across the gap, C++ ones do not) is held only
+//   2. Lookups are redone after a barrier: other actors may have run, and a pointer or reference into the state's
+//      nodes or claims (the upstream's Python references stay valid across the gap, C++ ones do not) is held only
 //      inside a Pinned scope, and no barrier fires while one is alive. Checked at every barrier.
 //   3. Recycled storage is assigned before it is read: a spare (spares.h), a Scratch, or an answer a *_into call
 //      overwrites keeps an earlier execution's values until the port assigns them, so the port assigns every
@@ -75,16 +75,13 @@
 //   lists exactly its scope's nodes, cards and version sum; a plan's devices are the snapshot's or MIG slices as
 //   the upstream builds them). Checked in check mode: the memo
 //   recomputed, the device list compared with the nodes, each inventory and plan inspected.
-// - Footprints (Caller::touch), conservative: (Node, name) a node's fields; (AllNodes, "") a read of
-//   every node at once (inventory, the reserve generation sum; each node is touched as well);
-//   (Claim, id) one claim; (Claim, "") the claim table's membership (written when a claim is created or
-//   removed, read by whatever iterates the claims); (SharedMap, "videoflow-map") entries, version,
-//   tombstone, deletion; (Pointer, "clusterpolicy") pointer and its restore record; (Clock, "clock") the
-//   fake clock; (Clock, "pending-geometry") queued geometry writes; (FailedReads, kind); (FailedReads,
-//   "release-pods") the read hook hide_from_release, read by every release's workload check when the backend
-//   has BackendOptions::release_read_hook;
-//   (FailingGeometry, node); (Audit, "") the audit log. The lock is the Caller's own business. plan()
-//   touches nothing: it reads only the snapshot it is given and node products, which never change.
+//   7. The state is reached only through FootprintedState (footprinted_state.h), whose accessors record each step's
+//   footprint; its untracked() only where that header's contract allows. Built in, not checked: there is no other
+//   way in (tests/backend/footprint_writes_test.cpp checks the writes from outside).
+// - Footprints (Caller::touch), conservative, for DPOR and the state caches: the objects are listed in
+//   footprinted_state.h, whose accessors are the port's only way into its state, so each access records its object
+//   as it is made. The lock is the Caller's own business. plan() touches nothing: it reads only the snapshot it is
+//   given and node products, which never change (FootprintedState::unchanging).
 #pragma once
 
 #include <optional>
@@ -101,6 +98,7 @@
 #include "backend/model/contract_poison.h"
 #include "backend/model/errors.h"
 #include "backend/model/fake_clock.h"
+#include "backend/model/footprinted_state.h"
 #include "backend/model/gfd.h"
 #include "backend/model/mutants.h"
 #include "backend/model/packing.h"
@@ -238,10 +236,14 @@ class MemoryBackend {
   void recycle_state();
 
   /// Everything the backend holds, for invariants and tests (read-only).
-  const BackendState& state() const { return s_; }
+  const BackendState& state() const { return s_.untracked(); }
   /// For tests and read faults that build a state by hand. REQUIRES: the nodes keep their number and their
   /// names, gpu_count, product and memory_gib (inventory hands out a device list built from them once).
-  BackendState& mutable_state() { return s_; }
+  BackendState& mutable_state() { return s_.untracked(); }
+  /// The state through its accessors, which record footprints (footprinted_state.h): for writers beside the port
+  /// (the harness's foreign writes, another controller writing through the API server), so that their writes touch
+  /// the objects the port's own reads touch.
+  FootprintedState& footprinted() { return s_; }
   const BackendOptions& options() const { return opt_; }
 
   /// Audit entries, optionally only those of the given kinds.
@@ -269,7 +271,7 @@ class MemoryBackend {
     c.barrier(name, detail, args...);
   }
   static bool barrier_known(std::string_view name);  // barriers.h's is_barrier (memory_backend_storage.cpp)
-  /// Alive while the port holds a pointer or reference into s_.nodes or s_.claims (porting rule 2). Nests.
+  /// Alive while the port holds a pointer or reference into the state's nodes or claims (porting rule 2). Nests.
   class Pinned {
    public:
     explicit Pinned(MemoryBackend& b) : b_(b) { ++b_.pinned_; }
@@ -295,14 +297,15 @@ class MemoryBackend {
   inline bool reserve_generation_ok(Caller& c, ReserveCall& call);
   inline bool reserve_stamp_node(Caller& c, ReserveCall& call, const std::string& node_name);
   inline void reserve_create_claim(Caller& c, ReserveCall& call);
-  inline void reserve_publish_geometry(Caller& c, ReserveCall& call);
-  inline void reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name);
+  inline void reserve_publish_geometry(Caller& c, ReserveCall& call, Claim& claim);
+  inline void reserve_label_node(Caller& c, ReserveCall& call, Claim& claim, const std::string& node_name);
   inline void release_steps(Caller& c, const std::string& claim_id, const std::string& operation_id,
                             const std::string& expected_generation, bool keep_workloads, ReleaseObservation& out);
   inline bool release_check(Caller& c, ReleaseCall& call);
   inline bool release_restore(Caller& c, ReleaseCall& call);
   inline void release_strip_entry(Caller& c, ReleaseCall& call);
-  inline void release_last_out(Caller& c, ReleaseCall& call);
+  /// `map`: the shared map's fields, which release_strip_entry's step writes.
+  inline void release_last_out(Caller& c, ReleaseCall& call, FootprintedState::SharedMapFields& map);
   inline void release_pop_claim(Caller& c, const std::string& claim_id);
   void rollback(Caller& c, std::span<const std::string> stamped, const std::string& generation,
                 const std::string& operation_id);
@@ -316,14 +319,13 @@ class MemoryBackend {
   /// The upstream's `self._audit.append(Mutation(...))`, into a spare entry's buffers.
   void record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
               std::string_view detail);
-  /// The upstream's `self._config.pop(entry, None)`, keeping the entry's buffers for a later publish.
-  void erase_entry(const std::string& entry);
-  NodeFixture& node_at(std::string_view name);  // the upstream's self._nodes[name]: std::out_of_range if absent
-  Claim& claim_at(const std::string& id);       // the upstream's self._claims[id]: std::out_of_range if absent
+  /// The upstream's `self._config.pop(entry, None)` on the map's `entries`, keeping the entry's buffers for a later
+  /// publish.
+  void erase_entry(FootprintedState::SharedConfig& entries, const std::string& entry);
   template <class T>
-  Observation<T> known_now(T value, std::optional<std::string> generation) const;
+  Observation<T> known_now(const FakeClock& clock, T value, std::optional<std::string> generation) const;
   template <class T>
-  Observation<T> unknown_now(std::string reason, std::string detail) const;
+  Observation<T> unknown_now(const FakeClock& clock, std::string reason, std::string detail) const;
 
   /// The devices inventory lists, line 182's tuple for `scope`: built from fields no call changes (a node's name,
   /// gpu_count, product, memory), so once per scope. The whole pool's list is built with the backend; the last
@@ -332,7 +334,7 @@ class MemoryBackend {
   /// Porting rule 5 (check mode): the whole pool's device list still matches the nodes it was built from.
   void check_devices() const;
 
-  BackendState s_;
+  FootprintedState s_;  // the port reaches its state only through its accessors, which record footprints
   DeviceTuple all_devices_;
   bool all_devices_built_ = false;
   std::optional<std::vector<std::string>> scoped_devices_scope_;  // nullopt: no scoped list built yet
@@ -361,7 +363,7 @@ class MemoryBackend {
   // Removed values kept for their buffers (backend/model/spares.h): claims (new_claim, and release's copy of
   // its claim), audit entries, shared-map entries, release's copies of the shared map (its `seen`: one per
   // release in flight, since a release yields between the read and the write), the pointer's restore record.
-  using SharedConfig = decltype(BackendState::shared_config);
+  using SharedConfig = FootprintedState::SharedConfig;
   Spares<Claim> spare_claims_;
   Spares<Mutation> spare_mutations_;
   Spares<SharedConfig::value_type> spare_entries_;

@@ -19,48 +19,40 @@ using namespace port;
 // The upstream's `fail_geometry` (lines 349-352).
 void MemoryBackend::fail_geometry(Caller& c, const std::string& node) {
   LockGuard lock(c);
-  c.touch(Obj::FailingGeometry, node, true);
-  if (std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node) == s_.failing_geometry.end())
-    s_.failing_geometry.push_back(node);
+  std::vector<std::string>& failing = s_.geometry_faults_for_write(c, node).failing;
+  if (std::find(failing.begin(), failing.end(), node) == failing.end()) failing.push_back(node);
 }
 
 // The upstream's `_apply_geometry` (lines 354-369).
 void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int64_t version) {
   const Pinned pinned(*this);
-  c.touch(Obj::FailingGeometry, node_name, false);
-  c.touch(Obj::Node, node_name, true);
-  bool failing =
-      std::find(s_.failing_geometry.begin(), s_.failing_geometry.end(), node_name) != s_.failing_geometry.end();
+  const auto faults = s_.geometry_faults(c, node_name);
+  NodeFixture& node = s_.node_for_write(c, node_name);
+  bool failing = std::find(faults.failing.begin(), faults.failing.end(), node_name) != faults.failing.end();
   // Port-only hooks (geometry_hooks.cpp); both maps are empty unless a scenario arms them.
-  if (const double* until = find_in(s_.failing_geometry_until, node_name); until && !failing) {
-    c.touch(Obj::Clock, kClockName, false);
-    failing = s_.clock.now() < *until;
-  }
+  if (const double* until = find_in(faults.failing_until, node_name); until && !failing)
+    failing = s_.clock(c).now() < *until;
   // geometry_partial: a failure that carves part of the layout (below), one armed apply used up; an outright
   // failure carves nothing and uses none.
   bool partial = false;
-  if (int* left = failing ? nullptr : find_in(s_.partial_geometry, node_name)) {
-    c.touch(Obj::FailingGeometry, node_name, true);
+  if (!failing && find_in(faults.partial, node_name) != nullptr) {
+    OrderedMap<std::string, int>& armed = s_.geometry_faults_for_write(c, node_name).partial;
     c.note(fmt::format("fault=geometry_partial:{}", node_name));
     partial = true;
-    if (--*left == 0) erase_in(s_.partial_geometry, node_name);
+    if (--*find_in(armed, node_name) == 0) erase_in(armed, node_name);
   }
-  NodeFixture& node = node_at(node_name);
   node.mig_state = failing || partial ? "failed" : "success";
   node.mig_state_generation = version;
   if (failing) return;
-  if (!partial &&
-      std::find(s_.hollow_geometry.begin(), s_.hollow_geometry.end(), node_name) != s_.hollow_geometry.end())
+  if (!partial && std::find(faults.hollow.begin(), faults.hollow.end(), node_name) != faults.hollow.end())
     return;  // success reported for this write; the layout is left as it was
-  c.touch(Obj::SharedMap, kMapName, false);
+  const SharedConfig& shared_config = s_.shared_config(c);
   // Built in the backend's scratch and swapped in: the node's old layout's buffer is the next one's (docs/DESIGN.md §5,
   // "Storage reused across executions").
   OrderedMap<std::string, int>& layout = layout_scratch_.reuse();
   layout.clear();
-  if (find_in(s_.shared_config, node.mig_config) != nullptr) {
-    c.touch(Obj::Claim, "", false);
-    for (const auto& claim : s_.claims) {
-      c.touch(Obj::Claim, claim.claim_id, false);
+  if (find_in(shared_config, node.mig_config) != nullptr) {
+    for (const auto& claim : s_.claims(c)) {
       if (claim.entry_name != node.mig_config) continue;
       const std::string* geometry = find_in(claim.plan.geometry, node_name);
       std::string_view rest = geometry ? std::string_view(*geometry) : std::string_view();
@@ -87,12 +79,11 @@ void MemoryBackend::apply_geometry(Caller& c, const std::string& node_name, int6
 // The upstream's `apply_pending_geometry` (lines 371-378).
 void MemoryBackend::apply_pending_geometry(Caller& c) {
   LockGuard lock(c);
-  c.touch(Obj::Clock, kClockName, false);
-  c.touch(Obj::Clock, kPendingName, true);
-  const double now = s_.clock.now();
+  const double now = s_.clock(c).now();
+  std::vector<PendingGeometry>& pending = s_.pending_geometry_for_write(c);
   std::vector<PendingGeometry> due, later;
-  for (auto& p : s_.pending_geometry) (p.due <= now ? due : later).push_back(p);
-  s_.pending_geometry = std::move(later);
+  for (auto& p : pending) (p.due <= now ? due : later).push_back(p);
+  pending = std::move(later);
   for (const auto& p : due) apply_geometry(c, p.node, p.version);
 }
 

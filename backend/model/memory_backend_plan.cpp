@@ -232,7 +232,7 @@ void MemoryBackend::plan_into(Caller& c, const std::vector<WorkloadRequest>& req
   plan->plan_id = c.next_id("plan");
   resize_keeping(plan->notes, call.n_excluded, spare_texts_);
   for (size_t i = 0; i < call.n_excluded; ++i) plan->notes[i] = s.excluded[i];
-  if (check_mode()) check_plan(*plan, snapshot, s_);
+  if (check_mode()) check_plan(*plan, snapshot, s_.untracked());  // check mode: fields no call changes
   ALLOCSIM_PORT_CHECK_SLOW(!poisoned(out), kRulePoisonLeft);
 }
 
@@ -375,7 +375,7 @@ inline void MemoryBackend::plan_mig_sharers(PlanCall& call) {
       continue;
     }
     const std::string_view node = *mig_node;
-    const std::string& product = node_at(node).product;  // products never change, and nothing yields here
+    const std::string& product = s_.unchanging(node).product;  // products never change: no footprint
     const double gib =
         static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
     const MigProfile* profile = smallest_profile(product, gib);
@@ -403,7 +403,7 @@ inline void MemoryBackend::plan_mig_sharers(PlanCall& call) {
   }
   for (size_t i = 0; i < n_layouts; ++i) {
     const auto& [node, layout] = s.layouts[i];
-    for (const auto& p : check_layout(node_at(node).product, layout)) s.reasons.push_back(node + ": " + p);
+    for (const auto& p : check_layout(s_.unchanging(node).product, layout)) s.reasons.push_back(node + ": " + p);
     layout_string_into(layout, s.sorted_layout, reuse_put(call.plan->geometry, call.n_geometry, node));
   }
 }

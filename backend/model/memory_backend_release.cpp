@@ -100,10 +100,9 @@ inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   const std::string& claim_id = call.claim_id;
   Claim& claim = call.claim;
   ReleaseObservation& out = call.out;
-  c.touch(Obj::Claim, claim_id, false);
   {
-    const Pinned pinned(*this);  // `found` points into s_.claims
-    const Claim* found = s_.claim(claim_id);
+    const Pinned pinned(*this);  // `found` points into the state's claims
+    const Claim* found = s_.find_claim(c, claim_id);
     if (found == nullptr) {
       answer_release(out, spare_texts_, claim_id, kReleaseReleased, kNone, "already released");
       return true;
@@ -122,17 +121,16 @@ inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   boost::container::small_vector<std::string_view, 4> busy;
   // The port-only read hook (read_hooks.cpp): armed, this listing misses the hidden workloads. Read wherever a
   // scenario can arm it, so DPOR orders the arming against this check.
-  if (opt_.release_read_hook) c.touch(Obj::FailedReads, kReleasePodsName, false);
-  BackendState::HiddenPods& hidden = s_.release_pods_hidden;
+  const BackendState::HiddenPods& hidden = s_.release_pods(c, opt_.release_read_hook);
   for (const std::string& n : claim.nodes) {
-    c.touch(Obj::Node, n, false);
-    if (hidden.reads > 0 ? listed_workloads(node_at(n), hidden.workloads) : !node_at(n).workloads.empty())
-      busy.push_back(n);
+    const Pinned pinned(*this);
+    const NodeFixture& node = s_.node(c, n);
+    if (hidden.reads > 0 ? listed_workloads(node, hidden.workloads) : !node.workloads.empty()) busy.push_back(n);
   }
   if (hidden.reads > 0) {
-    c.touch(Obj::FailedReads, kReleasePodsName, true);
-    c.note(fmt::format("fault=partial_reads:{}", fmt::join(hidden.workloads, ",")));
-    if (--hidden.reads == 0) hidden.workloads.clear();
+    BackendState::HiddenPods& used = s_.release_pods_for_write(c);
+    c.note(fmt::format("fault=partial_reads:{}", fmt::join(used.workloads, ",")));
+    if (--used.reads == 0) used.workloads.clear();
   }
   // restore-under-workloads mutant: the workloads are not looked at, so the release goes on to restore.
   if (opt_.mutants.has(Mutant::RestoreUnderWorkloads)) busy.clear();
@@ -143,10 +141,8 @@ inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
     barrier(c, At::kUnderLock, "restore.before", FMT_COMPILE("claim={} op_id={} waiting_for_workloads=1"), claim_id,
             call.operation_id);
     busy.clear();
-    for (const std::string& n : claim.nodes) {
-      c.touch(Obj::Node, n, false);
-      if (!node_at(n).workloads.empty()) busy.push_back(n);
-    }
+    for (const std::string& n : claim.nodes)
+      if (!s_.node(c, n).workloads.empty()) busy.push_back(n);
   }
   if (call.keep_workloads || !busy.empty()) {
     // lock-leak-on-pending-recovery mutant: an early return that skips the unlock (one lock level leaks;
@@ -168,22 +164,18 @@ inline bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
   const std::string& operation_id = call.operation_id;
   const Claim& claim = call.claim;
   barrier(c, At::kUnderLock, "restore.before", FMT_COMPILE("claim={} op_id={}"), claim_id, operation_id);
-  c.touch(Obj::FailedReads, "config", false);
-  if (find_in(s_.failed_reads, "config") != nullptr) {
+  if (s_.failed_read(c, "config") != nullptr) {
     answer_release(call.out, spare_texts_, claim_id, kReleasePendingRecovery, claim.nodes,
                    "shared configuration could not be read; ownership retained for retry");
     return true;
   }
-  if (Claim* live = s_.claim(claim_id)) {
-    c.touch(Obj::Claim, claim_id, true);
+  if (Claim* live = s_.find_claim_for_write(c, claim_id))
     live->releasing = true;  // port-only: from here on the claim is releasing, no longer live
-  }
   for (const std::string& node_name : claim.nodes) {
     const Pinned pinned(*this);
-    c.touch(Obj::Node, node_name, false);
-    NodeFixture& node = node_at(node_name);
-    if (!claim.entry_name.empty() && node.restore_record) {
-      c.touch(Obj::Node, node_name, true);
+    const NodeFixture& seen = s_.node(c, node_name);
+    if (!claim.entry_name.empty() && seen.restore_record) {
+      NodeFixture& node = s_.write(c, seen);
       node.mig_config = *node.restore_record;
       node.mig_layout.clear();
       node.mig_state = "success";
@@ -194,12 +186,12 @@ inline bool MemoryBackend::release_restore(Caller& c, ReleaseCall& call) {
     }
     // release-keeps-owner mutant: the stamp is never cleared. release-clears-any-owner mutant: cleared
     // without the owner/epoch comparison, trusting the claim's node list (a label removal with no precondition).
-    const bool ours = node.owner == claim.owner && node.owner_epoch == claim.generation;
-    const bool clear = opt_.mutants.has(Mutant::ReleaseClearsAnyOwner) ? node.owner.has_value()
+    const bool ours = seen.owner == claim.owner && seen.owner_epoch == claim.generation;
+    const bool clear = opt_.mutants.has(Mutant::ReleaseClearsAnyOwner) ? seen.owner.has_value()
                        : opt_.mutants.has(Mutant::ReleaseKeepsOwner)   ? false
                                                                        : ours;
     if (clear) {
-      c.touch(Obj::Node, node_name, true);
+      NodeFixture& node = s_.write(c, seen);
       node.owner.reset();
       node.owner_epoch.reset();
       node.resource_version += 1;
@@ -221,8 +213,7 @@ inline void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
   SharedConfig& seen = seen_copy.value;
   {
     LockGuard lock(c);
-    c.touch(Obj::SharedMap, kMapName, false);
-    assign_keeping(seen, s_.shared_config, spare_entries_);
+    assign_keeping(seen, s_.shared_config(c), spare_entries_);
   }
   boost::container::small_vector<std::string_view, 8> seen_names;  // into `seen`, alive until the barrier
   for (const auto& [entry, members] : seen) seen_names.push_back(entry);
@@ -231,39 +222,39 @@ inline void MemoryBackend::release_strip_entry(Caller& c, ReleaseCall& call) {
           fmt::join(seen_names, ","));  // `seen=sorted(seen)`, comma-joined as join() did
   {
     LockGuard lock(c);
-    c.touch(Obj::SharedMap, kMapName, true);
-    erase_entry(entry_name);
-    s_.shared_config_version += 1;
+    FootprintedState::SharedMapFields map = s_.shared_map_for_write(c);
+    erase_entry(map.entries, entry_name);
+    map.version += 1;
     record(c, operation_id, "strip-entry", entry_name, "");
-    bool last_out = s_.shared_config.empty();
+    bool last_out = map.entries.empty();
     if (opt_.mutants.has(Mutant::StaleLastOut)) {
       erase_in(seen, entry_name);
       last_out = seen.empty();
     }
     if (last_out) {
-      release_last_out(c, call);
+      release_last_out(c, call, map);
     }
   }
   barrier(c, At::kOutsideLock, "delete.after", FMT_COMPILE("entry={} op_id={}"), entry_name, operation_id);
 }
 
 // Lines 487-494 (lock held), last one out: restore the pointer, keep the map (tombstoned), never delete it.
-inline void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call) {
+inline void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call, FootprintedState::SharedMapFields& map) {
   const std::string& operation_id = call.operation_id;
-  c.touch(Obj::Pointer, kPolicyName, true);
-  if (s_.pointer_restore) {
-    s_.pointer = *s_.pointer_restore;
-    spare_texts_.give(std::move(*s_.pointer_restore));
-    s_.pointer_restore.reset();
-    s_.pointer_version += 1;
-    record(c, operation_id, "restore-policy", kPolicyName, s_.pointer);
+  FootprintedState::PointerFields pointer = s_.pointer_for_write(c);
+  if (pointer.restore) {
+    pointer.pointer = *pointer.restore;
+    spare_texts_.give(std::move(*pointer.restore));
+    pointer.restore.reset();
+    pointer.version += 1;
+    record(c, operation_id, "restore-policy", kPolicyName, pointer.pointer);
   }
   if (opt_.mutants.has(Mutant::MapDeletedOnLastOut)) {
-    s_.shared_map_deleted = true;
-    s_.shared_config.clear();
+    map.deleted = true;
+    map.entries.clear();
     record(c, operation_id, "delete-map", kMapName, "");
   } else {
-    s_.shared_tombstone = true;
+    map.tombstone = true;
   }
 }
 
@@ -271,15 +262,7 @@ inline void MemoryBackend::release_last_out(Caller& c, ReleaseCall& call) {
 // claim may have removed it already.
 inline void MemoryBackend::release_pop_claim(Caller& c, const std::string& claim_id) {
   LockGuard lock(c);
-  c.touch(Obj::Claim, "", true);
-  c.touch(Obj::Claim, claim_id, true);
-  for (size_t i = 0; i < s_.claims.size();)
-    if (s_.claims[i].claim_id == claim_id) {
-      spare_claims_.give(std::move(s_.claims[i]));
-      s_.claims.erase(s_.claims.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      ++i;
-    }
+  s_.pop_claim(c, claim_id, [this](Claim&& gone) { spare_claims_.give(std::move(gone)); });
 }
 
 }  // namespace allocsim::backend

@@ -95,17 +95,22 @@ void MemoryBackend::try_reserve_into(Caller& c, const FeasiblePlan& plan, const 
   // Lines 305-339: one `with self._lock:` block to the end, two barriers fired inside it.
   LockGuard lock(c);
   reserve_create_claim(c, call);
-  // This step writes the claim again (its entry name and label versions in reserve_publish_geometry, its status
-  // below): a write DPOR and the causal slice must see like any other (docs/DESIGN.md §2, "DPOR must never hide a
-  // violation"), or an observe of the claim and this step look independent.
-  c.touch(Obj::Claim, call.claim_id, true);
-  if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
-    reserve_publish_geometry(c, call);
+  {
+    // This step writes the claim again (its entry name and label versions in reserve_publish_geometry, its status
+    // below): a write DPOR and the causal slice must see like any other (docs/DESIGN.md §2, "DPOR must never hide a
+    // violation"), or an observe of the claim and this step look independent.
+    const Pinned pinned(*this);
+    Claim& claim = s_.claim_for_write(c, call.claim_id);
+    if (!plan.geometry.empty() && opt_.authority == kAuthorityManagedMig) {
+      reserve_publish_geometry(c, call, claim);
+    }
+    claim.status = kClaimAllocated;
   }
-  claim_at(call.claim_id).status = kClaimAllocated;
   barrier(c, At::kUnderLock, "claim.schedule.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, operation_id);
-  observe_claim_into(c, claim_at(call.claim_id), out);
-  ALLOCSIM_PORT_CHECK_SLOW(!reserved_claim_poisoned(claim_at(call.claim_id)), kRulePoisonLeft);
+  const Pinned pinned(*this);
+  const Claim& claim = s_.claim(c, call.claim_id);
+  observe_claim_into(c, claim, out);
+  ALLOCSIM_PORT_CHECK_SLOW(!reserved_claim_poisoned(claim), kRulePoisonLeft);
 }
 
 // Lines 266-273: the generation check, the sum of every node's resourceVersion read under the lock. False (the
@@ -114,12 +119,8 @@ inline bool MemoryBackend::reserve_generation_ok(Caller& c, ReserveCall& call) {
   std::string current;
   {
     LockGuard lock(c);
-    c.touch(Obj::AllNodes, "", false);
     int64_t sum = 0;
-    for (const auto& n : s_.nodes) {
-      if (c.records_reads()) c.touch(Obj::Node, n.name, false);
-      sum += n.resource_version;
-    }
+    for (const auto& n : s_.nodes(c)) sum += n.resource_version;
     current = std::to_string(sum);
   }
   const std::optional<std::string>& expected_generation = call.expected_generation;
@@ -145,8 +146,7 @@ inline bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, cons
   {
     LockGuard lock(c);
     const Pinned pinned(*this);
-    c.touch(Obj::Node, node_name, false);
-    const NodeFixture& node = node_at(node_name);
+    const NodeFixture& node = s_.node(c, node_name);
     seen_owner = node.owner;
     seen_version = node.resource_version;
   }
@@ -164,19 +164,18 @@ inline bool MemoryBackend::reserve_stamp_node(Caller& c, ReserveCall& call, cons
   barrier(c, At::kOutsideLock, "owner.update.before", FMT_COMPILE("node={} op_id={}"), node_name, operation_id);
   {
     LockGuard lock(c);
-    c.touch(Obj::Node, node_name, false);
+    const Pinned pinned(*this);
+    const NodeFixture& current = s_.node(c, node_name);
     // client-side-claim mutant: the write names no resourceVersion, so a lost race goes unnoticed.
-    if (!opt_.mutants.has(Mutant::ClientSideClaim) && node_at(node_name).resource_version != seen_version) {
+    if (!opt_.mutants.has(Mutant::ClientSideClaim) && current.resource_version != seen_version) {
       rollback(c, {call.stamped.data(), call.stamped.size()}, call.generation, operation_id);
       call.loss.read_version = seen_version;
-      call.loss.write_version = node_at(node_name).resource_version;
+      call.loss.write_version = current.resource_version;
       call.lost(ReserveLoss::Kind::kVersionChanged, node_name);
       return false;
     }
-    const Pinned pinned(*this);
-    NodeFixture& node = node_at(node_name);
-    if (node.owner != call.owner) {
-      c.touch(Obj::Node, node_name, true);
+    if (current.owner != call.owner) {
+      NodeFixture& node = s_.write(c, current);
       node.owner = call.owner;
       node.owner_epoch = call.generation;
       node.resource_version += 1;
@@ -197,62 +196,56 @@ inline void MemoryBackend::reserve_create_claim(Caller& c, ReserveCall& call) {
   fresh.generation = call.generation;
   fresh.nodes.assign(call.nodes.begin(), call.nodes.end());
   fresh.op_id = call.operation_id;
-  c.touch(Obj::Claim, "", true);
-  c.touch(Obj::Claim, call.claim_id, true);
-  if (Claim* same = s_.claim(call.claim_id))
-    *same = std::move(fresh);  // `self._claims[claim_id] = claim` keeps a reused id's position
-  else
-    s_.claims.push_back(std::move(fresh));
+  s_.put_claim(c, std::move(fresh));  // `self._claims[claim_id] = claim` keeps a reused id's position
   barrier(c, At::kUnderLock, "claim.create.after", FMT_COMPILE("claim={} op_id={}"), call.claim_id, call.operation_id);
 }
 
 // Lines 309-333 (lock held): the claim's entry published in the shared map, the pointer switched to the map (its
-// old value kept as the restore record), then each node of the geometry labelled (reserve_label_node).
-inline void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call) {
+// old value kept as the restore record), then each node of the geometry labelled (reserve_label_node). `claim` is
+// the claim this step wrote, inside the caller's Pinned scope.
+inline void MemoryBackend::reserve_publish_geometry(Caller& c, ReserveCall& call, Claim& claim) {
   const FeasiblePlan& plan = call.plan;
   const std::string& operation_id = call.operation_id;
-  const Pinned pinned(*this);
   // `entry` is the claim's own entry_name (new_claim left it empty, with a spare's buffer): nothing below
   // yields, so no other actor adds a claim and moves it before the block ends.
-  const std::string& entry = claim_at(call.claim_id).entry_name;
-  fmt::format_to(std::back_inserter(claim_at(call.claim_id).entry_name), "{}{}-{}", kEntryPrefix, call.owner,
-                 call.generation);
-  c.touch(Obj::SharedMap, kMapName, true);
+  const std::string& entry = claim.entry_name;
+  fmt::format_to(std::back_inserter(claim.entry_name), "{}{}-{}", kEntryPrefix, call.owner, call.generation);
+  FootprintedState::SharedMapFields map = s_.shared_map_for_write(c);
   auto published = spare_entries_.take();  // (entry, members) in a spare's buffers, assigned in full
   published.first.assign(entry);
   OrderedMap<std::string, int>& members = published.second;
   members.clear();
   for (const auto& [node_name, layout] : plan.geometry) put_in(members, node_name, 1);
-  if (auto* same = find_in(s_.shared_config, entry))
+  if (auto* same = find_in(map.entries, entry))
     *same = std::move(members);  // `self._config[entry] = ...` keeps a republished entry's position
   else
-    s_.shared_config.push_back(std::move(published));
-  s_.shared_config_version += 1;
-  s_.shared_tombstone = false;
-  s_.shared_map_deleted = false;  // only ever true under the map-deleted-on-last-out mutant
+    map.entries.push_back(std::move(published));
+  map.version += 1;
+  map.tombstone = false;
+  map.deleted = false;  // only ever true under the map-deleted-on-last-out mutant
   std::string& detail = text_scratch_.reuse();
   detail.clear();
   py::dict_into(detail, plan.geometry);
   record(c, operation_id, "publish-entry", entry, detail);
-  c.touch(Obj::Pointer, kPolicyName, true);
-  if (s_.pointer != kActivePointer) {
-    s_.pointer_restore.emplace(spare_texts_.take());  // a spare's buffer, assigned in full next
-    *s_.pointer_restore = s_.pointer;
-    s_.pointer = kActivePointer;
-    s_.pointer_version += 1;
+  FootprintedState::PointerFields pointer = s_.pointer_for_write(c);
+  if (pointer.pointer != kActivePointer) {
+    pointer.restore.emplace(spare_texts_.take());  // a spare's buffer, assigned in full next
+    *pointer.restore = pointer.pointer;
+    pointer.pointer = kActivePointer;
+    pointer.version += 1;
     record(c, operation_id, "point-policy", kPolicyName, kActivePointer);
   }
-  for (const auto& [node_name, layout] : plan.geometry) reserve_label_node(c, call, node_name);
+  for (const auto& [node_name, layout] : plan.geometry) reserve_label_node(c, call, claim, node_name);
 }
 
 // Lines 320-333, one node of the geometry (lock held): its restore record, its label, and the geometry write,
-// queued for the fake clock's delay or applied now.
-inline void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, const std::string& node_name) {
+// queued for the fake clock's delay or applied now. `claim` as in reserve_publish_geometry.
+inline void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, Claim& claim,
+                                              const std::string& node_name) {
   const std::string& operation_id = call.operation_id;
   const Pinned pinned(*this);
-  const std::string& entry = claim_at(call.claim_id).entry_name;
-  c.touch(Obj::Node, node_name, true);
-  NodeFixture& node = node_at(node_name);
+  const std::string& entry = claim.entry_name;
+  NodeFixture& node = s_.node_for_write(c, node_name);
   // restore-record-overwritten mutant (ALLOC-033's upstream defect): the upstream's `if node.restore_record
   // is None` guard dropped, so a prepare on a node already carrying an allocsim entry records that entry.
   if (!node.restore_record || opt_.mutants.has(Mutant::RestoreRecordOverwritten)) {
@@ -264,12 +257,11 @@ inline void MemoryBackend::reserve_label_node(Caller& c, ReserveCall& call, cons
   if (!opt_.mutants.has(Mutant::StaleSuccessReadiness)) node.mig_state = "pending";
   node.resource_version += 1;
   record(c, operation_id, "label-geometry", node_name, entry);
-  const int64_t version = node_at(node_name).resource_version;
-  put_in(claim_at(call.claim_id).label_versions, node_name, version);
+  const int64_t version = node.resource_version;
+  put_in(claim.label_versions, node_name, version);
   if (opt_.mig_apply_seconds > 0) {
-    c.touch(Obj::Clock, kClockName, false);
-    c.touch(Obj::Clock, kPendingName, true);
-    s_.pending_geometry.push_back({s_.clock.now() + opt_.mig_apply_seconds, node_name, version});
+    const double now = s_.clock(c).now();
+    s_.pending_geometry_for_write(c).push_back({now + opt_.mig_apply_seconds, node_name, version});
   } else {
     apply_geometry(c, node_name, version);
   }
@@ -280,10 +272,9 @@ void MemoryBackend::rollback(Caller& c, std::span<const std::string> stamped, co
                              const std::string& operation_id) {
   for (const std::string& node_name : stamped) {
     const Pinned pinned(*this);
-    c.touch(Obj::Node, node_name, false);
-    NodeFixture& node = node_at(node_name);
-    if (node.owner_epoch == generation) {  // only what *we* stamped, never a newer owner
-      c.touch(Obj::Node, node_name, true);
+    const NodeFixture& seen = s_.node(c, node_name);
+    if (seen.owner_epoch == generation) {  // only what *we* stamped, never a newer owner
+      NodeFixture& node = s_.write(c, seen);
       node.owner.reset();
       node.owner_epoch.reset();
       node.resource_version += 1;

@@ -1,5 +1,5 @@
-// MemoryBackend's state lookups and recycled storage: the upstream's `self._nodes[name]` / `self._claims[id]`,
-// `_record`, and the spare lists (spares.h) that new claims, audit entries and map entries take their buffers
+// MemoryBackend's state lookups and recycled storage: BackendState's lookups by name, the upstream's `_record`, and
+// the spare lists (spares.h) that new claims, audit entries and map entries take their buffers
 // from. Line numbers in comments refer to seed/memory_backend_reindented.py.
 #include <atomic>
 #include <stdexcept>
@@ -67,15 +67,6 @@ void poison(Claim& claim) {
 
 bool MemoryBackend::barrier_known(std::string_view name) { return is_barrier(name); }
 
-NodeFixture& MemoryBackend::node_at(std::string_view name) {
-  if (NodeFixture* n = s_.node(name)) return *n;
-  throw std::out_of_range("no node " + std::string(name));
-}
-Claim& MemoryBackend::claim_at(const std::string& id) {
-  if (Claim* c = s_.claim(id)) return *c;
-  throw std::out_of_range("no claim " + id);
-}
-
 // -- claim storage ------------------------------------------------------------------------------------------
 
 Claim MemoryBackend::new_claim() {
@@ -107,21 +98,22 @@ void MemoryBackend::assign_plan(FeasiblePlan& to, const FeasiblePlan& from) {
 }
 
 void MemoryBackend::recycle_state() {
-  for (Claim& cl : s_.claims) spare_claims_.give(std::move(cl));
-  s_.claims.clear();
-  for (Mutation& m : s_.audit) spare_mutations_.give(std::move(m));
-  s_.audit.clear();
-  for (auto& entry : s_.shared_config) spare_entries_.give(std::move(entry));
-  s_.shared_config.clear();
-  if (s_.pointer_restore) spare_texts_.give(std::move(*s_.pointer_restore));
-  s_.pointer_restore.reset();
+  BackendState& s = s_.untracked();  // a world reset: no actor is inside the backend
+  for (Claim& cl : s.claims) spare_claims_.give(std::move(cl));
+  s.claims.clear();
+  for (Mutation& m : s.audit) spare_mutations_.give(std::move(m));
+  s.audit.clear();
+  for (auto& entry : s.shared_config) spare_entries_.give(std::move(entry));
+  s.shared_config.clear();
+  if (s.pointer_restore) spare_texts_.give(std::move(*s.pointer_restore));
+  s.pointer_restore.reset();
 }
 
-void MemoryBackend::erase_entry(const std::string& entry) {
-  for (auto it = s_.shared_config.begin(); it != s_.shared_config.end(); ++it)
+void MemoryBackend::erase_entry(SharedConfig& entries, const std::string& entry) {
+  for (auto it = entries.begin(); it != entries.end(); ++it)
     if (it->first == entry) {
       spare_entries_.give(std::move(*it));
-      s_.shared_config.erase(it);
+      entries.erase(it);
       return;
     }
 }
@@ -129,13 +121,13 @@ void MemoryBackend::erase_entry(const std::string& entry) {
 // The upstream's `_record` (lines 525-528).
 void MemoryBackend::record(Caller& c, const std::string& op_id, std::string_view kind, std::string_view target,
                            std::string_view detail) {
-  c.touch(Obj::Audit, "", true);
+  std::vector<Mutation>& audit = s_.audit_for_write(c);
   Mutation m = spare_mutations_.take();  // every field assigned: a spare's old contents never show
   m.op_id.assign(op_id);
   m.kind.assign(kind);
   m.target.assign(target);
   m.detail.assign(detail);
-  s_.audit.push_back(std::move(m));
+  audit.push_back(std::move(m));
 }
 
 }  // namespace allocsim::backend

@@ -14,9 +14,8 @@ namespace allocsim::backend {
 
 void MemoryBackend::shift_resource_version(Caller& c, const std::string& node, int64_t by) {
   LockGuard lock(c);
-  NodeFixture* n = s_.node(node);
+  NodeFixture* n = s_.find_node_for_write(c, node);
   if (n == nullptr) throw std::invalid_argument("shift_resource_version: no node " + node);
-  c.touch(Obj::Node, node, true);
   n->resource_version += by;
 }
 

@@ -26,9 +26,9 @@ void MemoryBackend::hide_from_release(Caller& c, const std::vector<std::string>&
                       "(BackendOptions::release_read_hook)");
   // No lock: the hook arms what the node agent lists, not a write through the backend's API (as the harness's read
   // faults arm theirs), so the arming is taken at the op's own scheduling point even while a call holds the lock.
-  c.touch(Obj::FailedReads, kReleasePodsName, true);
-  s_.release_pods_hidden.workloads = workloads;
-  s_.release_pods_hidden.reads = reads;
+  BackendState::HiddenPods& hidden = s_.release_pods_for_write(c);
+  hidden.workloads = workloads;
+  hidden.reads = reads;
 }
 
 }  // namespace allocsim::backend

@@ -8,9 +8,9 @@
 // followed by a single write under the backend lock that bumps the object's version as the API server would:
 // a node's resourceVersion, the shared map's version, the pointer's version. They write nothing to the audit
 // log (it is the adapter's record of its own writes) and fire no barrier, so they end in `done` only.
-// Footprint (DPOR): the object written, as a write: (Node, name) for set_labels / set_mig_state,
-// (SharedMap, "videoflow-map") for write_shared_map, (Pointer, "clusterpolicy") for set_pointer; the names are
-// the ones memory_backend.cpp touches, so these writes conflict with every adapter step that reads them.
+// Footprint (DPOR): the object written, as a write: (Node, name) for set_labels / set_mig_state, the shared map for
+// write_shared_map, the pointer for set_pointer. Each write goes through the backend's footprinting accessors
+// (backend/model/footprinted_state.h), so it touches the object the adapter's steps read.
 #include "backend/ops/op_behaviour.h"
 
 #include <fmt/format.h>
@@ -20,11 +20,6 @@
 
 namespace allocsim::harness {
 namespace {
-
-using backend::Obj;
-
-constexpr const char* kMapObject = "videoflow-map";     // memory_backend.cpp's (SharedMap, kMapName)
-constexpr const char* kPolicyObject = "clusterpolicy";  // memory_backend.cpp's (Pointer, kPolicyName)
 
 /// A version of `field` made by this actor's foreign write (object_history.h); `value` outlives the execution.
 void note_foreign(ScriptRunner& run, Field field, const Op& op, std::string_view name, std::string_view value,
@@ -53,8 +48,7 @@ std::string detail_set_labels(const Op& op) {
 const char* run_set_labels(ScriptRunner& run, const Op& op) {
   run.call("set_labels", detail_set_labels(op));
   backend::LockGuard lock(run.caller());
-  run.caller().touch(Obj::Node, op.node, true);
-  backend::NodeFixture* n = run.backend().mutable_state().node(op.node);
+  backend::NodeFixture* n = &run.backend().footprinted().node_for_write(run.caller(), op.node);
   backend::Labels& labels = n->labels.edit();
   for (const auto& [key, value] : op.set_labels) {
     backend::put_in(labels, key, value);
@@ -82,8 +76,7 @@ std::string detail_set_mig_state(const Op& op) {
 const char* run_set_mig_state(ScriptRunner& run, const Op& op) {
   run.call("set_mig_state", detail_set_mig_state(op));
   backend::LockGuard lock(run.caller());
-  run.caller().touch(Obj::Node, op.node, true);
-  backend::NodeFixture* n = run.backend().mutable_state().node(op.node);
+  backend::NodeFixture* n = &run.backend().footprinted().node_for_write(run.caller(), op.node);
   n->mig_state = op.mig_state;
   if (op.mig_state_generation) n->mig_state_generation = *op.mig_state_generation;
   // GFD's copy of the label, when the node's labels carry one, says the same.
@@ -105,13 +98,12 @@ std::string detail_write_map(const Op& op) {
 const char* run_write_map(ScriptRunner& run, const Op& op) {
   run.call("write_shared_map", detail_write_map(op));
   backend::LockGuard lock(run.caller());
-  run.caller().touch(Obj::SharedMap, kMapObject, true);
-  backend::BackendState& s = run.backend().mutable_state();
+  backend::FootprintedState::SharedMapFields map = run.backend().footprinted().shared_map_for_write(run.caller());
   note_foreign(run, Field::Map, op, "write_shared_map", "(rewritten)", true);
-  if (op.map_replace) s.shared_config.clear();
-  for (const std::string& entry : op.map_delete) backend::erase_in(s.shared_config, entry);
-  for (const auto& [entry, members] : op.map_put) backend::put_in(s.shared_config, entry, members);
-  s.shared_config_version += 1;
+  if (op.map_replace) map.entries.clear();
+  for (const std::string& entry : op.map_delete) backend::erase_in(map.entries, entry);
+  for (const auto& [entry, members] : op.map_put) backend::put_in(map.entries, entry, members);
+  map.version += 1;
   run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }
@@ -123,11 +115,10 @@ std::string detail_set_pointer(const Op& op) { return "pointer=" + op.pointer_va
 const char* run_set_pointer(ScriptRunner& run, const Op& op) {
   run.call("set_pointer", detail_set_pointer(op));
   backend::LockGuard lock(run.caller());
-  run.caller().touch(Obj::Pointer, kPolicyObject, true);
-  backend::BackendState& s = run.backend().mutable_state();
-  note_foreign(run, Field::Pointer, op, "set_pointer", op.pointer_value, s.pointer != op.pointer_value);
-  s.pointer = op.pointer_value;
-  s.pointer_version += 1;
+  backend::FootprintedState::PointerFields pointer = run.backend().footprinted().pointer_for_write(run.caller());
+  note_foreign(run, Field::Pointer, op, "set_pointer", op.pointer_value, pointer.pointer != op.pointer_value);
+  pointer.pointer = op.pointer_value;
+  pointer.version += 1;
   run.world().audit_base = run.backend().state();  // explained by this write, not by the log
   return "done";
 }

@@ -116,16 +116,13 @@ void ScriptRunner::environment_fault() {
   const FaultSpec& f = w_.c_.scenario->faults;
   if (f.fail_reads.empty() && f.fail_geometry.empty()) return;
   if (!f.eligible(st_.name) || !caller_.fault_budget_left()) return;
-  const auto& state = b_.state();
+  backend::FootprintedState& state = b_.footprinted();
   std::vector<const std::string*> reads, nodes;
-  for (const std::string& kind : f.fail_reads) {
-    caller_.touch(backend::Obj::FailedReads, kind, false);
-    if (backend::find_in(state.failed_reads, kind) == nullptr) reads.push_back(&kind);
-  }
+  for (const std::string& kind : f.fail_reads)
+    if (state.failed_read(caller_, kind) == nullptr) reads.push_back(&kind);
   for (const std::string& node : f.fail_geometry) {
-    caller_.touch(backend::Obj::FailingGeometry, node, false);
-    if (std::find(state.failing_geometry.begin(), state.failing_geometry.end(), node) == state.failing_geometry.end())
-      nodes.push_back(&node);
+    const std::vector<std::string>& failing = state.geometry_faults(caller_, node).failing;
+    if (std::find(failing.begin(), failing.end(), node) == failing.end()) nodes.push_back(&node);
   }
   if (reads.empty() && nodes.empty()) return;
   const uint64_t v = ctx_.draw(1 + reads.size() + nodes.size());
@@ -193,11 +190,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   // Upstream's generation check compares against every node's version; remember a stale reserve so
   // that stale-plan-writes-nothing can hold it to writing nothing.
   int64_t sum = 0;
-  if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::AllNodes, ""), false);  // whole-read convention
-  for (const auto& n : b_.state().nodes) {
-    sum += n.resource_version;
-    if (caller_.records_reads()) ctx_.touch(object_id(backend::Obj::Node, n.name), false);
-  }
+  for (const auto& n : b_.footprinted().nodes(caller_)) sum += n.resource_version;
   if (plan.snapshot_generation != std::to_string(sum)) w_.stale_reserves.push_back(op_id);
   st_.op_epoch.clear();
   // reserve() without the throw of its OwnershipConflict (unwinding dominated the profile) and without its words
