@@ -116,10 +116,11 @@ class FootprintedState {
     c.touch(Obj::Claim, claim.claim_id, true);
     return const_cast<Claim&>(claim);
   }
-  /// Upstream's `self._claims.get(id)` for a write: the claim, written, or nullptr and no footprint when absent.
+  /// Upstream's `self._claims.get(id)` for a write: the claim, written, or nullptr when absent. Absent is a read too:
+  /// the step does nothing because another step removed the claim, so it is ordered against that removal.
   Claim* find_claim_for_write(Caller& c, std::string_view id) {
     Claim* claim = s_.claim(id);
-    if (claim != nullptr) c.touch(Obj::Claim, id, true);
+    c.touch(Obj::Claim, id, claim != nullptr);
     return claim;
   }
   /// Every claim, read at once (the table's membership, then each claim), in insertion order.
