@@ -4,7 +4,7 @@
 // footprint cannot be forgotten at a new line of code (loom's wrapped primitives record their accesses the same way;
 // docs/DESIGN.md §2, "Footprints").
 //
-// The objects (memory_backend.h, "Footprints"), conservative:
+// The objects, conservative:
 //   (Node, name)               a node's fields
 //   (AllNodes, "")             a read of every node at once (each node is read as well)
 //   (Claim, id)                one claim; (Claim, "") the claim table's membership
@@ -17,16 +17,20 @@
 //
 // Contract:
 // - A const accessor reads its object; a `*_for_write` accessor, or write(), writes it and hands out a mutable
-//   reference. A write that depends on what was read reads first (`node()`, then `write()` of the same node), so both
-//   stay in the step's footprint.
-// - A reference handed out is held only inside a Pinned scope and never across a barrier (memory_backend.h, porting
-//   rule 2): nothing here fires a barrier, so an access and its footprint belong to one step.
-// - Reads of a whole table (nodes(), claims()) record the table object, then each member; the members only when the
-//   Caller records reads (Caller::records_reads), as a loop over 64 nodes is otherwise most of an inventory's cost.
-// - untracked() is the state without footprints. It is for code that runs when no actor is inside the backend
-//   (construction, MemoryBackend::state() and mutable_state(), check mode's porting-rule checks, recycle_state),
-//   and for fields no call ever changes (a node's name, gpu_count, product, memory_gib: unchanging()). Each use says
-//   which.
+//   reference (find_claim_for_write writes only a claim it finds, and reads the one it does not). A write that depends
+//   on what was read reads first (`node()`, then `write()` of the same node), so both stay in the step's footprint.
+// - Nothing here fires a barrier, so an access and its footprint belong to one step. What an accessor hands out is
+//   held only until the step's next barrier: porting rule 2 (memory_backend.h) checks that for references into the
+//   nodes and claims (Pinned); the other handles (the map's and pointer's fields, the clock, the hooks' tables) are
+//   held the same way, unchecked.
+// - Reads of every node (nodes()) record (AllNodes, "") and then each node, the nodes only when the Caller records
+//   reads (Caller::records_reads), as a loop over 64 nodes is otherwise most of an inventory's cost; claims() records
+//   (Claim, "") and every claim.
+// - untracked() is the state without footprints, for MemoryBackend alone (a friend): code that runs when no actor is
+//   inside the backend (construction, state() and mutable_state(), check mode's porting-rule checks, recycle_state,
+//   mutations_into) and the device list, built from fields no call changes. product() reads one such field. Each use
+//   says which. Beside the port, mutable_state()'s users (the harness's read faults, the healing phase's copy, the
+//   world's reset) write the state between steps or in a copy no actor runs in.
 #pragma once
 
 #include <cstdint>
@@ -48,12 +52,8 @@ class FootprintedState {
   using SharedConfig = decltype(BackendState::shared_config);
   using HiddenPods = BackendState::HiddenPods;
 
-  /// The state without footprints (see the contract above for who may use it).
-  const BackendState& untracked() const { return s_; }
-  BackendState& untracked() { return s_; }
-  /// A node's fields that no call changes (name, gpu_count, product, memory_gib), without a footprint; reading any
-  /// other field through it would leave the read out. std::out_of_range when absent.
-  const NodeFixture& unchanging(std::string_view name) const { return at(s_.node(name), "node", name); }
+  /// A node's product, which no call changes: no footprint. std::out_of_range when the node is absent.
+  const std::string& product(std::string_view node) const { return at(s_.node(node), "node", node).product; }
 
   // -- nodes ---------------------------------------------------------------------------------------------------------
 
@@ -108,13 +108,6 @@ class FootprintedState {
   Claim& claim_for_write(Caller& c, std::string_view id) {
     c.touch(Obj::Claim, id, true);
     return at(s_.claim(id), "claim", id);
-  }
-  /// A claim this step has read, now written. REQUIRES: `claim` is one of this state's claims.
-  Claim& write(Caller& c, const Claim& claim) {
-    ALLOCSIM_PORT_CHECK_SLOW(&claim >= s_.claims.data() && &claim < s_.claims.data() + s_.claims.size(),
-                             "2 (write() of a claim that is not the state's)");
-    c.touch(Obj::Claim, claim.claim_id, true);
-    return const_cast<Claim&>(claim);
   }
   /// Upstream's `self._claims.get(id)` for a write: the claim, written, or nullptr when absent. Absent is a read too:
   /// the step does nothing because another step removed the claim, so it is ordered against that removal.
@@ -211,6 +204,11 @@ class FootprintedState {
   std::vector<Mutation>& audit_for_write(Caller& c);
 
  private:
+  friend class MemoryBackend;
+  /// The state without footprints (see the contract above for who may use it).
+  const BackendState& untracked() const { return s_; }
+  BackendState& untracked() { return s_; }
+
   template <class T>
   static T& at(T* found, const char* what, std::string_view name) {
     if (found == nullptr) throw std::out_of_range(std::string("no ") + what + " " + std::string(name));

@@ -75,13 +75,12 @@
 //   lists exactly its scope's nodes, cards and version sum; a plan's devices are the snapshot's or MIG slices as
 //   the upstream builds them). Checked in check mode: the memo
 //   recomputed, the device list compared with the nodes, each inventory and plan inspected.
-//   7. The state is reached only through FootprintedState (footprinted_state.h), whose accessors record each step's
-//   footprint; its untracked() only where that header's contract allows. Built in, not checked: there is no other
-//   way in (tests/backend/footprint_writes_test.cpp checks the writes from outside).
-// - Footprints (Caller::touch), conservative, for DPOR and the state caches: the objects are listed in
-//   footprinted_state.h, whose accessors are the port's only way into its state, so each access records its object
-//   as it is made. The lock is the Caller's own business. plan() touches nothing: it reads only the snapshot it is
-//   given and node products, which never change (FootprintedState::unchanging).
+// - Footprints (Caller::touch), conservative, for DPOR and the state caches: the port reaches its state only through
+//   FootprintedState (footprinted_state.h, which lists the objects), whose accessors record each object as they hand
+//   it out; its untracked() only where that header's contract allows. Not a numbered rule: nothing checks it at run
+//   time; there is no other way in, and tests/backend/footprint_writes_test.cpp checks the writes from outside. The
+//   lock is the Caller's own business. plan() touches nothing: it reads only the snapshot it is given and node
+//   products, which never change (FootprintedState::product).
 #pragma once
 
 #include <optional>

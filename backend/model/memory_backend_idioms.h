@@ -1,5 +1,5 @@
 // What the files of the memory backend port (backend/model/memory_backend*.cpp) share besides the class:
-// the names of the footprint objects its steps touch (memory_backend.h, "Footprints") and the Python idiom
+// the names of the footprint objects its steps touch (footprinted_state.h) and the Python idiom
 // they all need.
 //
 // Contract: constants and one pure function; internal to the port (nothing outside backend/model/ includes it).

@@ -375,7 +375,7 @@ inline void MemoryBackend::plan_mig_sharers(PlanCall& call) {
       continue;
     }
     const std::string_view node = *mig_node;
-    const std::string& product = s_.unchanging(node).product;  // products never change: no footprint
+    const std::string& product = s_.product(node);  // products never change: no footprint
     const double gib =
         static_cast<double>(request->minimum_usable_memory_bytes.value_or(0)) / static_cast<double>(kGiB);
     const MigProfile* profile = smallest_profile(product, gib);
@@ -403,7 +403,7 @@ inline void MemoryBackend::plan_mig_sharers(PlanCall& call) {
   }
   for (size_t i = 0; i < n_layouts; ++i) {
     const auto& [node, layout] = s.layouts[i];
-    for (const auto& p : check_layout(s_.unchanging(node).product, layout)) s.reasons.push_back(node + ": " + p);
+    for (const auto& p : check_layout(s_.product(node), layout)) s.reasons.push_back(node + ": " + p);
     layout_string_into(layout, s.sorted_layout, reuse_put(call.plan->geometry, call.n_geometry, node));
   }
 }

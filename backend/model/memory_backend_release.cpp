@@ -121,16 +121,18 @@ inline bool MemoryBackend::release_check(Caller& c, ReleaseCall& call) {
   boost::container::small_vector<std::string_view, 4> busy;
   // The port-only read hook (read_hooks.cpp): armed, this listing misses the hidden workloads. Read wherever a
   // scenario can arm it, so DPOR orders the arming against this check.
-  const BackendState::HiddenPods& hidden = s_.release_pods(c, opt_.release_read_hook);
-  for (const std::string& n : claim.nodes) {
-    const Pinned pinned(*this);
-    const NodeFixture& node = s_.node(c, n);
-    if (hidden.reads > 0 ? listed_workloads(node, hidden.workloads) : !node.workloads.empty()) busy.push_back(n);
-  }
-  if (hidden.reads > 0) {
-    BackendState::HiddenPods& used = s_.release_pods_for_write(c);
-    c.note(fmt::format("fault=partial_reads:{}", fmt::join(used.workloads, ",")));
-    if (--used.reads == 0) used.workloads.clear();
+  {
+    const BackendState::HiddenPods& hidden = s_.release_pods(c, opt_.release_read_hook);  // until the block's end
+    for (const std::string& n : claim.nodes) {
+      const Pinned pinned(*this);
+      const NodeFixture& node = s_.node(c, n);
+      if (hidden.reads > 0 ? listed_workloads(node, hidden.workloads) : !node.workloads.empty()) busy.push_back(n);
+    }
+    if (hidden.reads > 0) {
+      BackendState::HiddenPods& used = s_.release_pods_for_write(c);
+      c.note(fmt::format("fault=partial_reads:{}", fmt::join(used.workloads, ",")));
+      if (--used.reads == 0) used.workloads.clear();
+    }
   }
   // restore-under-workloads mutant: the workloads are not looked at, so the release goes on to restore.
   if (opt_.mutants.has(Mutant::RestoreUnderWorkloads)) busy.clear();

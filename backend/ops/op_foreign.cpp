@@ -10,7 +10,8 @@
 // log (it is the adapter's record of its own writes) and fire no barrier, so they end in `done` only.
 // Footprint (DPOR): the object written, as a write: (Node, name) for set_labels / set_mig_state, the shared map for
 // write_shared_map, the pointer for set_pointer. Each write goes through the backend's footprinting accessors
-// (backend/model/footprinted_state.h), so it touches the object the adapter's steps read.
+// (backend/model/footprinted_state.h), so it touches the object the adapter's steps read. Each then copies the whole
+// state into audit_base without a footprint: the audit invariant's new starting point (no step decides on it).
 #include "backend/ops/op_behaviour.h"
 
 #include <fmt/format.h>

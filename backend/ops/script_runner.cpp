@@ -51,6 +51,8 @@ bool retry_wanted(const Op& op, const char* outcome, int retries) {
   return std::find(op.retry->on.begin(), op.retry->on.end(), std::string_view(outcome)) != op.retry->on.end();
 }
 
+/// Whether pod reads fail, read without a footprint: its one caller reads it in the step of the inventory that has
+/// just read (FailedReads, "pods") itself.
 bool pods_failing(const backend::MemoryBackend& b) {
   return backend::find_in(b.state().failed_reads, std::string("pods")) != nullptr;
 }
@@ -220,7 +222,8 @@ const char* ScriptRunner::observe_once() {
 template <class T>
 void ScriptRunner::remember_envelope(const char* call, const backend::Observation<T>& obs, std::string value_gen,
                                      double value_at) {
-  // Nothing yields between the backend stamping the answer and here: the clock is the one it read.
+  // Nothing yields between the backend stamping the answer and here: the clock is the one it read, and that call
+  // recorded the read (so no footprint here).
   st_.told.envelope = Told::Envelope{call,       obs.known,       obs.generation, std::move(value_gen),  obs.reason,
                                      obs.detail, obs.observed_at, value_at,       b_.state().clock.now()};
 }

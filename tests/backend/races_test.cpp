@@ -301,6 +301,28 @@ TEST_CASE("footprints: each step reports what it read and wrote", "[races]") {
   CHECK(has_touch(c, Obj::Claim, "", true));
 }
 
+TEST_CASE("footprints: a release's restore step reads its claim even when the claim is gone", "[races]") {
+  // release_restore marks its claim releasing when the claim is still there, and does nothing to it when it is gone;
+  // both depend on the claim, so the step reads (Claim, id) either way (FootprintedState::find_claim_for_write). Under
+  // upstream's lock nothing removes the claim there; the hook plays a step that did.
+  MemoryBackend b({a100_node("n1")}, opts(kAuthorityDevicePlugin, 0));
+  HookCaller c;
+  const ClaimObservation claim = plan_and_reserve(b, c, {req("w")}, "flowA:op1");
+  std::vector<HookCaller::Touch> restore;
+  c.hook = [&](std::string_view name) {
+    if (name == "restore.before") {
+      b.mutable_state().claims.clear();
+      c.touches.clear();
+    }
+    if (name == "restore.after") restore = c.touches;
+  };
+  b.release(c, claim.claim_id, "flowA:op2", claim.desired_generation);
+  CHECK(std::any_of(restore.begin(), restore.end(),
+                    [&](const auto& t) { return t.what == Obj::Claim && t.name == claim.claim_id && !t.write; }));
+  CHECK_FALSE(std::any_of(restore.begin(), restore.end(),
+                          [&](const auto& t) { return t.what == Obj::Claim && t.name == claim.claim_id && t.write; }));
+}
+
 TEST_CASE("footprints: the step that schedules a claim writes it, on every authority", "[races]") {
   // Between claim.create.after and claim.schedule.after the reserve writes the claim again (its status; on
   // managed MIG also its entry and label versions). Without that write in the step's footprint, DPOR took an
