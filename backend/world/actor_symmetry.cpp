@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "backend/model/barriers.h"
 #include "backend/model/mig_geometry.h"
 #include "backend/scenario/scenario_json.h"
@@ -104,7 +106,14 @@ std::vector<std::string> workloads_of(const ActorSpec& a) {
 ActorSymmetry find_interchangeable(const Scenario& sc) {
   ActorSymmetry out;
   const size_t n = sc.actors.size();
-  if (n < 2 || !sc.order.empty()) return out;
+  if (n < 2) {
+    out.unpaired.push_back("the scenario has one actor");
+    return out;
+  }
+  if (!sc.order.empty()) {
+    out.unpaired.push_back("the scenario has an `order`, whose labels name actors (rule 4)");
+    return out;
+  }
   nlohmann::ordered_json doc = scenario_to_json(sc);
   // Prose never decides anything: a description that says "flowA races flowB" keeps them interchangeable.
   doc.erase("name");
@@ -115,32 +124,40 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
   const std::string rest = doc.dump();
 
   std::vector<std::vector<std::string>> own(n);
-  std::vector<bool> eligible(n, true);
+  std::vector<std::string> why(n);  // the first rule that rules actor i out ("" while none has)
+  const auto rule_out = [&](size_t i, std::string reason) {
+    if (why[i].empty()) why[i] = std::move(reason);
+  };
   for (size_t i = 0; i < n; ++i) {
     own[i] = {sc.actors[i].name};
     for (std::string& w : workloads_of(sc.actors[i])) own[i].push_back(std::move(w));
     for (const Op& op : sc.actors[i].script)
-      if (op.kind == OpKind::Recover) eligible[i] = false;  // waits on another flow's life mutex (rule 4)
+      if (op.kind == OpKind::Recover)  // waits on another flow's life mutex
+        rule_out(i, "it recovers another flow (rule 4)");
   }
   // A reserved own name rules out its actor alone: such a word occurs in every script's keys and values ("plan",
   // "false"), and must not make the other actors look named.
   for (size_t i = 0; i < n; ++i)
     for (const std::string& name : own[i])
-      if (reserved(name)) eligible[i] = false;
+      if (reserved(name))
+        rule_out(i, fmt::format("its name \"{}\" is digits or holds a word the backend writes itself (rule 3)", name));
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       for (const std::string& name : own[i]) {
         if (reserved(name)) continue;
-        if (occurs(rest, name)) eligible[i] = false;
-        if (j != i && occurs(scripts[j], name)) eligible[i] = false, eligible[j] = false;
-        if (j != i) {
-          for (const std::string& other : own[j])
-            if (occurs(other, name) || occurs(name, other)) eligible[i] = false;
-        } else {
-          for (const std::string& other : own[i])
-            if (&other != &name && (occurs(other, name) || occurs(name, other))) eligible[i] = false;
+        if (occurs(rest, name))
+          rule_out(i,
+                   fmt::format("\"{}\" occurs outside its script (the start state, expect or faults; rule 2)", name));
+        if (j != i && occurs(scripts[j], name)) {
+          rule_out(i, fmt::format("\"{}\" occurs in {}'s script (rule 2)", name, sc.actors[j].name));
+          rule_out(j, fmt::format("its script names \"{}\", {}'s (rule 2)", name, sc.actors[i].name));
         }
+        for (const std::string& other : own[j])
+          if (&other != &name && (occurs(other, name) || occurs(name, other)))
+            rule_out(i, fmt::format("\"{}\" and \"{}\" occur in each other (rule 3)", name, other));
       }
+  std::vector<bool> eligible(n);
+  for (size_t i = 0; i < n; ++i) eligible[i] = why[i].empty();
   // Rule 1: the script with each own name replaced by its place among them.
   std::map<std::string, std::vector<sim::ActorId>> by_shape;
   for (size_t i = 0; i < n; ++i) {
@@ -158,8 +175,13 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     by_shape[std::to_string(own[i].size()) + ":" + shape].push_back(sim::ActorId(i));
   }
   for (auto& [shape, members] : by_shape)
-    if (members.size() > 1) out.classes.push_back(members);
+    if (members.size() > 1)
+      out.classes.push_back(members);
+    else
+      rule_out(members[0], "no other actor's script is the same up to its own names (rule 1)");
   std::sort(out.classes.begin(), out.classes.end());
+  for (size_t i = 0; i < n; ++i)
+    if (!why[i].empty()) out.unpaired.push_back(sc.actors[i].name + ": " + why[i]);
   for (const auto& cls : out.classes)
     for (const sim::ActorId a : cls)
       for (size_t k = 0; k < own[a].size(); ++k) out.names.push_back({own[a][k], a, uint32_t(k)});

@@ -44,6 +44,9 @@ struct ActorSymmetry {
   std::vector<OwnName> names;
   /// starts[c]: some name of `names` begins with byte c (split_names skips every other place at once).
   std::array<bool, 256> starts{};
+  /// Why each actor outside every class is there, as "ACTOR: reason" in actor order (the first rule it breaks), or
+  /// one line for the whole scenario ("the scenario has one actor"): what `run` prints when symmetry finds no class.
+  std::vector<std::string> unpaired;
 };
 
 /// The interchangeable actors of `sc` (rules 1-4 above). Deterministic; never throws for a loaded scenario.

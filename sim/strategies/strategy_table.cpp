@@ -9,6 +9,7 @@
 #include "sim/strategies/pct.h"
 #include "sim/strategies/random.h"
 #include "sim/strategies/state_dfs.h"
+#include "sim/support/json_reader.h"
 
 namespace allocsim::sim {
 
@@ -24,7 +25,8 @@ ResolvedStrategy dfs_reduction(const StrategyParams& p) {
   const std::string r = !p.reduction.empty() ? p.reduction : std::string(p.preemption_bound ? kNone : kDpor);
   if (r != kDpor && r != kNone && r != kStates && r != kSymmetry)
     throw StrategyError(
-        fmt::format("--reduction: expected {}, {}, {} or {}, got \"{}\"", kNone, kDpor, kStates, kSymmetry, r));
+        fmt::format("--reduction: expected {}, {}, {} or {}, got \"{}\"{}", kNone, kDpor, kStates, kSymmetry, r,
+                    support::did_you_mean(r, {kNone.data(), kDpor.data(), kStates.data(), kSymmetry.data()})));
   if ((r == kStates || r == kSymmetry) && p.preemption_bound)
     throw StrategyError("--reduction " + r +
                         " cannot be combined with --preemption-bound: the preemption count is not part of a "
@@ -72,7 +74,8 @@ const std::vector<StrategySpec> kStrategies = {
      make_pct},
     {"dfs",
      "every schedule, depth first; --reduction dpor (default: source DPOR + sleep sets), states (sleep sets + "
-     "state caching) or none; --preemption-bound K (plain DFS, iterative 0..K)",
+     "state caching), symmetry (states up to renaming interchangeable actors) or none; --preemption-bound K (plain "
+     "DFS, iterative 0..K)",
      {.exhaustive = true, .takes_bound = true, .takes_reduction = true},
      dfs_reduction,
      make_dfs},

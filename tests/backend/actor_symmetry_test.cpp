@@ -79,6 +79,26 @@ TEST_CASE("actor symmetry: different scripts, shared workloads and ambiguous nam
   CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"1g.10gb", "wb", "wc"})).classes == Classes{{1, 2}});
 }
 
+TEST_CASE("actor symmetry: each actor left out of every class says the first rule it breaks", "[symmetry]") {
+  const std::string expect = R"(, "expect": { "actors": { "r0": { "reserve": ["claimed"] } } })";
+  CHECK(find_interchangeable(reservers({"r0", "r1", "r2"}, {}, expect)).unpaired ==
+        std::vector<std::string>{"r0: \"r0\" occurs outside its script (the start state, expect or faults; rule 2)"});
+  CHECK(find_interchangeable(reservers({"a", "b"}, {"w", "w"})).unpaired ==
+        std::vector<std::string>{"a: \"w\" occurs in b's script (rule 2)", "b: its script names \"w\", a's (rule 2)"});
+  CHECK(find_interchangeable(reservers({"7", "b", "c"}, {"wa", "wb", "wc"})).unpaired ==
+        std::vector<std::string>{"7: its name \"7\" is digits or holds a word the backend writes itself (rule 3)"});
+  CHECK(find_interchangeable(reservers({"r1", "r1-x"}, {"wa", "wb"})).unpaired ==
+        std::vector<std::string>{"r1: \"r1\" and \"r1-x\" occur in each other (rule 3)",
+                                 "r1-x: \"r1-x\" and \"r1\" occur in each other (rule 3)"});
+  Scenario two_shapes = reservers({"a", "b"});
+  two_shapes.actors[1].script.pop_back();  // b never reserves
+  CHECK(find_interchangeable(two_shapes).unpaired ==
+        std::vector<std::string>{"a: no other actor's script is the same up to its own names (rule 1)",
+                                 "b: no other actor's script is the same up to its own names (rule 1)"});
+  CHECK(find_interchangeable(reservers({"a"})).unpaired == std::vector<std::string>{"the scenario has one actor"});
+  CHECK(find_interchangeable(reservers({"a", "b", "c"})).unpaired.empty());
+}
+
 TEST_CASE("actor symmetry: split_names finds whole words only", "[symmetry]") {
   const ActorSymmetry s = find_interchangeable(reservers({"r0", "r1"}));
   REQUIRE(s.classes == Classes{{0, 1}});

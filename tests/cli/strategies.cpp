@@ -60,9 +60,20 @@ TEST_CASE("run: strategy flags are validated", "[cli][dfs]") {
   CHECK(allocsim(sc + "--strategy dfs --reduction dpor --preemption-bound 1").code == 2);
   CHECK_THAT(allocsim(sc + "--strategy dfs --reduction dpor --preemption-bound 1").text, Catch::Contains("unsound"));
   CHECK(allocsim(sc + "--strategy dfs --reduction maybe").code == 2);
+  const Out typo = allocsim(sc + "--strategy dfs --reduction symetry");
+  CHECK(typo.code == 2);
+  CHECK_THAT(typo.text, Catch::Contains("got \"symetry\" (did you mean \"symmetry\"?)"));
+  // Symmetry with no class says which rule left each actor out.
+  const Out sym = allocsim(sc + "--strategy dfs --reduction symmetry --no-corpus --no-trace");
+  CHECK(sym.code == 0);
+  CHECK_THAT(sym.text, Catch::Contains("so this is --reduction states:\n"
+                                       "    flowA: \"flowA\" occurs outside its script (the start state, expect or "
+                                       "faults; rule 2)\n    flowB: its script names \"flowA\", flowA's (rule 2)\n"));
   CHECK(allocsim(sc + "--strategy random --preemption-bound 1").code == 2);
   CHECK(allocsim(sc + "--strategy pct --depth 0").code == 2);
   CHECK_THAT(allocsim("list strategies").text, Catch::Contains("pct"));
+  CHECK_THAT(allocsim("list strategies").text,
+             Catch::Contains("symmetry (states up to renaming interchangeable actors)"));
 }
 
 TEST_CASE("run --strategy pct: bounds and coverage are reported, and a seed repeats", "[cli][pct]") {

@@ -15,6 +15,7 @@
 #include "backend/system/judge.h"
 #include "backend/system/record.h"
 #include "backend/system/system.h"
+#include "backend/world/actor_symmetry.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
@@ -31,8 +32,8 @@ using support::count_of;
 namespace {
 
 /// What the strategy adds to the summary: exhaustion and traces (exhaustive), PCT's bounds (calibrated).
-void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::StrategyCaps& caps,
-                          const campaign::RunReport& rep) {
+void print_strategy_lines(const harness::Scenario& sc, const campaign::ExploreConfig& cfg,
+                          const sim::StrategyCaps& caps, const campaign::RunReport& rep) {
   const std::string interrupted =
       rep.summary.interrupted
           ? fmt::format("  interrupted: not exhausted ({}; the results cover the {} that ran)",
@@ -77,13 +78,16 @@ void print_strategy_lines(const campaign::ExploreConfig& cfg, const sim::Strateg
           s.states, s.distinct, s.table_full ? "" : " (every distinct one)", count_of(s.pruned, "path"),
           count_of(s.sleep_blocked, "path"), size(s.table_bytes), size(s.table_max_bytes),
           s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
-      if (rep.reduction == "symmetry")
-        std::cout << (s.symmetry ? fmt::format("  symmetry: states are taken up to renaming interchangeable actors "
-                                               "({} of the visited under a renaming); an actor's outcomes stand for "
-                                               "its class's\n",
-                                               s.renamed)
-                                 : std::string("  symmetry: no interchangeable actors here (docs/DESIGN.md §2 "
-                                               "\"Symmetry\"), so this is --reduction states\n"));
+      if (rep.reduction == "symmetry" && s.symmetry)
+        std::cout << fmt::format(
+            "  symmetry: states are taken up to renaming interchangeable actors ({} of the "
+            "visited under a renaming); an actor's outcomes stand for its class's\n",
+            s.renamed);
+      if (rep.reduction == "symmetry" && !s.symmetry) {
+        std::cout << "  symmetry: no interchangeable actors here (docs/DESIGN.md §2 \"Symmetry\"), so this is "
+                     "--reduction states:\n";
+        for (const std::string& why : harness::find_interchangeable(sc).unpaired) std::cout << "    " << why << "\n";
+      }
     }
   }
   if (rep.pct) {
@@ -161,7 +165,7 @@ void print_summary(const Common& c, const campaign::ExploreConfig& cfg, const ha
     std::cout << fmt::format("  {}: {}\n", inv, count_of(n, "execution"));
   for (const std::string& note : rep.notes) std::cout << fmt::format("  note: {}\n", note);
   if (!sc.order.empty()) print_order_lines(sc, rep);
-  print_strategy_lines(cfg, caps, rep);
+  print_strategy_lines(sc, cfg, caps, rep);
   std::cout << "outcomes:\n" << outcome_table(rep);
   std::string reached;
   for (const auto& b : rep.reached) reached += (reached.empty() ? "" : ", ") + b;
