@@ -97,3 +97,35 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
   CHECK_THAT(page, Catch::Contains("<tr data-dimension=\"features\">") &&
                        Catch::Contains("<section class=\"violation\" id=\"v1\""));
 }
+
+TEST_CASE("run --report-json: an exhaustive run's reduction, its state counts and symmetry's classes",
+          "[cli][symmetry]") {
+  TempDir dir;
+  const cli_test::Captured sym = allocsim(
+      "run scenarios/mutants/map-deleted-on-last-out.json --strategy dfs "
+      "--reduction symmetry --no-corpus --no-trace --report-json " +
+      (dir / "sym.json"));
+  INFO(sym.text);
+  CHECK(sym.code == 0);
+  const json e = json::parse(slurp(dir / "sym.json")).at("exploration");
+  CHECK(e.at("reduction") == "symmetry");
+  CHECK(e.at("exhausted") == true);
+  CHECK(e.at("states").at("stored") == 1552);
+  // The outcomes are per class: flowA's stand for flowB's too.
+  CHECK(e.at("symmetry") == json::parse(R"({"classes": [["flowA", "flowB"]], "renamed": 921,
+                                             "outcomes_per_class": true, "unpaired": []})"));
+  const cli_test::Captured dpor = allocsim(
+      "run scenarios/alloc-004-one-plan-two-claimants.json --strategy dfs "
+      "--no-corpus --no-trace --report-json " +
+      (dir / "dpor.json"));
+  CHECK(dpor.code == 0);
+  CHECK(json::parse(slurp(dir / "dpor.json")).at("exploration") ==
+        json::parse(R"({"reduction": "dpor", "exhausted": true, "distinct_traces": 19,
+                        "distinct_traces_estimated": false})"));
+  const cli_test::Captured random = allocsim(
+      "run scenarios/alloc-004-one-plan-two-claimants.json -n 10 --no-corpus "
+      "--no-trace --report-json " +
+      (dir / "random.json"));
+  CHECK(random.code == 0);
+  CHECK_FALSE(json::parse(slurp(dir / "random.json")).contains("exploration"));
+}

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "backend/system/system.h"
+#include "backend/world/actor_symmetry.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/schedule.h"
 
@@ -71,6 +72,40 @@ int write_run_html(const Common& c, const campaign::ExploreConfig& cfg, const ha
   return kExitOk;
 }
 
+namespace {
+
+/// An exhaustive run's reduction and what it counted (the text's "exhaustive:", "states:" and "symmetry:" lines).
+/// Under symmetry the outcomes are per class: an actor's stand for its class's, so `classes` names them.
+nlohmann::ordered_json exploration_json(const harness::Scenario& sc, const campaign::RunReport& rep) {
+  using J = nlohmann::ordered_json;
+  J e = {{"reduction", rep.reduction}, {"exhausted", rep.exhausted}};
+  if (rep.distinct_traces) {
+    e["distinct_traces"] = *rep.distinct_traces;
+    e["distinct_traces_estimated"] = rep.distinct_traces_sample_level > 0;
+  }
+  if (const auto& s = rep.states) {
+    e["states"] = {{"visited", s->states},        {"stored", s->distinct},
+                   {"cut_at_visited", s->pruned}, {"sleep_blocked", s->sleep_blocked},
+                   {"table_full", s->table_full}, {"collision_probability", s->collision_probability}};
+    if (rep.reduction == "symmetry") {
+      const harness::ActorSymmetry sym = harness::find_interchangeable(sc);
+      J classes = J::array();
+      for (const auto& cls : sym.classes) {
+        J names = J::array();
+        for (const sim::ActorId a : cls) names.push_back(sc.actors[a].name);
+        classes.push_back(std::move(names));
+      }
+      e["symmetry"] = {{"classes", std::move(classes)},
+                       {"renamed", s->renamed},
+                       {"outcomes_per_class", s->symmetry},
+                       {"unpaired", sym.unpaired}};
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
 nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                                 const campaign::RunReport& rep) {
   using J = nlohmann::ordered_json;
@@ -97,6 +132,7 @@ nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& 
   j["expectation"] = {{"met", rep.summary.interrupted ? J(nullptr) : J(rep.met)}, {"unmet", rep.unmet}};
   j["notes"] = rep.notes;
   j["coverage"] = run_coverage(rep);
+  if (cfg.spec().caps.exhaustive) j["exploration"] = exploration_json(sc, rep);
   return j;
 }
 
