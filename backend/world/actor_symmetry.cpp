@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backend/model/barriers.h"
 #include "backend/model/mig_geometry.h"
@@ -59,23 +60,25 @@ const std::set<std::string, std::less<>>& reserved_words() {
   return words;
 }
 
-/// Whether `n` cannot be an own name (rule 3): empty, all digits (the ids' counters), or holding a word the backend
-/// writes itself (so "owner" and "release-owner" are out, "flow-1" is not).
-bool reserved(std::string_view n) {
+/// Why `n` cannot be an own name (rule 3), or "" when it can: empty, all digits (the ids' counters), or holding a word
+/// the backend writes itself (so "owner" and "release-owner" are out, "flow-1" is not).
+std::string reserved_because(std::string_view n) {
   const auto digits = [](std::string_view w) {
     return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
-  if (n.empty() || digits(n)) return true;
+  if (n.empty()) return "is empty";
+  if (digits(n)) return "is all digits, as the ids' counters are";
   std::set<std::string, std::less<>> words;
   add_words(n, words);
   for (const std::string& w : words) {
-    if (reserved_words().contains(w)) return true;
+    if (reserved_words().contains(w)) return fmt::format("holds \"{}\", a word the backend writes itself", w);
     for (std::string_view prefix : {"op", "release"})  // the op ids' "op3", "release2"
       if (w.size() > prefix.size() && w.starts_with(prefix) && digits(std::string_view(w).substr(prefix.size())))
-        return true;
+        return fmt::format("holds \"{}\", the form of an operation id's counter", w);
   }
-  return false;
+  return "";
 }
+bool reserved(std::string_view n) { return !reserved_because(n).empty(); }
 
 /// Whether `name` occurs in `text` as a whole word.
 bool occurs(std::string_view text, std::string_view name) {
@@ -122,6 +125,12 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
   for (size_t i = 0; i < n; ++i) scripts[i] = doc["actors"][i]["script"].dump();
   doc.erase("actors");
   const std::string rest = doc.dump();
+  // Where a name occurs outside the scripts, for the reason printed: the top-level key that holds it.
+  const auto where_outside = [&doc](const std::string& name) {
+    for (const auto& [key, value] : doc.items())
+      if (occurs(value.dump(), name)) return "/" + key;
+    return std::string("outside the scripts");
+  };
 
   std::vector<std::vector<std::string>> own(n);
   std::vector<std::string> why(n);  // the first rule that rules actor i out ("" while none has)
@@ -139,29 +148,36 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
   // "false"), and must not make the other actors look named.
   for (size_t i = 0; i < n; ++i)
     for (const std::string& name : own[i])
-      if (reserved(name))
-        rule_out(i, fmt::format("its name \"{}\" is digits or holds a word the backend writes itself (rule 3)", name));
+      if (const std::string because = reserved_because(name); !because.empty())
+        rule_out(i, fmt::format("its own name \"{}\" {} (rule 3)", name, because));
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       for (const std::string& name : own[i]) {
         if (reserved(name)) continue;
-        if (occurs(rest, name))
-          rule_out(i,
-                   fmt::format("\"{}\" occurs outside its script (the start state, expect or faults; rule 2)", name));
+        if (occurs(rest, name)) rule_out(i, fmt::format("\"{}\" occurs in {} (rule 2)", name, where_outside(name)));
         if (j != i && occurs(scripts[j], name)) {
           rule_out(i, fmt::format("\"{}\" occurs in {}'s script (rule 2)", name, sc.actors[j].name));
           rule_out(j, fmt::format("its script names \"{}\", {}'s (rule 2)", name, sc.actors[i].name));
         }
-        for (const std::string& other : own[j])
-          if (&other != &name && (occurs(other, name) || occurs(name, other)))
-            rule_out(i, fmt::format("\"{}\" and \"{}\" occur in each other (rule 3)", name, other));
+        for (const std::string& other : own[j]) {
+          if (&other == &name) continue;
+          if (other == name && j == i)
+            rule_out(i, fmt::format("its workload \"{}\" is its name (rule 3)", name));
+          else if (other == name)
+            rule_out(i, fmt::format("\"{}\" is also {}'s own name (rule 3)", name, sc.actors[j].name));
+          else if (occurs(other, name))
+            rule_out(i, fmt::format("\"{}\" occurs inside \"{}\" (rule 3)", name, other));
+          else if (occurs(name, other))
+            rule_out(i, fmt::format("\"{}\" occurs inside \"{}\" (rule 3)", other, name));
+        }
       }
   std::vector<bool> eligible(n);
   for (size_t i = 0; i < n; ++i) eligible[i] = why[i].empty();
-  // Rule 1: the script with each own name replaced by its place among them.
+  // Rule 1: the script with each own name replaced by its place among them (for every actor, so that the reason an
+  // eligible actor is alone can name the actors of its shape that other rules left out).
   std::map<std::string, std::vector<sim::ActorId>> by_shape;
+  std::vector<std::string> shapes(n);
   for (size_t i = 0; i < n; ++i) {
-    if (!eligible[i]) continue;
     std::vector<OwnName> names;
     for (size_t k = 0; k < own[i].size(); ++k) names.push_back({own[i][k], sim::ActorId(i), uint32_t(k)});
     std::stable_sort(names.begin(), names.end(),
@@ -172,13 +188,23 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     split_names(
         scripts[i], names, starts, [&](std::string_view text) { shape += text; },
         [&](const OwnName& o) { shape += "\x01" + std::to_string(o.place) + "\x02"; });
-    by_shape[std::to_string(own[i].size()) + ":" + shape].push_back(sim::ActorId(i));
+    shapes[i] = std::to_string(own[i].size()) + ":" + shape;
+    if (eligible[i]) by_shape[shapes[i]].push_back(sim::ActorId(i));
   }
-  for (auto& [shape, members] : by_shape)
-    if (members.size() > 1)
+  for (auto& [shape, members] : by_shape) {
+    if (members.size() > 1) {
       out.classes.push_back(members);
-    else
-      rule_out(members[0], "no other actor's script is the same up to its own names (rule 1)");
+      continue;
+    }
+    std::vector<std::string> left_out;  // same shape, ruled out above
+    for (size_t j = 0; j < n; ++j)
+      if (!eligible[j] && shapes[j] == shape) left_out.push_back(sc.actors[j].name);
+    rule_out(members[0], left_out.empty()
+                             ? std::string("no other actor's script is the same up to its own names (rule 1)")
+                             : fmt::format("the other actors whose scripts are the same up to their own names ({}) "
+                                           "are left out by the rules above",
+                                           fmt::join(left_out, ", ")));
+  }
   std::sort(out.classes.begin(), out.classes.end());
   for (size_t i = 0; i < n; ++i)
     if (!why[i].empty()) out.unpaired.push_back(sc.actors[i].name + ": " + why[i]);

@@ -80,22 +80,33 @@ TEST_CASE("actor symmetry: different scripts, shared workloads and ambiguous nam
 }
 
 TEST_CASE("actor symmetry: each actor left out of every class says the first rule it breaks", "[symmetry]") {
+  using Lines = std::vector<std::string>;
   const std::string expect = R"(, "expect": { "actors": { "r0": { "reserve": ["claimed"] } } })";
   CHECK(find_interchangeable(reservers({"r0", "r1", "r2"}, {}, expect)).unpaired ==
-        std::vector<std::string>{"r0: \"r0\" occurs outside its script (the start state, expect or faults; rule 2)"});
+        Lines{"r0: \"r0\" occurs in /expect (rule 2)"});
   CHECK(find_interchangeable(reservers({"a", "b"}, {"w", "w"})).unpaired ==
-        std::vector<std::string>{"a: \"w\" occurs in b's script (rule 2)", "b: its script names \"w\", a's (rule 2)"});
+        Lines{"a: \"w\" occurs in b's script (rule 2)", "b: its script names \"w\", a's (rule 2)"});
   CHECK(find_interchangeable(reservers({"7", "b", "c"}, {"wa", "wb", "wc"})).unpaired ==
-        std::vector<std::string>{"7: its name \"7\" is digits or holds a word the backend writes itself (rule 3)"});
+        Lines{"7: its own name \"7\" is all digits, as the ids' counters are (rule 3)"});
+  CHECK(find_interchangeable(reservers({"claim-x", "b", "c"}, {"wa", "wb", "wc"})).unpaired ==
+        Lines{"claim-x: its own name \"claim-x\" holds \"claim\", a word the backend writes itself (rule 3)"});
   CHECK(find_interchangeable(reservers({"r1", "r1-x"}, {"wa", "wb"})).unpaired ==
-        std::vector<std::string>{"r1: \"r1\" and \"r1-x\" occur in each other (rule 3)",
-                                 "r1-x: \"r1-x\" and \"r1\" occur in each other (rule 3)"});
+        Lines{"r1: \"r1\" occurs inside \"r1-x\" (rule 3)", "r1-x: \"r1\" occurs inside \"r1-x\" (rule 3)"});
+  // A workload named as its own actor: one name twice.
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"wa", "b", "wc"})).unpaired ==
+        Lines{"b: its workload \"b\" is its name (rule 3)"});
   Scenario two_shapes = reservers({"a", "b"});
   two_shapes.actors[1].script.pop_back();  // b never reserves
   CHECK(find_interchangeable(two_shapes).unpaired ==
-        std::vector<std::string>{"a: no other actor's script is the same up to its own names (rule 1)",
-                                 "b: no other actor's script is the same up to its own names (rule 1)"});
-  CHECK(find_interchangeable(reservers({"a"})).unpaired == std::vector<std::string>{"the scenario has one actor"});
+        Lines{"a: no other actor's script is the same up to its own names (rule 1)",
+              "b: no other actor's script is the same up to its own names (rule 1)"});
+  // c shares a's workload: both are out, and b, of their shape, is alone because of them, not of its script.
+  CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"wa", "wb", "wa"})).unpaired ==
+        Lines{"a: \"wa\" occurs in c's script (rule 2)",
+              "b: the other actors whose scripts are the same up to their own names (a, c) are left out by the rules "
+              "above",
+              "c: its script names \"wa\", a's (rule 2)"});
+  CHECK(find_interchangeable(reservers({"a"})).unpaired == Lines{"the scenario has one actor"});
   CHECK(find_interchangeable(reservers({"a", "b", "c"})).unpaired.empty());
 }
 

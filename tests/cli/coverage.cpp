@@ -107,6 +107,8 @@ TEST_CASE("run --report-json: an exhaustive run's reduction, its state counts an
       (dir / "sym.json"));
   INFO(sym.text);
   CHECK(sym.code == 0);
+  CHECK_THAT(sym.text,
+             Catch::Contains("an actor's outcomes stand for its class's\n    interchangeable: flowA, flowB\n"));
   const json e = json::parse(slurp(dir / "sym.json")).at("exploration");
   CHECK(e.at("reduction") == "symmetry");
   CHECK(e.at("exhausted") == true);

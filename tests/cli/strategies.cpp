@@ -67,8 +67,8 @@ TEST_CASE("run: strategy flags are validated", "[cli][dfs]") {
   const Out sym = allocsim(sc + "--strategy dfs --reduction symmetry --no-corpus --no-trace");
   CHECK(sym.code == 0);
   CHECK_THAT(sym.text, Catch::Contains("so this is --reduction states:\n"
-                                       "    flowA: \"flowA\" occurs outside its script (the start state, expect or "
-                                       "faults; rule 2)\n    flowB: its script names \"flowA\", flowA's (rule 2)\n"));
+                                       "    flowA: \"flowA\" occurs in /expect (rule 2)\n"
+                                       "    flowB: its script names \"flowA\", flowA's (rule 2)\n"));
   CHECK(allocsim(sc + "--strategy random --preemption-bound 1").code == 2);
   CHECK(allocsim(sc + "--strategy pct --depth 0").code == 2);
   CHECK_THAT(allocsim("list strategies").text, Catch::Contains("pct"));

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <chrono>
 #include <cstdio>
 
@@ -78,15 +79,23 @@ void print_strategy_lines(const harness::Scenario& sc, const campaign::ExploreCo
           s.states, s.distinct, s.table_full ? "" : " (every distinct one)", count_of(s.pruned, "path"),
           count_of(s.sleep_blocked, "path"), size(s.table_bytes), size(s.table_max_bytes),
           s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
-      if (rep.reduction == "symmetry" && s.symmetry)
-        std::cout << fmt::format(
-            "  symmetry: states are taken up to renaming interchangeable actors ({} of the "
-            "visited under a renaming); an actor's outcomes stand for its class's\n",
-            s.renamed);
-      if (rep.reduction == "symmetry" && !s.symmetry) {
-        std::cout << "  symmetry: no interchangeable actors here (docs/DESIGN.md §2 \"Symmetry\"), so this is "
-                     "--reduction states:\n";
-        for (const std::string& why : harness::find_interchangeable(sc).unpaired) std::cout << "    " << why << "\n";
+      if (rep.reduction == "symmetry") {
+        const harness::ActorSymmetry sym = harness::find_interchangeable(sc);
+        if (s.symmetry) {
+          std::cout << fmt::format(
+              "  symmetry: states are taken up to renaming interchangeable actors ({} of the "
+              "visited under a renaming); an actor's outcomes stand for its class's\n",
+              s.renamed);
+          for (const auto& cls : sym.classes) {
+            std::vector<std::string> names;
+            for (const sim::ActorId a : cls) names.push_back(sc.actors[a].name);
+            std::cout << fmt::format("    interchangeable: {}\n", fmt::join(names, ", "));
+          }
+        } else {
+          std::cout << "  symmetry: no interchangeable actors here (docs/DESIGN.md §2 \"Symmetry\"), so this is "
+                       "--reduction states:\n";
+        }
+        for (const std::string& why : sym.unpaired) std::cout << "    " << why << "\n";
       }
     }
   }
