@@ -83,7 +83,7 @@ _allocsim() {
       return 0
       ;;
     --reduction)
-      COMPREPLY=($(compgen -W "dpor none" -- "$cur"))
+      COMPREPLY=($(compgen -W "dpor states symmetry none" -- "$cur"))
       return 0
       ;;
     -o | --out | --corpus | --checkpoint | --resume | --trace-out | --report-json | --junit | --report-html | \
