@@ -115,9 +115,13 @@ std::string strategy_names_with(bool StrategyCaps::*has) {
 }
 
 ResolvedStrategy resolve_strategy(const StrategySpec& spec, const StrategyParams& params) {
-  if ((!params.reduction.empty() && !spec.caps.takes_reduction) || (params.preemption_bound && !spec.caps.takes_bound))
-    throw StrategyError(fmt::format("--reduction and --preemption-bound apply to --strategy {} only",
-                                    strategy_names_with(&StrategyCaps::takes_reduction)));
+  // Each flag is named alone, with the strategy the run has (random when --strategy is not given).
+  if (!params.reduction.empty() && !spec.caps.takes_reduction)
+    throw StrategyError(fmt::format("--reduction applies to --strategy {} only, and this run's strategy is {}",
+                                    strategy_names_with(&StrategyCaps::takes_reduction), spec.name));
+  if (params.preemption_bound && !spec.caps.takes_bound)
+    throw StrategyError(fmt::format("--preemption-bound applies to --strategy {} only, and this run's strategy is {}",
+                                    strategy_names_with(&StrategyCaps::takes_bound), spec.name));
   return spec.resolve(params);
 }
 

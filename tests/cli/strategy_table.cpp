@@ -58,11 +58,19 @@ TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli
 }
 
 TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the table", "[cli][strategies]") {
-  for (const char* flags : {"--strategy dpor --reduction none", "--strategy dpor --preemption-bound 1"}) {
-    const auto r = allocsim_in_root("run " + kScenario + " " + flags);
-    CHECK(r.code == 2);
-    CHECK_THAT(r.text, Catch::Contains("--reduction and --preemption-bound apply to --strategy dfs only"));
-  }
+  const auto reduction = allocsim_in_root("run " + kScenario + " --strategy dpor --reduction none");
+  CHECK(reduction.code == 2);
+  CHECK_THAT(reduction.text,
+             Catch::Contains("--reduction applies to --strategy dfs only, and this run's strategy is dpor"));
+  const auto bound = allocsim_in_root("run " + kScenario + " --strategy dpor --preemption-bound 1");
+  CHECK(bound.code == 2);
+  CHECK_THAT(bound.text,
+             Catch::Contains("--preemption-bound applies to --strategy dfs only, and this run's strategy is dpor"));
+  // Without --strategy the run is random's, and the message says so rather than naming a flag not given.
+  const auto plain = allocsim_in_root("run " + kScenario + " --reduction symmetry");
+  CHECK(plain.code == 2);
+  CHECK_THAT(plain.text,
+             Catch::Contains("--reduction applies to --strategy dfs only, and this run's strategy is random"));
   const auto bogus = allocsim_in_root("run " + kScenario + " --strategy bogus");
   CHECK(bogus.code == 2);
   CHECK_THAT(bogus.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));
