@@ -74,7 +74,7 @@ std::string reserved_because(std::string_view n) {
     if (reserved_words().contains(w)) return fmt::format("holds \"{}\", a word the backend writes itself", w);
     for (std::string_view prefix : {"op", "release"})  // the op ids' "op3", "release2"
       if (w.size() > prefix.size() && w.starts_with(prefix) && digits(std::string_view(w).substr(prefix.size())))
-        return fmt::format("holds \"{}\", the form of an operation id's counter", w);
+        return fmt::format("holds \"{}\", the form of an operation id (op3, release2)", w);
   }
   return "";
 }
@@ -128,8 +128,8 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
   // Where a name occurs outside the scripts, for the reason printed: the top-level key that holds it.
   const auto where_outside = [&doc](const std::string& name) {
     for (const auto& [key, value] : doc.items())
-      if (occurs(value.dump(), name)) return "/" + key;
-    return std::string("outside the scripts");
+      if (occurs(key, name) || occurs(value.dump(), name)) return "/" + key;
+    return std::string("the scenario outside the scripts");
   };
 
   std::vector<std::vector<std::string>> own(n);
@@ -179,7 +179,9 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
   std::vector<std::string> shapes(n);
   for (size_t i = 0; i < n; ++i) {
     std::vector<OwnName> names;
-    for (size_t k = 0; k < own[i].size(); ++k) names.push_back({own[i][k], sim::ActorId(i), uint32_t(k)});
+    // Reserved names stay as they are (only a left-out actor has one): replacing "plan" would replace the op name.
+    for (size_t k = 0; k < own[i].size(); ++k)
+      if (!reserved(own[i][k])) names.push_back({own[i][k], sim::ActorId(i), uint32_t(k)});
     std::stable_sort(names.begin(), names.end(),
                      [](const auto& a, const auto& b) { return a.name.size() > b.name.size(); });
     std::array<bool, 256> starts{};
@@ -202,7 +204,7 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     rule_out(members[0], left_out.empty()
                              ? std::string("no other actor's script is the same up to its own names (rule 1)")
                              : fmt::format("the other actors whose scripts are the same up to their own names ({}) "
-                                           "are left out by the rules above",
+                                           "are left out by rules 2-4 (rule 1)",
                                            fmt::join(left_out, ", ")));
   }
   std::sort(out.classes.begin(), out.classes.end());

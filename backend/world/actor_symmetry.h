@@ -44,8 +44,9 @@ struct ActorSymmetry {
   std::vector<OwnName> names;
   /// starts[c]: some name of `names` begins with byte c (split_names skips every other place at once).
   std::array<bool, 256> starts{};
-  /// Why each actor outside every class is there, as "ACTOR: reason" in actor order (the first rule it breaks), or
-  /// one line for the whole scenario ("the scenario has one actor"): what `run` prints when symmetry finds no class.
+  /// Why each actor outside every class is there, as "ACTOR: reason" in actor order (a rule it breaks: the first the
+  /// checks meet, rule 4's `recover` first, then 3, 2 and 1), or one line for the whole scenario ("the scenario has one
+  /// actor"): what `run --reduction symmetry` prints for every actor in no class.
   std::vector<std::string> unpaired;
 };
 

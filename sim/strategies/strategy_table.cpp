@@ -115,12 +115,12 @@ std::string strategy_names_with(bool StrategyCaps::*has) {
 }
 
 ResolvedStrategy resolve_strategy(const StrategySpec& spec, const StrategyParams& params) {
-  // Each flag is named alone, with the strategy the run has (random when --strategy is not given).
+  // Each flag is named alone, with the strategy given (random when --strategy is not).
   if (!params.reduction.empty() && !spec.caps.takes_reduction)
-    throw StrategyError(fmt::format("--reduction applies to --strategy {} only, and this run's strategy is {}",
+    throw StrategyError(fmt::format("--reduction applies to --strategy {} only (--strategy {} takes no reduction)",
                                     strategy_names_with(&StrategyCaps::takes_reduction), spec.name));
   if (params.preemption_bound && !spec.caps.takes_bound)
-    throw StrategyError(fmt::format("--preemption-bound applies to --strategy {} only, and this run's strategy is {}",
+    throw StrategyError(fmt::format("--preemption-bound applies to --strategy {} only (--strategy {} takes no bound)",
                                     strategy_names_with(&StrategyCaps::takes_bound), spec.name));
   return spec.resolve(params);
 }

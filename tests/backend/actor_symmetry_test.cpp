@@ -103,9 +103,17 @@ TEST_CASE("actor symmetry: each actor left out of every class says the first rul
   // c shares a's workload: both are out, and b, of their shape, is alone because of them, not of its script.
   CHECK(find_interchangeable(reservers({"a", "b", "c"}, {"wa", "wb", "wa"})).unpaired ==
         Lines{"a: \"wa\" occurs in c's script (rule 2)",
-              "b: the other actors whose scripts are the same up to their own names (a, c) are left out by the rules "
-              "above",
+              "b: the other actors whose scripts are the same up to their own names (a, c) are left out by rules 2-4 "
+              "(rule 1)",
               "c: its script names \"wa\", a's (rule 2)"});
+  // A reserved own name is not replaced in its actor's shape: "plan" is an op name too.
+  CHECK(find_interchangeable(reservers({"plan", "b"}, {"wa", "wb"})).unpaired ==
+        Lines{"plan: its own name \"plan\" holds \"plan\", a word the backend writes itself (rule 3)",
+              "b: the other actors whose scripts are the same up to their own names (plan) are left out by rules 2-4 "
+              "(rule 1)"});
+  // An own name that is a top-level key of the scenario.
+  CHECK(find_interchangeable(reservers({"invariants", "b"}, {"wa", "wb"})).unpaired[0] ==
+        "invariants: \"invariants\" occurs in /invariants (rule 2)");
   CHECK(find_interchangeable(reservers({"a"})).unpaired == Lines{"the scenario has one actor"});
   CHECK(find_interchangeable(reservers({"a", "b", "c"})).unpaired.empty());
 }

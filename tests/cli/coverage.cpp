@@ -113,6 +113,7 @@ TEST_CASE("run --report-json: an exhaustive run's reduction, its state counts an
   CHECK(e.at("reduction") == "symmetry");
   CHECK(e.at("exhausted") == true);
   CHECK(e.at("states").at("stored") == 1552);
+  CHECK(e.at("abandoned_prefixes") == 321);
   // The outcomes are per class: flowA's stand for flowB's too.
   CHECK(e.at("symmetry") == json::parse(R"({"classes": [["flowA", "flowB"]], "renamed": 921,
                                              "outcomes_per_class": true, "unpaired": []})"));
@@ -122,7 +123,7 @@ TEST_CASE("run --report-json: an exhaustive run's reduction, its state counts an
       (dir / "dpor.json"));
   CHECK(dpor.code == 0);
   CHECK(json::parse(slurp(dir / "dpor.json")).at("exploration") ==
-        json::parse(R"({"reduction": "dpor", "exhausted": true, "distinct_traces": 19,
+        json::parse(R"({"reduction": "dpor", "exhausted": true, "abandoned_prefixes": 0, "distinct_traces": 19,
                         "distinct_traces_estimated": false})"));
   const cli_test::Captured random = allocsim(
       "run scenarios/alloc-004-one-plan-two-claimants.json -n 10 --no-corpus "

@@ -61,16 +61,16 @@ TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names li
   const auto reduction = allocsim_in_root("run " + kScenario + " --strategy dpor --reduction none");
   CHECK(reduction.code == 2);
   CHECK_THAT(reduction.text,
-             Catch::Contains("--reduction applies to --strategy dfs only, and this run's strategy is dpor"));
+             Catch::Contains("--reduction applies to --strategy dfs only (--strategy dpor takes no reduction)"));
   const auto bound = allocsim_in_root("run " + kScenario + " --strategy dpor --preemption-bound 1");
   CHECK(bound.code == 2);
   CHECK_THAT(bound.text,
-             Catch::Contains("--preemption-bound applies to --strategy dfs only, and this run's strategy is dpor"));
+             Catch::Contains("--preemption-bound applies to --strategy dfs only (--strategy dpor takes no bound)"));
   // Without --strategy the run is random's, and the message says so rather than naming a flag not given.
   const auto plain = allocsim_in_root("run " + kScenario + " --reduction symmetry");
   CHECK(plain.code == 2);
   CHECK_THAT(plain.text,
-             Catch::Contains("--reduction applies to --strategy dfs only, and this run's strategy is random"));
+             Catch::Contains("--reduction applies to --strategy dfs only (--strategy random takes no reduction)"));
   const auto bogus = allocsim_in_root("run " + kScenario + " --strategy bogus");
   CHECK(bogus.code == 2);
   CHECK_THAT(bogus.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));

@@ -81,7 +81,7 @@ void print_strategy_lines(const harness::Scenario& sc, const campaign::ExploreCo
           s.table_full ? " (full: later states were explored without being stored)" : "", s.collision_probability);
       if (rep.reduction == "symmetry") {
         const harness::ActorSymmetry sym = harness::find_interchangeable(sc);
-        if (s.symmetry) {
+        if (!sym.classes.empty()) {
           std::cout << fmt::format(
               "  symmetry: states are taken up to renaming interchangeable actors ({} of the "
               "visited under a renaming); an actor's outcomes stand for its class's\n",

@@ -76,9 +76,12 @@ namespace {
 
 /// An exhaustive run's reduction and what it counted (the text's "exhaustive:", "states:" and "symmetry:" lines).
 /// Under symmetry the outcomes are per class: an actor's stand for its class's, so `classes` names them.
-nlohmann::ordered_json exploration_json(const harness::Scenario& sc, const campaign::RunReport& rep) {
+nlohmann::ordered_json exploration_json(const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
+                                        const campaign::RunReport& rep) {
   using J = nlohmann::ordered_json;
   J e = {{"reduction", rep.reduction}, {"exhausted", rep.exhausted}};
+  if (cfg.preemption_bound) e["preemption_bound"] = *cfg.preemption_bound;
+  e["abandoned_prefixes"] = rep.summary.abandoned;
   if (rep.distinct_traces) {
     e["distinct_traces"] = *rep.distinct_traces;
     e["distinct_traces_estimated"] = rep.distinct_traces_sample_level > 0;
@@ -132,7 +135,7 @@ nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& 
   j["expectation"] = {{"met", rep.summary.interrupted ? J(nullptr) : J(rep.met)}, {"unmet", rep.unmet}};
   j["notes"] = rep.notes;
   j["coverage"] = run_coverage(rep);
-  if (cfg.spec().caps.exhaustive) j["exploration"] = exploration_json(sc, rep);
+  if (cfg.spec().caps.exhaustive) j["exploration"] = exploration_json(cfg, sc, rep);
   return j;
 }
 

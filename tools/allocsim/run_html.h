@@ -6,7 +6,10 @@
 //   {"schema", "tool_version", "scenario": {"path", "name", "digest"}, "strategy", "seed" (seeded strategies),
 //    "mutants", "executions", "steps", "violating_executions", "violations": {invariant: n},
 //    "first_violation": null | {"invariant", "message", "replay"}, "outcomes", "reached", "pair_coverage",
-//    "interrupted", "expectation": {"met": true|false|null (interrupted), "unmet": [...]}, "coverage"}
+//    "interrupted", "expectation": {"met": true|false|null (interrupted), "unmet": [...]}, "coverage",
+//    exhaustive strategies: "exploration": {"reduction", "exhausted", "preemption_bound" (when bounded),
+//    "abandoned_prefixes", "distinct_traces", "distinct_traces_estimated", "states" (states, symmetry),
+//    "symmetry" (symmetry: "classes", "renamed", "outcomes_per_class", "unpaired")}}
 // Like every report: deterministic, no time, no host; tool_version is the version, never the git commit.
 #pragma once
 
