@@ -2,7 +2,7 @@
 // footprint of what it hands out on the Caller (Caller::touch) before it returns, so that DPOR, sleep sets, the causal
 // slice and the state caches see every read and write a step makes: the port has no other way into the state, and a
 // footprint cannot be forgotten at a new line of code (loom's wrapped primitives record their accesses the same way;
-// docs/DESIGN.md §2, "Footprints").
+// docs/DESIGN.md §2, "DPOR must never hide a violation").
 //
 // The objects, conservative:
 //   (Node, name)               a node's fields
