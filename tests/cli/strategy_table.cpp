@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli/support.h"
@@ -58,25 +59,24 @@ TEST_CASE("sweep --strategy dpor counts what sweep --strategy dfs counts", "[cli
 }
 
 TEST_CASE("run: strategy dpor refuses the flags only dfs takes, unknown names list the table", "[cli][strategies]") {
-  const auto reduction = allocsim_in_root("run " + kScenario + " --strategy dpor --reduction none");
-  CHECK(reduction.code == 2);
-  CHECK_THAT(reduction.text,
-             Catch::Contains("--reduction applies to --strategy dfs only (--strategy dpor takes no reduction)"));
-  const auto bound = allocsim_in_root("run " + kScenario + " --strategy dpor --preemption-bound 1");
-  CHECK(bound.code == 2);
-  CHECK_THAT(bound.text,
-             Catch::Contains("--preemption-bound applies to --strategy dfs only (--strategy dpor takes no bound)"));
-  // Without --strategy the run is random's, and the message says so rather than naming a flag not given.
-  const auto plain = allocsim_in_root("run " + kScenario + " --reduction symmetry");
-  CHECK(plain.code == 2);
-  CHECK_THAT(plain.text,
-             Catch::Contains("--reduction applies to --strategy dfs only (--strategy random takes no reduction)"));
-  const auto bogus = allocsim_in_root("run " + kScenario + " --strategy bogus");
-  CHECK(bogus.code == 2);
-  CHECK_THAT(bogus.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));
-  const auto sweep = allocsim_in_root("sweep " + kScenario + " --strategy bogus");
-  CHECK(sweep.code == 2);
-  CHECK_THAT(sweep.text, Catch::Contains("unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"));
+  // Each refused command line, and what its message must say (exit 2 for all). Without --strategy the run is
+  // random's, and the message says so rather than naming a flag not given.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"run " + kScenario + " --strategy dpor --reduction none",
+       "--reduction applies to --strategy dfs only (--strategy dpor takes no reduction)"},
+      {"run " + kScenario + " --strategy dpor --preemption-bound 1",
+       "--preemption-bound applies to --strategy dfs only (--strategy dpor takes no bound)"},
+      {"run " + kScenario + " --reduction symmetry",
+       "--reduction applies to --strategy dfs only (--strategy random takes no reduction)"},
+      {"run " + kScenario + " --strategy bogus", "unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"},
+      {"sweep " + kScenario + " --strategy bogus", "unknown strategy \"bogus\" (available: random, pct, dfs, dpor)"},
+  };
+  for (const auto& [args, message] : refused) {
+    INFO(args);
+    const auto r = allocsim_in_root(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(message));
+  }
 }
 
 TEST_CASE("run prints a dfs finding's schedule in the form replay --schedule reads", "[cli][schedule]") {
