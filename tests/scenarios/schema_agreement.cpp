@@ -147,6 +147,14 @@ const std::vector<Variant> kVariants = {
     {"recover_self.json", "{ \"op\": \"observe\" }", "{ \"op\": \"recover\", \"flow\": \"a\" }",
      "cross-reference: recover's flow must be another actor in /actors"},
     {"recover_without_flow.json", "{ \"op\": \"observe\" }", "{ \"op\": \"recover\" }", ""},
+    // A script index takes every word of the op at that index, a bind's `rejected` (reject_binds) among them.
+    {"index_pin_rejected_bind.json",
+     "{ \"op\": \"observe\" },\n      { \"op\": \"release\" } ] } ],\n  \"invariants\": \"all\",\n  \"expect\": { "
+     "\"outcome\": \"pass\" }",
+     "{ \"op\": \"bind_workload\", \"node\": \"n1\", \"workload\": \"w\" },\n      { \"op\": \"release\" } ] } ],\n  "
+     "\"invariants\": \"all\",\n  \"expect\": { \"outcome\": \"pass\", \"actors\": { \"a\": { \"1\": [\"done\", "
+     "\"rejected\"] } } }",
+     "", true},
 };
 
 const char* kBase = R"({
