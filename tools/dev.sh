@@ -16,6 +16,9 @@
 #                       `dpkg --root` and run the binary there on an installed scenario (CI)
 #   tools/dev.sh selfcheck     build allocsim and run the bounded verdict self-check (README "Verdict
 #                       self-check"): fails on any contradiction; report and files in $BUILD/selfcheck/
+#   tools/dev.sh schema        build allocsim-update-schema and write the table-owned parts of
+#                       scenarios/schema/scenario.v1.schema.json (ops, outcomes, invariants, mutants, barriers) from
+#                       the tables (backend/scenario/scenario_schema.h); the suite fails while the file lags them
 #   tools/dev.sh format        apply clang-format (.clang-format) in place to the C++ sources
 #   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
@@ -253,6 +256,11 @@ case "${1:-}" in
       --scenarios "${ALLOCSIM_SELFCHECK_SCENARIOS:-300}" --jobs "$JOBS" --out "$out/files" \
       --report-json "$out/report.json"
     ;;
+  schema)
+    install_missing "${PACKAGES[@]}"
+    build allocsim-update-schema
+    "$BUILD/tools/allocsim-update-schema" "$ROOT/scenarios/schema/scenario.v1.schema.json"
+    ;;
   format)
     install_missing "${FORMAT_PACKAGES[@]}"
     cd "$ROOT"
@@ -275,7 +283,7 @@ case "${1:-}" in
     echo "dev.sh: format-check: all C++ sources formatted" >&2
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|package|install-check|selfcheck|format|format-check" >&2
+    echo "usage: tools/dev.sh demo|test|build|report|sanitize|fuzz|differential|package|install-check|selfcheck|schema|format|format-check" >&2
     exit 2
     ;;
 esac

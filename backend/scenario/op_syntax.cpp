@@ -6,12 +6,49 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <string>
 
 #include "backend/model/barriers.h"
 #include "sim/support/json_reader.h"
 
 namespace allocsim::harness {
+
+namespace {
+
+/// "op" and the properties of the row's schema, in order. The names are kept for the life of the process (the
+/// rows hand out const char*). A schema that is not an object of the documented shape is a mistake in the table.
+std::vector<const char*> keys_of_schema(const OpSyntax& row) {
+  static std::set<std::string, std::less<>> names;  // std::set: a name's address never moves
+  const nlohmann::ordered_json schema = op_schema(row);
+  std::vector<const char*> keys = {"op"};
+  if (const auto props = schema.find("properties"); props != schema.end())
+    for (const auto& [key, _] : props->items()) {
+      for (const char* reserved : {"op", "when", "retry"})
+        if (key == reserved)
+          throw std::logic_error(
+              fmt::format("op {}: its schema names the key {}, which the table adds", row.name, key));
+      keys.push_back(names.insert(key).first->c_str());
+    }
+  return keys;
+}
+
+}  // namespace
+
+nlohmann::ordered_json op_schema(const OpSyntax& row) {
+  nlohmann::ordered_json schema;
+  try {
+    schema = nlohmann::ordered_json::parse(row.schema);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::logic_error(fmt::format("op {}: its schema is not JSON: {}", row.name, e.what()));
+  }
+  if (!schema.is_object() || !schema.contains("description") ||
+      (schema.contains("properties") && !schema["properties"].is_object()))
+    throw std::logic_error(
+        fmt::format("op {}: its schema is not an object with a description and properties", row.name));
+  return schema;
+}
 
 const std::vector<OpSyntax>& op_syntax_rows() {
   static const std::vector<OpSyntax> k = [] {
@@ -20,8 +57,10 @@ const std::vector<OpSyntax>& op_syntax_rows() {
                                        environment_op_syntax(), fault_op_syntax(), foreign_op_syntax()})
       for (OpSyntax& row : part) rows.push_back(std::move(row));
     std::stable_sort(rows.begin(), rows.end(), [](const OpSyntax& a, const OpSyntax& b) { return a.kind < b.kind; });
-    for (OpSyntax& row : rows)
+    for (OpSyntax& row : rows) {
       if (row.calls.empty()) row.calls = {row.name};
+      row.keys = keys_of_schema(row);
+    }
     return rows;
   }();
   return k;

@@ -4,13 +4,15 @@
 // nothing else switches over OpKind.
 //
 // Adding an op: an OpKind value (scenario.h, with any new Op field), its syntax row in the op_syntax_<concept>.cpp
-// it belongs to, its behaviour function and row in backend/ops/op_<concept>.cpp, its `op_<name>` definition and
-// enums in scenarios/schema/scenario.v1.schema.json, and a scenario or test that uses it.
-// tests/scenarios/schema_agreement.cpp checks the schema against this table.
+// it belongs to (keys and their JSON Schema included), its behaviour function and row in
+// backend/ops/op_<concept>.cpp, and a scenario or test that uses it. The schema file's op sections are written from
+// the rows (scenario_schema.h; `tools/dev.sh schema` rewrites scenarios/schema/scenario.v1.schema.json, and
+// tests/scenarios/schema_agreement.cpp fails while the file lags the table).
 //
 // Contract: op_syntax_rows()[i].kind == OpKind(i) for every row (op_syntax() checks it); names are the words of
-// scenario files; `keys` include "op"; `outcomes` are every word the op's behaviour can return plus the fault words
-// its barriers allow (`error`, `unknown`, `crashed`), i.e. the vocabulary of expect.actors.
+// scenario files; `schema` is a JSON object (below) whose properties never name "op" or a modifier; `keys` are
+// "op" and then `schema`'s properties, in order; `outcomes` are every word the op's behaviour can return plus the
+// fault words its barriers allow (`error`, `unknown`, `crashed`), i.e. the vocabulary of expect.actors.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,7 +35,11 @@ inline constexpr const char* kMigStateLabel = "nvidia.com/mig.config.state";
 struct OpSyntax {
   OpKind kind;
   const char* name;
-  std::vector<const char*> keys;      // the keys the op takes, "op" included (did-you-mean candidates)
+  /// The op's JSON Schema, as JSON text: {"description": ..., "properties": {key: schema, ...}, "required": [...],
+  /// and any other keyword of the op's definition ("not", "anyOf", ...)}. "properties" and "required" leave out
+  /// "op" and the modifiers (when, retry): scenario_schema.h adds those. The keys the op takes are these
+  /// properties; a key without a schema cannot be read.
+  const char* schema;
   std::vector<const char*> outcomes;  // expect.actors vocabulary, in the order `allocsim` documents them
   /// Reads the op's own fields from `v` (at `ptr`); its keys are already checked. Throws ScenarioError.
   void (*parse)(const ScenarioReader& r, const nlohmann::ordered_json& v, const std::string& ptr, Op& op);
@@ -53,12 +59,18 @@ struct OpSyntax {
   /// with `requests` makes inventory and plan calls, one that reserves an earlier plan does not); nullptr: all
   /// of `calls`.
   std::vector<const char*> (*calls_of)(const Op& op) = nullptr;
+  /// The keys the op takes: "op", then the properties of `schema` in their order (did-you-mean candidates);
+  /// op_syntax_rows() fills it in from `schema`.
+  std::vector<const char*> keys = {};
 };
 
 /// Every op's syntax row, in OpKind order: the rows of the files below, each row's `calls` filled in.
 const std::vector<OpSyntax>& op_syntax_rows();
 /// The row of `k`.
 const OpSyntax& op_syntax(OpKind k);
+/// `row.schema`, parsed; a schema that is not JSON, or not an object with a description and an object of
+/// properties, throws std::logic_error (a mistake in the table, which every test that loads a scenario meets).
+nlohmann::ordered_json op_schema(const OpSyntax& row);
 
 /// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its
 /// script's ops (calls_of, else calls; first appearance), then every barrier of the barrier table (whether a call fires

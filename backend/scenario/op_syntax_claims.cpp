@@ -96,21 +96,40 @@ std::vector<OpSyntax> claim_op_syntax() {
   return {
       {OpKind::Inventory,
        "inventory",
-       {"op", "nodes"},
+       R"json({
+         "description": "Take an inventory (one API call).",
+         "properties": {
+           "nodes": {"description": "Scope: node names (distinct); omit for every node.", "type": "array", "minItems": 1, "uniqueItems": true, "items": {"$ref": "#/$defs/node_ref"}}
+         }
+       })json",
        {"complete", "partial", "unknown"},  //
        parse_inventory,
        nullptr,
        json_inventory},
       {OpKind::Plan,
        "plan",
-       {"op", "requests"},
+       R"json({
+         "description": "Plan the requests on the actor's last inventory.",
+         "properties": {
+           "requests": {"$ref": "#/$defs/requests"}
+         },
+         "required": ["requests"]
+       })json",
        {"feasible", "infeasible", "skipped"},  //
        parse_plan,
        nullptr,
        json_plan},
       {OpKind::Reserve,
        "reserve",
-       {"op", "requests", "plan_from"},
+       R"json({
+         "description": "Reserve the actor's last plan; with requests: inventory, plan and reserve as three calls; with plan_from: another actor's last plan (ALLOC-004).",
+         "properties": {
+           "requests": {"$ref": "#/$defs/requests"},
+           "plan_from": {"description": "Reserve this other actor's last plan (an actor in /actors, not this one).", "type": "string", "minLength": 1}
+         },
+         "not": {"required": ["requests", "plan_from"]},
+         "dependentRequired": {"retry": ["requests"]}
+       })json",
        {"claimed", "conflict", "infeasible", "unknown", "skipped", "error", "crashed"},  //
        parse_reserve,
        resolve_reserve,
@@ -120,7 +139,12 @@ std::vector<OpSyntax> claim_op_syntax() {
        reserve_calls},
       {OpKind::Release,
        "release",
-       {"op", "keep_workloads"},
+       R"json({
+         "description": "Release the actor's claim, with the claim's generation.",
+         "properties": {
+           "keep_workloads": {"description": "Keep the workloads bound (default false).", "type": "boolean", "default": false}
+         }
+       })json",
        {"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"},  //
        parse_release,
        nullptr,

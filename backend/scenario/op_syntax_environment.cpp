@@ -49,21 +49,42 @@ std::vector<OpSyntax> environment_op_syntax() {
   return {
       {OpKind::BindWorkload,
        "bind_workload",
-       {"op", "node", "workload", "units"},
+       R"json({
+         "description": "Bind a foreign workload holding GPU units on a node.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "workload": {"description": "The workload id.", "type": "string", "minLength": 1},
+           "units": {"description": "GPU units held (default 1); at most the named node's gpu_count (checked by the loader: a cross-reference).", "type": "integer", "minimum": 1, "maximum": 64, "default": 1}
+         },
+         "required": ["node", "workload"]
+       })json",
        {"done", "rejected"},  // rejected: the node's kubelet refused it (reject_binds)
        parse_bind,
        nullptr,
        json_bind},
       {OpKind::UnbindWorkload,
        "unbind_workload",
-       {"op", "node", "workload"},
+       R"json({
+         "description": "Unbind a workload from a node.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "workload": {"description": "The workload id.", "type": "string", "minLength": 1}
+         },
+         "required": ["node", "workload"]
+       })json",
        {"done"},  //
        parse_bind,
        nullptr,
        json_unbind},
       {OpKind::AdvanceClock,
        "advance_clock",
-       {"op", "seconds"},
+       R"json({
+         "description": "Advance the fake clock; pending geometry then applies.",
+         "properties": {
+           "seconds": {"description": "Seconds to advance, 0 to 86400.", "type": "number", "minimum": 0, "maximum": 86400}
+         },
+         "required": ["seconds"]
+       })json",
        {"done"},  //
        parse_clock,
        nullptr,

@@ -130,51 +130,122 @@ std::vector<OpSyntax> fault_op_syntax() {
   return {
       {OpKind::FailReads,
        "fail_reads",
-       {"op", "kind"},
+       R"json({
+         "description": "Make reads of one kind fail until restore_reads.",
+         "properties": {
+           "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
+         },
+         "required": ["kind"]
+       })json",
        {"done"},  //
        parse_reads,
        nullptr,
        json_reads},
       {OpKind::RestoreReads,
        "restore_reads",
-       {"op", "kind"},
+       R"json({
+         "description": "Make reads of one kind succeed again.",
+         "properties": {
+           "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
+         },
+         "required": ["kind"]
+       })json",
        {"done"},  //
        parse_reads,
        nullptr,
        json_reads},
       {OpKind::FailGeometry,
        "fail_geometry",
-       {"op", "node"},
+       R"json({
+         "description": "Make the next geometry apply on a node fail.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"}
+         },
+         "required": ["node"]
+       })json",
        {"done"},  //
        parse_node,
        nullptr,
        json_node},
-      {OpKind::StaleReads, "stale_reads", {"op", "writes", "reads"}, {"done"}, parse_stale, nullptr, json_stale},
+      {OpKind::StaleReads,
+       "stale_reads",
+       R"json({
+          "description": "Arm a stale read (docs/DESIGN.md §4, the ops table): the next `reads` inventory or observe reads, by any actor, answer from the state as of `writes` writes ago (a write: a step that wrote a node or a claim). Harness-level: upstream has no hook for it.",
+          "properties": {
+            "writes": {"description": "How many writes behind the read is, 1 to 8 (default 1); fewer writes so far: the start state.", "type": "integer", "minimum": 1, "maximum": 8},
+            "reads": {"description": "How many reads the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+          }
+        })json",
+       {"done"},
+       parse_stale,
+       nullptr,
+       json_stale},
       {OpKind::PartialReads,
        "partial_reads",
-       {"op", "workloads", "reads", "listings"},
+       R"json({
+         "description": "Arm a partial pod listing (docs/DESIGN.md §4, the ops table): the next `reads` listings of each kind in `listings` omit these workloads and still look complete: inventories (their pod listing), and release workload checks (a release's or a recovery's, which then free cards the hidden pods hold). Upstream has no hook for it: the inventory's is the harness's, the release's a port-only read hook.",
+         "properties": {
+           "workloads": {"description": "Workloads the listing omits: each a start workload of a node or bound by a bind_workload op.", "type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "minLength": 1}},
+           "reads": {"description": "How many listings of each kind the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16},
+           "listings": {"description": "Which listings the fault covers (default [\"inventory\"]): \"inventory\", \"release\", or both.", "type": "array", "minItems": 1, "maxItems": 2, "uniqueItems": true, "items": {"enum": ["inventory", "release"]}}
+         },
+         "required": ["workloads"]
+       })json",
        {"done"},
        parse_partial,
        resolve_partial,
        json_partial},
       {OpKind::FailGeometryFor,
        "fail_geometry_for",
-       {"op", "node", "seconds"},
+       R"json({
+         "description": "Geometry applies on a node fail until the fake clock has moved `seconds` past now, then succeed again (`fail_geometry` is the permanent one). A port-only hook.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "seconds": {"description": "How long the failure lasts, more than 0 up to 86400 seconds of fake clock.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400}
+         },
+         "required": ["node", "seconds"]
+       })json",
        {"done"},
        parse_geometry_for,
        nullptr,
        json_geometry_for},
-      {OpKind::GeometryNoEffect, "geometry_no_effect", {"op", "node"}, {"done"}, parse_node, nullptr, json_node},
+      {OpKind::GeometryNoEffect,
+       "geometry_no_effect",
+       R"json({
+          "description": "From now on a geometry apply on the node reports success for its write while the node's MIG layout stays unchanged. A port-only hook (docs/DESIGN.md §4).",
+          "properties": {
+            "node": {"$ref": "#/$defs/node_ref"}
+          },
+          "required": ["node"]
+        })json",
+       {"done"},
+       parse_node,
+       nullptr,
+       json_node},
       {OpKind::GeometryPartial,
        "geometry_partial",
-       {"op", "node", "applies"},
+       R"json({
+         "description": "The next `applies` geometry applies on the node each carve only the first slice of the layout a successful apply would carve (its first profile, one instance) and report failed for their write: a half-made layout, as when a GPU instance is made and its compute instance is not. Later applies are whole again. An outright failure (fail_geometry, fail_geometry_for) wins, carves nothing and uses up no partial apply. A port-only hook (docs/DESIGN.md §4).",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "applies": {"description": "How many applies on the node the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+         },
+         "required": ["node"]
+       })json",
        {"done"},
        parse_node_count<kApplies, kMaxFaultedApplies, &Op::applies>,
        nullptr,
        json_node_count<kApplies, &Op::applies>},
       {OpKind::RejectBinds,
        "reject_binds",
-       {"op", "node", "binds"},
+       R"json({
+         "description": "The node's kubelet refuses the next `binds` bind_workload ops on it, as kubelet admission does when the device plugin's Allocate fails (UnexpectedAdmissionError): each records rejected and binds nothing. Arming again adds binds. A harness fault: upstream's bind_workload has no refusal (docs/DESIGN.md §4).",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "binds": {"description": "How many binds on the node are refused, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+         },
+         "required": ["node"]
+       })json",
        {"done"},
        parse_node_count<kBinds, kMaxRefusedBinds, &Op::binds>,
        nullptr,

@@ -124,7 +124,16 @@ std::vector<OpSyntax> foreign_op_syntax() {
   return {
       {OpKind::SetLabels,
        "set_labels",
-       {"op", "node", "set", "remove"},
+       R"json({
+         "description": "A foreign write (GFD, an admin): set and/or remove labels of a node; bumps its resourceVersion. nvidia.com/mig.config also sets the node's mig_config; nvidia.com/mig.config.state is set_mig_state's.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "set": {"description": "Label -> value to set.", "type": "object", "propertyNames": {"minLength": 1, "not": {"const": "nvidia.com/mig.config.state"}}, "additionalProperties": {"description": "A label value.", "type": "string"}},
+           "remove": {"description": "Label keys to remove (not the mig.config labels).", "type": "array", "uniqueItems": true, "items": {"description": "A label key.", "type": "string", "minLength": 1, "not": {"enum": ["nvidia.com/mig.config", "nvidia.com/mig.config.state"]}}}
+         },
+         "required": ["node"],
+         "anyOf": [{"required": ["set"], "properties": {"set": {"minProperties": 1, "description": "Non-empty when it is the only key that writes (set or remove)."}}}, {"required": ["remove"], "properties": {"remove": {"minItems": 1, "description": "Non-empty when it is the only key that writes (set or remove)."}}}]
+       })json",
        {"done"},  //
        parse_set_labels,
        nullptr,
@@ -132,7 +141,15 @@ std::vector<OpSyntax> foreign_op_syntax() {
        "a foreign write: GFD or an admin sets/removes node labels"},
       {OpKind::SetMigState,
        "set_mig_state",
-       {"op", "node", "state", "generation"},
+       R"json({
+         "description": "A foreign write (mig-manager, an admin): set a node's nvidia.com/mig.config.state; bumps its resourceVersion.",
+         "properties": {
+           "node": {"$ref": "#/$defs/node_ref"},
+           "state": {"description": "The state word.", "enum": ["pending", "success", "failed"]},
+           "generation": {"description": "The resourceVersion of the write the state answers (omitted: unchanged).", "type": "integer", "minimum": 0, "maximum": 1000000000}
+         },
+         "required": ["node", "state"]
+       })json",
        {"done"},  //
        parse_set_mig_state,
        nullptr,
@@ -140,7 +157,15 @@ std::vector<OpSyntax> foreign_op_syntax() {
        "a foreign write: mig-manager or an admin sets mig.config.state"},
       {OpKind::WriteSharedMap,
        "write_shared_map",
-       {"op", "put", "delete", "replace"},
+       R"json({
+         "description": "A foreign write (the GPU operator): replace or delete entries of the shared mig-parted map; bumps its version.",
+         "properties": {
+           "put": {"$ref": "#/$defs/map_entries"},
+           "delete": {"description": "Entry names to delete.", "type": "array", "uniqueItems": true, "items": {"description": "An entry name.", "type": "string", "minLength": 1}},
+           "replace": {"description": "Drop every entry first, so the map becomes exactly `put` (default false).", "type": "boolean", "default": false}
+         },
+         "anyOf": [{"required": ["put"], "properties": {"put": {"minProperties": 1, "description": "Something to write: a non-empty put or delete, or replace true."}}}, {"required": ["delete"], "properties": {"delete": {"minItems": 1, "description": "Something to write: a non-empty put or delete, or replace true."}}}, {"required": ["replace"], "properties": {"replace": {"const": true, "description": "Something to write: a non-empty put or delete, or replace true."}}}]
+       })json",
        {"done"},  //
        parse_write_map,
        nullptr,
@@ -148,7 +173,13 @@ std::vector<OpSyntax> foreign_op_syntax() {
        "a foreign write: the GPU operator puts/deletes shared-map entries"},
       {OpKind::SetPointer,
        "set_pointer",
-       {"op", "pointer"},
+       R"json({
+         "description": "A foreign write (the GPU operator, an admin): point the ClusterPolicy's mig-parted config at a map; bumps its version.",
+         "properties": {
+           "pointer": {"description": "The config map name.", "type": "string", "minLength": 1}
+         },
+         "required": ["pointer"]
+       })json",
        {"done"},  //
        parse_set_pointer,
        nullptr,

@@ -49,7 +49,14 @@ std::vector<OpSyntax> recover_op_syntax() {
   return {
       {OpKind::Recover,
        "recover",
-       {"op", "flow", "wait"},
+       R"json({
+         "description": "Re-run another flow's cleanup (release by the recorded claim and generation), as a restarted controller would once the flow has ended (ALLOC-033); with wait false, at once, as a sweeper would while the flow may still run.",
+         "properties": {
+           "flow": {"description": "The flow to clean up: an actor in /actors, not this one (listed before this one when the recover waits).", "type": "string", "minLength": 1},
+           "wait": {"description": "Wait for the flow's actor to end first (default). false: a sweeper that believes the flow's lease expired and cleans up at once, while the flow may still run; recovery-converges does not judge it.", "type": "boolean", "default": true}
+         },
+         "required": ["flow"]
+       })json",
        {"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"},  //
        parse_recover,
        resolve_recover,

@@ -36,14 +36,23 @@ std::vector<OpSyntax> status_op_syntax() {
   return {
       {OpKind::Observe,
        "observe",
-       {"op"},
+       R"json({
+         "description": "Observe the actor's claim (one call)."
+       })json",
        {"pending", "allocated", "prepared", "ready", "failed", "unknown", "skipped"},
        parse_nothing,
        nullptr,
        json_nothing},
       {OpKind::Await,
        "await",
-       {"op", "status", "polls_max"},
+       R"json({
+         "description": "Observe until the claim reaches status, at most polls_max times (each a scheduling point); then timeout.",
+         "properties": {
+           "status": {"description": "The claim status to wait for.", "enum": ["pending", "allocated", "prepared", "ready", "failed"]},
+           "polls_max": {"description": "Observations at most (default 1).", "type": "integer", "minimum": 1, "maximum": 1000, "default": 1}
+         },
+         "required": ["status"]
+       })json",
        {"pending", "allocated", "prepared", "ready", "failed", "timeout", "skipped"},  //
        parse_await,
        nullptr,
@@ -52,14 +61,22 @@ std::vector<OpSyntax> status_op_syntax() {
        {"observe"}},
       {OpKind::MarkReady,
        "mark_ready",
-       {"op"},
+       R"json({
+         "description": "Mark the actor's workload ready."
+       })json",
        {"done", "skipped", "error", "unknown", "crashed"},  //
        parse_nothing,
        nullptr,
        json_nothing},
       {OpKind::Reconcile,
        "reconcile",
-       {"op", "status"},
+       R"json({
+         "description": "Reconcile the claim towards status.",
+         "properties": {
+           "status": {"description": "The desired claim status.", "enum": ["pending", "allocated", "prepared", "ready", "failed"]}
+         },
+         "required": ["status"]
+       })json",
        {"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"},  //
        parse_reconcile,
        nullptr,

@@ -4,6 +4,8 @@
 //   - every file of the malformed corpus (tests/backend/malformed/) is rejected by both, at the same place
 //     or one enclosing the other, except the files listed in kLoaderOnly, which only the loader can reject
 //     (the test also fails when a listed file starts being rejected by the schema: the list stays exact);
+//   - the file holds what the tables write into it (backend/scenario/scenario_schema.h: the ops' definitions and
+//     outcomes, invariants, mutants, barriers), and an op's keys are its row schema's properties;
 //   - the schema's vocabularies (ops with their keys and outcomes, mutants, invariants, barriers, sharing,
 //     authorities) are exactly the loader's tables (the op table's syntax rows, op_syntax.h; the invariant
 //     names, invariant_names.h), so a new op, invariant, mutant or barrier cannot be forgotten in the schema.
@@ -35,6 +37,7 @@
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/op_syntax.h"
 #include "backend/scenario/scenario.h"
+#include "backend/scenario/scenario_schema.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -424,4 +427,30 @@ TEST_CASE("schema: every property of the schema has a description (editors show 
     return all;
   }());
   CHECK(missing.empty());
+}
+
+TEST_CASE("schema: the file is what the tables write into it (tools/dev.sh schema)", "[scenario][schema]") {
+  std::ifstream in(kSchema);
+  std::stringstream text;
+  text << in.rdbuf();
+  REQUIRE(in.good());
+  const std::string written = schema_with_tables(nlohmann::ordered_json::parse(text.str())).dump(2) + "\n";
+  INFO(
+      "scenarios/schema/scenario.v1.schema.json lags the op, invariant, mutant or barrier table: run "
+      "tools/dev.sh schema");
+  CHECK(written == text.str());
+}
+
+TEST_CASE("schema: an op's keys are its schema's properties, and a malformed row schema is refused",
+          "[scenario][schema]") {
+  CHECK(std::vector<std::string>(op_syntax(OpKind::RejectBinds).keys.begin(),
+                                 op_syntax(OpKind::RejectBinds).keys.end()) ==
+        std::vector<std::string>{"op", "node", "binds"});
+  CHECK(std::vector<std::string>(op_syntax(OpKind::Observe).keys.begin(), op_syntax(OpKind::Observe).keys.end()) ==
+        std::vector<std::string>{"op"});
+  OpSyntax row = op_syntax(OpKind::Observe);
+  row.schema = "{\"description\": \"x\", \"properties\": [";
+  CHECK_THROWS_WITH(op_schema(row), Catch::Contains("op observe: its schema is not JSON"));
+  row.schema = "{\"properties\": {}}";
+  CHECK_THROWS_WITH(op_schema(row), Catch::Contains("op observe: its schema is not an object with a description"));
 }
