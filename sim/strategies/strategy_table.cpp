@@ -23,10 +23,12 @@ ResolvedStrategy no_reduction(const StrategyParams&) { return {}; }
 /// OOPSLA 2013).
 ResolvedStrategy dfs_reduction(const StrategyParams& p) {
   const std::string r = !p.reduction.empty() ? p.reduction : std::string(p.preemption_bound ? kNone : kDpor);
-  if (r != kDpor && r != kNone && r != kStates && r != kSymmetry)
-    throw StrategyError(
-        fmt::format("--reduction: expected {}, {}, {} or {}, got \"{}\"{}", kNone, kDpor, kStates, kSymmetry, r,
-                    support::did_you_mean(r, {kNone.data(), kDpor.data(), kStates.data(), kSymmetry.data()})));
+  if (r != kDpor && r != kNone && r != kStates && r != kSymmetry) {
+    // The suggestion unquoted, as every flag value's is on the command line (`--strategy dsf`: did you mean dfs?).
+    const char* best = support::closest(r, {kNone.data(), kDpor.data(), kStates.data(), kSymmetry.data()});
+    throw StrategyError(fmt::format("--reduction: expected {}, {}, {} or {}, got \"{}\"{}", kNone, kDpor, kStates,
+                                    kSymmetry, r, best ? fmt::format(" (did you mean {}?)", best) : ""));
+  }
   if ((r == kStates || r == kSymmetry) && p.preemption_bound)
     throw StrategyError("--reduction " + r +
                         " cannot be combined with --preemption-bound: the preemption count is not part of a "

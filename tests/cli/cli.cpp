@@ -99,6 +99,8 @@ TEST_CASE("usage and input errors exit 2 with a message naming what is wrong", "
       {"run scenarios/nope.json", "scenarios/nope.json"},
       {"run scenarios/alloc-005-last-out.json --executions 0", "--executions: expected 1 to"},
       {"run scenarios/alloc-005-last-out.json --executions -5", "--executions: expected an unsigned integer"},
+      {"run scenarios/alloc-005-last-out.json --executions 99999999999999999999999",
+       "--executions: expected 1 to 1000000000000, got 99999999999999999999999"},
       {"run scenarios/alloc-005-last-out.json --seed banana", "--seed: expected an unsigned integer"},
       {"run scenarios/alloc-005-last-out.json --mutant nope", "--mutant: unknown mutant \"nope\""},
       {"run scenarios/alloc-005-last-out.json --strategy dfx", "--strategy: unknown strategy \"dfx\""},

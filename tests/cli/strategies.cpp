@@ -62,7 +62,7 @@ TEST_CASE("run: strategy flags are validated", "[cli][dfs]") {
   CHECK(allocsim(sc + "--strategy dfs --reduction maybe").code == 2);
   const Out typo = allocsim(sc + "--strategy dfs --reduction symetry");
   CHECK(typo.code == 2);
-  CHECK_THAT(typo.text, Catch::Contains("got \"symetry\" (did you mean \"symmetry\"?)"));
+  CHECK_THAT(typo.text, Catch::Contains("got \"symetry\" (did you mean symmetry?)"));
   // Symmetry with no class says which rule left each actor out.
   const Out sym = allocsim(sc + "--strategy dfs --reduction symmetry --no-corpus --no-trace");
   CHECK(sym.code == 0);

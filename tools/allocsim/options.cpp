@@ -20,6 +20,9 @@ uint64_t parse_u64(const std::string& flag, const std::string& text, uint64_t lo
   int base = 10;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) b += 2, base = 16;
   auto [p, ec] = std::from_chars(b, e, v, base);
+  // A number too large for 64 bits is a number still: say the range, as for any other value outside it.
+  if (!text.empty() && ec == std::errc::result_out_of_range && p == e)
+    throw UsageError(fmt::format("{}: expected {} to {}, got {}", flag, lo, hi, text));
   if (text.empty() || ec != std::errc() || p != e)
     throw UsageError(fmt::format("{}: expected an unsigned integer, got \"{}\"", flag, text));
   if (v < lo || v > hi) throw UsageError(fmt::format("{}: expected {} to {}, got {}", flag, lo, hi, v));
