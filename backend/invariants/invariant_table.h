@@ -4,8 +4,8 @@
 // backend/scenario/invariant_names.h.
 //
 // Adding an invariant: its name in invariant_names() (last, unless the corpus's verdicts may change), its row
-// and check function in its family's file, its name in the JSON Schema's invariant_name enum
-// (schema_agreement checks it), and a scenario that fires it.
+// and check function in its family's file, and a scenario that fires it; `tools/dev.sh schema` then writes the name
+// into the JSON Schema's invariant_name enum (backend/scenario/scenario_schema.h).
 #pragma once
 
 #include <optional>

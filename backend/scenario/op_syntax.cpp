@@ -47,6 +47,15 @@ nlohmann::ordered_json op_schema(const OpSyntax& row) {
       (schema.contains("properties") && !schema["properties"].is_object()))
     throw std::logic_error(
         fmt::format("op {}: its schema is not an object with a description and properties", row.name));
+  // The table writes these (scenario_schema.h): an op is always an object that takes no key it does not list.
+  for (const char* written : {"type", "additionalProperties"})
+    if (schema.contains(written))
+      throw std::logic_error(fmt::format("op {}: its schema sets \"{}\", which the table writes", row.name, written));
+  if (schema.contains("required"))
+    for (const auto& key : schema["required"])
+      if (!key.is_string() || !schema.contains("properties") || !schema["properties"].contains(key.get<std::string>()))
+        throw std::logic_error(
+            fmt::format("op {}: its schema requires {}, which is not among its properties", row.name, key.dump()));
   return schema;
 }
 

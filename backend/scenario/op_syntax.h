@@ -68,8 +68,9 @@ struct OpSyntax {
 const std::vector<OpSyntax>& op_syntax_rows();
 /// The row of `k`.
 const OpSyntax& op_syntax(OpKind k);
-/// `row.schema`, parsed; a schema that is not JSON, or not an object with a description and an object of
-/// properties, throws std::logic_error (a mistake in the table, which every test that loads a scenario meets).
+/// `row.schema`, parsed; a schema that is not JSON, not an object with a description and an object of properties,
+/// that sets "type" or "additionalProperties" (the table writes them) or requires a key it does not describe throws
+/// std::logic_error (a mistake in the table, which every test that loads a scenario meets).
 nlohmann::ordered_json op_schema(const OpSyntax& row);
 
 /// The points each actor of `s` can resume from, for order labels (sim/order.h): the Call points of its

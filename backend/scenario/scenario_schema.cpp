@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,21 @@ Json table_names(const Table& table) {
   return out;
 }
 
+/// The object at `path` below `root`, each step an object; otherwise std::invalid_argument naming the first step
+/// that is missing or not an object, as a JSON pointer (the skeleton lacks a part the tables fill).
+Json& part(Json& root, std::initializer_list<const char*> path) {
+  Json* at = &root;
+  std::string ptr;
+  for (const char* key : path) {
+    ptr += "/";
+    ptr += key;
+    if (!at->is_object() || !at->contains(key) || !(*at)[key].is_object())
+      throw std::invalid_argument(fmt::format("{}: missing or not an object (the tables write into it)", ptr));
+    at = &(*at)[key];
+  }
+  return *at;
+}
+
 /// The op definitions sit just before /$defs/op; every other definition keeps its place.
 Json defs_with_ops(const Json& defs) {
   Json out = Json::object();
@@ -81,10 +98,11 @@ Json defs_with_ops(const Json& defs) {
 }  // namespace
 
 Json schema_with_tables(Json schema) {
-  Json& defs = schema.at("$defs");
+  if (!schema.is_object()) throw std::invalid_argument("(document root): not an object");
+  Json& defs = part(schema, {"$defs"});
+  part(schema, {"$defs", "op", "properties", "op"});  // checked before anything is written
   defs = defs_with_ops(defs);
 
-  Json& op = defs.at("op");
   Json names = Json::array();
   Json select = Json::array();
   for (const OpSyntax& row : op_syntax_rows()) {
@@ -92,12 +110,12 @@ Json schema_with_tables(Json schema) {
     select.push_back({{"if", {{"properties", {{"op", {{"const", row.name}}}}}, {"required", {"op"}}}},
                       {"then", {{"$ref", fmt::format("#/$defs/op_{}", row.name)}}}});
   }
-  op.at("properties").at("op")["enum"] = std::move(names);
-  op["allOf"] = std::move(select);
+  part(schema, {"$defs", "op", "properties", "op"})["enum"] = std::move(names);
+  part(schema, {"$defs", "op"})["allOf"] = std::move(select);
 
   // expect.actors: per op name, then per script index (every op's own words, first appearance in table order, and
   // skipped).
-  Json& per_actor = defs.at("expect").at("properties").at("actors").at("additionalProperties");
+  Json& per_actor = part(schema, {"$defs", "expect", "properties", "actors", "additionalProperties"});
   Json by_name = Json::object();
   std::vector<std::string> every;
   for (const OpSyntax& row : op_syntax_rows()) {
@@ -111,14 +129,22 @@ Json schema_with_tables(Json schema) {
   }
   if (std::find(every.begin(), every.end(), "skipped") == every.end()) every.emplace_back("skipped");
   per_actor["properties"] = std::move(by_name);
-  for (auto& [pattern, index] : per_actor.at("patternProperties").items()) index.at("items")["enum"] = every;
+  Json& indices =
+      part(schema, {"$defs", "expect", "properties", "actors", "additionalProperties", "patternProperties"});
+  if (indices.empty())
+    throw std::invalid_argument(
+        "/$defs/expect/properties/actors/additionalProperties/patternProperties: empty (the script index's pattern "
+        "is written by hand)");
+  for (auto& [pattern, index] : indices.items())
+    part(schema, {"$defs", "expect", "properties", "actors", "additionalProperties", "patternProperties",
+                  pattern.c_str(), "items"})["enum"] = every;
 
-  defs.at("invariant_name")["enum"] = invariant_names();
-  schema.at("properties").at("backend").at("properties").at("mutants").at("items")["enum"] =
+  part(schema, {"$defs", "invariant_name"})["enum"] = invariant_names();
+  part(schema, {"properties", "backend", "properties", "mutants", "items"})["enum"] =
       table_names(backend::mutant_table());
   const Json barriers = table_names(backend::barrier_table());
-  defs.at("expect").at("properties").at("reach").at("items")["enum"] = barriers;
-  defs.at("faults").at("properties").at("barriers").at("propertyNames")["enum"] = barriers;
+  part(schema, {"$defs", "expect", "properties", "reach", "items"})["enum"] = barriers;
+  part(schema, {"$defs", "faults", "properties", "barriers", "propertyNames"})["enum"] = barriers;
   return schema;
 }
 

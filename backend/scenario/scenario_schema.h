@@ -18,8 +18,9 @@
 
 namespace allocsim::harness {
 
-/// `schema` with every part above rewritten from the tables. Throws std::out_of_range (nlohmann's) when a part's
-/// enclosing object is missing from `schema`: the hand-written skeleton must hold each of them.
+/// `schema` with every part above rewritten from the tables. Throws std::invalid_argument, naming the JSON pointer,
+/// when a part's enclosing object is missing from `schema` or is not an object (the hand-written skeleton must hold
+/// each of them, and the script index's pattern).
 nlohmann::ordered_json schema_with_tables(nlohmann::ordered_json schema);
 
 }  // namespace allocsim::harness

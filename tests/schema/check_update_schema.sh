@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # allocsim-update-schema (tools/schema/update_schema.cpp) on copies of the scenario schema: the committed file is
 # up to date (exit 0, unchanged); a copy that lags the tables is reported by --check (exit 1, unchanged) and
-# rewritten without it (then up to date); a file that is not a schema exits 2 naming the file, unchanged.
+# rewritten without it (then up to date); a copy whose layout alone differs is told apart; usage errors, a schema
+# missing a part the tables write and a file that is not a schema exit 2 naming the file (and the part), unchanged.
 # Usage: check_update_schema.sh TOOL SCHEMA
 set -euo pipefail
 tool="$1"
@@ -20,7 +21,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 del s["$defs"]["op_reject_binds"]
 s["$defs"]["invariant_name"]["enum"].pop()
-json.dump(s, open(sys.argv[2], "w"), indent=2, ensure_ascii=False)
+open(sys.argv[2], "w").write(json.dumps(s, indent=2, ensure_ascii=False) + "\n")
 PY
 cp "$dir/lag.json" "$dir/lag.before"
 set +e
@@ -33,6 +34,36 @@ grep -q "lag.json: lags the op, invariant, mutant or barrier table; run tools/de
 cmp -s "$dir/lag.json" "$dir/lag.before" || fail "--check wrote the lagging copy"
 "$tool" "$dir/lag.json" | grep -q "rewritten from the tables" || fail "no rewrite reported"
 cmp -s "$dir/lag.json" "$schema" || fail "the rewritten copy differs from the committed schema"
+
+# The layout alone differs (no trailing newline): said apart from a lag.
+head -c -1 "$schema" >"$dir/layout.json"
+set +e
+"$tool" --check "$dir/layout.json" 2>"$dir/err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "--check on a copy without its last newline exited $rc, want 1"
+grep -q "layout.json: holds what the tables write, but not in the written layout" "$dir/err" ||
+  fail "layout message: $(cat "$dir/err")"
+
+# Usage errors: exit 2 with the usage line.
+for args in "" "--check" "--check a b"; do
+  set +e
+  # shellcheck disable=SC2086 # the words are the arguments
+  "$tool" $args 2>"$dir/err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && grep -q "usage: allocsim-update-schema \[--check\] FILE" "$dir/err" ||
+    fail "arguments '$args' exited $rc: $(cat "$dir/err")"
+done
+
+# Not a schema, or missing a part the tables write: exit 2, the file and the part named, nothing written.
+echo '{"$defs": {"op": {"properties": {"op": {}}}}}' >"$dir/part.json"
+set +e
+"$tool" "$dir/part.json" 2>"$dir/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "a schema without expect exited $rc, want 2"
+grep -q "part.json: /\$defs/expect: missing or not an object" "$dir/err" || fail "part message: $(cat "$dir/err")"
 
 # Not a schema: exit 2, the file named, nothing written.
 echo '{"$defs": {}}' >"$dir/bad.json"

@@ -1,9 +1,12 @@
 // allocsim-update-schema: writes the table-owned parts of the scenario schema (backend/scenario/scenario_schema.h)
 // into the schema file, the rest of it as it is. `tools/dev.sh schema` runs it on
 // scenarios/schema/scenario.v1.schema.json after a row of the op, invariant, mutant or barrier table changes.
-//   allocsim-update-schema FILE          rewrite FILE (atomically) when it lags the tables; say whether it did
-//   allocsim-update-schema --check FILE  exit 1, naming FILE, when it lags the tables; write nothing
-// Exit 2 on a file that cannot be read or is not a schema with the parts the tables own.
+//   allocsim-update-schema FILE          rewrite FILE (atomically) when it lags the tables or its layout is not the
+//                                        written one (nlohmann's, two spaces); say whether it did
+//   allocsim-update-schema --check FILE  exit 1, naming FILE, when it lags the tables or differs in layout alone
+//                                        (each said apart); write nothing
+// Exit 2 on a usage error, a file that cannot be read or written, or one that is not a schema with the parts the
+// tables own; the file is then left as it was.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,7 +21,7 @@
 
 int main(int argc, char** argv) {
   const bool check = argc == 3 && std::string(argv[1]) == "--check";
-  if (argc != 2 && !check) {
+  if ((argc != 2 && !check) || std::string(argv[argc - 1]).starts_with("--")) {
     fmt::print(stderr, "usage: allocsim-update-schema [--check] FILE\n");
     return 2;
   }
@@ -31,8 +34,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string written;
+  bool layout_only = false;
   try {
-    written = allocsim::harness::schema_with_tables(nlohmann::ordered_json::parse(text.str())).dump(2) + "\n";
+    const nlohmann::ordered_json read = nlohmann::ordered_json::parse(text.str());
+    const nlohmann::ordered_json tables = allocsim::harness::schema_with_tables(read);
+    written = tables.dump(2) + "\n";
+    layout_only = tables == read;
   } catch (const std::exception& e) {
     fmt::print(stderr, "allocsim-update-schema: {}: {}\n", path, e.what());
     return 2;
@@ -42,10 +49,17 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (check) {
-    fmt::print(stderr, "{}: lags the op, invariant, mutant or barrier table; run tools/dev.sh schema\n", path);
+    fmt::print(stderr, "{}: {}; run tools/dev.sh schema\n", path,
+               layout_only ? "holds what the tables write, but not in the written layout (two-space JSON)"
+                           : "lags the op, invariant, mutant or barrier table");
     return 1;
   }
-  allocsim::support::write_file_atomically(path, written);
+  try {
+    allocsim::support::write_file_atomically(path, written);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "allocsim-update-schema: {}\n", e.what());
+    return 2;
+  }
   fmt::print("{}: rewritten from the tables\n", path);
   return 0;
 }
