@@ -38,7 +38,8 @@ struct OpSyntax {
   /// The op's JSON Schema, as JSON text: {"description": ..., "properties": {key: schema, ...}, "required": [...],
   /// and any other keyword of the op's definition ("not", "anyOf", ...)}. "properties" and "required" leave out
   /// "op" and the modifiers (when, retry): scenario_schema.h adds those. The keys the op takes are these
-  /// properties; a key without a schema cannot be read.
+  /// properties; a key without a schema cannot be read, and `parse` must read every one of them
+  /// (tests/scenarios/op_keys_read.cpp gives each a wrong value and expects a refusal).
   const char* schema;
   std::vector<const char*> outcomes;  // expect.actors vocabulary, in the order `allocsim` documents them
   /// Reads the op's own fields from `v` (at `ptr`); its keys are already checked. Throws ScenarioError.

@@ -65,6 +65,13 @@ set -e
 [ "$rc" -eq 2 ] || fail "a schema without expect exited $rc, want 2"
 grep -q "part.json: /\$defs/expect: missing or not an object" "$dir/err" || fail "part message: $(cat "$dir/err")"
 
+# A folder: exit 2, named.
+set +e
+"$tool" "$dir" 2>"$dir/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "a folder, not a schema file" "$dir/err" || fail "a folder exited $rc: $(cat "$dir/err")"
+
 # Not a schema: exit 2, the file named, nothing written.
 echo '{"$defs": {}}' >"$dir/bad.json"
 set +e

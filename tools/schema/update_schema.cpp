@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,6 +27,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string path = argv[argc - 1];
+  if (std::filesystem::is_directory(path)) {
+    fmt::print(stderr, "allocsim-update-schema: {}: a folder, not a schema file\n", path);
+    return 2;
+  }
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
