@@ -19,8 +19,12 @@ TEST_CASE("check-invariants flag: an unknown mode exits 2 naming the flag, on ru
     INFO(cmd);
     const auto r = allocsim(cmd);
     CHECK(r.code == 2);
-    CHECK_THAT(r.text, Catch::Contains("--check-invariants: expected incremental or full, got \"sometimes\""));
+    CHECK_THAT(r.text, Catch::Contains("--check-invariants: expected incremental or full, got \"sometimes\"\n"));
   }
+  const auto typo = allocsim("run scenarios/alloc-005-last-out.json --check-invariants ful");
+  CHECK(typo.code == 2);
+  CHECK_THAT(typo.text,
+             Catch::Contains("--check-invariants: expected incremental or full, got \"ful\" (did you mean full?)"));
 }
 
 TEST_CASE("check-invariants flag: full and incremental print the same report for a violating mutant scenario",

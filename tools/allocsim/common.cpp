@@ -44,7 +44,9 @@ std::vector<std::string> invariant_names() {
 
 void set_check_invariants(const std::string& text) {
   const auto mode = harness::check_mode_by_name(text);
-  if (!mode) throw UsageError(fmt::format("--check-invariants: expected incremental or full, got \"{}\"", text));
+  if (!mode)
+    throw UsageError(fmt::format("--check-invariants: expected incremental or full, got \"{}\"{}", text,
+                                 did_you_mean(text, {"incremental", "full"})));
   harness::set_check_mode(*mode);
 }
 
