@@ -10,6 +10,13 @@ schema="$2"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect_exit WANT ARGS...: runs the tool on ARGS, its stderr into $dir/err, and fails unless it exits WANT.
+expect_exit() {
+  local want="$1" rc=0
+  shift
+  "$tool" "$@" 2>"$dir/err" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "arguments '$*' exited $rc, want $want: $(cat "$dir/err")"
+}
 
 cp "$schema" "$dir/s.json"
 "$tool" --check "$dir/s.json" >/dev/null || fail "the committed schema lags the tables"
@@ -24,11 +31,7 @@ s["$defs"]["invariant_name"]["enum"].pop()
 open(sys.argv[2], "w").write(json.dumps(s, indent=2, ensure_ascii=False) + "\n")
 PY
 cp "$dir/lag.json" "$dir/lag.before"
-set +e
-"$tool" --check "$dir/lag.json" 2>"$dir/err"
-rc=$?
-set -e
-[ "$rc" -eq 1 ] || fail "--check on a lagging copy exited $rc, want 1"
+expect_exit 1 --check "$dir/lag.json"
 grep -q "lag.json: lags the op, invariant, mutant or barrier table; run tools/dev.sh schema" "$dir/err" ||
   fail "--check message: $(cat "$dir/err")"
 cmp -s "$dir/lag.json" "$dir/lag.before" || fail "--check wrote the lagging copy"
@@ -37,48 +40,29 @@ cmp -s "$dir/lag.json" "$schema" || fail "the rewritten copy differs from the co
 
 # The layout alone differs (no trailing newline): said apart from a lag.
 head -c -1 "$schema" >"$dir/layout.json"
-set +e
-"$tool" --check "$dir/layout.json" 2>"$dir/err"
-rc=$?
-set -e
-[ "$rc" -eq 1 ] || fail "--check on a copy without its last newline exited $rc, want 1"
+expect_exit 1 --check "$dir/layout.json"
 grep -q "layout.json: holds what the tables write, but not in the written layout" "$dir/err" ||
   fail "layout message: $(cat "$dir/err")"
 
 # Usage errors: exit 2 with the usage line.
 for args in "" "--check" "--check a b"; do
-  set +e
   # shellcheck disable=SC2086 # the words are the arguments
-  "$tool" $args 2>"$dir/err"
-  rc=$?
-  set -e
-  [ "$rc" -eq 2 ] && grep -q "usage: allocsim-update-schema \[--check\] FILE" "$dir/err" ||
-    fail "arguments '$args' exited $rc: $(cat "$dir/err")"
+  expect_exit 2 $args
+  grep -q "usage: allocsim-update-schema \[--check\] FILE" "$dir/err" || fail "no usage for '$args': $(cat "$dir/err")"
 done
 
 # Not a schema, or missing a part the tables write: exit 2, the file and the part named, nothing written.
 echo '{"$defs": {"op": {"properties": {"op": {}}}}}' >"$dir/part.json"
-set +e
-"$tool" "$dir/part.json" 2>"$dir/err"
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "a schema without expect exited $rc, want 2"
+expect_exit 2 "$dir/part.json"
 grep -q "part.json: /\$defs/expect: missing or not an object" "$dir/err" || fail "part message: $(cat "$dir/err")"
 
 # A folder: exit 2, named.
-set +e
-"$tool" "$dir" 2>"$dir/err"
-rc=$?
-set -e
-[ "$rc" -eq 2 ] && grep -q "a folder, not a schema file" "$dir/err" || fail "a folder exited $rc: $(cat "$dir/err")"
+expect_exit 2 "$dir"
+grep -q "a folder, not a schema file" "$dir/err" || fail "folder message: $(cat "$dir/err")"
 
 # Not a schema: exit 2, the file named, nothing written.
 echo '{"$defs": {}}' >"$dir/bad.json"
-set +e
-"$tool" "$dir/bad.json" 2>"$dir/err"
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "a file without the table-owned parts exited $rc, want 2"
+expect_exit 2 "$dir/bad.json"
 grep -q "bad.json: " "$dir/err" || fail "the error does not name the file: $(cat "$dir/err")"
 [ "$(cat "$dir/bad.json")" = '{"$defs": {}}' ] || fail "the bad file was written"
 echo "update-schema: up to date, lagging (check, rewrite) and malformed cases as expected"
