@@ -148,4 +148,14 @@ Json schema_with_tables(Json schema) {
   return schema;
 }
 
+SchemaFreshness schema_freshness(const std::string& text) {
+  const Json read = Json::parse(text);
+  const Json tables = schema_with_tables(read);
+  SchemaFreshness out{tables.dump(2) + "\n"};
+  if (out.written != text)
+    out.lag = tables == read ? "holds what the tables write, but not in the written layout (two-space JSON)"
+                             : "lags the op, invariant, mutant or barrier table";
+  return out;
+}
+
 }  // namespace allocsim::harness

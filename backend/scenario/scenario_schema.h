@@ -15,6 +15,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace allocsim::harness {
 
@@ -22,5 +23,15 @@ namespace allocsim::harness {
 /// when a part's enclosing object is missing from `schema` or is not an object (the hand-written skeleton must hold
 /// each of them, and the script index's pattern).
 nlohmann::ordered_json schema_with_tables(nlohmann::ordered_json schema);
+
+/// A schema file's text against the tables: what the tables write into it (schema_with_tables, dumped with two
+/// spaces and a final newline, the file's layout), and why `text` differs from that, or nullptr when it does not.
+/// What tools/dev.sh schema's tool and the suite's check both say.
+struct SchemaFreshness {
+  std::string written;
+  const char* lag = nullptr;  // "lags the op, invariant, mutant or barrier table", or the layout alone differs
+};
+/// Throws as schema_with_tables does, and nlohmann::json::parse_error for text that is not JSON.
+SchemaFreshness schema_freshness(const std::string& text);
 
 }  // namespace allocsim::harness

@@ -434,14 +434,9 @@ TEST_CASE("schema: the file is what the tables write into it (tools/dev.sh schem
   std::stringstream text;
   text << in.rdbuf();
   REQUIRE(in.good());
-  const nlohmann::ordered_json read = nlohmann::ordered_json::parse(text.str());
-  const nlohmann::ordered_json tables = schema_with_tables(read);
-  INFO("scenarios/schema/scenario.v1.schema.json "
-       << (tables == read ? "holds what the tables write, but not in the written layout (two-space JSON)"
-                          : "lags the op, invariant, mutant or barrier table")
-       << ": run tools/dev.sh schema");
-  const bool same = tables.dump(2) + "\n" == text.str();  // a bool: Catch would print both whole files
-  CHECK(same);
+  const SchemaFreshness fresh = schema_freshness(text.str());
+  INFO("scenarios/schema/scenario.v1.schema.json " << (fresh.lag ? fresh.lag : "") << ": run tools/dev.sh schema");
+  CHECK(fresh.lag == nullptr);  // not the two texts: Catch would print both whole files
 }
 
 TEST_CASE("schema: an op's keys are its schema's properties, and a malformed row schema is refused",

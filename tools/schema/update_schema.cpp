@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -38,29 +37,23 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "allocsim-update-schema: {}: cannot read it\n", path);
     return 2;
   }
-  std::string written;
-  bool layout_only = false;
+  allocsim::harness::SchemaFreshness fresh;
   try {
-    const nlohmann::ordered_json read = nlohmann::ordered_json::parse(text.str());
-    const nlohmann::ordered_json tables = allocsim::harness::schema_with_tables(read);
-    written = tables.dump(2) + "\n";
-    layout_only = tables == read;
+    fresh = allocsim::harness::schema_freshness(text.str());
   } catch (const std::exception& e) {
     fmt::print(stderr, "allocsim-update-schema: {}: {}\n", path, e.what());
     return 2;
   }
-  if (written == text.str()) {
+  if (fresh.lag == nullptr) {
     fmt::print("{}: up to date with the tables\n", path);
     return 0;
   }
   if (check) {
-    fmt::print(stderr, "{}: {}; run tools/dev.sh schema\n", path,
-               layout_only ? "holds what the tables write, but not in the written layout (two-space JSON)"
-                           : "lags the op, invariant, mutant or barrier table");
+    fmt::print(stderr, "{}: {}; run tools/dev.sh schema\n", path, fresh.lag);
     return 1;
   }
   try {
-    allocsim::support::write_file_atomically(path, written);
+    allocsim::support::write_file_atomically(path, fresh.written);
   } catch (const std::exception& e) {
     fmt::print(stderr, "allocsim-update-schema: {}\n", e.what());
     return 2;
