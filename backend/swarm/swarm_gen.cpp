@@ -4,15 +4,17 @@
 
 #include <algorithm>
 
-#include "backend/model/barriers.h"
 #include "backend/model/contract.h"
+#include "backend/swarm/swarm_draw.h"
 #include "sim/prng.h"
 
 namespace allocsim::harness {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using swarm_draw::Cluster;
+using swarm_draw::Gen;
+using swarm_draw::Json;
 
 /// A product label GFD writes and the GiB of one card (backend/CONTRACT.md §3: each MIG label selects its
 /// table; the last two have no MIG table, so they classify as plain GPUs).
@@ -40,21 +42,6 @@ const std::vector<const char*> kSharing = {backend::kSharingExclusive, backend::
                                            backend::kSharingCooperative, backend::kSharingAccountingOnly};
 const std::vector<const char*> kStatuses = {"pending", "allocated", "prepared", "ready", "failed"};
 const std::vector<const char*> kAwaited = {"prepared", "ready", "allocated", "failed"};
-
-class Gen {
- public:
-  explicit Gen(uint64_t seed) : rng_(seed) {}
-  uint64_t below(uint64_t n) { return rng_.below(n); }
-  int range(int lo, int hi) { return lo + static_cast<int>(rng_.below(static_cast<uint64_t>(hi - lo + 1))); }
-  bool chance(uint64_t num, uint64_t den) { return rng_.below(den) < num; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[rng_.below(v.size())];
-  }
-
- private:
-  sim::Prng rng_;
-};
 
 SwarmFeatures draw_features(Gen& g) {
   SwarmFeatures f;
@@ -92,17 +79,6 @@ void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g
 void draw_third_features(uint64_t seed, SwarmFeatures& f) {
   f.leftover_claim = f.start_state && Gen(sim::execution_seed(seed, 2)).chance(1, 2);
 }
-
-struct Cluster {
-  std::vector<std::string> names;
-  std::vector<int> cards;
-  std::vector<int> free;  // cards no start workload holds
-  std::vector<std::string> start_workloads;
-  bool stale_stamp = false;     // some node starts with flowX's stamp and no claim (F5's leftover)
-  std::vector<size_t> stamped;  // the nodes that start with flowX's stamp
-  int max_cards = 1;
-  int min_gib = 1 << 20;
-};
 
 Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
   std::vector<Product> pool;
@@ -244,7 +220,6 @@ Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std:
   return s;
 }
 
-/// The kubelet: binds a pod on a node (and maybe unbinds it).
 /// flowX's leftover claim (SwarmFeatures::leftover_claim): the last card (ordinal gpu_count-1) of each node flowX
 /// stamped that has a free card, at
 /// the stamps' epoch, so each stamp is the claim's; null when no stamped node has a free card. The card is
@@ -267,125 +242,6 @@ Json leftover_claim(Cluster& c) {
           {"owner", "flowX"},
           {"generation", "gen-flowX-2"},
           {"assignments", {{"pod-flowX", std::move(devices)}}}};
-}
-
-/// Its pods fit in the cards no start workload holds (kubelet admission: a node never runs more GPU pods
-/// than it has cards; the generator must not break capacity-within-cards by itself).
-Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
-  Json s = Json::array();
-  std::vector<size_t> fits;
-  for (size_t n = 0; n < c.names.size(); ++n)
-    if (c.free[n] > 0) fits.push_back(n);
-  if (fits.empty()) return Json::array({{{"op", "inventory"}}});
-  const size_t i = g.pick(fits);
-  const std::string w = fmt::format("pod{}", bound.size() + 1);
-  s.push_back({{"op", "bind_workload"}, {"node", c.names[i]}, {"workload", w}, {"units", g.range(1, c.free[i])}});
-  bound.push_back(w);
-  if (g.chance(1, 2)) s.push_back({{"op", "unbind_workload"}, {"node", c.names[i]}, {"workload", w}});
-  return s;
-}
-
-/// The kubelet's script `s` with a reject_binds where it refuses something: last, on the node a flow of `flows` binds
-/// its own pod on (the refusal races that bind); else first, on the kubelet's own bind's node (or the first node).
-Json with_admission_reject(Json s, const Json& flows, const Cluster& cluster, int binds) {
-  for (const Json& flow : flows)
-    for (const Json& op : flow["script"])
-      if (op["op"] == "bind_workload") {
-        s.push_back({{"op", "reject_binds"}, {"node", op["node"]}, {"binds", binds}});
-        return s;
-      }
-  const Json node = s.front()["op"] == "bind_workload" ? s.front()["node"] : Json(cluster.names.front());
-  s.insert(s.begin(), Json{{"op", "reject_binds"}, {"node", node}, {"binds", binds}});
-  return s;
-}
-
-/// Another controller's single writes (backend/ops/op_foreign.cpp).
-/// A relabel drops nvidia.com/gpu.count by one (a card went unhealthy) only where a card is free, and takes
-/// that card from the kubelet: a relabel under pods that fill the node breaks capacity-within-cards by the
-/// foreign write alone.
-Json operator_script(Gen& g, Cluster& c) {
-  Json s = Json::array();
-  const int n = g.range(1, 2);
-  for (int k = 0; k < n; ++k) {
-    const size_t i = g.below(c.names.size());
-    switch (g.below(4)) {
-      case 0:
-        if (c.cards[i] > 1 && c.free[i] > 0) {
-          c.free[i] -= 1;
-          s.push_back({{"op", "set_labels"},
-                       {"node", c.names[i]},
-                       {"set", {{"nvidia.com/gpu.count", std::to_string(c.cards[i] - 1)}}}});
-        } else {
-          s.push_back(
-              {{"op", "set_labels"}, {"node", c.names[i]}, {"set", {{"nvidia.com/mig.config", "all-disabled"}}}});
-        }
-        break;
-      case 1:
-        s.push_back({{"op", "set_mig_state"},
-                     {"node", c.names[i]},
-                     {"state", g.pick(std::vector<std::string>{"pending", "success", "failed"})}});
-        break;
-      case 2:
-        s.push_back({{"op", "write_shared_map"}, {"replace", true}});
-        break;
-      // An admin resetting the pointer: pointing it at any other map would break shared-map-never-deleted's
-      // pointer clause by the foreign write alone, a finding about the generator, not the protocol.
-      default:
-        s.push_back({{"op", "set_pointer"}, {"pointer", backend::kDefaultPointer}});
-        break;
-    }
-  }
-  return s;
-}
-
-/// Read and geometry faults as ops (backend/ops/op_faults.cpp, the fail_* ops).
-Json chaos_script(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::vector<std::string>& workloads) {
-  Json s = Json::array();
-  std::vector<int> kinds;
-  if (f.read_faults) kinds.insert(kinds.end(), {0, 1, 2});
-  if (f.geometry_faults) kinds.insert(kinds.end(), {3, 4, 5});
-  const int n = g.range(1, 2);
-  for (int k = 0; k < n; ++k) {
-    const int kind = g.pick(kinds);
-    const std::string& node = g.pick(c.names);
-    if (kind == 0) {
-      const std::string rk = g.pick(std::vector<std::string>{"nodes", "pods", "config"});
-      s.push_back({{"op", "fail_reads"}, {"kind", rk}});
-      if (g.chance(2, 3)) s.push_back({{"op", "restore_reads"}, {"kind", rk}});
-    } else if (kind == 1) {
-      s.push_back({{"op", "stale_reads"}, {"writes", g.range(1, 3)}, {"reads", g.range(1, 2)}});
-    } else if (kind == 2 && !workloads.empty()) {
-      s.push_back({{"op", "partial_reads"}, {"workloads", {g.pick(workloads)}}});
-    } else if (kind == 2) {
-      s.push_back({{"op", "stale_reads"}});
-    } else if (kind == 3) {
-      s.push_back({{"op", "fail_geometry"}, {"node", node}});
-    } else if (kind == 4) {
-      s.push_back({{"op", "fail_geometry_for"}, {"node", node}, {"seconds", g.range(1, 10)}});
-    } else {
-      s.push_back({{"op", "geometry_no_effect"}, {"node", node}});
-    }
-  }
-  return s;
-}
-
-Json make_faults(Gen& g, const SwarmFeatures& f, const std::string& faulty) {
-  static const std::vector<std::string> actions = {"crash", "raise", "drop_response"};
-  Json barriers = Json::object();
-  const auto& cat = backend::barrier_table();
-  const int n = g.range(1, 2);
-  for (int k = 0; k < n; ++k) {
-    const std::string b = g.pick(cat).name;
-    if (barriers.contains(b)) continue;
-    Json acts = Json::array();
-    if (f.recover) acts.push_back("crash");
-    for (const auto& a : actions)
-      if (!(f.recover && a == "crash") && g.chance(1, 2)) acts.push_back(a);
-    if (acts.empty()) acts.push_back(g.pick(actions));
-    barriers[b] = std::move(acts);
-  }
-  Json faults = {{"max", 1}, {"actors", {faulty}}, {"barriers", std::move(barriers)}};
-  return faults;
 }
 
 /// The scenario of `seed`; `f` gets its features as the file has them (one needing what the file lacks is off).
@@ -424,19 +280,20 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   std::vector<std::string> workloads = c.start_workloads;
   for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, g2, f, c, fl, flows)}});
   // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
-  Json operator_ops = std::find(side.begin(), side.end(), "operator") != side.end() ? operator_script(g, c) : Json();
+  Json operator_ops =
+      std::find(side.begin(), side.end(), "operator") != side.end() ? swarm_draw::operator_script(g, c) : Json();
   for (const auto& r : side) {
     Json s;
     if (r == "kubelet") {
-      s = kubelet_script(g, c, workloads);
+      s = swarm_draw::kubelet_script(g, c, workloads);
       if (f.admission_reject) {  // from the sixth stream: the draws before it keep their values
-        s = with_admission_reject(std::move(s), list, c, g6.range(1, 2));
+        s = swarm_draw::with_admission_reject(std::move(s), list, c, g6.range(1, 2));
         reject_written = true;
       }
     }
     if (r == "operator") s = operator_ops;
     if (r == "chaos") {
-      s = chaos_script(g, f, c, workloads);
+      s = swarm_draw::chaos_script(g, f, c, workloads);
       for (Json& op : s)  // from the fifth stream, on the partial_reads ops only
         if (f.release_listing && op["op"] == "partial_reads") {
           op["listings"] = g5.chance(1, 2) ? Json::array({"release"}) : Json::array({"inventory", "release"});
@@ -480,7 +337,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   else
     doc["invariants"] = "all";
   doc["expect"] = {{"outcome", "pass"}};
-  if (f.barrier_faults) doc["faults"] = make_faults(g, f, faulty);
+  if (f.barrier_faults) doc["faults"] = swarm_draw::make_faults(g, f, faulty);
   return doc;
 }
 
