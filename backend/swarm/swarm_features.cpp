@@ -31,7 +31,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {leftover_claim, "leftover-claim"},
                                                 {partial_apply, "partial-apply"},
                                                 {release_listing, "release-listing"},
-                                                {admission_reject, "admission-reject"}};
+                                                {admission_reject, "admission-reject"},
+                                                {sweeper, "sweeper"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

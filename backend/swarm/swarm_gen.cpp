@@ -256,6 +256,8 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.release_listing = f.read_faults && g5.chance(1, 2);
   Gen g6(sim::execution_seed(seed, 5));  // the sixth stream (SwarmFeatures::admission_reject): the feature, its op
   f.admission_reject = f.binds && g6.chance(1, 2);
+  Gen g7(sim::execution_seed(seed, 6));  // the seventh stream (SwarmFeatures::sweeper): the feature, its flow
+  f.sweeper = g7.chance(1, 4);
   bool partial_written = false, listing_written = false, reject_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
@@ -309,6 +311,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     if (r == "ctl") s = Json::array({{{"op", "recover"}, {"flow", faulty}}});
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
+  // Last, so that every other actor keeps its place; from the seventh stream, so the draws before it keep their values.
+  if (f.sweeper)
+    list.push_back(
+        {{"name", "sweeper"},
+         {"script", Json::array({{{"op", "recover"}, {"flow", "flow" + g7.pick(flows)}, {"wait", false}}})}});
   f.partial_apply = partial_written;  // named among the features only when the file has the op
   f.release_listing = listing_written;
   f.admission_reject = reject_written;

@@ -5,7 +5,7 @@
 //
 // Shapes: the cluster is 1-4 nodes of 1-8 cards each, products from the real tables (backend/model/mig_geometry.h:
 // the GFD product labels of backend/CONTRACT.md §3, plus two products without a MIG table); an authority;
-// 2-4 actors. Flows run the protocol's natural sequences (reserve with 1-3 requests, or inventory + plan +
+// 2-4 actors, and a sweeper besides them in some. Flows run the protocol's natural sequences (reserve with 1-3 requests, or inventory + plan +
 // reserve, or reserve another flow's plan; then observe / await / mark_ready / reconcile, bind, release,
 // maybe a second reserve); the other actors are a kubelet (binds and unbinds pods), an operator (foreign
 // writes), a chaos actor (read and geometry faults), a clock, or a restarted controller (recover). Every
@@ -64,6 +64,11 @@ struct SwarmFeatures {
   /// binds its own pod on (the refusal races that bind), else first, on its own bind's node. Drawn from a sixth
   /// stream of the seed; set only when the scenario has the op (the kubelet is one of its actors).
   bool admission_reject = false;
+  /// A sweeper: one more actor, last, named `sweeper`, whose one op is a `recover` of a flow with `wait: false`: a
+  /// cleanup that believes the flow's lease expired while the flow may still run (docs/DESIGN.md §4, the op table;
+  /// the sweeper race of scenarios/incident-sweeper-releases-live-claim.json). Drawn with probability 1/4 from a
+  /// seventh stream of the seed, which also picks the flow; with it a scenario has up to 5 actors.
+  bool sweeper = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

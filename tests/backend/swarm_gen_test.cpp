@@ -57,8 +57,18 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
       FAIL("seed " << seed << ": " << e.what() << "\n" << text);
     }
     REQUIRE(sc.name == fmt::format("swarm-{}", seed));
-    REQUIRE(sc.actors.size() >= 2);
-    REQUIRE(sc.actors.size() <= 4);
+    // 2-4 actors, and the sweeper after them where it is drawn: last, one recover of a flow without waiting.
+    const bool sweeper = swarm_features(seed).sweeper;
+    REQUIRE(sc.actors.size() >= (sweeper ? 3u : 2u));
+    REQUIRE(sc.actors.size() <= (sweeper ? 5u : 4u));
+    if (sweeper) {
+      const ActorSpec& last = sc.actors.back();
+      REQUIRE(last.name == "sweeper");
+      REQUIRE(last.script.size() == 1);
+      REQUIRE(last.script[0].kind == OpKind::Recover);
+      REQUIRE_FALSE(last.script[0].wait_for_end);
+      REQUIRE(last.script[0].flow.rfind("flow", 0) == 0);
+    }
     REQUIRE(sc.nodes.size() >= 1);
     REQUIRE(sc.nodes.size() <= 4);
     for (const auto& node : sc.nodes) REQUIRE(node.gpu_count <= 8);
@@ -70,10 +80,26 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
     for (const auto& f : swarm_features(seed).names()) ++feature_counts[f.substr(0, f.find('='))];
   }
   // Swarm: every feature is on in some scenarios and off in others.
-  for (const char* f :
-       {"mig", "split-reserve", "status-ops", "release", "second-reserve", "binds", "foreign-writes", "read-faults",
-        "geometry-faults", "barrier-faults", "recover", "start-state", "conditional", "clock", "flow-clock",
-        "leftover-claim", "partial-apply", "release-listing", "admission-reject"}) {
+  for (const char* f : {"mig",
+                        "split-reserve",
+                        "status-ops",
+                        "release",
+                        "second-reserve",
+                        "binds",
+                        "foreign-writes",
+                        "read-faults",
+                        "geometry-faults",
+                        "barrier-faults",
+                        "recover",
+                        "start-state",
+                        "conditional",
+                        "clock",
+                        "flow-clock",
+                        "leftover-claim",
+                        "partial-apply",
+                        "release-listing",
+                        "admission-reject",
+                        "sweeper"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

@@ -87,9 +87,10 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
                                   "sharing=accounting_only": 3, "split-reserve": 2, "status-ops": 6, "release": 8,
                                   "second-reserve": 2, "binds": 4, "foreign-writes": 2, "read-faults": 2,
                                   "geometry-faults": 2, "barrier-faults": 3, "recover": 3, "conditional": 2,
-                                  "clock": 1, "flow-clock": 1, "release-listing": 1, "admission-reject": 1},
+                                  "clock": 1, "flow-clock": 1, "release-listing": 1, "admission-reject": 1,
+                                  "sweeper": 1},
                         "never": ["start-state", "leftover-claim", "partial-apply"]})"));
-  CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads"});
+  CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads", "reject_binds"});
   // The recorded night of tests/findings/ is this very run: its summary holds the same coverage.
   CHECK(json::parse(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/tests/findings/night-2/swarm/summary.json"))
             .at("coverage") == c);
