@@ -1,10 +1,11 @@
 // The swarm generator's own parts (swarm_gen.h; docs/DESIGN.md §7, "Swarm"), shared by its two files:
-// swarm_gen.cpp draws the features, the nodes and the flows, and swarm_roles.cpp writes the scripts of the actors
-// besides the flows. Nothing outside backend/swarm/ includes this header.
+// swarm_gen.cpp draws the features, the nodes, the flows and the clock, controller and sweeper actors, and
+// swarm_roles.cpp writes the kubelet's, the operator's and the chaos actor's scripts and the faults block.
+// Nothing outside backend/swarm/ includes this header.
 //
 // Contract: every draw goes through Gen (sim::Prng), so a seed gives the same bytes on every machine; a function
-// given a Gen draws from it in a fixed order, so adding a draw anywhere changes every scenario after it (a new
-// feature draws from a stream of its own instead: swarm_gen.h, SwarmFeatures).
+// given a Gen draws from it in a fixed order, so adding a draw anywhere changes every later draw of that stream (a
+// new feature draws from a stream of its own instead: swarm_gen.h, SwarmFeatures).
 #pragma once
 
 #include <cstdint>

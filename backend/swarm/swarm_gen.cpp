@@ -221,10 +221,9 @@ Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std:
 }
 
 /// flowX's leftover claim (SwarmFeatures::leftover_claim): the last card (ordinal gpu_count-1) of each node flowX
-/// stamped that has a free card, at
-/// the stamps' epoch, so each stamp is the claim's; null when no stamped node has a free card. The card is
-/// taken out of the free ones, which the kubelet's pods must fit in. A stamped node left without a card keeps
-/// a claimless stamp (c.stale_stamp stays).
+/// stamped that has a free card, at the stamps' epoch, so each stamp is the claim's; null when no stamped node has
+/// a free card. The card is taken out of the free ones, which the kubelet's pods must fit in. A stamped node left
+/// without a card keeps a claimless stamp (c.stale_stamp stays).
 Json leftover_claim(Cluster& c) {
   Json devices = Json::array();
   bool claimless = false;

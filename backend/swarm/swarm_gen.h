@@ -5,10 +5,11 @@
 //
 // Shapes: the cluster is 1-4 nodes of 1-8 cards each, products from the real tables (backend/model/mig_geometry.h:
 // the GFD product labels of backend/CONTRACT.md §3, plus two products without a MIG table); an authority;
-// 2-4 actors, and a sweeper besides them in some. Flows run the protocol's natural sequences (reserve with 1-3 requests, or inventory + plan +
-// reserve, or reserve another flow's plan; then observe / await / mark_ready / reconcile, bind, release,
-// maybe a second reserve); the other actors are a kubelet (binds and unbinds pods), an operator (foreign
-// writes), a chaos actor (read and geometry faults), a clock, or a restarted controller (recover). Every
+// 2-4 actors, and a sweeper besides them in some. Flows run the protocol's natural sequences (reserve with 1-3
+// requests, or inventory + plan + reserve, or reserve another flow's plan; then observe / await / mark_ready /
+// reconcile, bind, release, maybe a second reserve); the other actors are a kubelet (binds and unbinds pods), an
+// operator (foreign writes), a chaos actor (read and geometry faults), a clock, a restarted controller (recover),
+// or a sweeper (a recover that does not wait for its flow's end). Every
 // scenario checks every invariant and expects `pass`: the swarm reports any violation as a finding.
 //
 // Contract: deterministic in the seed (same seed, same bytes, on every machine: sim::Prng only, no

@@ -1,15 +1,17 @@
-// The scripts of a generated scenario's actors besides the flows (swarm_draw.h): the kubelet, the operator, the
-// chaos actor, and the faults block. The flows and the restarted controller are swarm_gen.cpp's.
+// Four parts of a generated scenario (swarm_draw.h): the scripts of the kubelet, the operator and the chaos actor,
+// and the faults block. The flows, the clock, the restarted controller and the sweeper are swarm_gen.cpp's.
+#include "backend/swarm/swarm_draw.h"
+
 #include <fmt/format.h>
 
 #include "backend/model/barriers.h"
 #include "backend/model/contract.h"
-#include "backend/swarm/swarm_draw.h"
 
 namespace allocsim::harness::swarm_draw {
 
-/// The kubelet: binds a pod on a node (and maybe unbinds it). Its pods fit in the cards no start workload holds (kubelet admission: a node never runs more GPU pods
-/// than it has cards; the generator must not break capacity-within-cards by itself).
+/// The kubelet: binds a pod on a node (and maybe unbinds it). Its pods fit in the cards no start workload holds
+/// (kubelet admission: a node never runs more GPU pods than it has cards; the generator must not break
+/// capacity-within-cards by itself).
 Json kubelet_script(Gen& g, const Cluster& c, std::vector<std::string>& bound) {
   Json s = Json::array();
   std::vector<size_t> fits;

@@ -46,7 +46,7 @@ TEST_CASE("selfcheck: a fixed seed gives exact counts", "[selfcheck]") {
   const auto& cover = r["coverage"];
   for (const char* tag :
        {"fault:crash", "fault:raise", "fault:drop_response", "feature:read-faults", "feature:geometry-faults",
-        "feature:start-state", "feature:foreign-writes", "feature:conditional", "order"})
+        "feature:start-state", "feature:foreign-writes", "feature:conditional", "feature:sweeper", "order"})
     CHECK(cover.value(tag, 0) > 0);
   const auto& c = r["contradictions"];
   CHECK(c["by_kind"] == nlohmann::json::parse(R"({"replay-seed": 0, "replay-schedule": 0, "replay-trace": 0,
