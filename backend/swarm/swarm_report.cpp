@@ -418,8 +418,10 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
   for (size_t i = 0; i < r.findings.size(); ++i) {
     SwarmFinding& f = r.findings[i];
     const std::filesystem::path d(kept_dir[i]);
-    f.scenario_text = slurp((d / (f.slug + ".json")).string());
-    f.trace_text = slurp((d / (f.slug + ".trace.json")).string());
+    const std::string scenario = (d / (f.slug + ".json")).string(), trace = (d / (f.slug + ".trace.json")).string();
+    f.scenario_text = slurp(scenario);
+    f.trace_text = slurp(trace);
+    check_finding_files(f, {scenario, ""}, {trace, ""});
   }
   // The unsharded run lists findings in the order it first met them.
   std::stable_sort(r.findings.begin(), r.findings.end(),
@@ -464,6 +466,7 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
     rd.want_object(files[i], ptr);
     r.findings[i].scenario_text = rd.string_value(rd.require(files[i], ptr, "scenario"), ptr + "/scenario");
     r.findings[i].trace_text = rd.string_value(rd.require(files[i], ptr, "trace"), ptr + "/trace");
+    check_finding_files(r.findings[i], {path, ptr + "/scenario"}, {path, ptr + "/trace"});
   }
   return r;
 }

@@ -35,6 +35,9 @@
 // finished run, with the same result as running the larger number at once) and goes on after the last
 // scenario it counts.
 //
+// Each finding's files are checked as they are read back (check_finding_files): edited, cut short or swapped
+// files are bad input, not results.
+//
 // Errors: reading (merge, resume) throws support::InputError naming the file and the JSON pointer;
 // writing throws campaign::OutputError naming the path.
 #pragma once
@@ -67,6 +70,18 @@ struct SwarmMerge {
   SwarmReport report;
 };
 SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& tool_version);
+
+/// Where a finding's file was read back: a checkpoint, at `pointer` (its /files/I/scenario or /files/I/trace text),
+/// or a shard's file of its own (`pointer` empty).
+struct KeptFile {
+  std::string file;
+  std::string pointer;
+};
+
+/// Checks the two files of finding `f` (its scenario_text and trace_text) as merge and resume read them back: the
+/// scenario loads, the trace reads, names that scenario's digest and the finding's invariant, and replays against its
+/// embedded scenario step for step (swarm_finding_files.cpp). Throws support::InputError at `scenario` or `trace`.
+void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace);
 
 /// Writes the checkpoint of `report` (see above) to `path`.
 void write_swarm_checkpoint(const std::string& path, const SwarmOptions& options, const SwarmReport& report);

@@ -14,8 +14,10 @@
 //   swarm.checkpoint.json         swarm --seed 4 --scenarios 4 --per-scenario 30 --mutant client-side-claim
 //                                 --out DIR --checkpoint F: two findings, with their files' text (written again
 //                                 after git 395cd4d, when the generator's release-listing feature changed one of
-//                                 the four scenarios it stores: a checkpoint holds results, not what made them)
-//   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F
+//                                 the four scenarios it stores, and again when its sweeper feature did: a
+//                                 checkpoint holds results, not what made them)
+//   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F (written again
+//                                 with the sweeper feature, as swarm.checkpoint.json)
 //   sweep-states.checkpoint.json  (written later, at git 0f8e793) sweep tests/cli/checkpoints/retry.json --no-corpus
 //                                 --reduction states --checkpoint F, SIGINT after 0.9 s: units 0-10 of 20 done,
 //                                 none partial (a state-caching unit is checkpointed only when done,
@@ -28,6 +30,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <string>
 
@@ -115,6 +118,62 @@ TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", 
   CHECK(b.code == 1);
   REQUIRE(read_json(straight / "summary.json")["scenarios"] == 6);
   require_same_folder(straight, resumed);
+}
+
+TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, cut short or swapped, refused",
+          "[checkpoint]") {
+  // Each finding's two files are copied into the resumed run's folder as they are, so they are checked as the run
+  // that kept them checked them (docs/SWARM.md, "Checkpoints"): exit 2 naming /files/I/..., nothing written.
+  TempDir dir;
+  const nlohmann::json original = read_json(copy_fixture(dir, "swarm.checkpoint.json"));
+  REQUIRE(original["files"].size() == 1);
+  using Edit = std::function<void(nlohmann::json & files)>;
+  const auto trace_edit = [](const std::function<void(nlohmann::json&)>& f) {
+    return [f](nlohmann::json& files) {
+      nlohmann::json t = nlohmann::json::parse(files[0]["trace"].get<std::string>());
+      f(t);
+      files[0]["trace"] = t.dump(1);
+    };
+  };
+  struct Case {
+    Edit edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](nlohmann::json& files) {
+         std::string text = files[0]["scenario"];
+         text.replace(text.find("\"actors\""), 8, "\"actorz\"");
+         files[0]["scenario"] = text;
+       },
+       "/files/0/scenario: the finding's scenario does not load (at /actorz): unknown key \"actorz\""},
+      {[](nlohmann::json& files) { files[0]["trace"] = files[0]["trace"].get<std::string>().substr(0, 300); },
+       "/files/0/trace: the finding's trace does not read (at its root): invalid JSON"},
+      {[](nlohmann::json& files) {
+         nlohmann::json sc = nlohmann::json::parse(files[0]["scenario"].get<std::string>());
+         sc["description"] = "edited";
+         files[0]["scenario"] = sc.dump(2) + "\n";
+       },
+       "/files/0/trace: the finding's trace is not its scenario's (at /scenario/digest)"},
+      {trace_edit([](nlohmann::json& t) { t["violation"]["invariant"] = "no-double-grant"; }),
+       "/files/0/trace: the finding's trace is not its finding's (at /violation): the summary says the finding "
+       "violates single-ownership, the trace says no-double-grant"},
+      {trace_edit([](nlohmann::json& t) { t["fingerprint"] = "0123456789abcdef"; }),
+       "/files/0/trace: the finding's trace does not replay against its scenario (at /steps): the end: fingerprint "
+       "0123456789abcdef"},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json tampered = original;
+    c.edit(tampered["files"]);
+    const std::string path = dir / "tampered.json";
+    std::ofstream(path, std::ios::binary) << tampered.dump(1);
+    TempDir out;
+    const auto r = allocsim("swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
+                            path + " --out " + out.path.string());
+    INFO(r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("--resume: " + path + ": " + c.message));
+    CHECK(!std::filesystem::exists(out / "summary.json"));
+  }
 }
 
 TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged counts says they were not counted",

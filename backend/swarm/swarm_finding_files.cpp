@@ -1,0 +1,61 @@
+// A finding's two files as a resumed or merged swarm takes them back (swarm_report.h, "Checkpoint" and "Merge";
+// docs/SWARM.md): they are the run's results, copied into its folder as they are, so they are checked as the run
+// that wrote them checked them before it kept them (swarm_campaign.cpp: the minimal schedule replays strictly
+// against the file as written). A file edited, cut short or swapped is bad input, never a result.
+#include <fmt/format.h>
+
+#include "backend/swarm/swarm_report.h"
+#include "backend/system/system.h"
+#include "sim/campaign/trace_file.h"
+#include "sim/campaign/trace_replay.h"
+#include "sim/support/json_reader.h"
+
+namespace allocsim::harness {
+
+namespace {
+
+using support::InputError;
+
+/// The error at `at` about a file kept there: inside a checkpoint (a pointer to its text) the reader's own place
+/// goes into the message; a file of its own is named as the reader named it.
+[[noreturn]] void fail(const KeptFile& at, const std::string& what, const std::string& place,
+                       const std::string& message) {
+  if (at.pointer.empty()) throw InputError(at.file, place, fmt::format("{}: {}", what, message));
+  throw InputError(at.file, at.pointer,
+                   fmt::format("{} (at {}): {}", what, place.empty() ? "its root" : place, message));
+}
+
+}  // namespace
+
+void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace) {
+  const std::string scenario_name = scenario.pointer.empty() ? scenario.file : f.slug + ".json";
+  campaign::SubjectPtr subject;
+  try {
+    subject = backend_system().parse(f.scenario_text, scenario_name, scenario_name);
+  } catch (const InputError& e) {
+    fail(scenario, "the finding's scenario does not load", e.pointer(), e.message());
+  }
+  const std::string trace_name = trace.pointer.empty() ? trace.file : f.slug + ".trace.json";
+  campaign::Trace t;
+  try {
+    t = campaign::parse_trace(backend_system(), f.trace_text, trace_name);
+  } catch (const campaign::TraceError& e) {
+    // what() is "FILE: POINTER: MESSAGE" (trace_file.h); the file is named by `trace` already.
+    std::string message = e.what();
+    if (message.rfind(trace_name + ": ", 0) == 0) message.erase(0, trace_name.size() + 2);
+    fail(trace, "the finding's trace does not read", "", message);
+  }
+  if (t.scenario_digest != subject->digest())
+    fail(trace, "the finding's trace is not its scenario's", "/scenario/digest",
+         fmt::format("it names scenario digest {}, and the finding's scenario has {}", t.scenario_digest,
+                     subject->digest()));
+  if (!t.violation || t.violation->invariant != f.invariant)
+    fail(trace, "the finding's trace is not its finding's", "/violation",
+         fmt::format("the summary says the finding violates {}, the trace says {}", f.invariant,
+                     t.violation ? t.violation->invariant : std::string("nothing")));
+  const campaign::TraceReplay r = campaign::replay_trace(t);
+  if (r.divergence)
+    fail(trace, "the finding's trace does not replay against its scenario", "/steps", r.divergence->to_string());
+}
+
+}  // namespace allocsim::harness
