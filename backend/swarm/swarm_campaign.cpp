@@ -43,6 +43,7 @@ struct ScenarioOutcome {
   campaign::Reach reach;              // what its exploration reached (coverage)
   std::vector<std::string> features;  // the features it was drawn with (swarm_feature_words)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
+  uint64_t text_hash = 0;             // its generated document's (scenario_hash), for SwarmReport::generated
 };
 
 /// One scenario explored with the swarm's strategy plan: its executions and first violation, if any.
@@ -53,6 +54,7 @@ struct Exploration {
   std::string strategy;               // the strategy that found it
   campaign::Reach reach;              // what its runs reached (coverage_report.h)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
+  uint64_t text_hash = 0;             // its generated document's (scenario_hash), for SwarmReport::generated
 };
 
 /// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
@@ -230,6 +232,14 @@ campaign::RunReport explore_with(const campaign::Subject& subject, const std::st
 
 /// A generated scenario as a subject, with ops-atomic's op-level executions bounded by the executions the swarm gives
 /// each scenario (docs/SWARM.md): a scenario whose op-level tree is larger is left unjudged for ops-atomic.
+/// A generated document's hash (XXH3 of its compact text), and SwarmReport::generated after one more scenario
+/// of that hash (generated_digest).
+uint64_t scenario_hash(const Json& doc) {
+  const std::string text = doc.dump();
+  return XXH3_64bits(text.data(), text.size());
+}
+uint64_t fold_generated(uint64_t h, uint64_t one) { return XXH3_64bits_withSeed(&one, sizeof one, h); }
+
 campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std::string& file) {
   // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
   return with_op_level_bound(*backend_system().parse(doc.dump(2) + "\n", file, file),
@@ -288,10 +298,11 @@ bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, c
 
 ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
   const uint64_t gen_seed = sim::execution_seed(o.seed, index);
-  const campaign::SubjectPtr subject =
-      parse_doc(o, swarm_scenario(o.seed, index, o.mutants, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+  const Json doc = swarm_scenario(o.seed, index, o.mutants, o.max_steps);
+  const campaign::SubjectPtr subject = parse_doc(o, doc, fmt::format("swarm-{}.json", gen_seed));
   const Exploration e = explore(o, *subject, gen_seed);
   ScenarioOutcome out;
+  out.text_hash = scenario_hash(doc);
   out.executions = e.executions;
   out.dpor = e.dpor;
   out.exhausted = e.exhausted;
@@ -308,6 +319,7 @@ ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
 /// Adds one scenario's outcome to the report (dedup by signature; keep the smallest minimal scenario).
 void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, ScenarioOutcome&& s, bool mutant_run) {
   ++r.scenarios;
+  r.generated = fold_generated(r.generated, s.text_hash);
   r.executions += s.executions;
   r.faithful_executions += s.faithful_executions;
   r.dpor_scenarios += s.dpor;
@@ -381,6 +393,14 @@ Json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string
   doc["backend"]["mutants"] = mutants;
   doc["max_steps"] = max_steps;
   return doc;
+}
+
+uint64_t generated_digest(const SwarmOptions& o, uint64_t scenarios) {
+  uint64_t h = kGeneratedNone;
+  for (uint64_t k = 0; k < scenarios; ++k)
+    h = fold_generated(h, scenario_hash(
+                              swarm_scenario(o.seed, k * o.shard_count + o.shard_index, o.mutants, o.max_steps)));
+  return h;
 }
 
 SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const SwarmReport&)>& after_batch,

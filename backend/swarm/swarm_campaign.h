@@ -86,8 +86,13 @@ struct SwarmFinding {
   std::optional<uint64_t> first_mutant_only;
 };
 
+/// generated_digest of no scenario: where SwarmReport::generated starts.
+inline constexpr uint64_t kGeneratedNone = 0x737761726dull;  // "swarm"
+
 struct SwarmReport {
   uint64_t scenarios = 0, executions = 0;
+  /// The running digest of the `scenarios` counted, in index order (generated_digest): what a checkpoint carries.
+  uint64_t generated = kGeneratedNone;
   uint64_t faithful_executions = 0;  // mutant runs: executions of the faithful-port checks (not in executions)
   uint64_t violations = 0;           // scenarios with a violation (raw findings before dedup)
   uint64_t dpor_scenarios = 0, dpor_exhausted = 0;
@@ -126,5 +131,12 @@ SwarmReport run_swarm(const SwarmOptions& options, const std::function<void(cons
 /// bound `max_steps`.
 nlohmann::ordered_json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants,
                                       uint64_t max_steps = kSwarmMaxSteps);
+
+/// The digest of the scenarios a report that counted `scenarios` of them has explored under `options`: this
+/// shard's first `scenarios`, in index order, each document's text hashed (XXH3) and folded in turn from
+/// kGeneratedNone. run_swarm keeps it as SwarmReport::generated while it counts; a checkpoint carries it, so that
+/// a resume by a binary whose generator draws other scenarios is refused rather than mixing two generators'
+/// results (swarm_report.h, "Checkpoint"). O(scenarios) generations: for a resume, once.
+uint64_t generated_digest(const SwarmOptions& options, uint64_t scenarios);
 
 }  // namespace allocsim::harness

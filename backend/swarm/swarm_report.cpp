@@ -435,6 +435,7 @@ void write_swarm_checkpoint(const std::string& path, const SwarmOptions& o, cons
   Json doc = campaign::new_checkpoint<Json>(kSwarmCheckpoint, o.tool_version);
   doc["summary"] = swarm_summary(o, r);
   doc["files"] = std::move(files);
+  doc["generated"] = fmt::format("{:016x}", r.generated);
   campaign::write_checkpoint(path, kSwarmCheckpoint, doc);
 }
 
@@ -459,6 +460,16 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
             fmt::format("written for other options: {} (these: {})", summary["config"].dump(), expected.dump()));
   SwarmReport r = report_from(rd, summary, "/summary", !o.mutants.empty());
   r.interrupted = false;  // this run goes on
+  // Absent in checkpoints written before it existed: their scenarios are taken as this generator's.
+  r.generated = generated_digest(o, r.scenarios);
+  if (const Json* generated = JsonReader::find(doc, "generated")) {
+    const std::string was = rd.string_value(*generated, "/generated");
+    if (const std::string now = fmt::format("{:016x}", r.generated); was != now)
+      rd.fail("/generated",
+              fmt::format("the checkpoint's {} scenarios were generated as {}, and this allocsim generates them as "
+                          "{}: its generator changed since, so start the run again instead of resuming it",
+                          r.scenarios, was, now));
+  }
   const Json& files = rd.require(doc, "", "files");
   rd.want_size(files, "/files", r.findings.size(), r.findings.size(), "finding files (one per finding)");
   for (size_t i = 0; i < files.size(); ++i) {

@@ -30,7 +30,9 @@
 // (ops, steps, then index), which is the one its shard kept, so its two files are copied as they are.
 //
 // Checkpoint (schema `allocsim/swarm-checkpoint/v1`, envelope, write and read: sim/campaign/checkpoint.h): the
-// summary of the scenarios done so far plus each finding's two files' text; written after every whole batch.
+// summary of the scenarios done so far, each finding's two files' text, and "generated", the digest of the
+// scenarios done (generated_digest); written after every whole batch. A resume whose generator gives another
+// digest is refused (a checkpoint without the key, written before it existed, is taken as it is).
 // Resuming checks tool version and config (shard included; --scenarios may be larger: that extends a
 // finished run, with the same result as running the larger number at once) and goes on after the last
 // scenario it counts.

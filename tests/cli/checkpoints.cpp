@@ -176,6 +176,40 @@ TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, 
   }
 }
 
+TEST_CASE(
+    "checkpoints: a swarm checkpoint carries the digest of its generated scenarios, and refuses another "
+    "generator's",
+    "[checkpoint]") {
+  // A resume by a binary whose generator draws other scenarios would mix two generators' results; the digest of
+  // the scenarios done tells them apart (swarm_report.h, "Checkpoint"). The fixture, written before the key
+  // existed, still resumes (the test above).
+  TempDir dir, one, two, three;
+  const std::string args = "swarm --seed 4 --per-scenario 30 ";
+  const std::string cp = dir / "cp.json", straight = dir / "straight.json";
+  REQUIRE(allocsim(args + "--scenarios 4 --checkpoint " + cp + " --out " + one.path.string()).code <= 1);
+  const std::string four = read_json(cp)["generated"];
+  CHECK(std::regex_match(four, std::regex("[0-9a-f]{16}")));
+  // Resumed to 6, its checkpoint's digest is the one a straight run of 6 writes.
+  REQUIRE(allocsim(args + "--scenarios 6 --resume " + cp + " --out " + two.path.string()).code <= 1);
+  REQUIRE(allocsim(args + "--scenarios 6 --checkpoint " + straight + " --out " + three.path.string()).code <= 1);
+  CHECK(read_json(cp)["generated"] == read_json(straight)["generated"]);
+  CHECK(read_json(cp)["generated"] != four);
+  // Another digest: refused, naming the key, nothing written.
+  nlohmann::json other = read_json(straight);
+  other["generated"] = "0123456789abcdef";
+  const std::string bad = dir / "other.json";
+  std::ofstream(bad, std::ios::binary) << other.dump(1);
+  TempDir out;
+  const auto r = allocsim(args + "--scenarios 8 --resume " + bad + " --out " + out.path.string());
+  INFO(r.text);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("--resume: " + bad +
+                                     ": /generated: the checkpoint's 6 scenarios were generated as 0123456789abcdef, "
+                                     "and this allocsim generates them as " +
+                                     read_json(straight)["generated"].get<std::string>() + ": its generator changed"));
+  CHECK(!std::filesystem::exists(out / "summary.json"));
+}
+
 TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged counts says they were not counted",
           "[checkpoint]") {
   // Written before summaries counted the scenarios a check was left unjudged in: its 4 scenarios' counts are
