@@ -127,6 +127,7 @@ struct Outcome {
   SelfcheckContradiction proto;              // index, seeds, mutant, order
   std::vector<StrategyExploration> explorations;
   std::vector<std::pair<SelfcheckContradiction, campaign::ModeProbe>> probes;  // with their strategy, invariant
+  uint64_t text_hash = 0;  // scenario_hash of its base scenario, for SelfcheckReport::generated
 };
 
 void add_counts(std::map<std::string, uint64_t>& into, const std::map<std::string, uint64_t>& from) {
@@ -163,6 +164,7 @@ Outcome explore_scenario(const SelfcheckOptions& o, uint64_t index) {
                                ? fmt::format("s{}", index)
                                : fmt::format("s{}-{}", index, std::filesystem::path(o.files.at(index)).stem().string());
   Json doc = selfcheck_base_scenario(o, index);
+  out.text_hash = scenario_hash(doc);
   out.subject = parse_generated(o, doc, name + ".json");
   if (o.files.empty() && ordered(index)) {
     doc = with_order(std::move(doc), out.subject, gen_seed);
@@ -336,6 +338,12 @@ Json selfcheck_base_scenario(const SelfcheckOptions& o, uint64_t index) {
                         o.max_steps);
 }
 
+uint64_t selfcheck_generated(const SelfcheckOptions& o, uint64_t scenarios) {
+  uint64_t h = kGeneratedNone;
+  for (uint64_t k = 0; k < scenarios; ++k) h = fold_generated(h, scenario_hash(selfcheck_base_scenario(o, k)));
+  return h;
+}
+
 SelfcheckReport run_selfcheck(const SelfcheckOptions& o, const std::function<void(const SelfcheckReport&)>& after_batch,
                               SelfcheckReport r) {
   const uint64_t batch = std::max(1u, o.jobs);
@@ -350,7 +358,10 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& o, const std::function<voi
       const ModeScope mode(CheckMode::Full);
       campaign::parallel_for(n, o.jobs, [&](size_t j) { other_mode(o, outs[j]); });
     }
-    for (Outcome& out : outs) add_part(r, std::move(out.part));
+    for (Outcome& out : outs) {
+      r.generated = fold_generated(r.generated, out.text_hash);
+      add_part(r, std::move(out.part));
+    }
     if (after_batch) after_batch(r);
   }
   return r;

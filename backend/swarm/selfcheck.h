@@ -27,7 +27,8 @@
 // Determinism: the report is a function of the options except `jobs` (scenarios run in batches of `jobs` on the
 // campaigns' worker pool, sim/campaign/pool.h, merged in index order; the invariant-check mode is switched between a
 // batch's two phases, when no thread runs) and of where a run was resumed (a checkpoint holds the report after whole
-// batches).
+// batches, and the digest of the scenarios it counts, SelfcheckReport::generated, so that a resume whose scenarios
+// differ is refused).
 // Budgets are counts, never seconds. Errors: std::logic_error for a generated scenario that does not load.
 #pragma once
 
@@ -84,6 +85,8 @@ struct SelfcheckReport {
   std::map<std::string, uint64_t> checked_by_invariant;
   std::map<std::string, uint64_t> checks, skipped;  // by kind (verdict_check.h)
   std::vector<SelfcheckContradiction> contradictions;
+  /// The digest of the `scenarios` counted, in index order (selfcheck_generated): what a checkpoint carries.
+  uint64_t generated = kGeneratedNone;
   /// Contradictions by kind, repeats counted.
   std::map<std::string, uint64_t> by_kind() const;
   uint64_t contradiction_count() const;
@@ -97,6 +100,11 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options,
 
 /// Scenario `index` of the run (see above), before its order is derived: the swarm's with the mutant, if any.
 nlohmann::ordered_json selfcheck_base_scenario(const SelfcheckOptions& options, uint64_t index);
+
+/// The digest of the run's first `scenarios` base scenarios (fold_generated of each one's scenario_hash, in index
+/// order): SelfcheckReport::generated of a report that counted them. A checkpoint carries it; a resume whose
+/// scenarios give another digest (another generator, or --file inputs edited since) is refused.
+uint64_t selfcheck_generated(const SelfcheckOptions& options, uint64_t scenarios);
 
 // -- selfcheck_report.cpp ---------------------------------------------------------------------------------
 

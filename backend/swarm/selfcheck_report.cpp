@@ -136,6 +136,7 @@ void write_selfcheck_checkpoint(const std::string& path, const SelfcheckOptions&
   Json doc = campaign::new_checkpoint<Json>(kSelfcheckCheckpoint, o.tool_version);
   doc["report"] = selfcheck_json(o, r);
   doc["files"] = std::move(files);
+  doc["generated"] = fmt::format("{:016x}", r.generated);
   campaign::write_checkpoint(path, kSelfcheckCheckpoint, doc);
 }
 
@@ -152,7 +153,8 @@ SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const Selfche
     rd.fail("/report/config/scenarios",
             fmt::format("the checkpoint ran up to {} scenarios; --scenarios {} is fewer", was, o.scenarios));
   written["scenarios"] = o.scenarios;
-  if (written != expected)
+  // Compared as JSON values, whatever the key order (a checkpoint rewritten by another JSON tool stays the same).
+  if (nlohmann::json::parse(written.dump()) != nlohmann::json::parse(expected.dump()))
     rd.fail("/report/config", fmt::format("written for other options: {} (these: {})", j["config"].dump(),
                                           selfcheck_config_json(o).dump()));
   SelfcheckReport r;
@@ -180,6 +182,16 @@ SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const Selfche
                                                   fmt::format("/report/contradictions/list/{}", k),
                                                   fmt::format("/files/{}", k)));
   if (r.scenarios > o.scenarios) rd.fail("/report/scenarios", "more scenarios than the run has");
+  // Absent in checkpoints written before it existed: their scenarios are taken as this run's.
+  r.generated = selfcheck_generated(o, r.scenarios);
+  if (JsonReader::find(doc, "generated") != nullptr) {
+    const std::string was = checkpoint_str(rd, doc, "", "generated");
+    if (const std::string now = fmt::format("{:016x}", r.generated); was != now)
+      rd.fail("/generated", fmt::format("the checkpoint's {} scenarios were {}, and this run's are {}: the generator "
+                                        "or the --file inputs changed since, so start the run again instead of "
+                                        "resuming it",
+                                        r.scenarios, was, now));
+  }
   return r;
 }
 

@@ -232,13 +232,6 @@ campaign::RunReport explore_with(const campaign::Subject& subject, const std::st
 
 /// A generated scenario as a subject, with ops-atomic's op-level executions bounded by the executions the swarm gives
 /// each scenario (docs/SWARM.md): a scenario whose op-level tree is larger is left unjudged for ops-atomic.
-/// A generated document's hash (XXH3 of its compact text), and SwarmReport::generated after one more scenario
-/// of that hash (generated_digest).
-uint64_t scenario_hash(const Json& doc) {
-  const std::string text = doc.dump();
-  return XXH3_64bits(text.data(), text.size());
-}
-uint64_t fold_generated(uint64_t h, uint64_t one) { return XXH3_64bits_withSeed(&one, sizeof one, h); }
 
 campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std::string& file) {
   // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
@@ -393,6 +386,15 @@ Json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string
   doc["backend"]["mutants"] = mutants;
   doc["max_steps"] = max_steps;
   return doc;
+}
+
+uint64_t scenario_hash(const nlohmann::ordered_json& doc) {
+  const std::string text = doc.dump();
+  return XXH3_64bits(text.data(), text.size());
+}
+
+uint64_t fold_generated(uint64_t digest, uint64_t scenario) {
+  return XXH3_64bits_withSeed(&scenario, sizeof scenario, digest);
 }
 
 uint64_t generated_digest(const SwarmOptions& o, uint64_t scenarios) {

@@ -132,6 +132,11 @@ SwarmReport run_swarm(const SwarmOptions& options, const std::function<void(cons
 nlohmann::ordered_json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants,
                                       uint64_t max_steps = kSwarmMaxSteps);
 
+/// A scenario document's hash (XXH3 of its compact text), and a digest of scenarios (from kGeneratedNone) after one
+/// more of hash `scenario`: the fold of generated_digest, which selfcheck's checkpoints use too.
+uint64_t scenario_hash(const nlohmann::ordered_json& doc);
+uint64_t fold_generated(uint64_t digest, uint64_t scenario);
+
 /// The digest of the scenarios a report that counted `scenarios` of them has explored under `options`: this
 /// shard's first `scenarios`, in index order, each document's text hashed (XXH3) and folded in turn from
 /// kGeneratedNone. run_swarm keeps it as SwarmReport::generated while it counts; a checkpoint carries it, so that

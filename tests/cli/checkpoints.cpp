@@ -210,6 +210,31 @@ TEST_CASE(
   CHECK(!std::filesystem::exists(out / "summary.json"));
 }
 
+TEST_CASE("checkpoints: a selfcheck checkpoint carries the digest of its scenarios, and refuses others",
+          "[checkpoint]") {
+  TempDir dir;
+  const std::string args = "selfcheck --seed 5 --per-scenario 10 ";
+  const std::string cp = dir / "cp.json", straight = dir / "straight.json";
+  REQUIRE(allocsim(args + "--scenarios 4 --checkpoint " + cp).code == 0);
+  REQUIRE(allocsim(args + "--scenarios 6 --resume " + cp).code == 0);
+  REQUIRE(allocsim(args + "--scenarios 6 --checkpoint " + straight).code == 0);
+  const std::string six = read_json(straight)["generated"];
+  CHECK(std::regex_match(six, std::regex("[0-9a-f]{16}")));
+  CHECK(read_json(cp)["generated"] == six);
+  nlohmann::json other = read_json(straight);
+  other["generated"] = "0123456789abcdef";
+  const std::string bad = dir / "other.json";
+  std::ofstream(bad, std::ios::binary) << other.dump(1);
+  const auto r = allocsim(args + "--scenarios 8 --resume " + bad + " --report-json " + (dir / "r.json"));
+  INFO(r.text);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("--resume: " + bad +
+                                     ": /generated: the checkpoint's 6 scenarios were 0123456789abcdef, and this "
+                                     "run's are " +
+                                     six + ": the generator or the --file inputs changed since"));
+  CHECK(!std::filesystem::exists(dir / "r.json"));
+}
+
 TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged counts says they were not counted",
           "[checkpoint]") {
   // Written before summaries counted the scenarios a check was left unjudged in: its 4 scenarios' counts are
