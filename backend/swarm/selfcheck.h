@@ -103,7 +103,7 @@ nlohmann::ordered_json selfcheck_base_scenario(const SelfcheckOptions& options, 
 
 /// The digest of the run's first `scenarios` base scenarios (fold_generated of each one's scenario_hash, in index
 /// order): SelfcheckReport::generated of a report that counted them. A checkpoint carries it; a resume whose
-/// scenarios give another digest (another generator, or --file inputs edited since) is refused.
+/// scenarios give another digest (another generator, or scenario files given as inputs and edited since) is refused.
 uint64_t selfcheck_generated(const SelfcheckOptions& options, uint64_t scenarios);
 
 // -- selfcheck_report.cpp ---------------------------------------------------------------------------------

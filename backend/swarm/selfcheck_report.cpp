@@ -187,9 +187,9 @@ SelfcheckReport load_selfcheck_checkpoint(const std::string& path, const Selfche
   if (JsonReader::find(doc, "generated") != nullptr) {
     const std::string was = checkpoint_str(rd, doc, "", "generated");
     if (const std::string now = fmt::format("{:016x}", r.generated); was != now)
-      rd.fail("/generated", fmt::format("the checkpoint's {} scenarios were {}, and this run's are {}: the generator "
-                                        "or the --file inputs changed since, so start the run again instead of "
-                                        "resuming it",
+      rd.fail("/generated", fmt::format("the checkpoint's {} scenarios have digest {}, and this run's have {}: the "
+                                        "generator or the scenario files changed since, so start the run again "
+                                        "instead of resuming it",
                                         r.scenarios, was, now));
   }
   return r;

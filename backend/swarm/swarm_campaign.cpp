@@ -232,7 +232,6 @@ campaign::RunReport explore_with(const campaign::Subject& subject, const std::st
 
 /// A generated scenario as a subject, with ops-atomic's op-level executions bounded by the executions the swarm gives
 /// each scenario (docs/SWARM.md): a scenario whose op-level tree is larger is left unjudged for ops-atomic.
-
 campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std::string& file) {
   // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
   return with_op_level_bound(*backend_system().parse(doc.dump(2) + "\n", file, file),

@@ -1,7 +1,8 @@
 // A finding's two files as a resumed or merged swarm takes them back (swarm_report.h, "Checkpoint" and "Merge";
 // docs/SWARM.md): they are the run's results, copied into its folder as they are, so they are checked as the run
 // that wrote them checked them before it kept them (swarm_campaign.cpp: the minimal schedule replays strictly
-// against the file as written). A file edited, cut short or swapped is bad input, never a result.
+// against the file as written), and the scenario must carry the finding's name. A file edited, cut short or swapped
+// between findings is bad input, never a result.
 #include <fmt/format.h>
 
 #include "backend/swarm/swarm_report.h"
@@ -35,20 +36,31 @@ void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const 
   } catch (const InputError& e) {
     fail(scenario, "the finding's scenario does not load", e.pointer(), e.message());
   }
+  // Its name is the finding's file name (swarm_campaign.cpp writes it so): files swapped between two findings of
+  // one invariant would otherwise pass every check below.
+  if (subject->name() != f.slug)
+    fail(scenario, "the finding's scenario is another finding's", "/name",
+         fmt::format("it is named \"{}\", and the summary's finding is \"{}\"", subject->name(), f.slug));
   const std::string trace_name = trace.pointer.empty() ? trace.file : f.slug + ".trace.json";
   campaign::Trace t;
   try {
     t = campaign::parse_trace(backend_system(), f.trace_text, trace_name);
   } catch (const campaign::TraceError& e) {
-    // what() is "FILE: POINTER: MESSAGE" (trace_file.h); the file is named by `trace` already.
+    // what() is "FILE: POINTER: MESSAGE", or "FILE: MESSAGE" about the whole file (trace_file.h): the file and the
+    // place are said by fail().
     std::string message = e.what();
-    if (message.rfind(trace_name + ": ", 0) == 0) message.erase(0, trace_name.size() + 2);
-    fail(trace, "the finding's trace does not read", "", message);
+    for (const std::string& prefix :
+         {trace_name + ": " + (e.pointer().empty() ? "(document root)" : e.pointer()) + ": ", trace_name + ": "})
+      if (message.rfind(prefix, 0) == 0) {
+        message.erase(0, prefix.size());
+        break;
+      }
+    fail(trace, "the finding's trace does not read", e.pointer(), message);
   }
   if (t.scenario_digest != subject->digest())
     fail(trace, "the finding's trace is not its scenario's", "/scenario/digest",
-         fmt::format("it names scenario digest {}, and the finding's scenario has {}", t.scenario_digest,
-                     subject->digest()));
+         fmt::format("it names scenario digest {}, and the finding's scenario ({}) has {}", t.scenario_digest,
+                     scenario.pointer.empty() ? scenario.file : scenario.pointer, subject->digest()));
   if (!t.violation || t.violation->invariant != f.invariant)
     fail(trace, "the finding's trace is not its finding's", "/violation",
          fmt::format("the summary says the finding violates {}, the trace says {}", f.invariant,

@@ -460,13 +460,22 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
             fmt::format("written for other options: {} (these: {})", summary["config"].dump(), expected.dump()));
   SwarmReport r = report_from(rd, summary, "/summary", !o.mutants.empty());
   r.interrupted = false;  // this run goes on
+  // A count no run of these options can have reached is refused before any scenario is generated again: this shard's
+  // share of --scenarios, or with a budget one scenario per execution at most.
+  const uint64_t share = o.scenarios > o.shard_index ? (o.scenarios - o.shard_index - 1) / o.shard_count + 1 : 0;
+  if (o.budget_executions == 0 && r.scenarios > share)
+    rd.fail("/summary/scenarios", fmt::format("{} scenarios, more than this run has ({} of --scenarios {})",
+                                              r.scenarios, share, o.scenarios));
+  if (o.budget_executions > 0 && r.scenarios > r.executions)
+    rd.fail("/summary/scenarios",
+            fmt::format("{} scenarios, more than its {} executions can have run", r.scenarios, r.executions));
   // Absent in checkpoints written before it existed: their scenarios are taken as this generator's.
   r.generated = generated_digest(o, r.scenarios);
   if (const Json* generated = JsonReader::find(doc, "generated")) {
     const std::string was = rd.string_value(*generated, "/generated");
     if (const std::string now = fmt::format("{:016x}", r.generated); was != now)
       rd.fail("/generated",
-              fmt::format("the checkpoint's {} scenarios were generated as {}, and this allocsim generates them as "
+              fmt::format("the checkpoint's {} scenarios have digest {}, and this allocsim generates them with digest "
                           "{}: its generator changed since, so start the run again instead of resuming it",
                           r.scenarios, was, now));
   }

@@ -81,7 +81,7 @@ struct KeptFile {
 };
 
 /// Checks the two files of finding `f` (its scenario_text and trace_text) as merge and resume read them back: the
-/// scenario loads, the trace reads, names that scenario's digest and the finding's invariant, and replays against its
+/// scenario loads and is named `f.slug`, the trace reads, names that scenario's digest and the finding's invariant, and replays against its
 /// embedded scenario step for step (swarm_finding_files.cpp). Throws support::InputError at `scenario` or `trace`.
 void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace);
 

@@ -123,7 +123,7 @@ TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", 
 TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, cut short or swapped, refused",
           "[checkpoint]") {
   // Each finding's two files are copied into the resumed run's folder as they are, so they are checked as the run
-  // that kept them checked them (docs/SWARM.md, "Checkpoints"): exit 2 naming /files/I/..., nothing written.
+  // that kept them checked them (docs/SWARM.md, "Checkpoint and resume"): exit 2 naming /files/I/..., nothing written.
   TempDir dir;
   const nlohmann::json original = read_json(copy_fixture(dir, "swarm.checkpoint.json"));
   REQUIRE(original["files"].size() == 1);
@@ -148,6 +148,16 @@ TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, 
        "/files/0/scenario: the finding's scenario does not load (at /actorz): unknown key \"actorz\""},
       {[](nlohmann::json& files) { files[0]["trace"] = files[0]["trace"].get<std::string>().substr(0, 300); },
        "/files/0/trace: the finding's trace does not read (at its root): invalid JSON"},
+      {trace_edit([](nlohmann::json& t) { t["steps"] = "none"; }),
+       "/files/0/trace: the finding's trace does not read (at /steps): expected an array"},
+      // Files swapped between two findings of one invariant: the scenario carries another finding's name.
+      {[](nlohmann::json& files) {
+         nlohmann::json sc = nlohmann::json::parse(files[0]["scenario"].get<std::string>());
+         sc["name"] = "single-ownership-00000000";
+         files[0]["scenario"] = sc.dump(2) + "\n";
+       },
+       "/files/0/scenario: the finding's scenario is another finding's (at /name): it is named "
+       "\"single-ownership-00000000\", and the summary's finding is \"single-ownership-7cf4c4ca\""},
       {[](nlohmann::json& files) {
          nlohmann::json sc = nlohmann::json::parse(files[0]["scenario"].get<std::string>());
          sc["description"] = "edited";
@@ -204,10 +214,21 @@ TEST_CASE(
   INFO(r.text);
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("--resume: " + bad +
-                                     ": /generated: the checkpoint's 6 scenarios were generated as 0123456789abcdef, "
-                                     "and this allocsim generates them as " +
+                                     ": /generated: the checkpoint's 6 scenarios have digest 0123456789abcdef, "
+                                     "and this allocsim generates them with digest " +
                                      read_json(straight)["generated"].get<std::string>() + ": its generator changed"));
   CHECK(!std::filesystem::exists(out / "summary.json"));
+  // A count of scenarios this run cannot have reached is refused before any is generated again.
+  nlohmann::json many = read_json(straight);
+  many["summary"]["scenarios"] = 100000000;
+  const std::string far = dir / "many.json";
+  std::ofstream(far, std::ios::binary) << many.dump(1);
+  const auto m = allocsim(args + "--scenarios 8 --resume " + far + " --out " + out.path.string());
+  INFO(m.text);
+  CHECK(m.code == 2);
+  CHECK_THAT(m.text, Catch::Contains("--resume: " + far +
+                                     ": /summary/scenarios: 100000000 scenarios, more than this run has (8 of "
+                                     "--scenarios 8)"));
 }
 
 TEST_CASE("checkpoints: a selfcheck checkpoint carries the digest of its scenarios, and refuses others",
@@ -229,10 +250,24 @@ TEST_CASE("checkpoints: a selfcheck checkpoint carries the digest of its scenari
   INFO(r.text);
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("--resume: " + bad +
-                                     ": /generated: the checkpoint's 6 scenarios were 0123456789abcdef, and this "
-                                     "run's are " +
-                                     six + ": the generator or the --file inputs changed since"));
+                                     ": /generated: the checkpoint's 6 scenarios have digest 0123456789abcdef, and "
+                                     "this run's have " +
+                                     six + ": the generator or the scenario files changed since"));
   CHECK(!std::filesystem::exists(dir / "r.json"));
+  // The config is compared as a JSON value: its keys in another order (another JSON tool rewrote the file) are the
+  // same config.
+  nlohmann::json reordered = read_json(cp);
+  nlohmann::ordered_json config;
+  const nlohmann::json& was = reordered["report"]["config"];
+  std::vector<std::string> keys;
+  for (auto it = was.begin(); it != was.end(); ++it) keys.push_back(it.key());
+  for (auto k = keys.rbegin(); k != keys.rend(); ++k) config[*k] = was[*k];
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_json(cp).dump());
+  doc["report"]["config"] = config;
+  const std::string again = dir / "reordered.json";
+  std::ofstream(again, std::ios::binary) << doc.dump(1);
+  REQUIRE(doc.dump().find(config.dump()) != std::string::npos);
+  CHECK(allocsim(args + "--scenarios 6 --resume " + again).code == 0);
 }
 
 TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged counts says they were not counted",

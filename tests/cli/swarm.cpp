@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <utility>
 #include <vector>
 
 #include "tests/cli/support.h"
@@ -132,23 +133,26 @@ TEST_CASE("swarm merge: three shards merged are the unsharded run, byte for byte
     REQUIRE(r.text.find("summary.json: " + c.message) != std::string::npos);
     REQUIRE(!std::filesystem::exists(out / "summary.json"));
   }
-  // A shard's finding file edited: refused, naming the file (its files are results, copied as they are).
+  // A shard's finding file edited: refused, naming the file (its files are results, copied as they are). The same
+  // finding's files are edited in every shard that has them, since merge keeps one shard's copy.
   {
-    const nlohmann::json first = read_json(s1 / "summary.json");
-    REQUIRE(!first["findings"].empty());
-    const std::string trace = s1 / first["findings"][0]["trace"].get<std::string>();
-    const std::string kept = slurp(trace);
-    spit(trace, std::regex_replace(kept, std::regex("\"fingerprint\": \"[0-9a-f]{16}\""),
-                                   "\"fingerprint\": \"0123456789abcdef\"", std::regex_constants::format_first_only));
+    const std::string name = read_json(one / "summary.json")["findings"][0]["trace"];
+    std::vector<std::pair<std::string, std::string>> kept;  // path, text
+    for (const TempDir* d : {&s1, &s2, &s3})
+      if (std::filesystem::exists(*d / name)) kept.emplace_back(*d / name, slurp(*d / name));
+    REQUIRE(!kept.empty());
+    for (const auto& [path, text] : kept)
+      spit(path, std::regex_replace(text, std::regex("\"fingerprint\": \"[0-9a-f]{16}\""),
+                                    "\"fingerprint\": \"0123456789abcdef\"", std::regex_constants::format_first_only));
     TempDir out;
     const auto r = allocsim("swarm merge " + s1.path.string() + " " + s2.path.string() + " " + s3.path.string() +
                             " --out " + out.path.string());
     INFO(r.text);
     CHECK(r.code == 2);
-    CHECK_THAT(r.text, Catch::Contains(trace + ": /steps: the finding's trace does not replay against its scenario: "
-                                               "the end: fingerprint 0123456789abcdef"));
+    CHECK_THAT(r.text, Catch::Contains(name + ": /steps: the finding's trace does not replay against its scenario: "
+                                              "the end: fingerprint 0123456789abcdef"));
     CHECK(!std::filesystem::exists(out / "summary.json"));
-    spit(trace, kept);
+    for (const auto& [path, text] : kept) spit(path, text);
   }
   // A shard's unjudged count above its scenarios is refused, naming the field.
   nlohmann::json tampered = read_json(s3 / "summary.json");
