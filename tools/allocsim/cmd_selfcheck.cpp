@@ -171,13 +171,13 @@ int cmd_selfcheck(int argc, char** argv) {
     return kExitOk;
   }
   const harness::SelfcheckOptions o = to_selfcheck_options(f, vm);
-  check_selfcheck_outputs(f);
-  harness::SelfcheckReport start;
+  harness::SelfcheckReport start;  // read before --out is created: a refused checkpoint leaves nothing behind
   try {
     if (!f.resume.empty()) start = harness::load_selfcheck_checkpoint(f.resume, o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
+  check_selfcheck_outputs(f);
   const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
   std::set<std::string> written;
   size_t files_done = 0;

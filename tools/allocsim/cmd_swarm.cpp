@@ -201,13 +201,18 @@ void print_swarm_summary(const harness::SwarmOptions& o, const harness::SwarmRep
 
 namespace {
 
-harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::SwarmOptions& o) {
-  harness::SwarmReport start;
+/// The report --resume goes on from (empty without it). Read before --out is created: a refused checkpoint leaves
+/// nothing behind.
+harness::SwarmReport resumed_report(const SwarmFlags& f, const harness::SwarmOptions& o) {
   try {
-    if (!f.resume.empty()) start = harness::load_swarm_checkpoint(f.resume, o);
+    return f.resume.empty() ? harness::SwarmReport{} : harness::load_swarm_checkpoint(f.resume, o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
+}
+
+harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::SwarmOptions& o,
+                                          harness::SwarmReport start) {
   const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
   const double interval = double(parse_u64("--checkpoint-interval", f.interval, 0, 86400));
   const auto save = [&](const harness::SwarmReport& r) {
@@ -264,13 +269,13 @@ int cmd_swarm_merge(int argc, char** argv) {
     return kExitOk;
   }
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
-  check_swarm_outputs(f);
-  harness::SwarmMerge m;
+  harness::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
   try {
     m = harness::merge_swarm(dirs, ALLOCSIM_VERSION);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("merge: {}", e.what()));
   }
+  check_swarm_outputs(f);
   write_swarm_outputs(f, m.options, m.report);
   std::cout << fmt::format("merged {}\n", support::count_of(dirs.size(), "shard folder"));
   print_swarm_summary(m.options, m.report, f.out);
@@ -300,8 +305,9 @@ int cmd_swarm(int argc, char** argv) {
     return kExitOk;
   }
   const harness::SwarmOptions o = to_swarm_options(f);
+  harness::SwarmReport start = resumed_report(f, o);
   check_swarm_outputs(f);
-  const harness::SwarmReport r = run_with_checkpoints(f, o);
+  const harness::SwarmReport r = run_with_checkpoints(f, o, std::move(start));
   write_swarm_outputs(f, o, r);
   print_swarm_summary(o, r, f.out);
   return exit_code(o, r);
