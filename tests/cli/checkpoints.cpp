@@ -254,6 +254,9 @@ TEST_CASE("checkpoints: a selfcheck checkpoint carries the digest of its scenari
                                      "this run's have " +
                                      six + ": the generator or the scenario files changed since"));
   CHECK(!std::filesystem::exists(dir / "r.json"));
+  // Refused with --out (part of the config, so refused for that too): not even the --out folder is created.
+  CHECK(allocsim(args + "--scenarios 8 --resume " + bad + " --out " + (dir / "new")).code == 2);
+  CHECK(!std::filesystem::exists(dir / "new"));
   // The config is compared as a JSON value: its keys in another order (another JSON tool rewrote the file) are the
   // same config.
   nlohmann::json reordered = read_json(cp);

@@ -91,10 +91,14 @@ harness::SelfcheckOptions to_selfcheck_options(const SelfcheckFlags& f, const po
   return o;
 }
 
-/// Usage errors before any work: the report's and checkpoint's folders, --out created.
+/// Usage errors before any work (and before a checkpoint is read): the report's and checkpoint's folders.
 void check_selfcheck_outputs(const SelfcheckFlags& f) {
   check_output_dir("--report-json", f.report_json);
   check_output_dir("--checkpoint", f.checkpoint);
+}
+
+/// Creates --out (if given), once the checkpoint has been read: a refused one leaves no folder behind.
+void create_selfcheck_out(const SelfcheckFlags& f) {
   if (f.out.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(f.out, ec);
@@ -171,13 +175,14 @@ int cmd_selfcheck(int argc, char** argv) {
     return kExitOk;
   }
   const harness::SelfcheckOptions o = to_selfcheck_options(f, vm);
+  check_selfcheck_outputs(f);
   harness::SelfcheckReport start;  // read before --out is created: a refused checkpoint leaves nothing behind
   try {
     if (!f.resume.empty()) start = harness::load_selfcheck_checkpoint(f.resume, o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
-  check_selfcheck_outputs(f);
+  create_selfcheck_out(f);
   const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
   std::set<std::string> written;
   size_t files_done = 0;

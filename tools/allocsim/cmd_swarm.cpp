@@ -114,7 +114,8 @@ harness::SwarmOptions to_swarm_options(const SwarmFlags& f) {
   return o;
 }
 
-/// --report-json, --junit, --checkpoint, --out (created): usage errors before any work.
+/// --report-json, --junit, --checkpoint, --out: usage errors before any work (and before a checkpoint or shards are
+/// read, which can take a while). --out is created later, by create_swarm_out.
 void check_swarm_outputs(SwarmFlags& f) {
   if (!f.junit_alias.empty()) {
     if (!f.junit.empty()) throw UsageError("--junit and --report-junit: give one of them");
@@ -125,6 +126,11 @@ void check_swarm_outputs(SwarmFlags& f) {
   check_output_dir("--junit", f.junit);
   check_output_dir("--report-html", f.report_html);
   check_output_dir("--checkpoint", f.checkpoint);
+  parse_u64("--checkpoint-interval", f.interval, 0, 86400);  // read again by the run; refused here, before --out
+}
+
+/// Creates --out, once what the run reads has been read: a refused checkpoint or shard leaves no folder behind.
+void create_swarm_out(const SwarmFlags& f) {
   std::error_code ec;
   std::filesystem::create_directories(f.out, ec);
   if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
@@ -269,13 +275,14 @@ int cmd_swarm_merge(int argc, char** argv) {
     return kExitOk;
   }
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
+  check_swarm_outputs(f);
   harness::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
   try {
     m = harness::merge_swarm(dirs, ALLOCSIM_VERSION);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("merge: {}", e.what()));
   }
-  check_swarm_outputs(f);
+  create_swarm_out(f);
   write_swarm_outputs(f, m.options, m.report);
   std::cout << fmt::format("merged {}\n", support::count_of(dirs.size(), "shard folder"));
   print_swarm_summary(m.options, m.report, f.out);
@@ -305,8 +312,9 @@ int cmd_swarm(int argc, char** argv) {
     return kExitOk;
   }
   const harness::SwarmOptions o = to_swarm_options(f);
-  harness::SwarmReport start = resumed_report(f, o);
   check_swarm_outputs(f);
+  harness::SwarmReport start = resumed_report(f, o);
+  create_swarm_out(f);
   const harness::SwarmReport r = run_with_checkpoints(f, o, std::move(start));
   write_swarm_outputs(f, o, r);
   print_swarm_summary(o, r, f.out);
