@@ -66,6 +66,17 @@ std::string copy_fixture(const TempDir& dir, const std::string& name) {
   return to;
 }
 
+/// Checkpoint `from`, read, changed by `edit` and written to `dir`/`name` (key-sorted, as another JSON tool might
+/// write it); returns that path.
+std::string edited_copy(const TempDir& dir, const std::string& from, const std::string& name,
+                        const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json doc = read_json(from);
+  edit(doc);
+  const std::string to = dir / name;
+  std::ofstream(to, std::ios::binary) << doc.dump(1);
+  return to;
+}
+
 /// `args` run straight and resumed from fixture `name` (with --jobs `jobs`): the same exit code and report.
 void sweep_resumes(const std::string& args, const std::string& name, const std::string& jobs) {
   TempDir dir;
@@ -205,10 +216,8 @@ TEST_CASE(
   CHECK(read_json(cp)["generated"] == read_json(straight)["generated"]);
   CHECK(read_json(cp)["generated"] != four);
   // Another digest: refused, naming the key, nothing written.
-  nlohmann::json other = read_json(straight);
-  other["generated"] = "0123456789abcdef";
-  const std::string bad = dir / "other.json";
-  std::ofstream(bad, std::ios::binary) << other.dump(1);
+  const std::string bad =
+      edited_copy(dir, straight, "other.json", [](nlohmann::json& d) { d["generated"] = "0123456789abcdef"; });
   TempDir out;
   const auto r = allocsim(args + "--scenarios 8 --resume " + bad + " --out " + (out / "new"));
   INFO(r.text);
@@ -219,10 +228,8 @@ TEST_CASE(
                                      read_json(straight)["generated"].get<std::string>() + ": its generator changed"));
   CHECK(!std::filesystem::exists(out / "new"));
   // A count of scenarios this run cannot have reached is refused before any is generated again.
-  nlohmann::json many = read_json(straight);
-  many["summary"]["scenarios"] = 100000000;
-  const std::string far = dir / "many.json";
-  std::ofstream(far, std::ios::binary) << many.dump(1);
+  const std::string far =
+      edited_copy(dir, straight, "many.json", [](nlohmann::json& d) { d["summary"]["scenarios"] = 100000000; });
   const auto m = allocsim(args + "--scenarios 8 --resume " + far + " --out " + out.path.string());
   INFO(m.text);
   CHECK(m.code == 2);
@@ -242,10 +249,8 @@ TEST_CASE("checkpoints: a selfcheck checkpoint carries the digest of its scenari
   const std::string six = read_json(straight)["generated"];
   CHECK(std::regex_match(six, std::regex("[0-9a-f]{16}")));
   CHECK(read_json(cp)["generated"] == six);
-  nlohmann::json other = read_json(straight);
-  other["generated"] = "0123456789abcdef";
-  const std::string bad = dir / "other.json";
-  std::ofstream(bad, std::ios::binary) << other.dump(1);
+  const std::string bad =
+      edited_copy(dir, straight, "other.json", [](nlohmann::json& d) { d["generated"] = "0123456789abcdef"; });
   const auto r = allocsim(args + "--scenarios 8 --resume " + bad + " --report-json " + (dir / "r.json"));
   INFO(r.text);
   CHECK(r.code == 2);
