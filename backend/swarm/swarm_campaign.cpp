@@ -54,7 +54,6 @@ struct Exploration {
   std::string strategy;               // the strategy that found it
   campaign::Reach reach;              // what its runs reached (coverage_report.h)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
-  uint64_t text_hash = 0;             // its generated document's (scenario_hash), for SwarmReport::generated
 };
 
 /// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
