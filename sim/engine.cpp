@@ -63,17 +63,8 @@ uint64_t Engine::Impl::draw(uint64_t bound) {
 void Engine::Impl::start_fiber(ActorId id) {
   slots[id].fiber = bctx::fiber(std::allocator_arg, stacks, [this, id](bctx::fiber&& starter) -> bctx::fiber {
     main_ctx = std::move(starter);  // actors are started from main, in the prologue
-    try {
-      world->run_actor(id, ctxs[id]);
-    } catch (const bctx::detail::forced_unwind&) {
-      throw;  // Boost unwinds an abandoned fiber with this; swallowing it would corrupt the switch
-    } catch (const ActorCrash& c) {
-      slots[id].crashed = c.where;  // the actor ended (crashed); its stack has unwound, RAII has run
-    } catch (const std::exception& e) {
-      slots[id].exception = e.what();
-    } catch (...) {
-      slots[id].exception = "an exception that is not a std::exception";
-    }
+    // Abandoned at the end of an execution (unwind_all): main resumed it to end it, and gets it back ended.
+    if (!run_actor_until_abandoned(id)) return std::move(main_ctx);
     slots[id].state = SlotState::Done;
     cands_kept = false;
     // Its last step is over: decide the next one here, and go there as this fiber ends.
@@ -143,12 +134,6 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
   cand_at.resize(n);
   ncands = 0;
   cands_kept = false;
-}
-
-void Engine::Impl::unwind_all() {
-  unwinding = true;
-  for (Slot& s : slots) s.fiber = bctx::fiber();  // destroying a suspended fiber unwinds its stack
-  unwinding = false;
 }
 
 Engine::Engine(EngineOptions options) : opt_(options), impl_(std::make_unique<Impl>(opt_)) {}

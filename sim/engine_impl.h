@@ -14,7 +14,11 @@
 #else
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #endif
+#include <unwind.h>
+
 #include <algorithm>
+#include <csetjmp>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <span>
@@ -52,6 +56,11 @@ struct Slot {
     bool drawn;
   };
   std::vector<LocalEvent> since;  // its buffer is kept across steps and executions
+  // Abandoning the actor's fiber at the end of an execution (engine_abandon.cpp): where its entry frame is, and
+  // where the forced unwind of its frames jumps once it reaches that frame.
+  uintptr_t entry_frame = 0;
+  std::jmp_buf abandoned;
+  _Unwind_Exception abandon{};
 
   /// As new, `detail` keeping its capacity. Fibers left by an execution that did not end normally (something
   /// thrown on the engine's own context outside deciding, in the prologue say) are unwound here, as destroying
@@ -265,13 +274,18 @@ struct Engine::Impl {
 
   bctx::fiber& fiber_of(ActorId c) { return c == kMain ? main_ctx : slots[c].fiber; }
 
-  /// Switches from context `self` to `to`, and returns once some context switches back to `self`.
+  /// Switches from context `self` to `to`, and returns once some context switches back to `self`. Every actor
+  /// suspends here, so an actor resumed by unwind_all() is abandoned here (engine_abandon.cpp), once `back` has
+  /// gone out of scope: this frame then has nothing left to clean up.
   void switch_to(ActorId self, ActorId to) {
     from = self;
-    bctx::fiber back = std::move(fiber_of(to)).resume();
-    // Whoever switched here left its continuation (empty, or spent under ucontext, when its actor has just
-    // finished).
-    fiber_of(from) = std::move(back);
+    {
+      bctx::fiber back = std::move(fiber_of(to)).resume();
+      // Whoever switched here left its continuation (empty, or spent under ucontext, when its actor has just
+      // finished).
+      fiber_of(from) = std::move(back);
+    }
+    if (unwinding && self != kMain) abandon_here(self);
   }
 
   /// Where actor `id` goes when it stops at a point or blocks: back to main in the prologue; else it decides
@@ -433,6 +447,12 @@ struct Engine::Impl {
   }
 
   void unwind_all();
+  /// Runs actor `id`'s script on its fiber (start_fiber), recording how it ended in its slot. False when
+  /// unwind_all() abandoned it instead (engine_abandon.cpp).
+  bool run_actor_until_abandoned(ActorId id);
+  /// On actor `id`'s suspended fiber: runs the cleanups of its frames and jumps back into
+  /// run_actor_until_abandoned(), which returns false. Never returns.
+  [[noreturn]] void abandon_here(ActorId id);
 
   // -- deciding: between two steps, on the stack of whichever context stopped last --
   ActorId current = kNoActor;  // the actor that took the last step (kNoActor before the first)

@@ -186,7 +186,9 @@ class World {
   virtual size_t actor_count() const = 0;
   virtual std::string_view actor_name(ActorId id) const = 0;
   /// The actor's whole body; runs inside its fiber. Exceptions are caught by the engine and become an
-  /// `actor-exception` finding, except ActorCrash, which ends the actor as crashed.
+  /// `actor-exception` finding, except ActorCrash, which ends the actor as crashed. An execution may end with the
+  /// actor suspended at a point; the engine then unwinds its frames with a forced unwind (sim/engine_abandon.cpp):
+  /// destructors run, no typed catch clause matches, and a `catch (...)` must rethrow (`throw;`).
   virtual void run_actor(ActorId id, ActorContext& ctx) = 0;
   /// Invariants after step `step` (0-based) taken by `actor`, in a fixed order; the first violation.
   virtual std::optional<Violation> check_step(uint64_t step, ActorId actor) = 0;

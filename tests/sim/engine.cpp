@@ -251,6 +251,67 @@ TEST_CASE("an exception in an actor is a finding and never crosses a switch, oth
   CHECK(engine.run(w2, again).quiescent);
 }
 
+TEST_CASE("an abandoned actor's frames run their destructors, its catch (...) rethrows, its typed catches see nothing",
+          "[engine]") {
+  // The engine ends a suspended actor with a forced unwind (sim/engine_abandon.cpp, sim/world.h run_actor).
+  struct Counter {
+    int* n;
+    ~Counter() { ++*n; }
+  };
+  int destroyed = 0, typed = 0, caught_all = 0, after = 0;
+  const auto deep = [&](auto& self, ActorContext& ctx, int depth) -> void {
+    Counter c{&destroyed};
+    if (depth == 0) {
+      ctx.point(PointKind::Call, "first", "");
+      ctx.point(PointKind::Call, "never", "");  // the execution ends before this point returns
+      ++after;
+      return;
+    }
+    self(self, ctx, depth - 1);
+  };
+  TestWorld w;
+  w.actors = {{"suspended",
+               [&](TestWorld&, ActorContext& ctx) {
+                 try {
+                   try {
+                     deep(deep, ctx, 3);
+                   } catch (const std::exception&) {
+                     ++typed;
+                   }
+                 } catch (...) {
+                   ++caught_all;
+                   throw;
+                 }
+                 ++after;
+               }},
+              {"ender", [](TestWorld&, ActorContext& ctx) { ctx.point(PointKind::Call, "call", ""); }}};
+  // The suspended actor takes the first step, the ender runs to its end, and at the next choice the strategy
+  // abandons the execution (as a search does at a visited state) with the suspended actor at its second point.
+  struct AbandonAt : Strategy {
+    size_t at, calls = 0;
+    explicit AbandonAt(size_t a) : at(a) {}
+    ActorId choose(std::span<const Candidate> r, ActorId) override {
+      if (++calls == at) return kAbandon;
+      return calls == 1 ? ActorId{0} : r.back().actor;  // the suspended actor's step, then the ender's
+    }
+    void begin_execution(uint64_t) override { calls = 0; }
+    uint64_t draw(uint64_t) override { return 0; }
+    bool end_execution(const ExecutionResult&) override { return true; }
+  };
+  Engine engine;
+  for (int run = 1; run <= 200; ++run) {
+    AbandonAt abandon(3);
+    const ExecutionResult r = engine.run(w, abandon);
+    CHECK_FALSE(r.quiescent);
+    CHECK(r.unfinished == std::vector<ActorId>{0});
+    CHECK(destroyed == 4 * run);  // the four frames of deep() each ran their destructor
+    CHECK(caught_all == run);     // catch (...) saw it once and rethrew
+    CHECK(typed == 0);
+    CHECK(after == 0);  // nothing after a point of the abandoned actor ran
+    if (r.violation) FAIL("unexpected violation: " << r.violation->invariant);
+  }
+}
+
 TEST_CASE("an execution that does not end is stopped at the step limit", "[engine]") {
   TestWorld w;
   w.actors = {{"spinner", [](TestWorld&, ActorContext& ctx) {
