@@ -26,7 +26,7 @@ static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3664, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3736, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");

@@ -18,7 +18,7 @@
 //   4. Out: barrier fire counts (reports count them; the `reach` expectation asks only whether a barrier fired,
 //      and which barriers have fired is in: a path cut at a visited state is never tallied, so the state must
 //      carry what it fired), step numbers inside the histories (explanations only),
-//      the incremental checks' memo (a cache of the state), scratch buffers, and what an actor was told during the
+//      the incremental checks' memo and the digests' own memos (caches of the state), scratch buffers, and what an actor was told during the
 //      step just checked (ActorState::told, reset after the check).
 // An actor's local state is its ActorState at the start of each script op (actor_digest(), given to the engine
 // with ActorContext::local_state); within an op the engine adds what it touches and draws.

@@ -14,14 +14,13 @@
 #include <vector>
 
 #include "backend/world/actor_symmetry.h"
+#include "backend/world/name_split_memo.h"
 #include "backend/world/world_state.h"
 #include "sim/state_hash.h"
 
 namespace allocsim::harness::digest {
 
-inline constexpr uint64_t kNameHole = 0x686f6c65ull << 32;   // "hole" + place: an interchangeable actor's own name
 inline constexpr uint64_t kActorHole = 0x6163746full << 32;  // "acto": an actor index
-inline constexpr uint64_t kStringEnd = 0x656e64ull << 32;    // "end": the end of a string with holes
 
 /// A running 64-bit digest (sim/state_hash.h). With `names` set (symmetry, sim/symmetry.h), a digest with holes:
 /// each own name of an interchangeable actor in a string, and each actor index given to actor(), is hashed as a
@@ -31,6 +30,7 @@ struct Hasher {
   const std::vector<OwnName>* names = nullptr;
   const std::array<bool, 256>* starts = nullptr;  // with `names` (ActorSymmetry::starts)
   std::vector<sim::ActorId>* refs = nullptr;
+  NameSplitMemo* memo = nullptr;  // with `names`: where s() finds a text's holes
   uint32_t actors = 0;
   Hasher& u(uint64_t v) {
     h = sim::state_mix(h, v);
@@ -44,15 +44,10 @@ struct Hasher {
       h = sim::state_mix_text(h, v);
       return *this;
     }
-    // The pieces between holes, each with its length, then an end mark that delimits the string (its length would
-    // not do: renaming changes it).
-    split_names(
-        v, *names, *starts, [&](std::string_view text) { h = sim::state_mix_text(h, text); },
-        [&](const OwnName& o) {
-          u(kNameHole + o.place);
-          refs->push_back(o.actor);
-        });
-    return u(kStringEnd);
+    // The text's digest with its own names as holes (name_split_memo.h), and the holes' actors.
+    const NameSplitMemo::Split& split = memo->get(v, *names, *starts);
+    if (!split.actors.empty()) refs->insert(refs->end(), split.actors.begin(), split.actors.end());
+    return u(split.digest);
   }
   /// A string no name can be part of (a static word: an outcome, a crash point), hashed as is.
   Hasher& word(std::string_view v) {
@@ -68,7 +63,7 @@ struct Hasher {
   /// A fresh digest that shares this one's holes (its refs go to the same list, in order).
   Hasher sub() const {
     Hasher y;
-    y.names = names, y.starts = starts, y.refs = refs, y.actors = actors;
+    y.names = names, y.starts = starts, y.refs = refs, y.memo = memo, y.actors = actors;
     return y;
   }
   Hasher& c(const char* v) { return v ? word(v).u(1) : u(0); }  // a static word, or none

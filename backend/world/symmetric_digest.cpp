@@ -28,13 +28,14 @@ namespace {
 struct SymSink {
   sim::SymmetricState& out;
   const ActorSymmetry& symmetry;
+  NameSplitMemo& memo;
   uint32_t actors;
   std::vector<sim::ActorId> refs;  // the open part's holes
 
   Hasher open() {
     refs.clear();
     Hasher x;
-    x.names = &symmetry.names, x.starts = &symmetry.starts, x.refs = &refs, x.actors = actors;
+    x.names = &symmetry.names, x.starts = &symmetry.starts, x.refs = &refs, x.memo = &memo, x.actors = actors;
     return x;
   }
   sim::SymPart close(const Hasher& x) {
@@ -124,7 +125,7 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   st.symmetric = true;  // from now on the actors record their op starts and the claims they touch
   const backend::BackendState& s = w.backend().state();
   const ActorSymmetry& sym = w.compiled().symmetry();
-  SymSink sink{out, sym, uint32_t(w.actors().size()), {}};
+  SymSink sink{out, sym, st.name_splits, uint32_t(w.actors().size()), {}};
 
   // Nodes, their geometry hooks, and all nodes at once.
   uint64_t all_h = 0x616c6c6e6f646573ull;  // "allnodes"
@@ -208,7 +209,7 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   for (size_t i = st.audit_parts.size(); i < s.audit.size(); ++i) {
     WorldStorage::OpStart& e = st.audit_parts.emplace_back();
     Hasher x;
-    x.names = &sym.names, x.starts = &sym.starts, x.refs = &e.refs, x.actors = sink.actors;
+    x.names = &sym.names, x.starts = &sym.starts, x.refs = &e.refs, x.memo = &st.name_splits, x.actors = sink.actors;
     add(x, s.audit[i]);
     e.h = x.h;
   }
@@ -249,7 +250,7 @@ void record_op_start(WorldState& w, const ActorState& a) {
   const size_t index = size_t(&a - w.actors().data());
   Hasher x;
   const ActorSymmetry& sym = w.compiled().symmetry();
-  x.names = &sym.names, x.starts = &sym.starts, x.refs = &st.op_starts[index].refs;
+  x.names = &sym.names, x.starts = &sym.starts, x.refs = &st.op_starts[index].refs, x.memo = &st.name_splits;
   x.actors = uint32_t(w.actors().size());
   st.op_starts[index].refs.clear();
   add(x, a);

@@ -21,6 +21,7 @@
 #include "backend/world/admission_faults.h"
 #include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
+#include "backend/world/name_split_memo.h"
 #include "backend/world/object_history.h"
 #include "backend/world/read_faults.h"
 #include "sim/world.h"
@@ -105,6 +106,7 @@ struct WorldStorage {
   std::vector<OpStart> op_starts;
   std::vector<OpStart> audit_parts;  // each audit entry's digest with holes, as far as computed (appends only)
   std::vector<std::string> touched_claims;
+  NameSplitMemo name_splits;  // a cache only, kept across executions (its texts' digests never change)
 };
 
 /// Resets `s` to the state a world of `c` starts in: the backend as the prototype, fresh actors, empty invariant

@@ -8,6 +8,7 @@
 
 #include "backend/scenario/scenario.h"
 #include "backend/world/actor_symmetry.h"
+#include "backend/world/name_split_memo.h"
 
 namespace actor_symmetry_test {
 
@@ -133,6 +134,35 @@ TEST_CASE("actor symmetry: split_names finds whole words only", "[symmetry]") {
   CHECK(split("allocsim-wr1-3") == "allocsim-<1.1>-3");
   CHECK(split("r10 xr0 r0_ r0") == "r10 xr0 r0_ <0.0>");
   CHECK(split("") == "");
+}
+
+TEST_CASE("actor symmetry: the name-split memo gives one digest per text, hit or miss", "[symmetry]") {
+  const ActorSymmetry s = find_interchangeable(reservers({"r0", "r1"}));
+  REQUIRE(s.classes == Classes{{0, 1}});
+  using Actors = std::vector<allocsim::sim::ActorId>;
+  NameSplitMemo memo;
+  const auto get = [&](NameSplitMemo& m, std::string_view text) { return m.get(text, s.names, s.starts); };
+  // A renaming moves the holes' actors, not the digest; the text around the holes and their places do.
+  const NameSplitMemo::Split a = get(memo, "claim-r0-1"), b = get(memo, "claim-r1-1");
+  CHECK(a.digest == b.digest);
+  CHECK(a.actors == Actors{0});
+  CHECK(b.actors == Actors{1});
+  CHECK(get(memo, "claim-r0-2").digest != a.digest);
+  CHECK(get(memo, "claim-wr0-1").digest != a.digest);  // place 1 (the workload), not 0
+  CHECK(get(memo, "claim-r0-1-r1").actors == Actors{0, 1});
+  CHECK(get(memo, "").digest != get(memo, "claim--1").digest);
+  // More texts than slots: every slot is overwritten, and the texts asked again (misses now) and a fresh memo's
+  // answers agree with the first answers.
+  std::vector<NameSplitMemo::Split> first;
+  for (size_t i = 0; i < 2 * NameSplitMemo::kSlots; ++i) first.push_back(get(memo, fmt::format("r{}:op{}", i % 2, i)));
+  NameSplitMemo fresh;
+  for (size_t i = 0; i < 2 * NameSplitMemo::kSlots; i += 97) {
+    const std::string text = fmt::format("r{}:op{}", i % 2, i);
+    CHECK(get(memo, text).digest == first[i].digest);
+    CHECK(get(fresh, text).digest == first[i].digest);
+    CHECK(get(memo, text).actors == Actors{allocsim::sim::ActorId(i % 2)});
+  }
+  CHECK(get(memo, "claim-r0-1").digest == a.digest);
 }
 
 }  // namespace actor_symmetry_test
