@@ -105,8 +105,7 @@ void Engine::Impl::begin(World& w, Strategy& st, ActorId n) {
             throw std::logic_error("interchangeable_actors: an actor out of range or in two classes");
           sym_class[a] = int(c);
         }
-      sym.clear();
-      if (!w.symmetric_state(sym))
+      if (!w.begin_symmetric_states())
         throw std::invalid_argument(
             "this world has interchangeable actors but no symmetric state (World::symmetric_state)");
       begin_symmetric(st, n);

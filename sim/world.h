@@ -109,6 +109,8 @@ class ActorContext {
   /// the step. REQUIRES: between this call and the actor's next scheduling point it reads nothing that its own
   /// step wrote before the call (that value would be decided by nothing the engine folds); the backend calls it
   /// at an op's start, which its first call point or lock wait follows with nothing read in between, and at the end.
+  /// Under symmetry (World::begin_symmetric_states answered true) `digest` is not read: the actor's part of the
+  /// world's symmetric state carries its local state, and a world may pass 0.
   virtual void local_state(uint64_t digest) { (void)digest; }
 };
 
@@ -215,6 +217,13 @@ class World {
   virtual bool symmetric_state(SymmetricState& out) {
     (void)out;
     return false;
+  }
+  /// Called once per execution that uses symmetry, before any actor starts: whether symmetric_state() will fill
+  /// a state. A world may start recording what its symmetric states need here. The default asks
+  /// symmetric_state() for one; a world whose states cost much answers without building one.
+  virtual bool begin_symmetric_states() {
+    SymmetricState probe;
+    return symmetric_state(probe);
   }
 };
 

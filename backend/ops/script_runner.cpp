@@ -74,7 +74,12 @@ void ScriptRunner::run() {
 }
 
 void ScriptRunner::give_local_state() {
-  if (w_.symmetric()) record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
+  if (w_.symmetric()) {
+    // The symmetric state carries the actor's state (sim/world.h local_state), so its plain digest is not needed.
+    record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
+    ctx_.local_state(0);
+    return;
+  }
   ctx_.local_state(actor_digest(st_));
 }
 

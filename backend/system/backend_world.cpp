@@ -117,6 +117,11 @@ bool BackendWorld::symmetric_state(sim::SymmetricState& out) {
   return true;
 }
 
+bool BackendWorld::begin_symmetric_states() {
+  harness::begin_symmetric_states(*this);
+  return true;
+}
+
 std::optional<sim::Violation> BackendWorld::check_quiescent() { return check_invariants(*this, sim::kNoActor, true); }
 
 }  // namespace allocsim::harness

@@ -64,6 +64,7 @@ class BackendWorld final : public sim::World, public WorldState {
   std::vector<std::vector<sim::ActorId>> interchangeable_actors() const override;
   /// The symmetric state (backend/world/state_digest.h).
   bool symmetric_state(sim::SymmetricState& out) override;
+  bool begin_symmetric_states() override;
   const sim::OrderSpec* order() const override {
     return compiled().scenario->order.empty() || compiled().atomic_ops ? nullptr : &compiled().scenario->order;
   }

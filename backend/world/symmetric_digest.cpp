@@ -245,6 +245,8 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   }
 }
 
+void begin_symmetric_states(WorldState& w) { w.storage_->symmetric = true; }
+
 void record_op_start(WorldState& w, const ActorState& a) {
   WorldStorage& st = *w.storage_;
   const size_t index = size_t(&a - w.actors().data());

@@ -189,6 +189,7 @@ class WorldState {
   friend void canonical_state(const WorldState& w, sim::CanonicalState& out);  // state_digest.h
   friend void symmetric_state(WorldState& w, sim::SymmetricState& out);        // state_digest.h
   friend void record_op_start(WorldState& w, const ActorState& a);             // state_digest.h
+  friend void begin_symmetric_states(WorldState& w);                           // state_digest.h
   friend void note_touched_claim(WorldState& w, std::string_view id);          // state_digest.h
   backend::MemoryBackend& backend_;
   sim::SimMutex lock_;
