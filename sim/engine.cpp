@@ -65,6 +65,9 @@ void Engine::Impl::start_fiber(ActorId id) {
     main_ctx = std::move(starter);  // actors are started from main, in the prologue
     // Abandoned at the end of an execution (unwind_all): main resumed it to end it, and gets it back ended.
     if (!run_actor_until_abandoned(id)) return std::move(main_ctx);
+    // An actor that returns while being abandoned swallowed the unwind (a catch (...) that did not rethrow,
+    // sim/world.h run_actor): deciding now would run a step in the middle of unwind_all().
+    ALLOCSIM_ASSERT(!unwinding, "actor {} swallowed the unwind that abandons it (a catch (...) must rethrow)", id);
     slots[id].state = SlotState::Done;
     cands_kept = false;
     // Its last step is over: decide the next one here, and go there as this fiber ends.

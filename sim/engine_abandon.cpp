@@ -11,7 +11,7 @@
 // The exception class is not C++'s, so no typed catch clause of the actor's matches, and a catch (...) must rethrow
 // it (sim/world.h run_actor): only cleanups run, the destructors of what the actor's frames own, with `unwinding`
 // set so that nothing switches. Before each frame the stop function looks at the stack pointer that frame had at
-// its call. Once that lies above the marker in run_until_abandoned()'s frame, the frame is that function's caller:
+// its call. Once that lies above run_until_abandoned()'s frame address, the frame is that function's caller:
 // every frame above it has been unwound, and the stop function longjmps back into run_until_abandoned(), which has
 // no cleanup of its own, so the jump skips no destructor (the rule of [csetjmp.syn]). It returns false, and the
 // fiber ends as if its actor had returned, without deciding a next step.
@@ -28,21 +28,28 @@ namespace {
 constexpr _Unwind_Exception_Class kAbandonClass = 0x414c4c4f43414244ull;  // "ALLOCABD": not a C++ exception
 
 /// The forced unwind's stop function, called before each frame's cleanups with the stack pointer that frame had
-/// at its call (_Unwind_GetCFA: the canonical frame address of the frame below). Once that lies above the
-/// marker, the frame is run_until_abandoned()'s caller: its frames above are unwound, jump back into it.
+/// at its call (_Unwind_GetCFA: the canonical frame address of the frame below). Once that lies above
+/// run_until_abandoned()'s frame address, the frame is its caller: its frames above are unwound, jump back into it.
 _Unwind_Reason_Code stop_at_entry(int, _Unwind_Action actions, _Unwind_Exception_Class, _Unwind_Exception*,
                                   _Unwind_Context* context, void* slot) {
   auto& s = *static_cast<engine_detail::Slot*>(slot);
-  if ((actions & _UA_END_OF_STACK) != 0 || _Unwind_GetCFA(context) > s.entry_frame) std::longjmp(s.abandoned, 1);
+  const bool entry = (actions & _UA_END_OF_STACK) != 0 || _Unwind_GetCFA(context) > s.entry_frame;
+  // The first frame is abandon_here()'s, far above the entry: stopping there would skip every destructor.
+  if (entry && !s.unwound_one) {
+    std::fprintf(stderr, "allocsim: internal error: abandoning an actor: its entry frame is not below its stack\n");
+    std::abort();
+  }
+  s.unwound_one = true;
+  if (entry) std::longjmp(s.abandoned, 1);
   return _URC_NO_REASON;
 }
 
 /// Runs actor `id` of `world` on its fiber; false when abandoned. It has no cleanup and no handler of its own, and
 /// the jump lands here before its caller's handlers are looked at (a catch (...) there would take the unwind for
-/// an exception of the actor's). noinline: the marker must lie in this frame, below the frame's own address.
+/// an exception of the actor's). noinline: it needs a frame of its own. Its frame address, not a local's: under
+/// ASan's detect_stack_use_after_return a local whose address is taken lives on a heap "fake stack".
 [[gnu::noinline]] bool run_until_abandoned(World& world, ActorId id, ActorContext& ctx, engine_detail::Slot& s) {
-  volatile char marker = 0;
-  s.entry_frame = reinterpret_cast<uintptr_t>(&marker);
+  s.entry_frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (setjmp(s.abandoned) != 0) return false;
   world.run_actor(id, ctx);
   return true;
@@ -71,6 +78,7 @@ void Engine::Impl::abandon_here(ActorId id) {
   Slot& s = slots[id];
   s.abandon = _Unwind_Exception{};  // in the slot: a landing pad's calls overwrite the stack below its frame
   s.abandon.exception_class = kAbandonClass;
+  s.unwound_one = false;
   const _Unwind_Reason_Code r = _Unwind_ForcedUnwind(&s.abandon, stop_at_entry, &s);
   // Only an unwinder that cannot walk the fiber's frames comes back here, and they are half unwound.
   std::fprintf(stderr, "allocsim: internal error: abandoning actor %u's fiber: the forced unwind failed (%d)\n",

@@ -59,6 +59,7 @@ struct Slot {
   // Abandoning the actor's fiber at the end of an execution (engine_abandon.cpp): where its entry frame is, and
   // where the forced unwind of its frames jumps once it reaches that frame.
   uintptr_t entry_frame = 0;
+  bool unwound_one = false;  // the stop function has passed a frame (the first is never the entry)
   std::jmp_buf abandoned;
   _Unwind_Exception abandon{};
 

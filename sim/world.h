@@ -190,7 +190,9 @@ class World {
   /// The actor's whole body; runs inside its fiber. Exceptions are caught by the engine and become an
   /// `actor-exception` finding, except ActorCrash, which ends the actor as crashed. An execution may end with the
   /// actor suspended at a point; the engine then unwinds its frames with a forced unwind (sim/engine_abandon.cpp):
-  /// destructors run, no typed catch clause matches, and a `catch (...)` must rethrow (`throw;`).
+  /// destructors run, no typed catch clause matches, and a `catch (...)` must rethrow (`throw;`). Its exception is
+  /// not C++'s, so a `catch (...)` that takes it while its thread already holds a caught exception terminates
+  /// (libstdc++): no actor may be suspended inside a handler, and Engine::run is not called from one.
   virtual void run_actor(ActorId id, ActorContext& ctx) = 0;
   /// Invariants after step `step` (0-based) taken by `actor`, in a fixed order; the first violation.
   virtual std::optional<Violation> check_step(uint64_t step, ActorId actor) = 0;

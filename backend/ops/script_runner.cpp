@@ -74,12 +74,9 @@ void ScriptRunner::run() {
 }
 
 void ScriptRunner::give_local_state() {
-  if (w_.symmetric()) {
-    // The symmetric state carries the actor's state (sim/world.h local_state), so its plain digest is not needed.
-    record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
-    ctx_.local_state(0);
-    return;
-  }
+  if (w_.symmetric()) record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
+  // An engine exploring up to symmetry reads the actor's state from there (sim/world.h local_state), not this digest.
+  if (w_.symmetric_engine()) return ctx_.local_state(0);
   ctx_.local_state(actor_digest(st_));
 }
 

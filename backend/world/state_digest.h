@@ -45,7 +45,8 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out);
 /// (CompiledScenario::symmetry()). Marks `w` symmetric: from then on its actors call record_op_start() where they
 /// give their local state, and note_touched_claim() where a step touches a claim.
 void symmetric_state(WorldState& w, sim::SymmetricState& out);
-/// Marks `w` symmetric, as symmetric_state() does, without building a state (World::begin_symmetric_states).
+/// Marks `w` symmetric, as symmetric_state() does, without building a state, and tells its actors that the engine
+/// reads their local states from symmetric states alone (World::begin_symmetric_states, WorldState::symmetric_engine).
 void begin_symmetric_states(WorldState& w);
 /// Keeps `a`'s state at an op start, with holes, for symmetric_state(). REQUIRES: `a` is one of w.actors().
 void record_op_start(WorldState& w, const ActorState& a);

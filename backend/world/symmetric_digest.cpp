@@ -245,7 +245,7 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   }
 }
 
-void begin_symmetric_states(WorldState& w) { w.storage_->symmetric = true; }
+void begin_symmetric_states(WorldState& w) { w.storage_->symmetric = w.storage_->symmetric_engine = true; }
 
 void record_op_start(WorldState& w, const ActorState& a) {
   WorldStorage& st = *w.storage_;

@@ -91,6 +91,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   s.barrier_hits.assign(backend::barrier_table().size(), 0);
   s.audit_digest = 0, s.audit_digested = 0;
   s.symmetric = false;
+  s.symmetric_engine = false;
   s.op_starts.resize(sc.actors.size());
   for (WorldStorage::OpStart& o : s.op_starts) o.h = 0, o.refs.clear();
   s.touched_claims.clear();

@@ -103,6 +103,7 @@ struct WorldStorage {
     std::vector<sim::ActorId> refs;
   };
   bool symmetric = false;
+  bool symmetric_engine = false;  // begin_symmetric_states: the engine reads local states from symmetric states
   std::vector<OpStart> op_starts;
   std::vector<OpStart> audit_parts;  // each audit entry's digest with holes, as far as computed (appends only)
   std::vector<std::string> touched_claims;
@@ -146,6 +147,9 @@ class WorldState {
   const CompiledScenario& compiled() const { return c_; }
   /// Whether the exploration takes states up to symmetry (symmetric_state(), state_digest.h, has been called).
   bool symmetric() const { return storage_->symmetric; }
+  /// Whether the engine exploring this execution takes states up to symmetry (begin_symmetric_states(),
+  /// state_digest.h): it then reads each actor's local state from the symmetric state alone (sim/world.h).
+  bool symmetric_engine() const { return storage_->symmetric_engine; }
 
   // -- used by the invariants (backend/invariants/) --
   using NodeShadow = harness::NodeShadow;

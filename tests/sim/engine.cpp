@@ -253,7 +253,8 @@ TEST_CASE("an exception in an actor is a finding and never crosses a switch, oth
 
 TEST_CASE("an abandoned actor's frames run their destructors, its catch (...) rethrows, its typed catches see nothing",
           "[engine]") {
-  // The engine ends a suspended actor with a forced unwind (sim/engine_abandon.cpp, sim/world.h run_actor).
+  // The engine ends suspended actors with a forced unwind (sim/engine_abandon.cpp, sim/world.h run_actor): one at
+  // a point deep in its frames, one at a point while it holds the lock, one blocked waiting for that lock.
   struct Counter {
     int* n;
     ~Counter() { ++*n; }
@@ -284,15 +285,29 @@ TEST_CASE("an abandoned actor's frames run their destructors, its catch (...) re
                  }
                  ++after;
                }},
-              {"ender", [](TestWorld&, ActorContext& ctx) { ctx.point(PointKind::Call, "call", ""); }}};
-  // The suspended actor takes the first step, the ender runs to its end, and at the next choice the strategy
-  // abandons the execution (as a search does at a visited state) with the suspended actor at its second point.
-  struct AbandonAt : Strategy {
-    size_t at, calls = 0;
-    explicit AbandonAt(size_t a) : at(a) {}
-    ActorId choose(std::span<const Candidate> r, ActorId) override {
-      if (++calls == at) return kAbandon;
-      return calls == 1 ? ActorId{0} : r.back().actor;  // the suspended actor's step, then the ender's
+              {"holder",
+               [&](TestWorld& w, ActorContext& ctx) {
+                 ctx.point(PointKind::Call, "call", "");
+                 w.mutex.lock(ctx);
+                 Counter c{&destroyed};
+                 ctx.point(PointKind::Barrier, "inside", "");
+                 ctx.point(PointKind::Barrier, "never", "");
+                 ++after;
+                 w.mutex.unlock();
+               }},
+              {"waiter", [&](TestWorld& w, ActorContext& ctx) {
+                 Counter c{&destroyed};
+                 ctx.point(PointKind::Call, "call", "");
+                 w.mutex.lock(ctx);  // blocks: the holder never lets go
+                 ++after;
+                 w.mutex.unlock();
+               }}};
+  // These picks, then kAbandon (as a search answers at a visited state).
+  struct PicksThenAbandon : Strategy {
+    std::vector<ActorId> picks;
+    size_t calls = 0;
+    ActorId choose(std::span<const Candidate>, ActorId) override {
+      return calls < picks.size() ? picks[calls++] : kAbandon;
     }
     void begin_execution(uint64_t) override { calls = 0; }
     uint64_t draw(uint64_t) override { return 0; }
@@ -300,15 +315,17 @@ TEST_CASE("an abandoned actor's frames run their destructors, its catch (...) re
   };
   Engine engine;
   for (int run = 1; run <= 200; ++run) {
-    AbandonAt abandon(3);
-    const ExecutionResult r = engine.run(w, abandon);
+    PicksThenAbandon strategy;
+    strategy.picks = {0, 1, 2, 1};  // suspended to its second point, holder in, waiter blocked, holder on
+    const ExecutionResult r = engine.run(w, strategy);
     CHECK_FALSE(r.quiescent);
-    CHECK(r.unfinished == std::vector<ActorId>{0});
-    CHECK(destroyed == 4 * run);  // the four frames of deep() each ran their destructor
+    CHECK_FALSE(r.violation);
+    CHECK(r.unfinished == std::vector<ActorId>{0, 1, 2});
+    CHECK(destroyed == 6 * run);  // deep()'s four frames, the holder's and the waiter's
     CHECK(caught_all == run);     // catch (...) saw it once and rethrew
     CHECK(typed == 0);
-    CHECK(after == 0);  // nothing after a point of the abandoned actor ran
-    if (r.violation) FAIL("unexpected violation: " << r.violation->invariant);
+    CHECK(after == 0);     // nothing after a point or a wait of an abandoned actor ran
+    w.mutex = SimMutex();  // the holder never let go: a fresh lock for the next execution
   }
 }
 
