@@ -6,9 +6,21 @@
 #include <fmt/format.h>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/leases.h"
 
 namespace allocsim::harness {
 namespace {
+
+/// Whether the lease of `op`'s flow has expired for `op`'s sweeper, read with its footprint: the clock and the lease.
+bool lease_expired(ScriptRunner& run, const Op& op) {
+  const Leases& leases = run.world().leases;
+  const auto& actors = run.world().actors();
+  size_t flow = 0;
+  while (flow < actors.size() && actors[flow].name != op.flow) ++flow;  // the loader resolved the name
+  const double now = run.backend().footprinted().clock(run.caller()).monotonic();
+  run.ctx().touch(lease_id(op.flow), false);
+  return leases.expired(flow, now, *op.lease_seconds);
+}
 
 /// `recover` (scenario.h): wait for the flow's actor to end, then (from the op's point on) read back its
 /// claims and release each by claim id and generation, as a restarted controller would (ALLOC-033). With
@@ -22,6 +34,9 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
   // the actor began to wait, however long before the flow's end.
   if (op.wait_for_end) run.wait_for_end(op.flow);
   run.call("recover", "flow=" + op.flow);
+  // A leased sweeper (backend/world/leases.h) judges the lease here, at its point: the flow may renew it in any
+  // step before this one, and in none between this check and the releases below, which is the sweeper's race.
+  if (op.lease_seconds && !lease_expired(run, op)) return "unexpired";
   const auto claims = run.backend().claims_of(run.caller(), op.flow);
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backend/ops/op_behaviour.h"
+#include "backend/world/leases.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 #include "backend/world/state_digest.h"
@@ -65,12 +66,23 @@ void ScriptRunner::run() {
   const bool tracks = ctx_.tracks_states();
   for (size_t k = 0; k < spec_.script.size(); ++k) {
     st_.op_index = k;
+    renew_lease();
     if (tracks) give_local_state();
     // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
     st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
     if (st_.crashed) break;  // the actor died in that op (fault_at): nothing of it runs any more
   }
   if (tracks) give_local_state();
+}
+
+/// A leased flow renews its lease at every op start (backend/world/leases.h): the clock's time, read and written with
+/// their footprints so that DPOR orders the renewal against the sweepers' checks.
+void ScriptRunner::renew_lease() {
+  Leases& leases = w_.leases;
+  const size_t me = static_cast<size_t>(&st_ - w_.actors_.data());
+  if (!leases.enabled || !leases.leased[me]) return;
+  leases.renewed_at[me] = b_.footprinted().clock(caller_).monotonic();
+  ctx_.touch(lease_id(st_.name), true);
 }
 
 void ScriptRunner::give_local_state() {

@@ -54,6 +54,8 @@ class ScriptRunner {
  private:
   /// State caching: the actor's state at an op start, to the engine (and, under symmetry, to the world).
   void give_local_state();
+  /// Renews the actor's lease when some leased recover names it (backend/world/leases.h).
+  void renew_lease();
   const char* run_op(const Op& op);
   void environment_fault();
   /// inventory / observe with an armed read fault applied (faulted_reads.cpp), when the scenario has read-fault

@@ -137,6 +137,10 @@ struct Op {
   // lease expired while the flow may still run
   std::string flow;
   bool wait_for_end = true;
+  // recover: a sweeper's lease (backend/world/leases.h): recover only once the fake clock is at least this many
+  // seconds past the flow's last renewal, else record `unexpired`; nullopt = no lease (recover at once, or at
+  // the flow's end). Implies wait_for_end = false.
+  std::optional<double> lease_seconds;
   // set_labels (node): labels to set (file order) and label keys to remove
   OrderedMap<std::string, std::string> set_labels;
   std::vector<std::string> remove_labels;

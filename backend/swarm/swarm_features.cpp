@@ -32,7 +32,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {partial_apply, "partial-apply"},
                                                 {release_listing, "release-listing"},
                                                 {admission_reject, "admission-reject"},
-                                                {sweeper, "sweeper"}};
+                                                {sweeper, "sweeper"},
+                                                {leased_sweeper, "leased-sweeper"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

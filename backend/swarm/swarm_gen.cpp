@@ -147,6 +147,14 @@ Json recarve(Gen& g2, const SwarmFeatures& f, const Cluster& c, Json reqs) {
   return reqs;
 }
 
+/// Whether some actor of `actors` (generated actors, each {"name", "script"}) advances the fake clock.
+bool moves_clock(const Json& actors) {
+  for (const Json& a : actors)
+    for (const Json& op : a["script"])
+      if (op["op"] == "advance_clock") return true;
+  return false;
+}
+
 /// A flow's script: the protocol's natural sequence with the enabled features.
 Json flow_script(Gen& g, Gen& g2, const SwarmFeatures& f, Cluster& c, const std::string& prefix,
                  const std::vector<std::string>& flows) {
@@ -257,6 +265,8 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.admission_reject = f.binds && g6.chance(1, 2);
   Gen g7(sim::execution_seed(seed, 6));  // the seventh stream (SwarmFeatures::sweeper): the feature, its flow
   f.sweeper = g7.chance(1, 4);
+  Gen g8(sim::execution_seed(seed, 7));  // the eighth stream (SwarmFeatures::leased_sweeper): the feature, its lease
+  f.leased_sweeper = f.sweeper && g8.chance(1, 2);
   bool partial_written = false, listing_written = false, reject_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
@@ -311,10 +321,17 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
   // Last, so that every other actor keeps its place; from the seventh stream, so the draws before it keep their values.
-  if (f.sweeper)
-    list.push_back(
-        {{"name", "sweeper"},
-         {"script", Json::array({{{"op", "recover"}, {"flow", "flow" + g7.pick(flows)}, {"wait", false}}})}});
+  if (f.sweeper) {
+    Json sweep = {{"op", "recover"}, {"flow", "flow" + g7.pick(flows)}, {"wait", false}};
+    // A lease only where some actor moves the clock: elsewhere it could never expire.
+    f.leased_sweeper = f.leased_sweeper && moves_clock(list);
+    if (f.leased_sweeper) {  // from the eighth stream: the draws before it keep their values
+      sweep.erase("wait");
+      sweep["lease_seconds"] = g8.chance(1, 2) ? 5 : 10;
+    }
+    list.push_back({{"name", "sweeper"}, {"script", Json::array({std::move(sweep)})}});
+  }
+  f.leased_sweeper = f.leased_sweeper && f.sweeper;
   f.partial_apply = partial_written;  // named among the features only when the file has the op
   f.release_listing = listing_written;
   f.admission_reject = reject_written;

@@ -70,6 +70,11 @@ struct SwarmFeatures {
   /// the sweeper race of scenarios/incident-sweeper-releases-live-claim.json). Drawn with probability 1/4 from a
   /// seventh stream of the seed, which also picks the flow; with it a scenario has up to 5 actors.
   bool sweeper = false;
+  /// With `sweeper`, in a scenario that moves the clock: the sweeper judges the flow's lease by the fake clock, a
+  /// `recover` with `lease_seconds` 5 or 10 instead of `wait: false` (the flow renews it at each op start; the
+  /// race of scenarios/incident-expired-lock-taken-from-waiting-holder.json). Drawn with probability 1/2 from an
+  /// eighth stream of the seed, which also picks the seconds; set only when the scenario has the key.
+  bool leased_sweeper = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

@@ -11,6 +11,7 @@
 
 #include "backend/system/system.h"
 #include "backend/world/admission_faults.h"
+#include "backend/world/leases.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 
@@ -59,6 +60,7 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
   claims_in_details(details, claims);
   for (const ActorSpec& a : sc.actors) {
     m[actor_plan_id(a.name)] = {ObjectName::Data, a.name + "'s last plan"};
+    m[lease_id(a.name)] = {ObjectName::Data, a.name + "'s lease"};  // backend/world/leases.h
     // Not a lock that orders critical sections but a signal: "this actor has ended", which recover waits for.
     // A recover that passed it depends on the step that ended the actor (the causal slice keeps that step).
     m[object_id(Obj::Lock, "life:" + a.name)] = {ObjectName::Data, "the end of " + a.name + " (recover waits for it)"};

@@ -48,6 +48,12 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
       c->read_fault_ops |=
           op.kind == OpKind::StaleReads || (op.kind == OpKind::PartialReads && partial_reads_covers(op, "inventory"));
       c->admission_fault_ops |= op.kind == OpKind::RejectBinds;
+      if (op.kind == OpKind::Recover && op.lease_seconds)
+        for (size_t i = 0; i < sc.actors.size(); ++i)
+          if (sc.actors[i].name == op.flow) {
+            c->leased.resize(sc.actors.size());
+            c->leased[i] = 1;
+          }
       if (op.kind != OpKind::Recover || !op.wait_for_end) continue;  // only a waiting recover needs the flow's end
       for (size_t i = 0; i < sc.actors.size(); ++i)
         if (sc.actors[i].name == op.flow && !c->life_ids[i])

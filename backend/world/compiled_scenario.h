@@ -65,6 +65,8 @@ struct CompiledScenario {
   const ActorSymmetry& symmetry() const;
   bool read_fault_ops = false;       // some script has a stale_reads or partial_reads op
   bool admission_fault_ops = false;  // some script has a reject_binds op (admission_faults.h)
+  /// Per actor: some recover with lease_seconds names it (leases.h); empty when none does.
+  std::vector<char> leased;
   /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling
   /// point, no barrier is; ActorCaller draws the stand-in for a writer inside a reserve instead.
   bool atomic_ops = false;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "backend/world/admission_faults.h"
+#include "backend/world/leases.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 #include "backend/world/state_hasher.h"
@@ -26,7 +27,8 @@ static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new
 static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3736, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(Leases) == 56, "Leases changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3792, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -156,6 +158,8 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
     for (const auto& [node, binds] : w.admission.refused) a.s(node).i(binds);
     o.push_back({admission_faults_id(), a.h});
   }
+  for (size_t i = 0; w.leases.enabled && i < w.actors().size(); ++i)  // leased flows only (leases.h)
+    if (w.leases.leased[i]) o.push_back({lease_id(w.actors()[i].name), Hasher{}.d(w.leases.renewed_at[i]).h});
   for (const ActorState& a : w.actors()) {
     Hasher p;
     p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); });

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/world/admission_faults.h"
+#include "backend/world/leases.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
 #include "backend/world/state_digest.h"
@@ -191,6 +192,10 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
     sink.fixed_object(admission_faults_id(), [&](Hasher& a) {
       for (const auto& [node, binds] : w.admission.refused) a.s(node).i(binds);
     });
+  for (size_t i = 0; w.leases.enabled && i < w.actors().size(); ++i)  // leased flows only (leases.h)
+    if (w.leases.leased[i])
+      sink.object(lease_id(w.actors()[i].name), Obj(0xF4), w.actors()[i].name,
+                  [&](Hasher& l) { l.d(w.leases.renewed_at[i]); });
   for (const ActorState& a : w.actors())
     sink.object(actor_plan_id(a.name), Obj(0xF0), a.name,
                 [&](Hasher& p) { p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); }); });

@@ -120,6 +120,9 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   if (f.enabled) f.start(s.backend.state());
   s.admission.enabled = c.admission_fault_ops;
   s.admission.refused.clear();
+  s.leases.enabled = !c.leased.empty();
+  s.leases.leased = c.leased;
+  s.leases.renewed_at.assign(c.leased.size(), s.backend.state().clock.monotonic());
   s.histories.reset(c.records_histories, s.backend.state(), s.actors);
   s.memo.reset(s.backend.state().nodes.size());  // last: the backend's reset read what the execution wrote
 }
@@ -155,6 +158,7 @@ WorldState::WorldState(const CompiledScenario& c)
       stale_reserves(storage_->stale_reserves),
       read_faults(storage_->read_faults),
       admission(storage_->admission),
+      leases(storage_->leases),
       histories(storage_->histories),
       memo(storage_->memo),
       backend_(storage_->backend),

@@ -21,6 +21,7 @@
 #include "backend/world/admission_faults.h"
 #include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
+#include "backend/world/leases.h"
 #include "backend/world/name_split_memo.h"
 #include "backend/world/object_history.h"
 #include "backend/world/read_faults.h"
@@ -75,6 +76,7 @@ struct WorldStorage {
   std::vector<std::string> stale_reserves;
   ReadFaults read_faults;
   AdmissionFaults admission;
+  Leases leases;
   ObjectHistories histories;
   InvariantMemo memo;
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
@@ -178,6 +180,8 @@ class WorldState {
   ReadFaults& read_faults;
   /// reject_binds (admission_faults.h): the binds each node's kubelet still refuses.
   AdmissionFaults& admission;
+  /// recover with lease_seconds (leases.h): each leased flow's last renewal.
+  Leases& leases;
   /// The version history of the shared objects (object_history.h: no-lost-update, write-advances-version); kept only
   /// while one of them is checked.
   ObjectHistories& histories;

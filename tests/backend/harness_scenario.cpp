@@ -110,7 +110,8 @@ TEST_CASE("op vocabulary: names in enum order, outcomes per op", "[scenario]") {
   CHECK(words(OpKind::MarkReady) == V{"done", "skipped", "error", "unknown", "crashed"});
   CHECK(words(OpKind::Reconcile) == V{"pending", "allocated", "prepared", "ready", "failed", "conflict", "skipped"});
   CHECK(words(OpKind::Release) == V{"released", "pending_recovery", "stale", "skipped", "error", "unknown", "crashed"});
-  CHECK(words(OpKind::Recover) == V{"released", "none", "pending_recovery", "stale", "error", "unknown", "crashed"});
+  CHECK(words(OpKind::Recover) ==
+        V{"released", "none", "unexpired", "pending_recovery", "stale", "error", "unknown", "crashed"});
   CHECK(words(OpKind::BindWorkload) == V{"done", "rejected"});
   for (OpKind k : {OpKind::UnbindWorkload, OpKind::FailReads, OpKind::RestoreReads, OpKind::FailGeometry,
                    OpKind::AdvanceClock, OpKind::SetLabels, OpKind::SetMigState, OpKind::WriteSharedMap,

@@ -57,8 +57,11 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
       FAIL("seed " << seed << ": " << e.what() << "\n" << text);
     }
     REQUIRE(sc.name == fmt::format("swarm-{}", seed));
-    // 2-4 actors, and the sweeper after them where it is drawn: last, one recover of a flow without waiting.
-    const bool sweeper = swarm_features(seed).sweeper;
+    // 2-4 actors, and the sweeper after them where it is drawn: last, one recover of a flow without waiting; with
+    // a lease of 5 or 10 s where the leased sweeper is drawn, and then some actor moves the clock.
+    const SwarmFeatures features = swarm_features(seed);
+    const bool sweeper = features.sweeper;
+    REQUIRE((sweeper || !features.leased_sweeper));
     REQUIRE(sc.actors.size() >= (sweeper ? 3u : 2u));
     REQUIRE(sc.actors.size() <= (sweeper ? 5u : 4u));
     if (sweeper) {
@@ -68,6 +71,14 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
       REQUIRE(last.script[0].kind == OpKind::Recover);
       REQUIRE_FALSE(last.script[0].wait_for_end);
       REQUIRE(last.script[0].flow.rfind("flow", 0) == 0);
+      REQUIRE(last.script[0].lease_seconds.has_value() == features.leased_sweeper);
+      if (features.leased_sweeper) {
+        REQUIRE((*last.script[0].lease_seconds == 5 || *last.script[0].lease_seconds == 10));
+        bool clock = false;
+        for (const auto& a : sc.actors)
+          for (const auto& op : a.script) clock |= op.kind == OpKind::AdvanceClock;
+        REQUIRE(clock);
+      }
     }
     REQUIRE(sc.nodes.size() >= 1);
     REQUIRE(sc.nodes.size() <= 4);
@@ -99,7 +110,8 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "partial-apply",
                         "release-listing",
                         "admission-reject",
-                        "sweeper"}) {
+                        "sweeper",
+                        "leased-sweeper"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

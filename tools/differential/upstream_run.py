@@ -100,6 +100,10 @@ class Execution:
         recovered = {op.get('flow') for _, ops in sc.actors for op in ops
                      if op.kind == 'recover' and op.get('wait', True)}  # only a waiting recover needs the flow's end
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
+        # recover with lease_seconds (backend/world/leases.h, harness-only: upstream has no lease): each leased
+        # flow's last renewal, the clock at its latest op start.
+        self.renewed = {op.get('flow'): self.clock.now() for _, ops in sc.actors for op in ops
+                        if op.kind == 'recover' and op.get('lease_seconds') is not None}
         self.faults_fired = 0
         f = sc.faults or {}
         self.f_max, self.f_actors = int(f.get('max', 1)), f.get('actors')
@@ -164,6 +168,8 @@ class Execution:
         try:
             for k, op in enumerate(a.ops):
                 a.op_index = k
+                if a.name in self.renewed:  # a leased flow renews its lease at every op start
+                    self.renewed[a.name] = self.clock.now()
                 a.dropped = False
                 a.retry = 0
                 when = op.get('when')
@@ -255,7 +261,9 @@ class Execution:
         if k == 'release':
             return self.release(a, op)
         if k == 'recover':
-            return self.recover(a, op.get('flow'), bool(op.get('wait', True)))
+            lease = op.get('lease_seconds')
+            return self.recover(a, op.get('flow'), bool(op.get('wait', lease is None)),
+                                None if lease is None else float(lease))
         if k in FOREIGN_WRITE_OPS:
             return self.foreign_write(a, op)
         return self.test_hook(a, op)
@@ -390,12 +398,14 @@ class Execution:
             a.claim_id, a.claim_generation = a.held[-1] if a.held else (None, '')
         return status
 
-    def recover(self, a: Actor, flow: str, wait: bool = True) -> str:
+    def recover(self, a: Actor, flow: str, wait: bool = True, lease: float | None = None) -> str:
         life = self.life.get(flow) if wait else None  # wait false: a sweeper, no wait for the flow's end
         if life is not None:
             life.acquire()  # blocks until the flow's actor has finished or crashed
             life.release()
         self.call(a, 'recover', f'flow={flow}')  # after the wait, as the port's op_recover.cpp
+        if lease is not None and self.clock.now() - self.renewed[flow] < lease:
+            return 'unexpired'  # the sweeper believes the flow alive: it reads and writes nothing
         # The port's claims_of (no upstream counterpart): a locked read of the claims that flow owns.
         with self.b._lock:
             claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
