@@ -1,6 +1,7 @@
 // What the environment ops do (op_behaviour.h): bind_workload and unbind_workload (the upstream's test
 // kubelet) and advance_clock; their syntax is backend/scenario/op_syntax_environment.cpp. A bind the node's kubelet
-// refuses (reject_binds, backend/world/admission_faults.h) calls nothing and records `rejected`.
+// refuses (reject_binds, or a node whose operand labels turn its device plugin off: backend/world/admission_faults.h)
+// calls nothing and records `rejected`.
 #include "backend/ops/op_behaviour.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,12 @@ std::string detail_bind(const Op& op) {
 
 const char* run_bind(ScriptRunner& run, const Op& op) {
   run.call("bind_workload", detail_bind(op));
+  // No device plugin on the node (its operand labels, admission_faults.h): the kubelet refuses the pod outright.
+  if (run.world().compiled().operand_labels &&
+      device_plugin_off(run.backend().footprinted().node(run.caller(), op.node).labels.get())) {
+    run.ctx().note(fmt::format("refused=device-plugin-off:{}", op.node));
+    return "rejected";
+  }
   if (AdmissionFaults& admission = run.world().admission; admission.enabled) {
     const bool refused = admission.take(op.node);
     run.ctx().touch(admission_faults_id(), refused);

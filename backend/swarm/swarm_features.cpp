@@ -33,7 +33,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {release_listing, "release-listing"},
                                                 {admission_reject, "admission-reject"},
                                                 {sweeper, "sweeper"},
-                                                {leased_sweeper, "leased-sweeper"}};
+                                                {leased_sweeper, "leased-sweeper"},
+                                                {operand_pause, "operand-pause"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

@@ -6,6 +6,7 @@
 
 #include "backend/model/contract.h"
 #include "backend/swarm/swarm_draw.h"
+#include "backend/world/admission_faults.h"
 #include "sim/prng.h"
 
 namespace allocsim::harness {
@@ -267,7 +268,9 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.sweeper = g7.chance(1, 4);
   Gen g8(sim::execution_seed(seed, 7));  // the eighth stream (SwarmFeatures::leased_sweeper): the feature, its lease
   f.leased_sweeper = f.sweeper && g8.chance(1, 2);
-  bool partial_written = false, listing_written = false, reject_written = false;
+  Gen g9(sim::execution_seed(seed, 8));  // the ninth stream (SwarmFeatures::operand_pause): the feature, its node
+  f.operand_pause = f.foreign_writes && g9.chance(1, 2);
+  bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -303,6 +306,14 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
       }
     }
     if (r == "operator") s = operator_ops;
+    if (r == "operator" && f.operand_pause) {  // appended, from the ninth stream: the draws before it keep their values
+      const std::string& node = g9.pick(c.names);
+      s.push_back(
+          {{"op", "set_labels"}, {"node", node}, {"set", {{kDeployDevicePluginLabel, "paused-for-mig-change"}}}});
+      if (g9.chance(1, 2))
+        s.push_back({{"op", "set_labels"}, {"node", node}, {"set", {{kDeployDevicePluginLabel, "true"}}}});
+      pause_written = true;
+    }
     if (r == "chaos") {
       s = swarm_draw::chaos_script(g, f, c, workloads);
       for (Json& op : s)  // from the fifth stream, on the partial_reads ops only
@@ -335,6 +346,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.partial_apply = partial_written;  // named among the features only when the file has the op
   f.release_listing = listing_written;
   f.admission_reject = reject_written;
+  f.operand_pause = pause_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

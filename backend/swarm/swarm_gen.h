@@ -75,6 +75,11 @@ struct SwarmFeatures {
   /// race of scenarios/incident-expired-lock-taken-from-waiting-holder.json). Drawn with probability 1/2 from an
   /// eighth stream of the seed, which also picks the seconds; set only when the scenario has the key.
   bool leased_sweeper = false;
+  /// With `foreign_writes`: the operator's script ends by pausing one node's device plugin as mig-manager does
+  /// (`nvidia.com/gpu.deploy.device-plugin: paused-for-mig-change`), and half the time restoring it (`true`), so binds
+  /// there may be refused (docs/DESIGN.md §4, the operand labels). Drawn with probability 1/2 from a ninth stream of
+  /// the seed, which also picks the node; set only when the scenario has the op (the operator is one of its actors).
+  bool operand_pause = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

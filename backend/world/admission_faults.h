@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,5 +33,30 @@ struct AdmissionFaults {
 
 /// The footprint id of the armed rejections (a harness object, like read_faults_id).
 uint64_t admission_faults_id();
+
+// The operands (docs/DESIGN.md §4, bind_workload): the GPU operator runs the device plugin on a node unless the node's
+// labels turn it off, and mig-manager turns it off (`paused-for-mig-change`) while it reconfigures MIG and back on
+// after. A kubelet without a device plugin admits no GPU pod: a bind there is refused as reject_binds' are, before any
+// armed refusal is used (no Allocate is called). Upstream's plan and test kubelet read no operand label, so this too
+// is the harness's. Only a scenario whose start labels or set_labels ops name an operand label checks it
+// (CompiledScenario::operand_labels), so the bind's read of its node's labels adds nothing to other scenarios' steps.
+inline constexpr const char* kDeployOperandsLabel = "nvidia.com/gpu.deploy.operands";
+inline constexpr const char* kDeployDevicePluginLabel = "nvidia.com/gpu.deploy.device-plugin";
+
+/// Whether label key `key` is one device_plugin_off reads.
+inline bool is_operand_label(std::string_view key) {
+  return key == kDeployOperandsLabel || key == kDeployDevicePluginLabel;
+}
+
+/// Whether `labels` (a node's) say its device plugin is not running: the operands label is "false", or the
+/// device-plugin label is present and not "true" ("false", "paused-for-mig-change").
+template <class Labels>
+bool device_plugin_off(const Labels& labels) {
+  for (const auto& [key, value] : labels) {
+    if (key == kDeployOperandsLabel && value == "false") return true;
+    if (key == kDeployDevicePluginLabel && value != "true") return true;
+  }
+  return false;
+}
 
 }  // namespace allocsim::harness

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/scenario/scenario_state.h"
+#include "backend/world/admission_faults.h"
 #include "backend/world/object_ids.h"
 
 namespace allocsim::harness {
@@ -41,6 +42,8 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   c->prototype_rest = c->prototype.state();
   c->prototype_rest.nodes.clear();
   c->life_ids.resize(sc.actors.size());
+  for (const NodeSpec& n : sc.nodes)
+    for (const auto& [key, value] : n.labels) c->operand_labels |= is_operand_label(key);
   for (const ActorSpec& a : sc.actors)
     for (const Op& op : a.script) {
       // Only faults of the inventory's or observe's reads: partial_reads with listings ["release"] is the
@@ -48,6 +51,8 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
       c->read_fault_ops |=
           op.kind == OpKind::StaleReads || (op.kind == OpKind::PartialReads && partial_reads_covers(op, "inventory"));
       c->admission_fault_ops |= op.kind == OpKind::RejectBinds;
+      if (op.kind == OpKind::SetLabels)
+        for (const auto& [key, value] : op.set_labels) c->operand_labels |= is_operand_label(key);
       if (op.kind == OpKind::Recover && op.lease_seconds)
         for (size_t i = 0; i < sc.actors.size(); ++i)
           if (sc.actors[i].name == op.flow) {

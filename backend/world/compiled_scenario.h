@@ -65,6 +65,9 @@ struct CompiledScenario {
   const ActorSymmetry& symmetry() const;
   bool read_fault_ops = false;       // some script has a stale_reads or partial_reads op
   bool admission_fault_ops = false;  // some script has a reject_binds op (admission_faults.h)
+  /// Some start label or set_labels op names an operand label (admission_faults.h device_plugin_off): only then does a
+  /// bind read its node's labels, so that other scenarios' footprints stay as they were.
+  bool operand_labels = false;
   /// Per actor: some recover with lease_seconds names it (leases.h); empty when none does.
   std::vector<char> leased;
   /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling

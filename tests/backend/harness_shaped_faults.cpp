@@ -14,6 +14,7 @@
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/scenario_json.h"
 #include "backend/system/backend_world.h"
+#include "backend/world/object_ids.h"
 #include "backend_fixtures.h"
 #include "sim/engine.h"
 
@@ -380,6 +381,54 @@ TEST_CASE("reject_binds: a refused bind reads and writes the armed rejections, a
                         {}, true);
   CHECK(plain.outcomes(0) == std::vector<std::string>{"done"});
   CHECK(touches(plain, "pods", 0) == std::pair<bool, bool>{false, false});
+}
+
+// -- operand labels (admission_faults.h device_plugin_off) ---------------------------------------
+
+TEST_CASE("operands: a node whose labels turn its device plugin off refuses every pod, before any armed refusal",
+          "[shaped-faults]") {
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK_FALSE(device_plugin_off(Labels{}));
+  CHECK_FALSE(device_plugin_off(Labels{{kDeployDevicePluginLabel, "true"}, {kDeployOperandsLabel, "true"}}));
+  CHECK(device_plugin_off(Labels{{kDeployDevicePluginLabel, "paused-for-mig-change"}}));
+  CHECK(device_plugin_off(Labels{{kDeployDevicePluginLabel, "false"}}));
+  CHECK(device_plugin_off(Labels{{kDeployOperandsLabel, "false"}, {kDeployDevicePluginLabel, "true"}}));
+  CHECK_FALSE(device_plugin_off(Labels{{"nvidia.com/gpu.deploy.dcgm", "false"}}));  // another operand
+  // The operator pauses n1's device plugin, then restores it; n1 also has one armed refusal, which the pod
+  // refused for the paused plugin does not use up (no Allocate was called).
+  const ShapedRun r(two_nodes(R"({ "name": "operator", "script": [ { "op": "reject_binds", "node": "n1" },
+        { "op": "set_labels", "node": "n1", "set": { "nvidia.com/gpu.deploy.device-plugin": "paused-for-mig-change" } } ] },
+      { "name": "pods", "script": [ { "op": "bind_workload", "node": "n1", "workload": "w1" },
+        { "op": "bind_workload", "node": "n2", "workload": "w2" } ] },
+      { "name": "admin", "script": [ { "op": "set_labels", "node": "n1", "set": { "nvidia.com/gpu.deploy.device-plugin": "true" } } ] },
+      { "name": "late", "script": [ { "op": "bind_workload", "node": "n1", "workload": "w3" },
+        { "op": "bind_workload", "node": "n1", "workload": "w4" } ] })"));
+  CHECK(r.outcomes(1) == std::vector<std::string>{"rejected", "done"});
+  CHECK(r.outcomes(3) == std::vector<std::string>{"rejected", "done"});  // the armed refusal, after the restore
+  CHECK(r.calls("pods")[0] == "bind_workload node=n1 workload=w1 units=1 refused=device-plugin-off:n1");
+  CHECK(r.calls("late")[0] == "bind_workload node=n1 workload=w3 units=1 fault=reject_binds:n1");
+  const auto& s = r.world->backend().state();
+  CHECK(s.node("n1")->workloads == allocsim::backend::OrderedMap<std::string, int>{{"w4", 1}});
+  // A refused bind reads its node (the labels) only in a scenario that names an operand label anywhere: elsewhere
+  // its footprint is what it was before the rule.
+  const auto reads_node = [](const ShapedRun& run) {
+    for (const auto& st : run.result.steps)
+      if (st.kind == sim::PointKind::Call && run.world->actor_name(st.actor) == "pods")
+        for (const auto& t : st.footprint)
+          if (t.object == allocsim::harness::object_id(allocsim::backend::Obj::Node, "n1")) return true;
+    return false;
+  };
+  const auto with = [&](const std::string& op) {
+    return two_nodes(R"({ "name": "kubelet", "script": [ { "op": "reject_binds", "node": "n1" }, )" + op + R"( ] },
+      { "name": "pods", "script": [ { "op": "bind_workload", "node": "n1", "workload": "w1" } ] })");
+  };
+  const ShapedRun plain(with(R"({ "op": "set_labels", "node": "n2", "set": { "a": "b" } })"), {}, true);
+  const ShapedRun named(
+      with(R"({ "op": "set_labels", "node": "n2", "set": { "nvidia.com/gpu.deploy.operands": "true" } })"), {}, true);
+  CHECK(plain.outcomes(1) == std::vector<std::string>{"rejected"});
+  CHECK(named.outcomes(1) == std::vector<std::string>{"rejected"});
+  CHECK_FALSE(reads_node(plain));
+  CHECK(reads_node(named));
 }
 
 // -- when ------------------------------------------------------------------------------------------

@@ -111,7 +111,8 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "release-listing",
                         "admission-reject",
                         "sweeper",
-                        "leased-sweeper"}) {
+                        "leased-sweeper",
+                        "operand-pause"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

@@ -69,6 +69,13 @@ _MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # backend/scenario/op_syntax.h kMig
 _MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # backend/scenario/op_syntax.h kMigStateLabel
 
 
+def _device_plugin_off(labels: dict[str, str]) -> bool:
+    '''backend/world/admission_faults.h device_plugin_off: the node's operand labels turn its device plugin off.'''
+    device_plugin = labels.get('nvidia.com/gpu.deploy.device-plugin')
+    return labels.get('nvidia.com/gpu.deploy.operands') == 'false' or (device_plugin is not None and
+                                                                        device_plugin != 'true')
+
+
 def _map_entries(entries: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     '''Shared-map entries {entry: {node: 1}}, copied (the backend mutates its map; the scenario must not change).'''
     return {entry: dict(members) for entry, members in entries.items()}
@@ -272,6 +279,9 @@ class Execution:
         k, node = op.kind, op.get('node')
         if k == 'bind_workload':
             self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}')
+            if _device_plugin_off(self.b._nodes[node].labels):  # admission_faults.h: no device plugin, no GPU pod
+                self.ctx.note(f'refused=device-plugin-off:{node}')
+                return 'rejected'
             if self.refused.get(node, 0) > 0:  # reject_binds (admission_faults.h): the kubelet refuses the pod
                 self.refused[node] -= 1
                 self.ctx.note(f'fault=reject_binds:{node}')
