@@ -19,7 +19,10 @@ bool lease_expired(ScriptRunner& run, const Op& op) {
   while (flow < actors.size() && actors[flow].name != op.flow) ++flow;  // the loader resolved the name
   const double now = run.backend().footprinted().clock(run.caller()).monotonic();
   run.ctx().touch(lease_id(op.flow), false);
-  return leases.expired(flow, now, *op.lease_seconds);
+  const bool expired = leases.expired(flow, now, *op.lease_seconds);
+  // The verdict and the flow's idle time in the step's detail, so that a trace shows why the sweeper acted or not.
+  run.ctx().note(fmt::format("lease={} idle={:g}s", expired ? "expired" : "unexpired", now - leases.renewed_at[flow]));
+  return expired;
 }
 
 /// `recover` (scenario.h): wait for the flow's actor to end, then (from the op's point on) read back its

@@ -44,6 +44,9 @@ class ScriptRunner {
   /// Blocks (a LockWait) until the actor named `flow` has finished or crashed; returns at once when no
   /// recover names it. Throws std::logic_error for a name that is not an actor (the loader resolves it).
   void wait_for_end(const std::string& flow);
+  /// Renews the actor's lease when some leased recover names it (backend/world/leases.h): at every op start, and
+  /// right after its own advance_clock.
+  void renew_lease();
 
   WorldState& world() { return w_; }
   backend::MemoryBackend& backend() { return b_; }
@@ -54,8 +57,6 @@ class ScriptRunner {
  private:
   /// State caching: the actor's state at an op start, to the engine (and, under symmetry, to the world).
   void give_local_state();
-  /// Renews the actor's lease when some leased recover names it (backend/world/leases.h).
-  void renew_lease();
   const char* run_op(const Op& op);
   void environment_fault();
   /// inventory / observe with an armed read fault applied (faulted_reads.cpp), when the scenario has read-fault

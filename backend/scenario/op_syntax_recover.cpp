@@ -67,7 +67,7 @@ std::vector<OpSyntax> recover_op_syntax() {
          "properties": {
            "flow": {"description": "The flow to clean up: an actor in /actors, not this one (listed before this one when the recover waits).", "type": "string", "minLength": 1},
            "wait": {"description": "Wait for the flow's actor to end first (default). false: a sweeper that believes the flow's lease expired and cleans up at once, while the flow may still run; recovery-converges does not judge it.", "type": "boolean", "default": true},
-           "lease_seconds": {"description": "A sweeper that judges the flow's lease by the fake clock: the flow renews it at the start of each op it runs; at its recover point the sweeper cleans up only if the clock is at least this many seconds (more than 0, up to 86400) past the last renewal, and otherwise records unexpired and writes nothing. Implies wait false (true is refused). The lease is the harness's: upstream has none.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400}
+           "lease_seconds": {"description": "A sweeper that judges the flow's lease by the fake clock: the flow renews it at the start of each op (skipped ones included) and after its own advance_clock; at its recover point the sweeper cleans up only if the clock is at least this many seconds (more than 0, up to 86400) past the last renewal, and otherwise records unexpired and writes nothing. Implies wait false (true is refused). The lease is the harness's: upstream has none.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400}
          },
          "required": ["flow"],
          "dependentSchemas": {"lease_seconds": {"properties": {"wait": {"description": "A leased recover never waits for the flow's end.", "const": false}}}}

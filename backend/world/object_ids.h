@@ -26,7 +26,7 @@ uint64_t actor_plan_id(std::string_view actor);
 /// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
 /// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
 /// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
-/// actor_plan_id, 0xF1 read_faults_id, 0xF3 admission_faults_id). Defined here, beside the other harness ids, so that
+/// actor_plan_id, 0xF1 read_faults_id, 0xF3 admission_faults_id, 0xF4 lease_id in leases.h). Defined here, beside the other harness ids, so that
 /// the canonical state (state_digest.h) can list it; ActorCaller reads and writes it (backend/ops/actor_caller.h).
 uint64_t faults_fired_id();
 

@@ -105,7 +105,7 @@ class Execution:
         self.apply_start_state()
         self.actors = {n: Actor(n, ops) for n, ops in sc.actors}
         recovered = {op.get('flow') for _, ops in sc.actors for op in ops
-                     if op.kind == 'recover' and op.get('wait', True)}  # only a waiting recover needs the flow's end
+                     if op.kind == 'recover' and op.get('wait', op.get('lease_seconds') is None)}  # only a waiting one
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
         # recover with lease_seconds (backend/world/leases.h, harness-only: upstream has no lease): each leased
         # flow's last renewal, the clock at its latest op start.
@@ -307,6 +307,8 @@ class Execution:
             self.call(a, k, f'seconds={seconds:g}')
             # Upstream's tests: the clock moves (no lock), then the due writes apply (under the lock).
             self.clock.advance(seconds)
+            if a.name in self.renewed:  # leases.h: a leased flow's own advance renews its lease in the same step
+                self.renewed[a.name] = self.clock.now()
             self.b.apply_pending_geometry()
         else:
             raise Unsupported(f'op {k!r}')
@@ -414,8 +416,11 @@ class Execution:
             life.acquire()  # blocks until the flow's actor has finished or crashed
             life.release()
         self.call(a, 'recover', f'flow={flow}')  # after the wait, as the port's op_recover.cpp
-        if lease is not None and self.clock.now() - self.renewed[flow] < lease:
-            return 'unexpired'  # the sweeper believes the flow alive: it reads and writes nothing
+        if lease is not None:
+            idle = self.clock.now() - self.renewed[flow]
+            self.ctx.note(f'lease={"unexpired" if idle < lease else "expired"} idle={idle:g}s')
+            if idle < lease:
+                return 'unexpired'  # the sweeper believes the flow alive: it reads and writes nothing
         # The port's claims_of (no upstream counterpart): a locked read of the claims that flow owns.
         with self.b._lock:
             claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
