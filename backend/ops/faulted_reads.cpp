@@ -43,8 +43,24 @@ bool apply_partial(ScriptRunner& run, backend::MemoryBackend& view) {
       return std::find(f.partial_workloads.begin(), f.partial_workloads.end(), w.first) != f.partial_workloads.end();
     });
   --f.partial_reads;
-  run.ctx().note(fmt::format("fault=partial_reads:{}", fmt::join(f.partial_workloads, ",")));
+  std::vector<std::string> hidden = f.partial_workloads;
+  for (std::string& uuid : device_uuids(f.partial_devices)) hidden.push_back(std::move(uuid));
+  run.ctx().note(fmt::format("fault=partial_reads:{}", fmt::join(hidden, ",")));
   return true;
+}
+
+/// Drops the hidden cards from a partial inventory's answer `obs` (still complete, its generation unchanged): a device
+/// plugin that lists fewer cards than the node has. After the backend answered, so the port's own checks of its
+/// answer (porting rule 6, check mode) see the whole listing.
+void hide_devices(const std::vector<std::pair<std::string, int>>& cards,
+                  backend::Observation<backend::InventorySnapshot>& obs) {
+  if (cards.empty() || !obs.known) return;
+  std::vector<backend::DeviceIdentity> listed;  // a tuple is immutable: build another (contract.h DeviceTuple)
+  for (const backend::DeviceIdentity& d : obs.value.devices)
+    if (!d.node || !d.ordinal ||
+        std::find(cards.begin(), cards.end(), std::pair<std::string, int>(*d.node, *d.ordinal)) == cards.end())
+      listed.push_back(d);
+  obs.value.devices = backend::DeviceTuple(std::move(listed));
 }
 
 }  // namespace
@@ -57,8 +73,10 @@ backend::Observation<backend::InventorySnapshot> ScriptRunner::faulted_inventory
   if (f.stale_reads == 0 && f.partial_reads == 0) return b_.inventory(caller_, scope);
   backend::MemoryBackend view = b_;
   apply_stale(*this, view);
-  apply_partial(*this, view);
-  return view.inventory(caller_, scope);
+  const bool partial = apply_partial(*this, view);
+  auto obs = view.inventory(caller_, scope);
+  if (partial) hide_devices(f.partial_devices, obs);
+  return obs;
 }
 
 backend::Observation<backend::ClaimObservation> ScriptRunner::faulted_observe(const std::string& claim_id) {

@@ -68,7 +68,10 @@ const char* run_stale(ScriptRunner& run, const Op& op) {
 // -- partial_reads ---------------------------------------------------------------------------------
 
 std::string detail_partial(const Op& op) {
-  std::string d = fmt::format("workloads={} reads={}", fmt::join(op.workloads, ","), op.reads);
+  std::string d;
+  if (!op.workloads.empty()) d = fmt::format("workloads={} ", fmt::join(op.workloads, ","));
+  if (!op.devices.empty()) d += fmt::format("devices={} ", fmt::join(device_uuids(op.devices), ","));
+  d += fmt::format("reads={}", op.reads);
   if (!op.listings.empty()) d += fmt::format(" listings={}", fmt::join(op.listings, ","));
   return d;
 }
@@ -79,6 +82,7 @@ const char* run_partial(ScriptRunner& run, const Op& op) {
     run.ctx().touch(read_faults_id(), true);
     ReadFaults& f = run.world().read_faults;
     f.partial_workloads = op.workloads;
+    f.partial_devices = op.devices;
     f.partial_reads = op.reads;
   }
   if (partial_reads_covers(op, "release")) run.backend().hide_from_release(run.caller(), op.workloads, op.reads);

@@ -65,14 +65,39 @@ void json_stale(const Op& op, Json& j) {
 
 // -- partial_reads ---------------------------------------------------------------------------------
 
+/// One card a partial inventory hides, `{"node", "ordinal"}` (as a start claim names a whole card).
+std::pair<std::string, int> hidden_device(const ScenarioReader& r, const Json& v, const std::string& ptr) {
+  static const std::vector<const char*> kKeys = {"node", "ordinal"};
+  r.want_object(v, ptr);
+  r.check_keys(v, ptr, kKeys);
+  const std::string node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
+  const auto& nodes = r.scenario().nodes;
+  const int cards =
+      std::find_if(nodes.begin(), nodes.end(), [&](const NodeSpec& n) { return n.name == node; })->gpu_count;
+  return {node,
+          r.int_value(r.require(v, ptr, "ordinal"), child(ptr, "ordinal"), 0, cards - 1, " (a card of the node)")};
+}
+
 void parse_partial(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
+  const Json* w = r.find(v, "workloads");
+  const Json* d = r.find(v, "devices");
+  if (!w && !d) r.fail(ptr, "missing required key \"workloads\" (or \"devices\"): what the listing omits");
   const std::string wptr = child(ptr, "workloads");
-  const Json& w = r.require(v, ptr, "workloads");
-  r.want_size(w, wptr, 1, kMaxRequests, "workloads");
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    std::string name = r.nonempty_string(w[i], child(wptr, i));
+  if (w) r.want_size(*w, wptr, 1, kMaxRequests, "workloads");
+  for (std::size_t i = 0; w && i < w->size(); ++i) {
+    std::string name = r.nonempty_string((*w)[i], child(wptr, i));
     r.reject_duplicate(op.workloads, name, wptr, child(wptr, i), "workload");
     op.workloads.push_back(std::move(name));
+  }
+  const std::string dptr = child(ptr, "devices");
+  if (d) r.want_size(*d, dptr, 1, kMaxRequests, "devices");
+  for (std::size_t i = 0; d && i < d->size(); ++i) {
+    auto card = hidden_device(r, (*d)[i], child(dptr, i));
+    const auto first = std::find(op.devices.begin(), op.devices.end(), card);
+    if (first != op.devices.end())
+      r.fail(child(dptr, i), fmt::format("duplicate device {}#{} (first at {})", card.first, card.second,
+                                         child(dptr, size_t(first - op.devices.begin()))));
+    op.devices.push_back(std::move(card));
   }
   parse_reads_count(r, v, ptr, op);
   if (const Json* l = r.find(v, "listings")) {
@@ -85,6 +110,11 @@ void parse_partial(const ScenarioReader& r, const Json& v, const std::string& pt
       op.listings.push_back(std::move(name));
     }
   }
+  // A release's workload check lists pods, not devices: hidden cards are the inventory's device listing alone.
+  if (d && !partial_reads_covers(op, "inventory"))
+    r.fail(child(ptr, "devices"), "devices are hidden from inventories only; add \"inventory\" to \"listings\"");
+  if (!w && partial_reads_covers(op, "release"))
+    r.fail(child(ptr, "listings"), "a release's listing omits workloads, and this op names none; add \"workloads\"");
 }
 
 /// Only workloads that can hold devices can be missing from a listing: a node's start workloads and the
@@ -107,7 +137,11 @@ void resolve_partial(const ScenarioReader& r, const Op& op, const std::string&, 
 }
 
 void json_partial(const Op& op, Json& j) {
-  j["workloads"] = op.workloads;
+  if (!op.workloads.empty()) j["workloads"] = op.workloads;
+  if (!op.devices.empty()) {
+    Json& ds = j["devices"] = Json::array();
+    for (const auto& [node, ordinal] : op.devices) ds.push_back({{"node", node}, {"ordinal", ordinal}});
+  }
   j["reads"] = op.reads;
   if (!op.listings.empty()) j["listings"] = op.listings;  // absent: the inventory's, as before the key existed
 }
@@ -183,13 +217,17 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::PartialReads,
        "partial_reads",
        R"json({
-         "description": "Arm a partial pod listing (docs/DESIGN.md §4, the ops table): the next `reads` listings of each kind in `listings` omit these workloads and still look complete: inventories (their pod listing), and release workload checks (a release's or a recovery's, which then free cards the hidden pods hold). Upstream has no hook for it: the inventory's is the harness's, the release's a port-only read hook.",
+         "description": "Arm a partial listing (docs/DESIGN.md §4, the ops table): the next `reads` listings of each kind in `listings` omit these workloads (and an inventory also these devices) and still look complete: inventories (their pod and device listings), and release workload checks (a release's or a recovery's, which then free cards the hidden pods hold). Upstream has no hook for it: the inventory's is the harness's, the release's a port-only read hook.",
          "properties": {
            "workloads": {"description": "Workloads the listing omits: each a start workload of a node or bound by a bind_workload op.", "type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "minLength": 1}},
+           "devices": {"description": "Whole cards the inventory's device listing omits (a device plugin that lists fewer cards than the node has, as for an unhealthy card); only with the inventory listing.", "type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"type": "object", "properties": {"node": {"description": "A node in /nodes.", "type": "string", "minLength": 1}, "ordinal": {"description": "The card's ordinal on the node, from 0.", "type": "integer", "minimum": 0}}, "required": ["node", "ordinal"], "additionalProperties": false}},
            "reads": {"description": "How many listings of each kind the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16},
            "listings": {"description": "Which listings the fault covers (default [\"inventory\"]): \"inventory\", \"release\", or both.", "type": "array", "minItems": 1, "maxItems": 2, "uniqueItems": true, "items": {"enum": ["inventory", "release"]}}
          },
-         "required": ["workloads"]
+         "anyOf": [{"required": ["workloads"]}, {"required": ["devices"]}],
+         "dependentSchemas": {"devices": {"properties": {"listings": {"description": "Devices are hidden from inventories only.", "contains": {"const": "inventory"}}}}},
+         "if": {"properties": {"listings": {"contains": {"const": "release"}}}, "required": ["listings"]},
+         "then": {"required": ["workloads"]}
        })json",
        {"done"},
        parse_partial,

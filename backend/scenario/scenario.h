@@ -165,6 +165,8 @@ struct Op {
   std::vector<std::string> listings;
   // partial_reads: the workloads the listing omits
   std::vector<std::string> workloads;
+  // partial_reads: the whole cards (node, ordinal) the inventory's device listing omits, file order
+  std::vector<std::pair<std::string, int>> devices;
   // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader
   std::optional<RetrySpec> retry;
   std::optional<WhenSpec> when;

@@ -34,7 +34,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {admission_reject, "admission-reject"},
                                                 {sweeper, "sweeper"},
                                                 {leased_sweeper, "leased-sweeper"},
-                                                {operand_pause, "operand-pause"}};
+                                                {operand_pause, "operand-pause"},
+                                                {hidden_devices, "hidden-devices"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

@@ -270,7 +270,10 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.leased_sweeper = f.sweeper && g8.chance(1, 2);
   Gen g9(sim::execution_seed(seed, 8));  // the ninth stream (SwarmFeatures::operand_pause): the feature, its node
   f.operand_pause = f.foreign_writes && g9.chance(1, 2);
+  Gen g10(sim::execution_seed(seed, 9));  // the tenth stream (SwarmFeatures::hidden_devices): the feature, its card
+  f.hidden_devices = f.read_faults && g10.chance(1, 2);
   bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
+  bool hidden_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -321,6 +324,13 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
           op["listings"] = g5.chance(1, 2) ? Json::array({"release"}) : Json::array({"inventory", "release"});
           listing_written = true;
         }
+      for (Json& op : s)  // from the tenth stream, on the partial_reads ops that list for inventories
+        if (f.hidden_devices && op["op"] == "partial_reads" &&
+            (!op.contains("listings") || op["listings"].front() == "inventory")) {
+          const size_t i = g10.below(c.names.size());
+          op["devices"] = Json::array({{{"node", c.names[i]}, {"ordinal", g10.below(size_t(c.cards[i]))}}});
+          hidden_written = true;
+        }
       if (f.partial_apply) {  // appended, from the fourth stream: the draws before it keep their values
         s.push_back({{"op", "geometry_partial"}, {"node", g4.pick(c.names)}, {"applies", g4.range(1, 2)}});
         partial_written = true;
@@ -342,11 +352,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     }
     list.push_back({{"name", "sweeper"}, {"script", Json::array({std::move(sweep)})}});
   }
-  f.leased_sweeper = f.leased_sweeper && f.sweeper;
   f.partial_apply = partial_written;  // named among the features only when the file has the op
   f.release_listing = listing_written;
   f.admission_reject = reject_written;
   f.operand_pause = pause_written;
+  f.hidden_devices = hidden_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

@@ -80,6 +80,10 @@ struct SwarmFeatures {
   /// there may be refused (docs/DESIGN.md §4, the operand labels). Drawn with probability 1/2 from a ninth stream of
   /// the seed, which also picks the node; set only when the scenario has the op (the operator is one of its actors).
   bool operand_pause = false;
+  /// With `read_faults`: the chaos actor's partial_reads ops that cover the inventory's listing also hide one card
+  /// (`devices`), as a device plugin that stopped listing an unhealthy card. Drawn with probability 1/2 from a tenth
+  /// stream of the seed, which also picks the card; set only when the scenario has such an op.
+  bool hidden_devices = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

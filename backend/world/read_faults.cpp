@@ -1,6 +1,8 @@
 // Read faults with shape (read_faults.h): the history ring.
 #include "backend/world/read_faults.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "backend/world/object_ids.h"
@@ -31,6 +33,12 @@ uint64_t read_faults_id() {
   // Harness-side state, a kind byte outside backend::Obj (actor_plan_id uses 0xF0).
   static const uint64_t id = object_id(static_cast<backend::Obj>(0xF1), "read-faults");
   return id;
+}
+
+std::vector<std::string> device_uuids(const std::vector<std::pair<std::string, int>>& cards) {
+  std::vector<std::string> out;
+  for (const auto& [node, ordinal] : cards) out.push_back(fmt::format("GPU-{}-{}", node, ordinal));
+  return out;
 }
 
 }  // namespace allocsim::harness

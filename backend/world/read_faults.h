@@ -1,5 +1,6 @@
 // Read faults with shape (docs/DESIGN.md §4, "Read faults"): `stale_reads` (the next reads answer from the state as of
-// K writes ago) and `partial_reads` (the next inventories list the pods without some named workloads). Upstream has
+// K writes ago) and `partial_reads` (the next inventories list the pods without some named workloads, and the
+// devices without some named cards). Upstream has
 // no hook for either: its only read hook is `fail_reads(kind)`, which makes node, pod or config reads fail
 // outright (inventory, observe, release). So these live in the harness: the backend keeps answering from its
 // live state, and a faulted read is answered by a copy of the backend whose nodes and claims are replaced by
@@ -25,12 +26,14 @@
 // themselves are the actor's (backend/ops/faulted_reads.cpp), the ops that arm them backend/ops/op_faults.cpp.
 //
 // Contract: at most one stale and one partial fault are armed at a time; arming again replaces the old one.
-// A faulted read adds "fault=stale_reads:K" / "fault=partial_reads:w1,w2" to its step's detail.
+// A faulted read adds "fault=stale_reads:K" / "fault=partial_reads:w1,w2" to its step's detail (the hidden cards after
+// the workloads, by upstream's device uuid: "fault=partial_reads:w1,GPU-n1-0").
 #pragma once
 
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/model/memory_backend.h"
@@ -53,6 +56,7 @@ struct ReadFaults {
   int stale_writes = 0;           // the armed stale fault: K
   int stale_reads = 0;            // reads it still covers (0: none armed)
   std::vector<std::string> partial_workloads;
+  std::vector<std::pair<std::string, int>> partial_devices;  // cards (node, ordinal) the inventory omits too
   int partial_reads = 0;
 
   /// Starts the history with the start state.
@@ -62,6 +66,9 @@ struct ReadFaults {
   /// The state as of `k` writes ago (the oldest kept when fewer are recorded).
   const ReadState& past(int k) const;
 };
+
+/// Upstream's uuid of each whole card (node, ordinal): `GPU-<node>-<ordinal>`, as its inventory names them.
+std::vector<std::string> device_uuids(const std::vector<std::pair<std::string, int>>& cards);
 
 /// The footprint id of the armed read faults (a harness object, like actor_plan_id).
 uint64_t read_faults_id();

@@ -24,11 +24,11 @@ static_assert(sizeof(backend::FeasiblePlan) == 136, "FeasiblePlan changed: place
 static_assert(sizeof(backend::DeviceIdentity) == 216,
               "DeviceIdentity changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::Mutation) == 128, "Mutation changed: place the new field in state_digest.cpp");
-static_assert(sizeof(ReadFaults) == 144, "ReadFaults changed: place the new field in state_digest.cpp");
+static_assert(sizeof(ReadFaults) == 168, "ReadFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(Leases) == 56, "Leases changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3792, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3816, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");

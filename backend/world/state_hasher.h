@@ -224,6 +224,9 @@ inline void add(Hasher& x, const ReadFaults& r) {
     for (const auto& c : v.claims) add(x, c);
   }
   x.i(r.stale_writes).i(r.stale_reads).strings(r.partial_workloads).i(r.partial_reads);
+  if (r.partial_devices.empty()) return;  // as before the key existed: other scenarios' digests keep their values
+  x.u(r.partial_devices.size());
+  for (const auto& [node, ordinal] : r.partial_devices) x.s(node).i(ordinal);
 }
 
 inline void add(Hasher& x, const ActorState& a) {

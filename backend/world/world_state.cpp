@@ -116,6 +116,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   f.history.clear();
   f.stale_writes = f.stale_reads = 0;
   f.partial_workloads.clear();
+  f.partial_devices.clear();
   f.partial_reads = 0;
   if (f.enabled) f.start(s.backend.state());
   s.admission.enabled = c.admission_fault_ops;

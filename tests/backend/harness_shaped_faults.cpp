@@ -149,6 +149,38 @@ TEST_CASE("partial reads: the listing omits the named workloads and still says c
   }
 }
 
+TEST_CASE("partial reads: devices are left out of the inventory's device listing, which still says complete",
+          "[shaped][partial]") {
+  const std::string text = R"({ "schema": "allocsim/scenario/v1", "name": "partial",
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 3, "memory_gib": 80 },
+               { "name": "n2", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 1, "memory_gib": 80 } ],
+    "actors": [ { "name": "plugin", "script": [ { "op": "partial_reads",
+                    "devices": [ { "node": "n1", "ordinal": 1 }, { "node": "n2", "ordinal": 0 } ], "reads": 2 } ] },
+                { "name": "flowA", "script": [ { "op": "inventory" }, { "op": "inventory" }, { "op": "inventory" } ] } ] })";
+  const ShapedRun r(text);
+  const auto uuids = [](const backend::InventorySnapshot& inv) {
+    std::vector<std::string> out;
+    for (const auto& d : inv.devices) out.push_back(*d.uuid);
+    return out;
+  };
+  CHECK(r.calls("plugin") == std::vector<std::string>{"partial_reads devices=GPU-n1-1,GPU-n2-0 reads=2"});
+  CHECK(r.calls("flowA") == std::vector<std::string>{"inventory fault=partial_reads:GPU-n1-1,GPU-n2-0",
+                                                     "inventory fault=partial_reads:GPU-n1-1,GPU-n2-0", "inventory "});
+  // The last inventory (the third read, past the fault's two) lists every card; the actor keeps it.
+  const auto& inv = *r.world->actors()[1].inventory;
+  CHECK(uuids(inv) == std::vector<std::string>{"GPU-n1-0", "GPU-n1-1", "GPU-n1-2", "GPU-n2-0"});
+  // A faulted one: the same scenario cut to one inventory.
+  std::string one = text;
+  const std::string two = R"({ "op": "inventory" }, { "op": "inventory" }, )";
+  one.replace(one.find(two), two.size(), "");
+  const ShapedRun f(one);
+  const auto& cut = *f.world->actors()[1].inventory;
+  CHECK(uuids(cut) == std::vector<std::string>{"GPU-n1-0", "GPU-n1-2"});
+  CHECK(cut.completeness == backend::kCompletenessComplete);
+  CHECK(cut.occupancy == backend::OrderedMap<std::string, int>{{"n1", 0}, {"n2", 0}});  // pods are as they are
+  CHECK(f.world->read_faults.partial_reads == 1);
+}
+
 TEST_CASE("partial reads in a release's listing: the release frees the claim of a pod that runs (finding F14)",
           "[shaped][partial]") {
   const std::string text = R"({ "schema": "allocsim/scenario/v1", "name": "partial",

@@ -112,7 +112,8 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "admission-reject",
                         "sweeper",
                         "leased-sweeper",
-                        "operand-pause"}) {
+                        "operand-pause",
+                        "hidden-devices"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

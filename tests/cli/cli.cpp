@@ -137,8 +137,10 @@ TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
   Result o = allocsim("list ops");
   CHECK(o.code == 0);
   CHECK_THAT(o.text, Catch::Contains(" keys: node, applies, when; outcomes: done\n"));
-  CHECK(std::regex_search(o.text,
-                          std::regex(R"(\npartial_reads +keys: workloads, reads, listings, when; outcomes: done\n)")));
+  CHECK(
+      std::regex_search(o.text,
+                        std::regex(
+                            R"(\npartial_reads +keys: workloads, devices, reads, listings, when; outcomes: done\n)")));
   CHECK(std::regex_search(
       o.text, std::regex(R"(\nreserve +keys: [a-z_, ]*requests[a-z_, ]*, when, retry; outcomes: claimed, conflict)")));
   Result i = allocsim("list invariants");

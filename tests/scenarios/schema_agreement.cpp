@@ -57,6 +57,7 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"duplicate_actor_name.json", "distinct actor names: uniqueItems compares whole items, not one field of them"},
     {"unknown_node_reference.json", "cross-reference: an op's node must name a node in /nodes"},
     {"reject_binds_node_unknown.json", "cross-reference: reject_binds' node must name a node in /nodes"},
+    {"partial_reads_device_ordinal.json", "cross-reference: a hidden card's ordinal is below its node's gpu_count"},
     {"inventory_unknown_node.json", "cross-reference: an inventory scope must name nodes in /nodes"},
     {"plan_from_unknown.json", "cross-reference: plan_from must name an actor in /actors"},
     {"expect_audit_count_below.json", "at_least <= at_most compares two values of one object; JSON Schema cannot"},
