@@ -49,9 +49,9 @@ std::string detail_clock(const Op& op) { return fmt::format("seconds={:g}", op.s
 const char* run_clock(ScriptRunner& run, const Op& op) {
   run.call("advance_clock", detail_clock(op));
   run.backend().advance_clock(run.caller(), op.seconds);
-  // A leased flow's own advance renews its lease in the same step (backend/world/leases.h): the apply below may wait for
-  // the backend lock, and a sweeper between the two would take the flow's own clock move for its idleness, a window
-  // no op-level execution has (ops-atomic).
+  // A leased flow's own advance renews its lease in the same step (backend/world/leases.h): the apply below may wait
+  // for the backend lock, and a sweeper between the two would take the flow's own clock move for its idleness, a
+  // window no op-level execution has (ops-atomic).
   run.renew_lease();
   run.backend().apply_pending_geometry(run.caller());
   return "done";

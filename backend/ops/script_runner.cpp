@@ -75,8 +75,8 @@ void ScriptRunner::run() {
   if (tracks) give_local_state();
 }
 
-/// A leased flow renews its lease at every op start (backend/world/leases.h): the clock's time, read and written with
-/// their footprints so that DPOR orders the renewal against the sweepers' checks.
+/// A leased flow renews its lease at every op start and right after its own advance_clock (backend/world/leases.h): the
+/// clock's time, read and written with their footprints so that DPOR orders the renewal against the sweepers' checks.
 void ScriptRunner::renew_lease() {
   Leases& leases = w_.leases;
   const size_t me = static_cast<size_t>(&st_ - w_.actors_.data());

@@ -3,8 +3,9 @@
 // controller that cleans up other flows' claims (a garbage collector, a failover leader) decides by a lease it
 // reads, and a flow that is slow, not dead, can find its claim swept. The harness models that lease and nothing
 // of upstream's behaviour changes: a flow renews its lease at the start of every op, a skipped one included (a
-// heartbeat between calls), and right after its own advance_clock, at the fake clock's monotonic time then; a leased recover at its `recover` point believes the lease
-// expired when the clock is at least `lease_seconds` past the last renewal, and only then reads back and releases.
+// heartbeat between calls), and right after its own advance_clock, at the fake clock's monotonic time then; a
+// leased recover at its `recover` point believes the lease expired when the clock is at least `lease_seconds` past
+// the last renewal, and only then reads back and releases.
 //
 // Footprints (DPOR): each leased flow's lease is one harness object (lease_id), written with a read of the clock
 // by each renewal and read with the clock by each leased recover's check. A scenario without a leased recover

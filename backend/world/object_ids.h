@@ -1,7 +1,8 @@
 // Footprint ids (DPOR, docs/DESIGN.md §2): the stable 64-bit name of every object an actor's step reads or
 // writes, the backend's objects (backend/model/caller.h Obj) and the harness's own: an actor's last plan, the
 // state the invariants check, the armed read faults (read_faults.h), the armed admission rejections
-// (admission_faults.h) and the faults-fired counter (backend/ops/actor_caller.h). Ids hash names, never addresses, so they are the same on every run and machine.
+// (admission_faults.h), each leased flow's lease (leases.h) and the faults-fired counter (backend/ops/actor_caller.h).
+// Ids hash names, never addresses, so they are the same on every run and machine.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,9 @@ uint64_t actor_plan_id(std::string_view actor);
 /// draw point reads it (the bound check) and every fired fault writes it, so that with two or more eligible
 /// actors DPOR orders a fault against the other actors' bound checks: whether a later point may draw at all
 /// depends on it (tests/scenarios/dpor_matches_dfs.cpp). A harness kind byte outside backend::Obj (0xF0 is
-/// actor_plan_id, 0xF1 read_faults_id, 0xF3 admission_faults_id, 0xF4 lease_id in leases.h). Defined here, beside the other harness ids, so that
-/// the canonical state (state_digest.h) can list it; ActorCaller reads and writes it (backend/ops/actor_caller.h).
+/// actor_plan_id, 0xF1 read_faults_id, 0xF3 admission_faults_id, 0xF4 lease_id in leases.h). Defined here, beside
+/// the other harness ids, so that the canonical state (state_digest.h) can list it; ActorCaller reads and writes it
+/// (backend/ops/actor_caller.h).
 uint64_t faults_fired_id();
 
 }  // namespace allocsim::harness

@@ -108,7 +108,7 @@ class Execution:
                      if op.kind == 'recover' and op.get('wait', op.get('lease_seconds') is None)}  # only a waiting one
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
         # recover with lease_seconds (backend/world/leases.h, harness-only: upstream has no lease): each leased
-        # flow's last renewal, the clock at its latest op start.
+        # flow's last renewal, the clock at its latest op start or right after its own advance_clock.
         self.renewed = {op.get('flow'): self.clock.now() for _, ops in sc.actors for op in ops
                         if op.kind == 'recover' and op.get('lease_seconds') is not None}
         self.faults_fired = 0
