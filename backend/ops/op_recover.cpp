@@ -11,12 +11,18 @@
 namespace allocsim::harness {
 namespace {
 
-/// Whether the lease of `op`'s flow has expired for `op`'s sweeper, read with its footprint: the clock and the lease.
-bool lease_expired(ScriptRunner& run, const Op& op) {
-  const Leases& leases = run.world().leases;
+/// The index of actor `name` among the world's actors (the loader resolved the name).
+size_t actor_index(ScriptRunner& run, const std::string& name) {
   const auto& actors = run.world().actors();
-  size_t flow = 0;
-  while (flow < actors.size() && actors[flow].name != op.flow) ++flow;  // the loader resolved the name
+  size_t i = 0;
+  while (i < actors.size() && actors[i].name != name) ++i;
+  return i;
+}
+
+/// Whether the lease of `op`'s flow (actor `flow`) has expired for `op`'s sweeper, read with its footprint: the clock
+/// and the lease.
+bool lease_expired(ScriptRunner& run, const Op& op, size_t flow) {
+  const Leases& leases = run.world().leases;
   const double now = run.backend().footprinted().clock(run.caller()).monotonic();
   run.ctx().touch(lease_id(op.flow), false);
   const bool expired = leases.expired(flow, now, *op.lease_seconds);
@@ -39,7 +45,8 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
   run.call("recover", "flow=" + op.flow);
   // A leased sweeper (backend/world/leases.h) judges the lease here, at its point: the flow may renew it in any
   // step before this one, and in none between this check and the releases below, which is the sweeper's race.
-  if (op.lease_seconds && !lease_expired(run, op)) return "unexpired";
+  const size_t flow = actor_index(run, op.flow);
+  if (op.lease_seconds && !lease_expired(run, op, flow)) return "unexpired";
   const auto claims = run.backend().claims_of(run.caller(), op.flow);
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {
@@ -47,9 +54,7 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
     const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
     st.op_epoch = generation;
     // Its writes are the recovered flow's (object_history.h: principals).
-    const auto& actors = run.world().actors();
-    for (size_t i = 0; i < actors.size(); ++i)
-      if (actors[i].name == op.flow) run.world().histories.recovering(op_id, static_cast<int>(i));
+    run.world().histories.recovering(op_id, static_cast<int>(flow));
     backend::ReleaseObservation& r = st.release_scratch;
     run.backend().release_into(run.caller(), claim_id, op_id, generation, false, r);
     if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)
