@@ -93,7 +93,10 @@ const char* run_release(ScriptRunner& run, const Op& op) {
   run.backend().release_into(run.caller(), claim_id, op_id, generation, op.keep_workloads, r);
   if (run.caller().dropped) return "unknown";  // it may have released; the actor keeps the claim and may retry
   if (r.status == backend::kReleaseReleased) {
-    if (!duplicate) forget_claim(st, claim_id, generation);
+    if (!duplicate) {
+      forget_claim(st, claim_id, generation);
+      run.claims_changed();
+    }
     return backend::kReleaseReleased;
   }
   return r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;

@@ -85,6 +85,12 @@ void ScriptRunner::renew_lease() {
   ctx_.touch(lease_id(st_.name), true);
 }
 
+void ScriptRunner::claims_changed() {
+  const std::vector<char>& named = w_.compiled().claims_named;
+  const size_t me = static_cast<size_t>(&st_ - w_.actors_.data());
+  if (!named.empty() && named[me]) ctx_.touch(actor_claims_id(st_.name), true);
+}
+
 void ScriptRunner::give_local_state() {
   if (w_.symmetric()) record_op_start(w_, st_);  // before local_state(), which drops the steps the engine logged
   // An engine exploring up to symmetry reads the actor's state from there (sim/world.h local_state), not this digest.
@@ -219,6 +225,7 @@ const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
   st_.claim_id = obs.claim_id;
   st_.claim_generation = obs.desired_generation;
   st_.held.emplace_back(obs.claim_id, obs.desired_generation);
+  claims_changed();
   ++st_.claims_held;
   ++st_.claims_made;
   install(st_.told.observation, obs);

@@ -47,6 +47,9 @@ class ScriptRunner {
   /// Renews the actor's lease when some leased recover names it (backend/world/leases.h): at every op start, and
   /// right after its own advance_clock.
   void renew_lease();
+  /// The actor's newest claim held changed (a reserve claimed, a release forgot one): when another actor's bind names
+  /// this actor's claim (CompiledScenario::claims_named), writes its claims object (kubelet_admission.h).
+  void claims_changed();
 
   WorldState& world() { return w_; }
   backend::MemoryBackend& backend() { return b_; }

@@ -128,6 +128,12 @@ struct Op {
   std::string node;
   std::string workload;
   int units = 1;  // bind_workload: >= 1
+  // bind_workload: the actor whose newest claim the pod names (its units and resource then come from upstream's
+  // bindings() for that claim); nullopt = the pod names no claim
+  std::optional<std::string> bind_claim;
+  // bind_workload: the extended resource the pod asks ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"), checked by the
+  // kubelet against what the node advertises (backend/world/kubelet_admission.h); empty = not named (no check)
+  std::string resource;
   // fail_reads, restore_reads: "nodes" | "pods" | "config"
   std::string read_kind;
   // advance_clock: seconds >= 0

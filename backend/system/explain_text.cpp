@@ -11,6 +11,7 @@
 
 #include "backend/system/system.h"
 #include "backend/world/admission_faults.h"
+#include "backend/world/kubelet_admission.h"
 #include "backend/world/leases.h"
 #include "backend/world/object_ids.h"
 #include "backend/world/read_faults.h"
@@ -54,13 +55,15 @@ std::map<uint64_t, campaign::ObjectName> known_objects(const Scenario& sc, const
   m[object_id(Obj::Lock, "backend")] = {ObjectName::Sync, "the backend lock"};
   m[read_faults_id()] = {ObjectName::Data, "the armed read faults"};
   m[admission_faults_id()] = {ObjectName::Data, "the binds the kubelets refuse"};
+  m[pod_resources_id()] = {ObjectName::Data, "the resources the bound pods hold"};  // backend/world/kubelet_admission.h
   m[faults_fired_id()] = {ObjectName::Data, "the count of faults fired (faults.max)"};  // object_ids.h
   m[invariant_visible_id()] = {ObjectName::View, "the state the invariants check"};     // object_ids.h
   std::map<std::string, bool> claims;
   claims_in_details(details, claims);
   for (const ActorSpec& a : sc.actors) {
     m[actor_plan_id(a.name)] = {ObjectName::Data, a.name + "'s last plan"};
-    m[lease_id(a.name)] = {ObjectName::Data, a.name + "'s lease"};  // backend/world/leases.h
+    m[lease_id(a.name)] = {ObjectName::Data, a.name + "'s lease"};                // backend/world/leases.h
+    m[actor_claims_id(a.name)] = {ObjectName::Data, a.name + "'s newest claim"};  // backend/world/kubelet_admission.h
     // Not a lock that orders critical sections but a signal: "this actor has ended", which recover waits for.
     // A recover that passed it depends on the step that ended the actor (the causal slice keeps that step).
     m[object_id(Obj::Lock, "life:" + a.name)] = {ObjectName::Data, "the end of " + a.name + " (recover waits for it)"};

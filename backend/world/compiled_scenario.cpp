@@ -51,6 +51,13 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
       c->read_fault_ops |=
           op.kind == OpKind::StaleReads || (op.kind == OpKind::PartialReads && partial_reads_covers(op, "inventory"));
       c->admission_fault_ops |= op.kind == OpKind::RejectBinds;
+      if (op.kind == OpKind::BindWorkload) c->pod_resources |= op.bind_claim || !op.resource.empty();
+      if (op.kind == OpKind::BindWorkload && op.bind_claim && *op.bind_claim != a.name)
+        for (size_t i = 0; i < sc.actors.size(); ++i)
+          if (sc.actors[i].name == *op.bind_claim) {
+            c->claims_named.resize(sc.actors.size());
+            c->claims_named[i] = 1;
+          }
       if (op.kind == OpKind::SetLabels)
         for (const auto& [key, value] : op.set_labels) c->operand_labels |= is_operand_label(key);
       if (op.kind == OpKind::Recover && op.lease_seconds)

@@ -70,6 +70,12 @@ struct CompiledScenario {
   bool operand_labels = false;
   /// Per actor: some recover with lease_seconds names it (leases.h); empty when none does.
   std::vector<char> leased;
+  /// Some bind_workload names a resource or a claim (kubelet_admission.h): only then do binds and unbinds touch
+  /// PodResources, so that other scenarios' footprints stay as they were.
+  bool pod_resources = false;
+  /// Per actor: a bind_workload of another actor names this actor's claim (kubelet_admission.h actor_claims_id),
+  /// so this actor's reserves and releases write its claims object; empty when none does.
+  std::vector<char> claims_named;
   /// An op-level execution (op_results.h; docs/DESIGN.md §5, "Op atomicity"): every call point is a scheduling
   /// point, no barrier is; ActorCaller draws the stand-in for a writer inside a reserve instead.
   bool atomic_ops = false;

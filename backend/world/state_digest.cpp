@@ -28,7 +28,8 @@ static_assert(sizeof(ReadFaults) == 168, "ReadFaults changed: place the new fiel
 static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place the new field in state_digest.cpp");
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(Leases) == 56, "Leases changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3816, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(PodResources) == 24, "PodResources changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3840, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -160,6 +161,17 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   }
   for (size_t i = 0; w.leases.enabled && i < w.actors().size(); ++i)  // leased flows only (leases.h)
     if (w.leases.leased[i]) o.push_back({lease_id(w.actors()[i].name), Hasher{}.d(w.leases.renewed_at[i]).h});
+  if (w.compiled().pod_resources) {  // only where a bind names a resource or a claim (kubelet_admission.h)
+    Hasher r;
+    for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource);
+    o.push_back({pod_resources_id(), r.h});
+  }
+  for (size_t i = 0; i < w.compiled().claims_named.size(); ++i)  // claims another actor's bind names
+    if (w.compiled().claims_named[i]) {
+      const ActorState& a = w.actors()[i];
+      o.push_back(
+          {actor_claims_id(a.name), Hasher{}.opt(a.claim_id, [](Hasher& y, const std::string& v) { y.s(v); }).h});
+    }
   for (const ActorState& a : w.actors()) {
     Hasher p;
     p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); });

@@ -196,6 +196,14 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
     if (w.leases.leased[i])
       sink.object(lease_id(w.actors()[i].name), Obj(0xF4), w.actors()[i].name,
                   [&](Hasher& l) { l.d(w.leases.renewed_at[i]); });
+  if (w.compiled().pod_resources)  // kubelet_admission.h
+    sink.fixed_object(pod_resources_id(), [&](Hasher& r) {
+      for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource);
+    });
+  for (size_t i = 0; i < w.compiled().claims_named.size(); ++i)  // claims another actor's bind names
+    if (w.compiled().claims_named[i])
+      sink.object(actor_claims_id(w.actors()[i].name), Obj(0xF6), w.actors()[i].name,
+                  [&](Hasher& c) { c.opt(w.actors()[i].claim_id, [](Hasher& y, const std::string& v) { y.s(v); }); });
   for (const ActorState& a : w.actors())
     sink.object(actor_plan_id(a.name), Obj(0xF0), a.name,
                 [&](Hasher& p) { p.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& v) { add(y, v); }); });

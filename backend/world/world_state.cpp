@@ -124,6 +124,7 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   s.leases.enabled = !c.leased.empty();
   s.leases.leased = c.leased;
   s.leases.renewed_at.assign(c.leased.size(), s.backend.state().clock.monotonic());
+  s.pod_resources.held.clear();
   s.histories.reset(c.records_histories, s.backend.state(), s.actors);
   s.memo.reset(s.backend.state().nodes.size());  // last: the backend's reset read what the execution wrote
 }
@@ -160,6 +161,7 @@ WorldState::WorldState(const CompiledScenario& c)
       read_faults(storage_->read_faults),
       admission(storage_->admission),
       leases(storage_->leases),
+      pod_resources(storage_->pod_resources),
       histories(storage_->histories),
       memo(storage_->memo),
       backend_(storage_->backend),

@@ -21,6 +21,7 @@
 #include "backend/world/admission_faults.h"
 #include "backend/world/compiled_scenario.h"
 #include "backend/world/dirty.h"
+#include "backend/world/kubelet_admission.h"
 #include "backend/world/leases.h"
 #include "backend/world/name_split_memo.h"
 #include "backend/world/object_history.h"
@@ -77,6 +78,7 @@ struct WorldStorage {
   ReadFaults read_faults;
   AdmissionFaults admission;
   Leases leases;
+  PodResources pod_resources;
   ObjectHistories histories;
   InvariantMemo memo;
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
@@ -182,6 +184,8 @@ class WorldState {
   AdmissionFaults& admission;
   /// recover with lease_seconds (leases.h): each leased flow's last renewal.
   Leases& leases;
+  /// bind_workload with resource or claim (kubelet_admission.h): the pods that hold something other than whole cards.
+  PodResources& pod_resources;
   /// The version history of the shared objects (object_history.h: no-lost-update, write-advances-version); kept only
   /// while one of them is checked.
   ObjectHistories& histories;

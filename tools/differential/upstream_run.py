@@ -69,6 +69,17 @@ _MIG_CONFIG_LABEL = 'nvidia.com/mig.config'  # backend/scenario/op_syntax.h kMig
 _MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # backend/scenario/op_syntax.h kMigStateLabel
 
 
+def _advertised(node: Any, resource: str) -> int:
+    '''backend/world/kubelet_admission.h advertised: what the node's device plugin advertises of `resource`.'''
+    if not node.mig_layout:
+        return node.gpu_count if resource == 'nvidia.com/gpu' else 0
+    if node.labels.get('nvidia.com/mig.strategy') == 'single':
+        return sum(node.mig_layout.values()) if resource == 'nvidia.com/gpu' else 0
+    if not resource.startswith('nvidia.com/mig-'):
+        return 0
+    return node.mig_layout.get(resource[len('nvidia.com/mig-'):], 0)
+
+
 def _device_plugin_off(labels: dict[str, str]) -> bool:
     '''backend/world/admission_faults.h device_plugin_off: the node's operand labels turn its device plugin off.'''
     device_plugin = labels.get('nvidia.com/gpu.deploy.device-plugin')
@@ -118,6 +129,8 @@ class Execution:
         self.f_reads: list[str] = f.get('fail_reads', [])
         self.f_geometry: list[str] = f.get('fail_geometry', [])
         self.refused: dict[str, int] = {}  # reject_binds: node -> binds still refused
+        # kubelet_admission.h PodResources: (node, workload) -> a resource other than nvidia.com/gpu
+        self.pods: dict[tuple[str, str], str] = {}
 
     def apply_start_state(self) -> None:
         upstream_start_state.apply(self.mb, self.b, self.sc)
@@ -275,10 +288,52 @@ class Execution:
             return self.foreign_write(a, op)
         return self.test_hook(a, op)
 
+    def refuse(self, why: str) -> str:
+        self.ctx.note(f'refused={why}')
+        return 'rejected'
+
+    def admit_and_bind(self, op: Any) -> str:
+        '''backend/ops/op_environment.cpp admit_and_bind (backend/world/kubelet_admission.h): the kubelet's checks of
+        a bind that names its resource or its claim, then upstream's bind_workload, under the backend lock.'''
+        node, workload = op.get('node'), op.get('workload')
+        with self.b._lock:
+            units, resource = int(op.get('units', 1)), op.get('resource')
+            if op.get('claim') is not None:
+                holder = self.actors[op.get('claim')]
+                if holder.claim_id is None:
+                    return self.refuse(f'no-claim:{holder.name}')
+                claim = self.b._claims.get(holder.claim_id)
+                if claim is None:
+                    return self.refuse(f'claim-gone:{holder.claim_id}')
+                if workload not in claim.plan.assignments:
+                    return self.refuse(f'not-reserved:{workload}@{holder.claim_id}')
+                spec = self.b.bindings(holder.claim_id, workload)
+                selector = spec.placement.get('nodeSelector', {}).get('kubernetes.io/hostname')
+                if selector != node:
+                    return self.refuse(f'node-selector:{selector or "-"}')
+                units, resource = spec.resources['resources']['limits']['nvidia.com/gpu'], 'nvidia.com/gpu'
+                self.ctx.note(f'pod={resource}:{units}')
+            n = self.b._nodes[node]
+            held = sum(u for w, u in n.workloads.items()
+                       if w != workload and self.pods.get((node, w), 'nvidia.com/gpu') == resource)
+            free = _advertised(n, resource) - held
+            if units > free:
+                return self.refuse(f'insufficient:{resource}@{node} free={max(free, 0)}')
+            self.b.bind_workload(node, workload, units)
+            if resource == 'nvidia.com/gpu':
+                self.pods.pop((node, workload), None)
+            else:
+                self.pods[(node, workload)] = resource
+        return 'done'
+
     def test_hook(self, a: Actor, op: Any) -> str:
         k, node = op.kind, op.get('node')
         if k == 'bind_workload':
-            self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}')
+            if op.get('claim') is not None:
+                self.call(a, k, f'node={node} workload={op.get("workload")} claim={op.get("claim")}')
+            else:
+                resource = f' resource={op.get("resource")}' if op.get('resource') is not None else ''
+                self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}{resource}')
             if _device_plugin_off(self.b._nodes[node].labels):  # admission_faults.h: no device plugin, no GPU pod
                 self.ctx.note(f'refused=device-plugin-off:{node}')
                 return 'rejected'
@@ -286,7 +341,10 @@ class Execution:
                 self.refused[node] -= 1
                 self.ctx.note(f'fault=reject_binds:{node}')
                 return 'rejected'
+            if op.get('claim') is not None or op.get('resource') is not None:
+                return self.admit_and_bind(op)
             self.b.bind_workload(node, op.get('workload'), int(op.get('units', 1)))
+            self.pods.pop((node, op.get('workload')), None)
         elif k == 'reject_binds':
             # A harness fault (backend/world/admission_faults.h): the node's kubelet refuses the next binds; upstream's
             # bind_workload, its test kubelet, is simply not called for them.
@@ -296,6 +354,7 @@ class Execution:
         elif k == 'unbind_workload':
             self.call(a, k, f'node={node} workload={op.get("workload")}')
             self.b.unbind_workload(node, op.get('workload'))
+            self.pods.pop((node, op.get('workload')), None)
         elif k in ('fail_reads', 'restore_reads'):
             self.call(a, k, f'kind={op.get("kind")}')
             self.b.fail_reads(op.get('kind'), 'timeout' if k == 'fail_reads' else None)
