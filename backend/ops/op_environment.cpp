@@ -10,6 +10,7 @@
 #include "backend/ops/script_runner.h"
 #include "backend/world/admission_faults.h"
 #include "backend/world/kubelet_admission.h"
+#include "sim/assert.h"
 
 namespace allocsim::harness {
 namespace {
@@ -38,6 +39,7 @@ const char* admit_and_bind(ScriptRunner& run, const Op& op) {
     const auto& actors = run.world().actors();
     const auto holder =
         std::find_if(actors.begin(), actors.end(), [&](const auto& a) { return a.name == *op.bind_claim; });
+    ALLOCSIM_ASSERT(holder != actors.end(), "bind names the claim of {}, which is not an actor", *op.bind_claim);
     if (&*holder != &run.state()) run.ctx().touch(actor_claims_id(holder->name), false);
     if (!holder->claim_id) return refuse(run, fmt::format("no-claim:{}", holder->name));
     const std::string& id = *holder->claim_id;

@@ -35,7 +35,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {sweeper, "sweeper"},
                                                 {leased_sweeper, "leased-sweeper"},
                                                 {operand_pause, "operand-pause"},
-                                                {hidden_devices, "hidden-devices"}};
+                                                {hidden_devices, "hidden-devices"},
+                                                {claimed_binds, "claimed-binds"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

@@ -272,8 +272,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.operand_pause = f.foreign_writes && g9.chance(1, 2);
   Gen g10(sim::execution_seed(seed, 9));  // the tenth stream (SwarmFeatures::hidden_devices): the feature, its card
   f.hidden_devices = f.read_faults && g10.chance(1, 2);
+  Gen g11(
+      sim::execution_seed(seed, 10));  // the eleventh stream (SwarmFeatures::claimed_binds): the feature, its claims
+  f.claimed_binds = f.binds && g11.chance(1, 2);
   bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
-  bool hidden_written = false;
+  bool hidden_written = false, claimed_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -296,6 +299,14 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   Json list = Json::array();
   std::vector<std::string> workloads = c.start_workloads;
   for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, g2, f, c, fl, flows)}});
+  for (Json& flow :
+       list)  // from the eleventh stream, on the flows' own pods only: the draws before it keep their values
+    for (Json& op : flow["script"])
+      if (f.claimed_binds && op["op"] == "bind_workload") {
+        op.erase("units");
+        op["claim"] = flows.size() > 1 && g11.chance(1, 4) ? Json("flow" + g11.pick(flows)) : flow["name"];
+        claimed_written = true;
+      }
   // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
   Json operator_ops =
       std::find(side.begin(), side.end(), "operator") != side.end() ? swarm_draw::operator_script(g, c) : Json();
@@ -357,6 +368,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.admission_reject = reject_written;
   f.operand_pause = pause_written;
   f.hidden_devices = hidden_written;
+  f.claimed_binds = claimed_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

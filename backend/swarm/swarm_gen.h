@@ -84,6 +84,11 @@ struct SwarmFeatures {
   /// (`devices`), as a device plugin that stopped listing an unhealthy card. Drawn with probability 1/2 from a tenth
   /// stream of the seed, which also picks the card; set only when the scenario has such an op.
   bool hidden_devices = false;
+  /// With `binds`: each flow's own pod names a claim instead of its units (`claim`, docs/DESIGN.md §4): its flow's,
+  /// or a quarter of the time any flow's (another's is refused as not reserved for the pod), so the kubelet admits it
+  /// only while that claim lives. Drawn with probability 1/2 from an eleventh stream of the seed, which also picks the
+  /// claims; set only when the scenario has such a bind.
+  bool claimed_binds = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

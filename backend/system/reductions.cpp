@@ -47,7 +47,8 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   const std::string& name = sc.actors[index].name;
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (const Op& op : sc.actors[a].script)
-      if (a != index && ((op.plan_from && *op.plan_from == name) || (op.kind == OpKind::Recover && op.flow == name)))
+      if (a != index && ((op.plan_from && *op.plan_from == name) || (op.kind == OpKind::Recover && op.flow == name) ||
+                         (op.bind_claim && *op.bind_claim == name)))
         return std::nullopt;  // another actor's op names it
   // faults.actors: the name leaves the list. Dropping its only entry would make every actor eligible, so an
   // actor that still has ops stays. One without ops makes no call, so no fault can strike anywhere: the

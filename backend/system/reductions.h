@@ -10,9 +10,9 @@
 
 namespace allocsim::harness {
 
-/// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt
-/// when another actor's reserve names it in plan_from (the scenario would not load), when it is the only
-/// actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
+/// `scenario` without actor `index`: its expect.actors entry and its faults.actors entry go too. nullopt when
+/// another actor's op names it (plan_from, recover's flow, a bind's claim: the scenario would not load), when it
+/// is the only actor, or when it is the only entry of faults.actors and still has ops (else the faults go with it).
 std::optional<Scenario> without_actor(const Scenario& scenario, size_t index);
 
 /// `scenario` without op `op` of actor `actor`, and without every later op of that actor whose `when` names a

@@ -8,7 +8,9 @@
 //      every node, all nodes at once, every claim, the claim table, the shared map, the pointer, the clock,
 //      the pending geometry writes, the failed-read flags, the failing-geometry hooks per node, each actor's last
 //      plan (`plan_from` reads it), the armed read faults, the faults-fired counter, the backend lock and the
-//      actors' life locks.
+//      actors' life locks; where a scenario has them, the armed bind refusals, the leased flows' leases, the bound
+//      pods' resources and the newest claim of each actor whose claim another actor's bind names
+//      (kubelet_admission.h).
 //   2. In, beside them: what the invariants and expectations keep between steps (owner-epoch shadows, geometry
 //      writes, bound workloads, the audit base after a foreign write, stale reserves, the object histories, the
 //      read-fault history).

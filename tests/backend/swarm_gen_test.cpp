@@ -113,7 +113,8 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "sweeper",
                         "leased-sweeper",
                         "operand-pause",
-                        "hidden-devices"}) {
+                        "hidden-devices",
+                        "claimed-binds"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

@@ -90,7 +90,7 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
                                   "clock": 1, "flow-clock": 1, "release-listing": 1, "admission-reject": 1,
                                   "sweeper": 1},
                         "never": ["start-state", "leftover-claim", "partial-apply", "leased-sweeper",
-                                  "operand-pause", "hidden-devices"]})"));
+                                  "operand-pause", "hidden-devices", "claimed-binds"]})"));
   CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads", "reject_binds"});
   // The recorded night of tests/findings/ is this very run: its summary holds the same coverage.
   CHECK(json::parse(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/tests/findings/night-2/swarm/summary.json"))
