@@ -96,7 +96,7 @@ std::optional<Violation> check_capacity_within_cards(const CheckContext& c) {
     // A pod holding MIG slices is not counted in cards: its slices lie in a carved card, and the kubelet bounded them
     // by the layout (backend/world/kubelet_admission.h).
     const auto uncovered_card = [&](const std::string& workload) {
-      return !covered_on(s, workload, n.name) && c.world.pod_resources.of(n.name, workload) == kWholeCardResource;
+      return !covered_on(s, workload, n.name) && !c.world.pod_resources.holds_slices(n.name, workload);
     };
     int uncovered = 0;
     for (const auto& [workload, units] : n.workloads)

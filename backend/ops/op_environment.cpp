@@ -62,7 +62,7 @@ const char* admit_and_bind(ScriptRunner& run, const Op& op) {
   const int free = advertised(n, resource) - held_by_pods(n, run.world().pod_resources, resource, op.workload);
   if (units > free) return refuse(run, fmt::format("insufficient:{}@{} free={}", resource, op.node, std::max(free, 0)));
   run.backend().bind_workload(run.caller(), op.node, op.workload, units);
-  run.world().pod_resources.bind(op.node, op.workload, resource);
+  run.world().pod_resources.bind(op.node, op.workload, resource, advertises_slices(n, resource));
   run.ctx().touch(pod_resources_id(), true);
   return "done";
 }
@@ -86,7 +86,7 @@ const char* run_bind(ScriptRunner& run, const Op& op) {
   if (op.bind_claim || !op.resource.empty()) return admit_and_bind(run, op);
   run.backend().bind_workload(run.caller(), op.node, op.workload, op.units);
   if (run.world().compiled().pod_resources) {  // a bind of whole cards replaces what the pod held before
-    run.world().pod_resources.bind(op.node, op.workload, kWholeCardResource);
+    run.world().pod_resources.bind(op.node, op.workload, kWholeCardResource, false);
     run.ctx().touch(pod_resources_id(), true);
   }
   return "done";

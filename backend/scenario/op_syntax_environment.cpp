@@ -51,8 +51,9 @@ void parse_bind(const ScenarioReader& r, const Json& v, const std::string& ptr, 
   if (u == nullptr) return;
   op.units = r.int_value(*u, child(ptr, "units"), 1, kMaxGpus);
   // A bind of more cards than the whole node has can never succeed; a smaller one may, depending on what else holds
-  // it. MIG slices are not cards (a card may hold seven): the kubelet's check bounds them (kubelet_admission.h).
-  if (op.resource.starts_with("nvidia.com/mig-")) return;
+  // it. A bind that names its resource may ask MIG slices (a card may hold seven, advertised as nvidia.com/gpu under
+  // the single strategy): the kubelet's check bounds it (kubelet_admission.h).
+  if (!op.resource.empty()) return;
   for (const NodeSpec& n : r.scenario().nodes)
     if (n.name == op.node && op.units > n.gpu_count)
       r.fail(child(ptr, "units"),

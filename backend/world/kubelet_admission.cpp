@@ -21,17 +21,24 @@ std::string_view PodResources::of(std::string_view node, std::string_view worklo
   return kWholeCardResource;
 }
 
-void PodResources::bind(const std::string& node, const std::string& workload, std::string_view resource) {
+bool PodResources::holds_slices(std::string_view node, std::string_view workload) const {
+  for (const Held& h : held)
+    if (h.node == node && h.workload == workload) return h.slices;
+  return false;
+}
+
+void PodResources::bind(const std::string& node, const std::string& workload, std::string_view resource, bool slices) {
   const auto at =
       std::lower_bound(held.begin(), held.end(), std::pair{std::string_view(node), std::string_view(workload)},
                        [](const Held& h, const auto& k) { return before(h, k.first, k.second); });
   const bool found = at != held.end() && at->node == node && at->workload == workload;
-  if (resource == kWholeCardResource) {
+  if (resource == kWholeCardResource && !slices) {
     if (found) held.erase(at);
   } else if (found) {
     at->resource = resource;
+    at->slices = slices;
   } else {
-    held.insert(at, Held{node, workload, std::string(resource)});
+    held.insert(at, Held{node, workload, std::string(resource), slices});
   }
 }
 
@@ -39,10 +46,24 @@ void PodResources::unbind(std::string_view node, std::string_view workload) {
   std::erase_if(held, [&](const Held& h) { return h.node == node && h.workload == workload; });
 }
 
-int advertised(const backend::NodeFixture& n, std::string_view resource) {
-  if (n.mig_layout.empty()) return resource == kWholeCardResource ? n.gpu_count : 0;  // rule 1
+namespace {
+
+std::string_view strategy_of(const backend::NodeFixture& n) {
   const std::string* strategy = backend::find_in(n.labels.get(), "nvidia.com/mig.strategy");
-  if (strategy && *strategy == "single") {  // rule 2: the slices are advertised as whole GPUs
+  return strategy ? std::string_view(*strategy) : std::string_view();
+}
+
+}  // namespace
+
+bool advertises_slices(const backend::NodeFixture& n, std::string_view resource) {
+  if (resource.starts_with(kMigResourcePrefix)) return true;
+  return !n.mig_layout.empty() && strategy_of(n) == "single";
+}
+
+int advertised(const backend::NodeFixture& n, std::string_view resource) {
+  const std::string_view strategy = strategy_of(n);
+  if (n.mig_layout.empty() || strategy == "none") return resource == kWholeCardResource ? n.gpu_count : 0;  // rule 1
+  if (strategy == "single") {  // rule 2: the slices are advertised as whole GPUs
     if (resource != kWholeCardResource) return 0;
     int slices = 0;
     for (const auto& [profile, count] : n.mig_layout) slices += count;

@@ -163,7 +163,7 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
     if (w.leases.leased[i]) o.push_back({lease_id(w.actors()[i].name), Hasher{}.d(w.leases.renewed_at[i]).h});
   if (w.compiled().pod_resources) {  // only where a bind names a resource or a claim (kubelet_admission.h)
     Hasher r;
-    for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource);
+    for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource).b(h.slices);
     o.push_back({pod_resources_id(), r.h});
   }
   for (size_t i = 0; i < w.compiled().claims_named.size(); ++i)  // claims another actor's bind names

@@ -198,7 +198,7 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
                   [&](Hasher& l) { l.d(w.leases.renewed_at[i]); });
   if (w.compiled().pod_resources)  // kubelet_admission.h
     sink.fixed_object(pod_resources_id(), [&](Hasher& r) {
-      for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource);
+      for (const auto& h : w.pod_resources.held) r.s(h.node).s(h.workload).s(h.resource).b(h.slices);
     });
   for (size_t i = 0; i < w.compiled().claims_named.size(); ++i)  // claims another actor's bind names
     if (w.compiled().claims_named[i])

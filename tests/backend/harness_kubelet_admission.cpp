@@ -57,11 +57,17 @@ TEST_CASE("kubelet admission: what a node advertises, by its layout and MIG stra
   CHECK(advertised(node(1, {{"1g.10gb", 3}, {"2g.20gb", 1}}, "mixed"), "nvidia.com/mig-3g.40gb") == 0);
   CHECK(advertised(node(1, {{"1g.10gb", 3}, {"2g.20gb", 1}}, "single"), gpu) == 4);  // rule 2: every slice
   CHECK(advertised(node(1, {{"1g.10gb", 3}}, "single"), "nvidia.com/mig-1g.10gb") == 0);
+  CHECK(advertised(node(2, {{"1g.10gb", 3}}, "none"), gpu) == 2);  // rule 1: MIG devices not exposed
+  CHECK(advertised(node(2, {{"1g.10gb", 3}}, "none"), "nvidia.com/mig-1g.10gb") == 0);
+  CHECK(advertises_slices(node(1, {{"1g.10gb", 3}}, "single"), gpu));
+  CHECK_FALSE(advertises_slices(node(1, {{"1g.10gb", 3}}, "mixed"), gpu));
+  CHECK_FALSE(advertises_slices(node(1, {}, "single"), gpu));
+  CHECK(advertises_slices(node(1, {}, "mixed"), "nvidia.com/mig-1g.10gb"));
 
   PodResources pods;
-  pods.bind("n1", "w2", "nvidia.com/mig-1g.10gb");
-  pods.bind("n1", "w1", "nvidia.com/mig-1g.10gb");
-  pods.bind("n0", "w9", "nvidia.com/mig-2g.20gb");
+  pods.bind("n1", "w2", "nvidia.com/mig-1g.10gb", true);
+  pods.bind("n1", "w1", "nvidia.com/mig-1g.10gb", true);
+  pods.bind("n0", "w9", "nvidia.com/mig-2g.20gb", true);
   REQUIRE(pods.held.size() == 3);  // sorted by node, then workload, whatever the order of binds
   CHECK((pods.held[0].node == "n0" && pods.held[1].workload == "w1" && pods.held[2].workload == "w2"));
   backend::NodeFixture n = node(1, {{"1g.10gb", 7}}, "mixed");
@@ -69,7 +75,7 @@ TEST_CASE("kubelet admission: what a node advertises, by its layout and MIG stra
   CHECK(held_by_pods(n, pods, "nvidia.com/mig-1g.10gb", "") == 3);
   CHECK(held_by_pods(n, pods, "nvidia.com/mig-1g.10gb", "w1") == 1);  // a rebind replaces its own pod's units
   CHECK(held_by_pods(n, pods, gpu, "") == 1);                         // w3, a plain bind's pod
-  pods.bind("n1", "w1", gpu);                                         // a whole-card bind erases the entry
+  pods.bind("n1", "w1", gpu, false);                                  // a whole-card bind erases the entry
   pods.unbind("n1", "w2");
   REQUIRE(pods.held.size() == 1);
   CHECK(pods.of("n1", "w1") == gpu);
@@ -178,6 +184,21 @@ TEST_CASE("kubelet admission: footprints and pod resources exist only where a bi
 }
 
 TEST_CASE("kubelet admission: capacity-within-cards counts no MIG-slice pod in cards", "[kubelet]") {
+  // Under the single strategy the slices are advertised as nvidia.com/gpu: two pods of one slice each on a one-card
+  // carved node are admitted (seven slices) and hold slices, not two cards. A plain bind's pod beside them does
+  // count as a card.
+  const std::string single = R"({ "schema": "allocsim/scenario/v1", "name": "single",
+    "backend": { "authority": "managed-mig" },
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 1, "memory_gib": 80,
+      "labels": { "nvidia.com/mig.strategy": "single" }, "mig_layout": { "1g.10gb": 7 } } ],
+    "actors": [ { "name": "pods", "script": [
+      { "op": "bind_workload", "node": "n1", "workload": "w1", "resource": "nvidia.com/gpu" },
+      { "op": "bind_workload", "node": "n1", "workload": "w2", "resource": "nvidia.com/gpu", "units": 2 } ] } ] })";
+  const ShapedRun slices(single);
+  CHECK(slices.outcomes(0) == std::vector<std::string>{"done", "done"});
+  CHECK_FALSE(slices.result.violation.has_value());
+  CHECK(slices.world->pod_resources.holds_slices("n1", "w2"));
+
   // A foreign slice pod beside flowA's slice on the one carved card: two slices of one card, no second card.
   const ShapedRun r(mig_node(1, "mixed",
                              mig_flow(R"({ "op": "bind_workload", "node": "n1", "workload": "wa",

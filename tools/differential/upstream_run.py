@@ -71,9 +71,10 @@ _MIG_STATE_LABEL = 'nvidia.com/mig.config.state'  # backend/scenario/op_syntax.h
 
 def _advertised(node: Any, resource: str) -> int:
     '''backend/world/kubelet_admission.h advertised: what the node's device plugin advertises of `resource`.'''
-    if not node.mig_layout:
+    strategy = node.labels.get('nvidia.com/mig.strategy')
+    if not node.mig_layout or strategy == 'none':
         return node.gpu_count if resource == 'nvidia.com/gpu' else 0
-    if node.labels.get('nvidia.com/mig.strategy') == 'single':
+    if strategy == 'single':
         return sum(node.mig_layout.values()) if resource == 'nvidia.com/gpu' else 0
     if not resource.startswith('nvidia.com/mig-'):
         return 0
