@@ -2,7 +2,6 @@
 #include "backend/world/kubelet_admission.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "backend/world/object_ids.h"
 
@@ -10,7 +9,8 @@ namespace allocsim::harness {
 namespace {
 
 bool before(const PodResources::Held& h, std::string_view node, std::string_view workload) {
-  return std::tie(h.node, h.workload) < std::tie(node, workload);
+  if (h.node != node) return std::string_view(h.node) < node;
+  return std::string_view(h.workload) < workload;
 }
 
 }  // namespace
