@@ -69,7 +69,18 @@ void ScriptRunner::run() {
     renew_lease();
     if (tracks) give_local_state();
     // `when` (conditional_ops.h): an unmet condition records `skipped` and makes no call.
-    st_.outcomes[k] = when_met(spec_.script[k], st_) ? run_op(spec_.script[k]) : "skipped";
+    const Op& op = spec_.script[k];
+    if (op.behind) {
+      st_.outcomes[k] = when_met(op, st_) ? issue(k) : "skipped";
+      pass_gate(k);
+      continue;
+    }
+    // A write-behind's background actor runs its op only if its issuer issued it.
+    if (spec_.behind_of && !w_.issued_[me()]) {
+      st_.outcomes[k] = "skipped";
+      continue;
+    }
+    st_.outcomes[k] = when_met(op, st_) ? run_op(op) : "skipped";
     if (st_.crashed) break;  // the actor died in that op (fault_at): nothing of it runs any more
   }
   if (tracks) give_local_state();
@@ -83,6 +94,20 @@ void ScriptRunner::renew_lease() {
   if (!leases.enabled || !leases.leased[me]) return;
   leases.renewed_at[me] = b_.footprinted().clock(caller_).monotonic();
   ctx_.touch(lease_id(st_.name), true);
+}
+
+size_t ScriptRunner::me() const { return static_cast<size_t>(&st_ - w_.actors_.data()); }
+
+const char* ScriptRunner::issue(size_t k) {
+  // conditional_ops.h: the actor only hands the op to its background actor, which the gate then lets go.
+  for (const size_t b : w_.compiled().gates_held[me()])
+    if (w_.compiled().scenario->actors[b].behind_of->op == k) w_.issued_[b] = 1;
+  return "issued";
+}
+
+void ScriptRunner::pass_gate(size_t k) {
+  for (const size_t b : w_.compiled().gates_held[me()])
+    if (w_.compiled().scenario->actors[b].behind_of->op == k) w_.gates_[b]->unlock();
 }
 
 void ScriptRunner::claims_changed() {

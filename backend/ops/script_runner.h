@@ -60,6 +60,12 @@ class ScriptRunner {
  private:
   /// State caching: the actor's state at an op start, to the engine (and, under symmetry, to the world).
   void give_local_state();
+  /// The actor's index in the world.
+  size_t me() const;
+  /// Op `k`, a write-behind (conditional_ops.h): marks it issued for its background actor; returns "issued".
+  const char* issue(size_t k);
+  /// The actor has passed op `k`, a write-behind, issued or skipped: it lets go of its background actor's gate.
+  void pass_gate(size_t k);
   const char* run_op(const Op& op);
   void environment_fault();
   /// inventory / observe with an armed read fault applied (faulted_reads.cpp), when the scenario has read-fault

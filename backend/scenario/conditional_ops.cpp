@@ -65,22 +65,62 @@ WhenSpec parse_when(const ScenarioReader& r, const Json& v, const std::string& p
 
 }  // namespace
 
+bool can_write_behind(OpKind k) {
+  // Writes that need nothing of their actor's own state (its inventory, plan or claims): a kubelet's bind and unbind
+  // and the foreign writes, which a background worker can make in the actor's stead.
+  switch (k) {
+    case OpKind::BindWorkload:
+    case OpKind::UnbindWorkload:
+    case OpKind::SetLabels:
+    case OpKind::SetMigState:
+    case OpKind::WriteSharedMap:
+    case OpKind::SetPointer:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const std::vector<const char*>& modifier_keys(OpKind k) {
   static const std::vector<const char*> any = {"when"};
   static const std::vector<const char*> reserve = {"when", "retry"};
-  return k == OpKind::Reserve ? reserve : any;
+  static const std::vector<const char*> write = {"when", "behind"};
+  return k == OpKind::Reserve ? reserve : can_write_behind(k) ? write : any;
 }
 
 void parse_op_modifiers(const ScenarioReader& r, const Json& v, const std::string& ptr, const std::vector<Op>& earlier,
                         Op& op) {
   if (const Json* w = r.find(v, "when")) op.when = parse_when(r, *w, child(ptr, "when"), earlier);
   if (const Json* t = r.find(v, "retry")) op.retry = parse_retry(r, *t, child(ptr, "retry"), op);
+  if (const Json* b = r.find(v, "behind")) {
+    const std::string bptr = child(ptr, "behind");
+    if (!b->is_boolean()) r.fail(bptr, fmt::format("expected a boolean, got {}", b->type_name()));
+    op.behind = b->get<bool>();
+  }
 }
 
 std::vector<const char*> outcome_vocabulary(const Op& op) {
-  std::vector<const char*> out = op_outcomes(op.kind);
+  std::vector<const char*> out = op.behind ? std::vector<const char*>{"issued"} : op_outcomes(op.kind);
   if (op.when && !contains(out, "skipped")) out.push_back("skipped");
   return out;
+}
+
+std::string behind_actor_name(const std::string& issuer, size_t op) { return fmt::format("{}.behind{}", issuer, op); }
+
+void add_behind_actors(Scenario& sc) {
+  std::vector<ActorSpec> background;
+  for (const ActorSpec& a : sc.actors) {
+    if (a.behind_of) continue;
+    for (size_t k = 0; k < a.script.size(); ++k) {
+      if (!a.script[k].behind) continue;
+      Op op = a.script[k];
+      op.behind = false;
+      op.when.reset();  // the issuer judged it: the background actor runs the op only if it was issued
+      background.push_back(ActorSpec{behind_actor_name(a.name, k), {std::move(op)}, BehindOf{a.name, k}});
+    }
+  }
+  std::erase_if(sc.actors, [](const ActorSpec& a) { return a.behind_of.has_value(); });
+  for (ActorSpec& b : background) sc.actors.push_back(std::move(b));
 }
 
 std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name) {
@@ -96,6 +136,7 @@ std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::st
 void modifiers_to_json(const Op& op, Json& j) {
   if (op.when) j["when"] = {{"op", op.when->op}, {"outcome", op.when->outcome}};
   if (op.retry) j["retry"] = {{"on", op.retry->on}, {"max", op.retry->max}};
+  if (op.behind) j["behind"] = true;
 }
 
 void reindex_conditions(Scenario& sc, size_t actor, size_t dropped) {

@@ -17,6 +17,15 @@
 //   A retry needs `requests`, since a plan made elsewhere (`plan_from`, or an earlier plan op) cannot be
 //   re-planned by this op.
 //
+// - `behind` (a write that needs nothing of its actor's own state: bind_workload, unbind_workload and the foreign
+//   writes): true makes it a write-behind. The actor only issues the op, records `issued` and goes on, with no call
+//   (no scheduling point); the loader adds a background actor, `<actor>.behind<I>` (I the op's index), after the
+//   file's actors, whose one op is this one without `behind` and `when`, and which waits (a lock wait) until the
+//   actor has passed op I. It then runs the op as any actor would, at any later point the schedule picks, after
+//   the actor ended too: a background worker whose write outlives the step, or the actor, that issued it. When
+//   the actor skipped op I (its `when`) or never reached it (it crashed first), the background op records
+//   `skipped` and makes no call.
+//
 // Contract: parse_op_modifiers() leaves the op unchanged when it has neither key and fails with the JSON
 // pointer of the bad value otherwise (ScenarioError through the reader); everything it accepts can run.
 #pragma once
@@ -46,7 +55,17 @@ std::vector<const char*> outcome_vocabulary(const Op& op);
 /// The expect.actors vocabulary of op name `name` in `actor`'s script: the union over its ops of that name.
 std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name);
 
-/// Adds `when` and `retry` to `j` when the op has them (scenario_to_json).
+/// Whether an op of kind `k` may carry `behind`.
+bool can_write_behind(OpKind k);
+
+/// The name of the background actor of op `op` of `issuer`.
+std::string behind_actor_name(const std::string& issuer, size_t op);
+
+/// Makes `sc`'s background actors those its `behind` ops call for (after every other actor, in issuer and op
+/// order), dropping any it had: the loader calls it once the actors are read, the shrinker after each change.
+void add_behind_actors(Scenario& sc);
+
+/// Adds `when`, `retry` and `behind` to `j` when the op has them (scenario_to_json).
 void modifiers_to_json(const Op& op, nlohmann::ordered_json& j);
 
 /// The shrinker dropped op `dropped` of actor `actor`: later `when` indices move down by one; a `when` on the

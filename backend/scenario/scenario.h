@@ -176,15 +176,28 @@ struct Op {
   // modifiers any op may carry (conditional_ops.h); parsed once for every op by the loader
   std::optional<RetrySpec> retry;
   std::optional<WhenSpec> when;
+  // write-behind (conditional_ops.h): the actor only issues the op (outcome `issued`); its write runs later, as the
+  // one op of a background actor the loader adds (ActorSpec::behind_of)
+  bool behind = false;
 };
 
 /// Whether partial_reads op `op` covers `listing` ("inventory" or "release"): without a `listings` key it covers
 /// the inventory's alone (op_syntax_faults.cpp).
 bool partial_reads_covers(const Op& op, std::string_view listing);
 
+/// A background actor the loader adds for an op with `behind` (conditional_ops.h): it runs that op once its issuer
+/// has issued it.
+struct BehindOf {
+  std::string actor;  // the issuing actor
+  size_t op = 0;      // the op's index in the issuer's script
+};
+
 struct ActorSpec {
   std::string name;  // unique; also the actor's flow id
   std::vector<Op> script;
+  /// Set on a background actor (named "<issuer>.behind<op>", after every actor of the file; its script is the
+  /// issued op without `behind` and `when`); never written back to JSON, since the loader derives it.
+  std::optional<BehindOf> behind_of;
 };
 
 struct NodeSpec {

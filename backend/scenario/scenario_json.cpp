@@ -90,6 +90,7 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
   start_state_json(s.start, j);
   Json actors = Json::array();
   for (const ActorSpec& a : s.actors) {
+    if (a.behind_of) continue;  // derived by the loader from the `behind` ops (conditional_ops.h)
     Json script = Json::array();
     for (const Op& op : a.script) script.push_back(op_json(op));
     actors.push_back({{"name", a.name}, {"script", std::move(script)}});

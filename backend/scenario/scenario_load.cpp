@@ -212,6 +212,12 @@ class Checker : public ScenarioReader {
     for (const ActorSpec& actor : s.actors)
       for (const Op& op : actor.script)
         if (const auto resolve = op_syntax(op.kind).resolve) resolve(*this, op, actor.name, names);
+    // The write-behind ops' background actors, after the file's own (conditional_ops.h): the sections read below
+    // (expect, faults, order) may name them.
+    add_behind_actors(s);
+    if (s.actors.size() > kMaxActors)
+      fail(ptr, fmt::format("{} actors and {} write-behind ops make {} actors, more than {}", v.size(),
+                            s.actors.size() - v.size(), s.actors.size(), kMaxActors));
   }
 
   // -- faults (FaultSpec in scenario.h) --

@@ -80,10 +80,38 @@ class LifeGuard {
   sim::SimMutex* m_;
 };
 
+/// Holds the gates of an actor's write-behind ops (backend/scenario/conditional_ops.h) from its prologue; the script
+/// runner lets each go once the actor has passed its op, and this lets go of the rest when the actor ends or crashes
+/// (its background actors then find their ops not issued).
+class GatesGuard {
+ public:
+  GatesGuard(const std::vector<size_t>& held, std::vector<std::unique_ptr<sim::SimMutex>>& gates, sim::ActorId id,
+             sim::ActorContext& ctx)
+      : held_(held), gates_(gates), id_(id) {
+    for (const size_t b : held_) gates_[b]->lock(ctx);  // in the prologue, before any background actor: uncontended
+  }
+  ~GatesGuard() {
+    for (const size_t b : held_)
+      if (gates_[b]->holder() == id_) gates_[b]->unlock();
+  }
+  GatesGuard(const GatesGuard&) = delete;
+  GatesGuard& operator=(const GatesGuard&) = delete;
+
+ private:
+  const std::vector<size_t>& held_;
+  std::vector<std::unique_ptr<sim::SimMutex>>& gates_;
+  sim::ActorId id_;
+};
+
 }  // namespace
 
 void BackendWorld::run_actor(sim::ActorId id, sim::ActorContext& ctx) {
   const LifeGuard life(life_[id].get(), ctx);
+  const GatesGuard gates(compiled().gates_held[id], gates_, id, ctx);
+  if (sim::SimMutex* gate = gates_[id].get()) {  // a background actor: waits (a lock wait) for its issuer to pass
+    gate->lock(ctx);
+    gate->unlock();
+  }
   ScriptRunner(*this, ctx, actors_[id], compiled().scenario->actors[id]).run();
 }
 

@@ -44,6 +44,7 @@ void prune_expect(Scenario& sc) {
 
 std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   if (sc.actors.size() <= 1) return std::nullopt;
+  if (sc.actors[index].behind_of) return std::nullopt;  // derived from its issuer's op: dropping that op drops it
   const std::string& name = sc.actors[index].name;
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (const Op& op : sc.actors[a].script)
@@ -63,6 +64,7 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
     out.faults = FaultSpec{};
   else
     std::erase(out.faults.actors, name);
+  add_behind_actors(out);  // the dropped actor's write-behind ops take their background actors with them
   prune_expect(out);
   std::vector<std::string> names;
   for (const ActorSpec& a : out.actors) names.push_back(a.name);
@@ -84,7 +86,15 @@ Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
     script.erase(script.begin() + static_cast<std::ptrdiff_t>(k));
     reindex_conditions(out, actor, k);  // later `when` indices (conditional_ops.h); none names k any more
   }
+  // Background actors are named by their op's index (conditional_ops.h): derive them again, and let constraints on
+  // a renamed or vanished one go.
+  add_behind_actors(out);
   prune_expect(out);
+  {
+    std::vector<std::string> names;
+    for (const ActorSpec& a : out.actors) names.push_back(a.name);
+    out.order = sim::remap_order(out.order, names);
+  }
   // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
   // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one
   // whose X vanished would hold Y back for ever, and without it the candidate is a smaller scenario judged

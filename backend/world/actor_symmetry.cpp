@@ -143,6 +143,9 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     for (const Op& op : sc.actors[i].script)
       if (op.kind == OpKind::Recover)  // waits on another flow's life mutex
         rule_out(i, "it recovers another flow (rule 4)");
+      else if (op.behind)  // holds its background actor's gate (conditional_ops.h)
+        rule_out(i, "it issues a write-behind (rule 4)");
+    if (sc.actors[i].behind_of) rule_out(i, "it runs another actor's write-behind (rule 4)");
   }
   // A reserved own name rules out its actor alone: such a word occurs in every script's keys and values ("plan",
   // "false"), and must not make the other actors look named.

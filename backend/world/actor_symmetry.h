@@ -10,7 +10,8 @@
 //      counters are), none of its words is one the backend writes itself (ids, audit kinds, statuses, barrier
 //      and op names, outcomes: reserved_words() in actor_symmetry.cpp), and no own name occurs as a whole word
 //      inside another;
-//   4. the scenario has no `order` (its labels name actors) and no `recover` of them (a life mutex per flow).
+//   4. the scenario has no `order` (its labels name actors) and no `recover` of them (a life mutex per flow), and
+//      they neither issue nor run a write-behind (a gate per background actor).
 // A whole word: the name with no letter, digit or '_' right before or after it. Names are found that way in every
 // string the symmetric state digests ("claim-flowA-1", "flowA:op1", the map's "allocsim-flowA-..." entries).
 #pragma once

@@ -42,6 +42,14 @@ std::unique_ptr<CompiledScenario> compile_prototype(const Scenario& sc, const st
   c->prototype_rest = c->prototype.state();
   c->prototype_rest.nodes.clear();
   c->life_ids.resize(sc.actors.size());
+  c->gate_ids.resize(sc.actors.size());
+  c->gates_held.resize(sc.actors.size());
+  for (size_t b = 0; b < sc.actors.size(); ++b) {
+    if (!sc.actors[b].behind_of) continue;
+    c->gate_ids[b] = object_id(backend::Obj::Lock, "gate:" + sc.actors[b].name);
+    for (size_t i = 0; i < sc.actors.size(); ++i)
+      if (sc.actors[i].name == sc.actors[b].behind_of->actor) c->gates_held[i].push_back(b);
+  }
   for (const NodeSpec& n : sc.nodes)
     for (const auto& [key, value] : n.labels) c->operand_labels |= is_operand_label(key);
   for (const ActorSpec& a : sc.actors)

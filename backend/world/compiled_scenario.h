@@ -60,6 +60,11 @@ struct CompiledScenario {
   /// Per actor: the footprint id of its "life" mutex when some `recover` op names it
   /// (backend/system/backend_world.h), else nullopt.
   std::vector<std::optional<uint64_t>> life_ids;
+  /// Per actor: for a write-behind's background actor (conditional_ops.h), the footprint id of its gate, the
+  /// SimMutex its issuer holds from its prologue until it has passed the op; else nullopt.
+  std::vector<std::optional<uint64_t>> gate_ids;
+  /// Per actor: the background actors whose gates it holds (its write-behind ops'), in script order.
+  std::vector<std::vector<size_t>> gates_held;
   /// The scenario's interchangeable actors (actor_symmetry.h), for `dfs --reduction symmetry`: found on first use
   /// (a JSON text of the scenario is more than other strategies should pay for), then kept.
   const ActorSymmetry& symmetry() const;

@@ -29,7 +29,7 @@ static_assert(sizeof(ObjectHistories) == 672, "ObjectHistories changed: place th
 static_assert(sizeof(AdmissionFaults) == 32, "AdmissionFaults changed: place the new field in state_digest.cpp");
 static_assert(sizeof(Leases) == 56, "Leases changed: place the new field in state_digest.cpp");
 static_assert(sizeof(PodResources) == 24, "PodResources changed: place the new field in state_digest.cpp");
-static_assert(sizeof(WorldStorage) == 3840, "WorldStorage changed: place the new field in state_digest.cpp");
+static_assert(sizeof(WorldStorage) == 3888, "WorldStorage changed: place the new field in state_digest.cpp");
 static_assert(sizeof(GeometryWrite) == 88, "GeometryWrite changed: place the new field in state_digest.cpp");
 static_assert(sizeof(BoundWorkload) == 72, "BoundWorkload changed: place the new field in state_digest.cpp");
 static_assert(sizeof(NodeShadow) == 40, "NodeShadow changed: place the new field in state_digest.cpp");
@@ -180,6 +180,8 @@ void canonical_state(const WorldState& w, sim::CanonicalState& out) {
   o.push_back({w.lock_.footprint_id(), digest_of(w.lock_)});
   for (const auto& life : w.life_)
     if (life) o.push_back({life->footprint_id(), digest_of(*life)});
+  for (size_t i = 0; i < w.gates_.size(); ++i)  // a write-behind's gate, with whether its op was issued
+    if (w.gates_[i]) o.push_back({w.gates_[i]->footprint_id(), Hasher{}.u(digest_of(*w.gates_[i])).b(w.issued_[i]).h});
   std::sort(o.begin(), o.end(),
             [](const sim::ObjectDigest& a, const sim::ObjectDigest& b) { return a.object < b.object; });
 

@@ -210,6 +210,12 @@ void symmetric_state(WorldState& w, sim::SymmetricState& out) {
   sink.fixed_object(w.lock_.footprint_id(), [&](Hasher& x) { add(x, w.lock_); });
   for (const auto& life : w.life_)
     if (life) sink.fixed_object(life->footprint_id(), [&](Hasher& x) { add(x, *life); });
+  for (size_t i = 0; i < w.gates_.size(); ++i)  // a write-behind's gate, with whether its op was issued
+    if (w.gates_[i])
+      sink.fixed_object(w.gates_[i]->footprint_id(), [&](Hasher& x) {
+        add(x, *w.gates_[i]);
+        x.b(w.issued_[i]);
+      });
   std::sort(out.objects.begin(), out.objects.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
 
   // The rest of the world: the backend's other fields, what the invariants keep, the audit entries one by one.

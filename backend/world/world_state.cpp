@@ -105,6 +105,16 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
     else
       *s.life[i] = sim::SimMutex(*c.life_ids[i]);  // unlocked, as new
   }
+  s.gates.resize(sc.actors.size());
+  for (size_t i = 0; i < sc.actors.size(); ++i) {
+    if (!c.gate_ids[i])
+      s.gates[i].reset();
+    else if (!s.gates[i])
+      s.gates[i] = std::make_unique<sim::SimMutex>(*c.gate_ids[i]);
+    else
+      *s.gates[i] = sim::SimMutex(*c.gate_ids[i]);
+  }
+  s.issued.assign(sc.actors.size(), 0);
   s.geometry_writes.clear();
   s.bound_workloads.clear();
   s.audit_base.reset();
@@ -169,7 +179,9 @@ WorldState::WorldState(const CompiledScenario& c)
       actors_(storage_->actors),
       barrier_hits_(storage_->barrier_hits),
       original_configs_(storage_->original_configs),
-      life_(storage_->life) {
+      life_(storage_->life),
+      gates_(storage_->gates),
+      issued_(storage_->issued) {
   audit_seen = backend_.state().audit.size();
 }
 

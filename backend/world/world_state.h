@@ -84,6 +84,10 @@ struct WorldStorage {
   // Per actor: held by the actor from its prologue until it ends, when some `recover` op names it; else null.
   // unique_ptr: a waiter keeps a pointer to the mutex, so it must not move.
   std::vector<std::unique_ptr<sim::SimMutex>> life;
+  // Per actor: a write-behind's background actor's gate (conditional_ops.h), held by its issuer from its prologue
+  // until it has passed the op; else null. unique_ptr, as `life`. And whether the issuer issued the op.
+  std::vector<std::unique_ptr<sim::SimMutex>> gates;
+  std::vector<char> issued;
   // Canonical states (state_digest.h), a cache only: per node, its object ids (node, failing-geometry hooks) and
   // the digest of its labels under the stamp they had (StampedLabels: equal stamps mean equal labels).
   struct NodeDigestMemo {
@@ -210,6 +214,8 @@ class WorldState {
   std::vector<std::string>& original_configs_;
   int faults_fired_ = 0;
   std::vector<std::unique_ptr<sim::SimMutex>>& life_;
+  std::vector<std::unique_ptr<sim::SimMutex>>& gates_;
+  std::vector<char>& issued_;
 };
 
 }  // namespace allocsim::harness

@@ -41,6 +41,8 @@ class Scenario:
     shared_map: dict[str, Any] | None = None  # top-level `shared_map` {entries, tombstone}, when the file has it
     cluster_policy: dict[str, Any] | None = None  # top-level `cluster_policy` {pointer, restore}, when it has it
     claims: list[dict[str, Any]] = field(default_factory=list)  # top-level `claims`: leftover claims at the start
+    # backend/scenario/conditional_ops.h: each write-behind's background actor -> (its issuer, the op's index)
+    behind: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def load(path: str) -> Scenario:
@@ -53,6 +55,15 @@ def load(path: str) -> Scenario:
         raise ScenarioError(f'{path}: /schema: expected "allocsim/scenario/v1"')
     backend = doc.get('backend', {})
     actors = [(a['name'], [Op(o['op'], o) for o in a['script']]) for a in doc['actors']]
+    # conditional_ops.h add_behind_actors: a background actor per write-behind op, after the file's actors, whose one
+    # op is the issued one without `behind` and `when`.
+    behind: dict[str, tuple[str, int]] = {}
+    for name, ops in list(actors):
+        for k, op in enumerate(ops):
+            if op.get('behind'):
+                raw = {key: v for key, v in op.raw.items() if key not in ('behind', 'when')}
+                behind[f'{name}.behind{k}'] = (name, k)
+                actors.append((f'{name}.behind{k}', [Op(op.kind, raw)]))
     sc = Scenario(path, backend.get('authority', 'device-plugin'), float(backend.get('mig_apply_seconds', 0)),
                   list(backend.get('mutants', [])), doc['nodes'], actors, doc.get('faults'),
                   int(doc.get('max_steps', 10000)))
@@ -61,6 +72,7 @@ def load(path: str) -> Scenario:
         {k for n in doc['nodes'] for k in START_STATE_NODE if k in n})
     sc.shared_map, sc.cluster_policy = doc.get('shared_map'), doc.get('cluster_policy')
     sc.claims = list(doc.get('claims', []))
+    sc.behind = behind
     return sc
 
 

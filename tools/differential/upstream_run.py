@@ -119,6 +119,9 @@ class Execution:
         recovered = {op.get('flow') for _, ops in sc.actors for op in ops
                      if op.kind == 'recover' and op.get('wait', op.get('lease_seconds') is None)}  # only a waiting one
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
+        # write-behind (conditional_ops.h): each background actor's gate, held by its issuer until it passed the op
+        self.gates = {n: SimLock(self.ctx) for n in sc.behind}
+        self.issued: set[str] = set()
         # recover with lease_seconds (backend/world/leases.h, harness-only: upstream has no lease): each leased
         # flow's last renewal, the clock at its latest op start or right after its own advance_clock.
         self.renewed = {op.get('flow'): self.clock.now() for _, ops in sc.actors for op in ops
@@ -186,6 +189,13 @@ class Execution:
         life = self.life.get(a.name)
         if life is not None:
             life.acquire()  # in the prologue: uncontended, not a scheduling point
+        held = {k: b for b, (issuer, k) in self.sc.behind.items() if issuer == a.name}  # op index -> background
+        for b in held.values():
+            self.gates[b].acquire()  # in the prologue, before any background actor: uncontended
+        gate = self.gates.get(a.name)
+        if gate is not None:  # a background actor waits for its issuer to pass the op
+            gate.acquire()
+            gate.release()
         try:
             for k, op in enumerate(a.ops):
                 a.op_index = k
@@ -194,6 +204,16 @@ class Execution:
                 a.dropped = False
                 a.retry = 0
                 when = op.get('when')
+                if op.get('behind'):  # only issued here; its background actor makes the write
+                    met = when is None or a.outcomes[int(when['op'])] == when['outcome']
+                    a.outcomes[k] = 'issued' if met else 'skipped'
+                    if met:
+                        self.issued.add(held[k])
+                    self.gates[held[k]].release()
+                    continue
+                if a.name in self.sc.behind and a.name not in self.issued:
+                    a.outcomes[k] = 'skipped'
+                    continue
                 if when is not None and a.outcomes[int(when['op'])] != when['outcome']:
                     a.outcomes[k] = 'skipped'  # conditional_ops.h: no call, no scheduling point
                     continue
@@ -206,6 +226,9 @@ class Execution:
                 except InjectedError:
                     a.outcomes[k] = 'error'
         finally:
+            for b in held.values():
+                if self.gates[b].holder == a.name:
+                    self.gates[b].release()
             if life is not None:
                 life.release()
 
