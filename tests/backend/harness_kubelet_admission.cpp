@@ -10,6 +10,8 @@
 #include "backend/world/object_ids.h"
 #include "in_order_run.h"
 
+namespace kubelet_admission_test {
+
 using namespace allocsim;
 using namespace allocsim::harness;
 using namespace allocsim::harness::testing;
@@ -209,3 +211,5 @@ TEST_CASE("kubelet admission: capacity-within-cards counts no MIG-slice pod in c
   CHECK(r.outcomes(1) == std::vector<std::string>{"rejected"});  // one slice carved, and wa holds it
   CHECK_FALSE(r.result.violation.has_value());
 }
+
+}  // namespace kubelet_admission_test

@@ -10,6 +10,8 @@
 #include "backend/world/object_ids.h"
 #include "in_order_run.h"
 
+namespace write_behind_test {
+
 using namespace allocsim;
 using namespace allocsim::harness;
 using namespace allocsim::harness::testing;
@@ -80,3 +82,5 @@ TEST_CASE("write-behind: the background actor waits for its issuer to pass the o
     for (const auto& t : st.footprint) gate_touched |= t.object == object_id(backend::Obj::Lock, "gate:flowA.behind1");
   CHECK(gate_touched);
 }
+
+}  // namespace write_behind_test
