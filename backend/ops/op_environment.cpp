@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "backend/ops/script_runner.h"
 #include "backend/world/admission_faults.h"
 #include "backend/world/kubelet_admission.h"
@@ -69,6 +71,12 @@ const char* admit_and_bind(ScriptRunner& run, const Op& op) {
 
 const char* run_bind(ScriptRunner& run, const Op& op) {
   run.call("bind_workload", detail_bind(op));
+  // A kubelet that can refuse the pod decides and binds as one critical section, under the backend lock that
+  // upstream's bind_workload takes again (it is re-entrant): a check passed outside it could wait for the lock and
+  // bind after a refusal armed or a release made meanwhile, which no op-level execution has (ops-atomic). Only where
+  // a refusal is possible, so that no other scenario's steps change.
+  std::optional<backend::LockGuard> admission_lock;
+  if (run.world().compiled().operand_labels || run.world().admission.enabled) admission_lock.emplace(run.caller());
   // No device plugin on the node (its operand labels, admission_faults.h): the kubelet refuses the pod outright.
   if (run.world().compiled().operand_labels &&
       device_plugin_off(run.backend().footprinted().node(run.caller(), op.node).labels.get())) {

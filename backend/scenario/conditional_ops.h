@@ -52,7 +52,8 @@ void parse_op_modifiers(const ScenarioReader& r, const nlohmann::ordered_json& v
 /// The outcomes `op` can record: its kind's vocabulary, plus `skipped` when it has a `when`.
 std::vector<const char*> outcome_vocabulary(const Op& op);
 
-/// The expect.actors vocabulary of op name `name` in `actor`'s script: the union over its ops of that name.
+/// The expect.actors vocabulary of op name `name` in `actor`'s script: the union over its ops of that name, plus
+/// `skipped` for a write-behind's background actor.
 std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name);
 
 /// Whether an op of kind `k` may carry `behind`.

@@ -115,7 +115,12 @@ class ScenarioSubject final : public campaign::Subject {
       if (point == op_name(k)) return true;
     return false;
   }
-  size_t ops_of(size_t actor) const override { return sc_.actors.at(actor).script.size(); }
+  size_t ops_of(size_t actor) const override {
+    // A write-behind's background actor has no op of its own to drop: its op is its issuer's (conditional_ops.h),
+    // and dropping it there takes the background actor with it.
+    const ActorSpec& a = sc_.actors.at(actor);
+    return a.behind_of ? 0 : a.script.size();
+  }
   campaign::SubjectPtr without_actor(size_t actor) const override {
     std::optional<Scenario> out = harness::without_actor(sc_, actor);
     return out ? subject_of(std::move(*out)) : nullptr;

@@ -118,6 +118,15 @@ class Dom(html.parser.HTMLParser):
                                    "lane": s["lanes"][-1] if s["lanes"] else None, "classes": set(classes)})
 
 
+def actor_names(scenario):
+    """The scenario's actors: those it lists, then a background actor per write-behind op (ACTOR.behindI,
+    backend/scenario/conditional_ops.h), which a report draws as lanes of their own."""
+    names = [a["name"] for a in scenario["actors"]]
+    for a in scenario["actors"]:
+        names += [f"{a['name']}.behind{i}" for i, op in enumerate(a["script"]) if op.get("behind")]
+    return names
+
+
 def check_dom(dom_text, scenario_actors, rows, violating):
     for needle in ("@import", "url(", "http://", "https://"):
         if needle in dom_text.split("<body")[0]:
@@ -174,7 +183,7 @@ def main():
         violating = [s["path"] for s in rep["scenarios"] if s["first_violation"] is not None]
         if args.inputs == SCENARIOS and len(violating) != 2:
             fail(f"the two mutant scenarios should both violate; violating: {violating}")
-        actors = {s["path"]: [a["name"] for a in json.load(open(os.path.join(args.root, s["path"])))["actors"]]
+        actors = {s["path"]: actor_names(json.load(open(os.path.join(args.root, s["path"]))))
                   for s in rep["scenarios"]}
         rows = len(rep["scenarios"]) + len(rep["errors"])
         png = os.path.join(tmp, "report.png")

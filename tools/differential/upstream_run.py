@@ -133,6 +133,11 @@ class Execution:
         self.f_reads: list[str] = f.get('fail_reads', [])
         self.f_geometry: list[str] = f.get('fail_geometry', [])
         self.refused: dict[str, int] = {}  # reject_binds: node -> binds still refused
+        # compiled_scenario.h operand_labels or admission_fault_ops: a bind's kubelet may refuse it
+        operand = ('nvidia.com/gpu.deploy.operands', 'nvidia.com/gpu.deploy.device-plugin')
+        self.refusals_possible = any(k in operand for n in sc.nodes for k in node_labels(n)) or any(
+            op.kind == 'reject_binds' or (op.kind == 'set_labels' and any(k in operand for k in op.get('set', {})))
+            for _, ops in sc.actors for op in ops)
         # kubelet_admission.h PodResources: (node, workload) -> a resource other than nvidia.com/gpu
         self.pods: dict[tuple[str, str], str] = {}
 
@@ -312,6 +317,20 @@ class Execution:
             return self.foreign_write(a, op)
         return self.test_hook(a, op)
 
+    def bind(self, op: Any, node: str) -> str:
+        if _device_plugin_off(self.b._nodes[node].labels):  # admission_faults.h: no device plugin, no GPU pod
+            self.ctx.note(f'refused=device-plugin-off:{node}')
+            return 'rejected'
+        if self.refused.get(node, 0) > 0:  # reject_binds (admission_faults.h): the kubelet refuses the pod
+            self.refused[node] -= 1
+            self.ctx.note(f'fault=reject_binds:{node}')
+            return 'rejected'
+        if op.get('claim') is not None or op.get('resource') is not None:
+            return self.admit_and_bind(op)
+        self.b.bind_workload(node, op.get('workload'), int(op.get('units', 1)))
+        self.pods.pop((node, op.get('workload')), None)
+        return 'done'
+
     def refuse(self, why: str) -> str:
         self.ctx.note(f'refused={why}')
         return 'rejected'
@@ -358,17 +377,11 @@ class Execution:
             else:
                 resource = f' resource={op.get("resource")}' if op.get('resource') is not None else ''
                 self.call(a, k, f'node={node} workload={op.get("workload")} units={op.get("units", 1)}{resource}')
-            if _device_plugin_off(self.b._nodes[node].labels):  # admission_faults.h: no device plugin, no GPU pod
-                self.ctx.note(f'refused=device-plugin-off:{node}')
-                return 'rejected'
-            if self.refused.get(node, 0) > 0:  # reject_binds (admission_faults.h): the kubelet refuses the pod
-                self.refused[node] -= 1
-                self.ctx.note(f'fault=reject_binds:{node}')
-                return 'rejected'
-            if op.get('claim') is not None or op.get('resource') is not None:
-                return self.admit_and_bind(op)
-            self.b.bind_workload(node, op.get('workload'), int(op.get('units', 1)))
-            self.pods.pop((node, op.get('workload')), None)
+            # op_environment.cpp run_bind: where a kubelet can refuse, the checks and the bind hold the backend lock
+            if self.refusals_possible:
+                with self.b._lock:
+                    return self.bind(op, node)
+            return self.bind(op, node)
         elif k == 'reject_binds':
             # A harness fault (backend/world/admission_faults.h): the node's kubelet refuses the next binds; upstream's
             # bind_workload, its test kubelet, is simply not called for them.
