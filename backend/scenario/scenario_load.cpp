@@ -15,6 +15,7 @@
 #include "backend/model/barriers.h"
 #include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/expect_audit.h"
+#include "backend/scenario/fault_section.h"
 #include "backend/scenario/invariant_names.h"
 #include "backend/scenario/op_syntax.h"
 #include "backend/scenario/scenario_reader.h"
@@ -42,9 +43,6 @@ const std::vector<const char*> kTopKeys = {"schema",           "name",       "de
                                            "actors",           "invariants", "expect",         "faults",  "max_steps",
                                            "converge_seconds", "shared_map", "cluster_policy", "order",   "claims"};
 const std::vector<const char*> kInvariantsKeys = {"all_except"};
-const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
-const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
-constexpr int kMaxFaults = 16;
 const std::vector<const char*> kBackendKeys = {"authority", "mig_apply_seconds", "mutants"};
 const std::vector<const char*> kNodeKeys = [] {
   std::vector<const char*> k = {"name", "product", "gpu_count", "memory_gib", "labels", "workloads", "mig_config"};
@@ -93,7 +91,7 @@ class Checker : public ScenarioReader {
     actors_section(require(doc, "", "actors"), "/actors", s);
     if (const Json* v = find(doc, "claims")) read_start_claims(*this, *v, s.start);
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
-    if (const Json* v = find(doc, "faults")) s.faults = faults_section(*v, "/faults", s);
+    if (const Json* v = find(doc, "faults")) s.faults = read_faults_section(*this, *v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);
     if (const Json* v = find(doc, "max_steps"))
       s.max_steps = static_cast<uint64_t>(
@@ -218,82 +216,6 @@ class Checker : public ScenarioReader {
     if (s.actors.size() > kMaxActors)
       fail(ptr, fmt::format("{} actors and {} write-behind ops make {} actors, more than {}", v.size(),
                             s.actors.size() - v.size(), s.actors.size(), kMaxActors));
-  }
-
-  // -- faults (FaultSpec in scenario.h) --
-
-  FaultSpec faults_section(const Json& v, const std::string& ptr, const Scenario& s) const {
-    want_object(v, ptr);
-    check_keys(v, ptr, kFaultKeys);
-    FaultSpec f;
-    f.enabled = true;
-    if (const Json* m = find(v, "max")) f.max = int_value(*m, child(ptr, "max"), 1, kMaxFaults);
-    if (const Json* a = find(v, "actors")) {
-      std::vector<const char*> names;
-      for (const ActorSpec& actor : s.actors) names.push_back(actor.name.c_str());
-      const std::string aptr = child(ptr, "actors");
-      want_array(*a, aptr);
-      if (a->empty())
-        fail(aptr, "expected a non-empty array of actor names (omit \"actors\" to let every actor fault), got []");
-      for (std::size_t i = 0; i < a->size(); ++i) {
-        const std::string p = child(aptr, i);
-        const std::string name = string_value((*a)[i], p);
-        if (!contains(names, name))
-          fail(p, fmt::format("actor {} is not in /actors{}", quote(name), did_you_mean(name, names)));
-        reject_duplicate(f.actors, name, aptr, p, "actor");
-        f.actors.push_back(name);
-      }
-    }
-    if (const Json* b = find(v, "barriers")) f.barriers = fault_barriers(*b, child(ptr, "barriers"));
-    if (const Json* r = find(v, "fail_reads")) {
-      const std::string rptr = child(ptr, "fail_reads");
-      want_size(*r, rptr, 1, read_kinds().size(), "read kinds");
-      for (std::size_t i = 0; i < r->size(); ++i) {
-        std::string kind = choice((*r)[i], child(rptr, i), read_kinds());
-        reject_duplicate(f.fail_reads, kind, rptr, child(rptr, i), "read kind");
-        f.fail_reads.push_back(std::move(kind));
-      }
-    }
-    if (const Json* g = find(v, "fail_geometry")) {
-      const std::string gptr = child(ptr, "fail_geometry");
-      want_size(*g, gptr, 1, kMaxNodes, "nodes");
-      for (std::size_t i = 0; i < g->size(); ++i) {
-        std::string node = node_ref((*g)[i], child(gptr, i));
-        reject_duplicate(f.fail_geometry, node, gptr, child(gptr, i), "node");
-        f.fail_geometry.push_back(std::move(node));
-      }
-    }
-    if (f.barriers.empty() && f.fail_reads.empty() && f.fail_geometry.empty())
-      fail(ptr, "faults enables no fault: give \"barriers\", \"fail_reads\" or \"fail_geometry\"");
-    return f;
-  }
-
-  /// {barrier: [action, ...]}: known barriers (did-you-mean), each with distinct known actions.
-  OrderedMap<std::string, std::vector<FaultAction>> fault_barriers(const Json& v, const std::string& ptr) const {
-    want_object(v, ptr);
-    if (v.empty()) fail(ptr, "expected an object of barrier -> actions, got {}");
-    OrderedMap<std::string, std::vector<FaultAction>> out;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string p = child(ptr, it.key());
-      if (!contains(barrier_names(), it.key()))
-        fail(p, fmt::format("unknown barrier {}{}", quote(it.key()), hint(it.key(), barrier_names())));
-      want_size(it.value(), p, 1, kFaultActions.size(), "actions");
-      std::vector<std::string> seen;
-      std::vector<FaultAction> actions;
-      for (std::size_t i = 0; i < it.value().size(); ++i) {
-        const std::string ap = child(p, i);
-        const std::string word = string_value(it.value()[i], ap);
-        if (!contains(kFaultActions, word))
-          fail(ap, fmt::format("unknown fault action {}{}", quote(word), hint(word, kFaultActions)));
-        reject_duplicate(seen, word, p, ap, "fault action");
-        seen.push_back(word);
-        const auto at =
-            std::find_if(kFaultActions.begin(), kFaultActions.end(), [&](const char* a) { return word == a; });
-        actions.push_back(static_cast<FaultAction>(at - kFaultActions.begin()));
-      }
-      out.emplace_back(it.key(), std::move(actions));
-    }
-    return out;
   }
 
   ActorSpec actor_entry(const Json& v, const std::string& ptr) const {
