@@ -81,6 +81,21 @@ void reset_backend(WorldStorage& s, const CompiledScenario& c) {
   });
 }
 
+/// Per actor, an unlocked SimMutex with its footprint id where `ids` has one, and none elsewhere; a mutex kept from
+/// the last execution is reset in place (a waiter keeps a pointer to it, so it never moves).
+void reset_mutexes(std::vector<std::unique_ptr<sim::SimMutex>>& mutexes,
+                   const std::vector<std::optional<uint64_t>>& ids) {
+  mutexes.resize(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!ids[i])
+      mutexes[i].reset();
+    else if (!mutexes[i])
+      mutexes[i] = std::make_unique<sim::SimMutex>(*ids[i]);
+    else
+      *mutexes[i] = sim::SimMutex(*ids[i]);  // unlocked, as new
+  }
+}
+
 }  // namespace
 
 void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
@@ -96,24 +111,8 @@ void reset_world_storage(WorldStorage& s, const CompiledScenario& c) {
   for (WorldStorage::OpStart& o : s.op_starts) o.h = 0, o.refs.clear();
   s.touched_claims.clear();
   s.audit_parts.clear();
-  s.life.resize(sc.actors.size());
-  for (size_t i = 0; i < sc.actors.size(); ++i) {
-    if (!c.life_ids[i])
-      s.life[i].reset();
-    else if (!s.life[i])
-      s.life[i] = std::make_unique<sim::SimMutex>(*c.life_ids[i]);
-    else
-      *s.life[i] = sim::SimMutex(*c.life_ids[i]);  // unlocked, as new
-  }
-  s.gates.resize(sc.actors.size());
-  for (size_t i = 0; i < sc.actors.size(); ++i) {
-    if (!c.gate_ids[i])
-      s.gates[i].reset();
-    else if (!s.gates[i])
-      s.gates[i] = std::make_unique<sim::SimMutex>(*c.gate_ids[i]);
-    else
-      *s.gates[i] = sim::SimMutex(*c.gate_ids[i]);
-  }
+  reset_mutexes(s.life, c.life_ids);
+  reset_mutexes(s.gates, c.gate_ids);
   s.issued.assign(sc.actors.size(), 0);
   s.geometry_writes.clear();
   s.bound_workloads.clear();
