@@ -23,9 +23,9 @@ using support::quote;
 const std::vector<const char*> kFaultKeys = {"max", "actors", "barriers", "fail_reads", "fail_geometry"};
 const std::vector<const char*> kFaultActions = {"crash", "raise", "drop_response"};  // FaultAction order
 constexpr int kMaxFaults = 16;
-constexpr int kMaxNodes = 64;  // as /nodes allows
+constexpr int kMaxFailingNodes = 64;  // as /nodes allows
 
-const std::vector<const char*>& barrier_names() {
+const std::vector<const char*>& known_barriers() {
   static const std::vector<const char*> k = [] {
     std::vector<const char*> out;
     for (const auto& entry : backend::barrier_table()) out.push_back(entry.name);
@@ -42,8 +42,8 @@ OrderedMap<std::string, std::vector<FaultAction>> fault_barriers(const ScenarioR
   OrderedMap<std::string, std::vector<FaultAction>> out;
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string p = child(ptr, it.key());
-    if (!contains(barrier_names(), it.key()))
-      r.fail(p, fmt::format("unknown barrier {}{}", quote(it.key()), hint(it.key(), barrier_names())));
+    if (!contains(known_barriers(), it.key()))
+      r.fail(p, fmt::format("unknown barrier {}{}", quote(it.key()), hint(it.key(), known_barriers())));
     r.want_size(it.value(), p, 1, kFaultActions.size(), "actions");
     std::vector<std::string> seen;
     std::vector<FaultAction> actions;
@@ -99,7 +99,7 @@ FaultSpec read_faults_section(const ScenarioReader& r, const Json& v, const std:
   }
   if (const Json* g = r.find(v, "fail_geometry")) {
     const std::string gptr = child(ptr, "fail_geometry");
-    r.want_size(*g, gptr, 1, kMaxNodes, "nodes");
+    r.want_size(*g, gptr, 1, kMaxFailingNodes, "nodes");
     for (std::size_t i = 0; i < g->size(); ++i) {
       std::string node = r.node_ref((*g)[i], child(gptr, i));
       r.reject_duplicate(f.fail_geometry, node, gptr, child(gptr, i), "node");
