@@ -90,9 +90,8 @@ void ScriptRunner::run() {
 /// clock's time, read and written with their footprints so that DPOR orders the renewal against the sweepers' checks.
 void ScriptRunner::renew_lease() {
   Leases& leases = w_.leases;
-  const size_t me = static_cast<size_t>(&st_ - w_.actors_.data());
-  if (!leases.enabled || !leases.leased[me]) return;
-  leases.renewed_at[me] = b_.footprinted().clock(caller_).monotonic();
+  if (!leases.enabled || !leases.leased[me()]) return;
+  leases.renewed_at[me()] = b_.footprinted().clock(caller_).monotonic();
   ctx_.touch(lease_id(st_.name), true);
 }
 
@@ -112,8 +111,7 @@ void ScriptRunner::pass_gate(size_t k) {
 
 void ScriptRunner::claims_changed() {
   const std::vector<char>& named = w_.compiled().claims_named;
-  const size_t me = static_cast<size_t>(&st_ - w_.actors_.data());
-  if (!named.empty() && named[me]) ctx_.touch(actor_claims_id(st_.name), true);
+  if (!named.empty() && named[me()]) ctx_.touch(actor_claims_id(st_.name), true);
 }
 
 void ScriptRunner::give_local_state() {
