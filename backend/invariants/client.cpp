@@ -312,7 +312,7 @@ std::optional<Violation> check_infeasible_plan_names_exclusions(const CheckConte
   for (const auto& d : a.inventory->devices) {
     if (!d.node || std::find(seen.begin(), seen.end(), *d.node) != seen.end()) continue;
     seen.push_back(*d.node);
-    const std::string why = exclusion_of(*a.inventory, *d.node, a.name);
+    const std::string why = exclusion_of(*a.inventory, *d.node, a.owner);
     if (why.empty() || packing->find(why) != std::string::npos) continue;
     return Violation{"infeasible-plan-names-exclusions",
                      fmt::format("{}'s plan is infeasible without saying '{}'", a.name, why),

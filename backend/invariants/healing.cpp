@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "backend/invariants/state_view.h"
+#include "backend/world/claim_maker.h"
 
 namespace allocsim::harness {
 
@@ -30,6 +31,12 @@ const ActorState* actor_named(const WorldState& w, std::string_view name) {
   return nullptr;
 }
 
+/// The actor that made claim `cl` (minted_by), else (a start-state claim) the actor named as its owner, if any.
+const ActorState* maker_of(const WorldState& w, const Claim& cl) {
+  if (const auto i = minted_by(w.actors(), cl.owner, cl.claim_id)) return &w.actors()[*i];
+  return actor_named(w, cl.owner);
+}
+
 bool holds(const ActorState& a, std::string_view claim_id) {
   return std::any_of(a.held.begin(), a.held.end(), [&](const auto& h) { return h.first == claim_id; });
 }
@@ -38,8 +45,10 @@ bool holds(const ActorState& a, std::string_view claim_id) {
 /// workload running), and no release of it began. Every other claim is released: by the cleanup ALLOC-033
 /// prescribes for its flow, or, for a release that failed part way, by the retry ALLOC-006 says converges.
 bool held_alive(const WorldState& w, const Claim& cl) {
-  const ActorState* owner = actor_named(w, cl.owner);
-  return owner && !owner->crashed && holds(*owner, cl.claim_id) && !cl.releasing;
+  // The actor that made it, among those with the claim's owner identity (docs/DESIGN.md §4 "Owner identity").
+  return !cl.releasing && std::any_of(w.actors().begin(), w.actors().end(), [&](const ActorState& a) {
+    return a.owner == cl.owner && !a.crashed && holds(a, cl.claim_id);
+  });
 }
 
 bool busy(const BackendState& s, const Claim& cl) {
@@ -137,7 +146,7 @@ std::optional<std::string> heal(backend::MemoryBackend& b, const WorldState& w, 
       continue;
     }
     const std::string id = cl.claim_id, generation = cl.generation, owner = cl.owner;
-    const std::string reason = recovery_reason(actor_named(w, owner), cl);
+    const std::string reason = recovery_reason(maker_of(w, cl), cl);
     caller.start_call();
     backend::ReleaseObservation r;
     try {

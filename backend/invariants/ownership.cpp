@@ -132,12 +132,22 @@ std::optional<Violation> check_rollback_keeps_newer_owner(const CheckContext& c)
 
 std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
   const auto& s = c.world.backend().state();
-  for (const ActorState& a : c.world.actors()) {
+  const auto& actors = c.world.actors();
+  for (const ActorState& a : actors) {
     if (a.claims_made == 0 || a.claims_held != 0) continue;
-    // The first node a.name owns, in node order: in an incremental check among the nodes with an owner only.
+    // What a's owner identity owns is a's to leave clean only once no replica of it (docs/DESIGN.md §4 "Owner
+    // identity") holds a claim.
+    if (std::any_of(actors.begin(), actors.end(),
+                    [&](const ActorState& r) { return r.owner == a.owner && r.claims_held != 0; }))
+      continue;
+    // Under a shared identity the leftover may be a replica's: the message names the identity (formatted only then).
+    const auto identity = [&](const char* words) {
+      return a.owner == a.name ? std::string() : fmt::format("{} {}", words, a.owner);
+    };
+    // The first node a's identity owns, in node order: in an incremental check among the nodes with an owner only.
     const NodeFixture* owned = nullptr;
     const auto visit = [&](size_t i) {
-      if (!owned && s.nodes[i].owner == a.name) owned = &s.nodes[i];
+      if (!owned && s.nodes[i].owner == a.owner) owned = &s.nodes[i];
     };
     if (c.memo)
       c.memo->owned_nodes.each(visit);
@@ -145,15 +155,17 @@ std::optional<Violation> check_quiescent_clean(const CheckContext& c) {
       for (size_t i = 0; i < s.nodes.size(); ++i) visit(i);
     if (owned)
       return violation("quiescent-clean",
-                       fmt::format("{} released what it claimed, but still owns node {}", a.name, owned->name),
+                       fmt::format("{} released what it claimed, but{} still owns node {}", a.name,
+                                   identity(" its owner identity"), owned->name),
                        render_node(*owned) + render_actor_claims(a));
     for (const Claim& cl : s.claims)
-      if (cl.owner == a.name)
+      if (cl.owner == a.owner)
         return violation("quiescent-clean",
-                         fmt::format("{} released what it claimed, but claim {} remains", a.name, cl.claim_id),
+                         fmt::format("{} released what it claimed, but claim {}{} remains", a.name, cl.claim_id,
+                                     identity(" of its owner identity")),
                          render_claim(cl) + render_actor_claims(a));
     for (const auto& [entry, _] : s.shared_config)
-      if (entry_of(entry, a.name))
+      if (entry_of(entry, a.owner))
         return violation("quiescent-clean",
                          fmt::format("{} released what it claimed, but map entry {} remains", a.name, entry),
                          render_map_state(s) + render_actor_claims(a));

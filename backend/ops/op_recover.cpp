@@ -2,10 +2,13 @@
 // its syntax is backend/scenario/op_syntax_recover.cpp.
 #include "backend/ops/op_behaviour.h"
 
+#include <algorithm>
+
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "backend/ops/script_runner.h"
+#include "backend/world/claim_maker.h"
 #include "backend/world/leases.h"
 
 namespace allocsim::harness {
@@ -17,6 +20,14 @@ size_t actor_index(ScriptRunner& run, const std::string& name) {
   size_t i = 0;
   while (i < actors.size() && actors[i].name != name) ++i;
   return i;
+}
+
+/// Whether another actor has the owner identity of actor `flow`.
+bool identity_shared(ScriptRunner& run, size_t flow) {
+  const auto& actors = run.world().actors();
+  for (size_t i = 0; i < actors.size(); ++i)
+    if (i != flow && actors[i].owner == actors[flow].owner) return true;
+  return false;
 }
 
 /// Whether the lease of `op`'s flow (actor `flow`) has expired for `op`'s sweeper, read with its footprint: the clock
@@ -47,23 +58,34 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
   // step before this one, and in none between this check and the releases below, which is the sweeper's race.
   const size_t flow = actor_index(run, op.flow);
   if (op.lease_seconds && !lease_expired(run, op, flow)) return "unexpired";
-  const auto claims = run.backend().claims_of(run.caller(), op.flow);
+  // By the flow's owner identity, as a restarted controller lists what its identity owns: under a shared identity
+  // (docs/DESIGN.md §4 "Owner identity") that includes the claims of the flow's live replicas, and leaves out only
+  // the claims the recovering actor holds itself (a controller knows its own).
+  const std::string& identity = run.world().actors()[flow].owner;
+  auto claims = run.backend().claims_of(run.caller(), identity);
+  if (st.owner == identity)
+    std::erase_if(claims, [&](const auto& c) {
+      return std::any_of(st.held.begin(), st.held.end(), [&](const auto& h) { return h.first == c.first; });
+    });
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {
     run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));
     const std::string op_id = fmt::format(FMT_COMPILE("{}:recover{}"), st.name, ++st.recovers);
     st.op_epoch = generation;
-    // Its writes are the recovered flow's (object_history.h: principals).
-    run.world().histories.recovering(op_id, static_cast<int>(flow));
+    // Its writes are the recovered flow's (object_history.h: principals): under a shared identity, the replica's that
+    // made the claim (docs/DESIGN.md §4 "Owner identity"), whose view the release acts on.
+    const auto maker = minted_by(run.world().actors(), identity, claim_id);
+    run.world().histories.recovering(op_id, static_cast<int>(maker.value_or(flow)));
     backend::ReleaseObservation& r = st.release_scratch;
     run.backend().release_into(run.caller(), claim_id, op_id, generation, false, r);
     if (r.status != backend::kReleaseReleased && out == backend::kReleaseReleased)
       out = r.status == backend::kReleaseStale ? backend::kReleaseStale : backend::kReleasePendingRecovery;
   }
   // recovery-converges judges a cleanup of a flow that has ended; a sweeper's flow may stamp and claim again
-  // right after it, which says nothing about the cleanup.
-  if (op.wait_for_end && !run.caller().dropped && (claims.empty() || out == backend::kReleaseReleased))
-    st.told.recovered_flow = op.flow;
+  // right after it, which says nothing about the cleanup, and so may a replica that shares the flow's identity.
+  if (op.wait_for_end && !run.caller().dropped && (claims.empty() || out == backend::kReleaseReleased) &&
+      !identity_shared(run, flow))
+    st.told.recovered_flow = identity;
   return out;
 }
 

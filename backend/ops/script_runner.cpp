@@ -218,7 +218,7 @@ const char* ScriptRunner::inventory(const std::optional<std::vector<std::string>
 
 const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
   ctx_.touch(actor_plan_id(st_.name), true);  // `plan_from` reserves of other actors read it
-  fill_requests(st_.requests_scratch, st_.name, requests);
+  fill_requests(st_.requests_scratch, st_.owner, requests);
   // Into the last plan's storage (or the previous execution's, kept by reset_actor): a warm plan allocates
   // nothing. Only this actor's plan op replaces its plan; a reserve from it copies it first (ops.cpp).
   if (!st_.plan) st_.plan.emplace(std::move(st_.plan_scratch));
@@ -231,7 +231,11 @@ const char* ScriptRunner::plan(const std::vector<RequestSpec>& requests) {
 }
 
 const char* ScriptRunner::reserve(const FeasiblePlan& plan) {
-  const std::string op_id = fmt::format(FMT_COMPILE("{}:op{}"), st_.name, ++st_.reserves);
+  // Upstream takes the owner from the text before the first ':' (backend/CONTRACT.md §5). An actor under a shared
+  // identity puts its own name after it, so that replicas' operation ids differ (object_history.h: principals).
+  const std::string op_id = st_.owner == st_.name
+                                ? fmt::format(FMT_COMPILE("{}:op{}"), st_.name, ++st_.reserves)
+                                : fmt::format(FMT_COMPILE("{}:{}.op{}"), st_.owner, st_.name, ++st_.reserves);
   // Upstream's generation check compares against every node's version; remember a stale reserve so
   // that stale-plan-writes-nothing can hold it to writing nothing.
   int64_t sum = 0;

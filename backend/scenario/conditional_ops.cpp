@@ -116,7 +116,10 @@ void add_behind_actors(Scenario& sc) {
       Op op = a.script[k];
       op.behind = false;
       op.when.reset();  // the issuer judged it: the background actor runs the op only if it was issued
-      background.push_back(ActorSpec{behind_actor_name(a.name, k), {std::move(op)}, BehindOf{a.name, k}});
+      ActorSpec& b = background.emplace_back();
+      b.name = behind_actor_name(a.name, k);
+      b.script.push_back(std::move(op));
+      b.behind_of = BehindOf{a.name, k};
     }
   }
   std::erase_if(sc.actors, [](const ActorSpec& a) { return a.behind_of.has_value(); });

@@ -193,11 +193,16 @@ struct BehindOf {
 };
 
 struct ActorSpec {
-  std::string name;  // unique; also the actor's flow id
+  std::string name;  // unique
   std::vector<Op> script;
   /// Set on a background actor (named "<issuer>.behind<op>", after every actor of the file; its script is the
   /// issued op without `behind` and `when`); never written back to JSON, since the loader derives it.
   std::optional<BehindOf> behind_of;
+  /// The owner identity the backend sees (docs/DESIGN.md §4 "Owner identity"): the flow id of the actor's plans,
+  /// the owner of its reserves' stamps and claims, the flow a `recover` of it reads back. Unset: the actor's name.
+  /// Actors with one identity are replicas of one controller.
+  std::optional<std::string> owner;
+  const std::string& identity() const { return owner ? *owner : name; }
 };
 
 struct NodeSpec {

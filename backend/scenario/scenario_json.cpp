@@ -93,7 +93,10 @@ nlohmann::ordered_json scenario_to_json(const Scenario& s) {
     if (a.behind_of) continue;  // derived by the loader from the `behind` ops (conditional_ops.h)
     Json script = Json::array();
     for (const Op& op : a.script) script.push_back(op_json(op));
-    actors.push_back({{"name", a.name}, {"script", std::move(script)}});
+    Json actor = {{"name", a.name}};
+    if (a.owner) actor["owner"] = *a.owner;
+    actor["script"] = std::move(script);
+    actors.push_back(std::move(actor));
   }
   j["actors"] = std::move(actors);
   if (s.invariants.empty())

@@ -49,7 +49,7 @@ const std::vector<const char*> kNodeKeys = [] {
   k.insert(k.end(), node_start_keys().begin(), node_start_keys().end());  // scenario_state.h
   return k;
 }();
-const std::vector<const char*> kActorKeys = {"name", "script"};
+const std::vector<const char*> kActorKeys = {"name", "owner", "script"};
 const std::vector<const char*> kExpectKeys = {"outcome", "violation", "actors", "reach", "audit"};
 
 const std::vector<const char*> kOutcomes = {"pass", "violation"};
@@ -205,6 +205,7 @@ class Checker : public ScenarioReader {
       names.push_back(actor.name);
       s.actors.push_back(std::move(actor));
     }
+    owner_identities(s.actors, ptr);
     // plan_from and recover's flow may name an actor defined later in the file, so they are resolved once
     // all are known.
     for (const ActorSpec& actor : s.actors)
@@ -218,6 +219,20 @@ class Checker : public ScenarioReader {
                             s.actors.size() - v.size(), s.actors.size(), kMaxActors));
   }
 
+  /// An owner identity that is another actor's name must be that actor's identity too (docs/DESIGN.md §4 "Owner
+  /// identity"): else the name would stand for two identities.
+  void owner_identities(const std::vector<ActorSpec>& actors, const std::string& ptr) const {
+    for (size_t i = 0; i < actors.size(); ++i) {
+      if (!actors[i].owner) continue;
+      for (const ActorSpec& other : actors)
+        if (other.name == *actors[i].owner && other.identity() != other.name)
+          fail(child(child(ptr, i), "owner"),
+               fmt::format("owner identity {} is actor {}'s name, but that actor acts as {}; name {} (the same "
+                           "identity) or another identity",
+                           quote(other.name), quote(other.name), quote(other.identity()), quote(other.identity())));
+    }
+  }
+
   ActorSpec actor_entry(const Json& v, const std::string& ptr) const {
     want_object(v, ptr);
     check_keys(v, ptr, kActorKeys);
@@ -229,6 +244,14 @@ class Checker : public ScenarioReader {
                                  "operation ids",
                                  quote(a.name)));
     check_charset(a.name, name_ptr, "actor", "_-", "'_' and '-'");
+    if (const Json* o = find(v, "owner")) {
+      // An owner stamp's text (upstream takes the owner from the operation id up to its first ':'): the start
+      // state's names' characters. The actor's own name is the default, left unset.
+      const std::string owner_ptr = child(ptr, "owner");
+      std::string owner = nonempty_string(*o, owner_ptr);
+      check_charset(owner, owner_ptr, "owner identity", "._-", "'.', '_' and '-'");
+      if (owner != a.name) a.owner = std::move(owner);
+    }
     const Json& script = require(v, ptr, "script");
     const std::string script_ptr = child(ptr, "script");
     want_size(script, script_ptr, 0, kMaxScriptOps, "ops");

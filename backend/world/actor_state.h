@@ -62,8 +62,9 @@ void install(std::optional<T>& slot, T& fresh) {
 /// Per-actor harness state.
 struct ActorState {
   std::string name;
+  std::string owner;  // the owner identity the backend sees (ActorSpec::identity(); the name unless shared)
   long id_counter = 0;
-  int reserves = 0;  // operation ids <actor>:op<k>
+  int reserves = 0;  // operation ids <actor>:op<k> (<owner>:<actor>.op<k> under another identity)
   int releases = 0;
   int recovers = 0;               // releases made by recover ops: operation ids <actor>:recover<k>
   size_t op_index = 0;            // the script op running now

@@ -146,6 +146,11 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
       else if (op.behind)  // holds its background actor's gate (conditional_ops.h)
         rule_out(i, "it issues a write-behind (rule 4)");
     if (sc.actors[i].behind_of) rule_out(i, "it runs another actor's write-behind (rule 4)");
+    // Its identity is in its reserves' operation ids and the owner stamps, where a renaming would not reach it.
+    if (sc.actors[i].owner) rule_out(i, "it has an owner identity of its own (rule 4)");
+    for (size_t j = 0; j < n; ++j)
+      if (j != i && sc.actors[j].identity() == sc.actors[i].name)
+        rule_out(i, fmt::format("{} shares its owner identity (rule 4)", sc.actors[j].name));
   }
   // A reserved own name rules out its actor alone: such a word occurs in every script's keys and values ("plan",
   // "false"), and must not make the other actors look named.

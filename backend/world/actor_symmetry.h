@@ -10,8 +10,9 @@
 //      counters are), none of its words is one the backend writes itself (ids, audit kinds, statuses, barrier
 //      and op names, outcomes: reserved_words() in actor_symmetry.cpp), and no own name occurs as a whole word
 //      inside another;
-//   4. the scenario has no `order` (its labels name actors) and no `recover` of them (a life mutex per flow), and
-//      they neither issue nor run a write-behind (a gate per background actor).
+//   4. the scenario has no `order` (its labels name actors) and no `recover` of them (a life mutex per flow), they
+//      neither issue nor run a write-behind (a gate per background actor), and they have no `owner` identity and
+//      none names them as one (an identity stands in operation ids and stamps apart from the actor's name).
 // A whole word: the name with no letter, digit or '_' right before or after it. Names are found that way in every
 // string the symmetric state digests ("claim-flowA-1", "flowA:op1", the map's "allocsim-flowA-..." entries).
 #pragma once

@@ -175,8 +175,14 @@ void ObjectHistories::foreign(Field field, uint32_t node, int actor, std::string
 int ObjectHistories::principal_of(std::string_view op_id, const std::vector<ActorState>& actors) const {
   for (size_t i = 0; i < recovering_count_; ++i)
     if (recovering_[i].first == op_id) return recovering_[i].second;
-  // Operation ids are "<actor>:<op><k>" (backend/ops/): the actor is the flow the backend writes for.
-  const std::string_view actor = op_id.substr(0, op_id.find(':'));
+  // Operation ids are "<actor>:<op><k>" (backend/ops/): the actor is the flow the backend writes for. A reserve
+  // under a shared owner identity is "<owner>:<actor>.op<k>" (ScriptRunner::reserve): the actor is what lies
+  // between the ':' and the last '.' (op kinds hold no '.').
+  const size_t colon = op_id.find(':');
+  std::string_view actor = op_id.substr(0, colon);
+  if (colon != std::string_view::npos)
+    if (const size_t dot = op_id.rfind('.'); dot != std::string_view::npos && dot > colon)
+      actor = op_id.substr(colon + 1, dot - colon - 1);
   for (size_t i = 0; i < actors.size(); ++i)
     if (actors[i].name == actor) return static_cast<int>(i);
   return -1;

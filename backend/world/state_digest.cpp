@@ -16,7 +16,7 @@ namespace allocsim::harness {
 // A new field must be placed in or out of the canonical state (state_digest.h) before these sizes are updated.
 static_assert(sizeof(backend::NodeFixture) == 360, "NodeFixture changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::Claim) == 392, "Claim changed: place the new field in state_digest.cpp");
-static_assert(sizeof(ActorState) == 2200, "ActorState changed: place the new field in state_digest.cpp");
+static_assert(sizeof(ActorState) == 2232, "ActorState changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::BackendState) == 416, "BackendState changed: place the new field in state_digest.cpp");
 static_assert(sizeof(backend::InventorySnapshot) == 160,
               "InventorySnapshot changed: place the new field in state_digest.cpp");

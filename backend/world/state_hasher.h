@@ -230,6 +230,7 @@ inline void add(Hasher& x, const ReadFaults& r) {
 }
 
 inline void add(Hasher& x, const ActorState& a) {
+  // a.owner is out: the file fixes it for the actor, whose name is in.
   x.s(a.name).i(a.id_counter).i(a.reserves).i(a.releases).i(a.recovers).u(a.op_index).c(a.crashed);
   x.opt(a.inventory, [](Hasher& y, const backend::InventorySnapshot& v) { add(y, v); }).b(a.inventory_with_failed_pods);
   x.opt(a.plan, [](Hasher& y, const backend::PlanOutcome& p) { add(y, p); }).b(a.plan_with_failed_pods);

@@ -28,8 +28,9 @@ namespace {
 /// building and move-assigning a whole ActorState cost more than the rest of a world reset (docs/DESIGN.md §2:
 /// the reset costs what the previous execution wrote).
 void reset_actor(ActorState& a, const ActorSpec& spec) {
-  static_assert(sizeof(ActorState) == 2200, "ActorState changed: reset the new field in reset_actor");
+  static_assert(sizeof(ActorState) == 2232, "ActorState changed: reset the new field in reset_actor");
   a.name.assign(spec.name);
+  a.owner.assign(spec.identity());
   a.id_counter = 0;
   a.reserves = 0;
   a.releases = 0;

@@ -61,6 +61,8 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"inventory_unknown_node.json", "cross-reference: an inventory scope must name nodes in /nodes"},
     {"plan_from_unknown.json", "cross-reference: plan_from must name an actor in /actors"},
     {"bind_claim_actor_unknown.json", "cross-reference: a bind's claim must name an actor in /actors"},
+    {"owner_names_actor_of_other_identity.json",
+     "cross-reference: an owner identity that is an actor's name must be that actor's identity"},
     {"expect_audit_count_below.json", "at_least <= at_most compares two values of one object; JSON Schema cannot"},
     {"plan_from_self.json", "cross-reference: plan_from must not name the actor it is in"},
     {"order_unknown_actor.json", "cross-reference: an order label must name an actor in /actors"},

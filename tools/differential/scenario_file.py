@@ -43,6 +43,8 @@ class Scenario:
     claims: list[dict[str, Any]] = field(default_factory=list)  # top-level `claims`: leftover claims at the start
     # backend/scenario/conditional_ops.h: each write-behind's background actor -> (its issuer, the op's index)
     behind: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # docs/DESIGN.md §4 "Owner identity": each actor's owner identity (its `owner`, else its name)
+    owners: dict[str, str] = field(default_factory=dict)
 
 
 def load(path: str) -> Scenario:
@@ -73,6 +75,8 @@ def load(path: str) -> Scenario:
     sc.shared_map, sc.cluster_policy = doc.get('shared_map'), doc.get('cluster_policy')
     sc.claims = list(doc.get('claims', []))
     sc.behind = behind
+    sc.owners = {a['name']: a.get('owner', a['name']) for a in doc['actors']}
+    sc.owners.update({name: name for name in behind})
     return sc
 
 

@@ -43,8 +43,8 @@ def _fmt_arg(v: Any) -> str:
 
 
 class Actor:
-    def __init__(self, name: str, ops: list) -> None:
-        self.name, self.ops = name, ops
+    def __init__(self, name: str, ops: list, owner: str) -> None:
+        self.name, self.ops, self.owner = name, ops, owner
         self.outcomes: list[str | None] = [None] * len(ops)
         self.op_index = 0
         self.reserves = self.releases = self.recovers = 0
@@ -115,7 +115,7 @@ class Execution:
         self.b._lock = SimLock(self.ctx)
         self.b._ids = PerActorIds(self.ctx)
         self.apply_start_state()
-        self.actors = {n: Actor(n, ops) for n, ops in sc.actors}
+        self.actors = {n: Actor(n, ops, sc.owners[n]) for n, ops in sc.actors}
         recovered = {op.get('flow') for _, ops in sc.actors for op in ops
                      if op.kind == 'recover' and op.get('wait', op.get('lease_seconds') is None)}  # only a waiting one
         self.life = {n: SimLock(self.ctx) for n in sc.names if n in recovered}
@@ -241,7 +241,7 @@ class Execution:
         out = []
         for r in specs:
             gib = r.get('minimum_usable_memory_gib')
-            out.append(self.mb.WorkloadRequest(r['workload'], a.name, _SHARING[r.get('sharing', 'exclusive')],
+            out.append(self.mb.WorkloadRequest(r['workload'], a.owner, _SHARING[r.get('sharing', 'exclusive')],
                                                int(r.get('devices', 1)), None if gib is None else int(gib * _GIB)))
         return out
 
@@ -260,7 +260,9 @@ class Execution:
     def reserve(self, a: Actor, plan: Any) -> str:
         a.reserves += 1
         try:
-            obs = self.b.reserve(plan, f'{a.name}:op{a.reserves}', plan.generation)
+            # Under a shared owner identity the actor's name follows the owner (the port's ScriptRunner::reserve).
+            op_id = f'{a.name}:op{a.reserves}' if a.owner == a.name else f'{a.owner}:{a.name}.op{a.reserves}'
+            obs = self.b.reserve(plan, op_id, plan.generation)
         except self.mb.OwnershipConflict:
             return 'conflict'
         if a.dropped:
@@ -517,9 +519,12 @@ class Execution:
             self.ctx.note(f'lease={"unexpired" if idle < lease else "expired"} idle={idle:g}s')
             if idle < lease:
                 return 'unexpired'  # the sweeper believes the flow alive: it reads and writes nothing
-        # The port's claims_of (no upstream counterpart): a locked read of the claims that flow owns.
+        # The port's claims_of (no upstream counterpart): a locked read of the claims the flow's identity owns.
+        identity = self.actors[flow].owner
         with self.b._lock:
-            claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == flow]
+            claims = [(c.claim_id, c.generation) for c in self.b._claims.values() if c.owner == identity]
+        if a.owner == identity:  # a replica of the flow leaves out the claims it holds itself (op_recover.cpp)
+            claims = [c for c in claims if c[0] not in {held for held, _ in a.held}]
         out = 'released' if claims else 'none'
         for claim_id, generation in claims:
             self.call(a, 'release', f'recover={flow} claim={claim_id}')
