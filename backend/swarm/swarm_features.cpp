@@ -36,7 +36,9 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {leased_sweeper, "leased-sweeper"},
                                                 {operand_pause, "operand-pause"},
                                                 {hidden_devices, "hidden-devices"},
-                                                {claimed_binds, "claimed-binds"}};
+                                                {claimed_binds, "claimed-binds"},
+                                                {bind_behind, "bind-behind"},
+                                                {shared_owner, "shared-owner"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

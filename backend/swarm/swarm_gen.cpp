@@ -275,8 +275,12 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   Gen g11(
       sim::execution_seed(seed, 10));  // the eleventh stream (SwarmFeatures::claimed_binds): the feature, its claims
   f.claimed_binds = f.binds && g11.chance(1, 2);
+  Gen g12(sim::execution_seed(seed, 11));  // the twelfth stream (SwarmFeatures::bind_behind): the feature, its ops
+  f.bind_behind = f.binds && g12.chance(1, 2);
+  Gen g13(sim::execution_seed(seed, 12));  // the thirteenth stream (SwarmFeatures::shared_owner): the feature
+  f.shared_owner = g13.chance(1, 8);
   bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
-  bool hidden_written = false, claimed_written = false;
+  bool hidden_written = false, claimed_written = false, behind_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -318,6 +322,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
         s = swarm_draw::with_admission_reject(std::move(s), list, c, g6.range(1, 2));
         reject_written = true;
       }
+      for (Json& op : s)  // from the twelfth stream, on the pods' binds and unbinds only
+        if (f.bind_behind && (op["op"] == "bind_workload" || op["op"] == "unbind_workload") && g12.chance(1, 2)) {
+          op["behind"] = true;
+          behind_written = true;
+        }
     }
     if (r == "operator") s = operator_ops;
     if (r == "operator" && f.operand_pause) {  // appended, from the ninth stream: the draws before it keep their values
@@ -352,6 +361,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     if (r == "ctl") s = Json::array({{{"op", "recover"}, {"flow", faulty}}});
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
+  // flowB a replica of flowA (the thirteenth stream decided it): `owner` between the name and the script, as a file
+  // is written back (scenario_json.cpp).
+  f.shared_owner = f.shared_owner && flows.size() >= 2;
+  if (f.shared_owner)
+    list[1] = Json{{"name", list[1]["name"]}, {"owner", list[0]["name"]}, {"script", list[1]["script"]}};
   // Last, so that every other actor keeps its place; from the seventh stream, so the draws before it keep their values.
   if (f.sweeper) {
     Json sweep = {{"op", "recover"}, {"flow", "flow" + g7.pick(flows)}, {"wait", false}};
@@ -369,6 +383,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.operand_pause = pause_written;
   f.hidden_devices = hidden_written;
   f.claimed_binds = claimed_written;
+  f.bind_behind = behind_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

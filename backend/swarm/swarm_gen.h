@@ -89,6 +89,14 @@ struct SwarmFeatures {
   /// only while that claim lives. Drawn with probability 1/2 from an eleventh stream of the seed, which also picks the
   /// claims; set only when the scenario has such a bind.
   bool claimed_binds = false;
+  /// With `binds`: each of the kubelet's binds and unbinds is a write-behind (`behind`, docs/DESIGN.md §4 "Op
+  /// modifiers") half the time: its write lands later, from a background actor, while the kubelet goes on. Drawn with
+  /// probability 1/2 from a twelfth stream of the seed, which also picks the ops; set only when the scenario has one.
+  bool bind_behind = false;
+  /// With two flows or more: the second flow is a replica of the first, `owner: flowA` (docs/DESIGN.md §4 "Owner
+  /// identity"), so the backend sees one owner for both. Drawn with probability 1/8 from a thirteenth stream of the
+  /// seed; set only when the scenario has two flows.
+  bool shared_owner = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

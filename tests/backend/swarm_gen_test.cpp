@@ -62,10 +62,23 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
     const SwarmFeatures features = swarm_features(seed);
     const bool sweeper = features.sweeper;
     REQUIRE((sweeper || !features.leased_sweeper));
-    REQUIRE(sc.actors.size() >= (sweeper ? 3u : 2u));
-    REQUIRE(sc.actors.size() <= (sweeper ? 5u : 4u));
+    // The file's own actors: the write-behinds' background actors come after them (conditional_ops.h).
+    std::vector<const ActorSpec*> own;
+    bool behind = false;
+    for (const ActorSpec& a : sc.actors) {
+      if (!a.behind_of) own.push_back(&a);
+      for (const Op& op : a.script) behind |= op.behind;
+    }
+    REQUIRE(own.size() >= (sweeper ? 3u : 2u));
+    REQUIRE(own.size() <= (sweeper ? 5u : 4u));
+    REQUIRE(behind == features.bind_behind);
+    REQUIRE(sc.actors.size() > 1);
+    // A replica: flowB acts as flowA; no other actor has an identity of its own.
+    for (size_t i = 0; i < sc.actors.size(); ++i)
+      REQUIRE(sc.actors[i].identity() == (features.shared_owner && i == 1 ? "flowA" : sc.actors[i].name));
+    if (features.shared_owner) REQUIRE(sc.actors[1].name == "flowB");
     if (sweeper) {
-      const ActorSpec& last = sc.actors.back();
+      const ActorSpec& last = *own.back();
       REQUIRE(last.name == "sweeper");
       REQUIRE(last.script.size() == 1);
       REQUIRE(last.script[0].kind == OpKind::Recover);
@@ -114,7 +127,9 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "leased-sweeper",
                         "operand-pause",
                         "hidden-devices",
-                        "claimed-binds"}) {
+                        "claimed-binds",
+                        "bind-behind",
+                        "shared-owner"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

@@ -11,11 +11,14 @@
 //   sweep-random.checkpoint.json  sweep tests/cli/checkpoints/claim.json --no-corpus --strategy random -n 40000
 //                                 --seed 7 --jobs 2 --checkpoint F, SIGINT after 0.2 s: units 0-7 done, unit 8
 //                                 paused at an execution index
-//   swarm.checkpoint.json         swarm --seed 4 --scenarios 4 --per-scenario 30 --mutant client-side-claim
+//   swarm.checkpoint.json         swarm --seed 7 --scenarios 4 --per-scenario 30 --mutant client-side-claim
 //                                 --out DIR --checkpoint F: two findings, with their files' text (written again
 //                                 after git 395cd4d, when the generator's release-listing feature changed one of
 //                                 the four scenarios it stores, and again when its sweeper feature did: a
-//                                 checkpoint holds results, not what made them)
+//                                 checkpoint holds results, not what made them; seed 7 since the shared-owner
+//                                 feature, which made seed 4's four scenarios find F2 before the mutant)
+//   swarm-before-unjudged.checkpoint.json  swarm.checkpoint.json without the summary's "unjudged" counts, as a
+//                                 summary was written before they existed
 //   selfcheck.checkpoint.json     selfcheck --seed 5 --scenarios 4 --per-scenario 10 --checkpoint F (written again
 //                                 with the sweeper feature, as swarm.checkpoint.json)
 //   sweep-states.checkpoint.json  (written later, at git 0f8e793) sweep tests/cli/checkpoints/retry.json --no-corpus
@@ -119,7 +122,7 @@ TEST_CASE("checkpoints: a state-caching sweep keeps its finished units and runs 
 
 TEST_CASE("checkpoints: a swarm extends a run an earlier version checkpointed", "[checkpoint]") {
   TempDir dir, straight, resumed;
-  const std::string args = "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim ";
+  const std::string args = "swarm --seed 7 --scenarios 6 --per-scenario 30 --mutant client-side-claim ";
   const auto a = allocsim(args + "--out " + straight.path.string());
   INFO(a.text);
   REQUIRE(a.code == 1);  // the mutant's findings
@@ -137,7 +140,7 @@ TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, 
   // that kept them checked them (docs/SWARM.md, "Checkpoint and resume"): exit 2 naming /files/I/..., nothing written.
   TempDir dir;
   const nlohmann::json original = read_json(copy_fixture(dir, "swarm.checkpoint.json"));
-  REQUIRE(original["files"].size() == 1);
+  REQUIRE(original["files"].size() == 2);  // files[0]: the mutant's own single-ownership finding
   using Edit = std::function<void(nlohmann::json & files)>;
   const auto trace_edit = [](const std::function<void(nlohmann::json&)>& f) {
     return [f](nlohmann::json& files) {
@@ -168,7 +171,7 @@ TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, 
          files[0]["scenario"] = sc.dump(2) + "\n";
        },
        "/files/0/scenario: the finding's scenario is another finding's (at /name): it is named "
-       "\"single-ownership-00000000\", and the summary's finding is \"single-ownership-7cf4c4ca\""},
+       "\"single-ownership-00000000\", and the summary's finding is \"single-ownership-7f08c811\""},
       {[](nlohmann::json& files) {
          nlohmann::json sc = nlohmann::json::parse(files[0]["scenario"].get<std::string>());
          sc["description"] = "edited";
@@ -188,7 +191,7 @@ TEST_CASE("checkpoints: a swarm checkpoint's finding files are results: edited, 
     const std::string path = dir / "tampered.json";
     std::ofstream(path, std::ios::binary) << tampered.dump(1);
     TempDir out;
-    const auto r = allocsim("swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
+    const auto r = allocsim("swarm --seed 7 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
                             path + " --out " + (out / "new"));
     INFO(r.text);
     CHECK(r.code == 2);
@@ -283,7 +286,7 @@ TEST_CASE("checkpoints: a swarm resumed from a checkpoint without unjudged count
   // Written before summaries counted the scenarios a check was left unjudged in: its 4 scenarios' counts are
   // unknown, so the run does not print counts that would miss them.
   TempDir dir, out;
-  const auto r = allocsim("swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
+  const auto r = allocsim("swarm --seed 7 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume " +
                           copy_fixture(dir, "swarm-before-unjudged.checkpoint.json") + " --out " + out.path.string());
   INFO(r.text);
   CHECK(r.code == 1);
@@ -314,7 +317,7 @@ TEST_CASE("checkpoints: each campaign refuses another campaign's checkpoint, nam
     std::string command, fixture, schema;
   };
   const std::string sweep = "sweep " + kDir + "claim.json --no-corpus --resume ";
-  const std::string swarm = "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume ";
+  const std::string swarm = "swarm --seed 7 --scenarios 6 --per-scenario 30 --mutant client-side-claim --resume ";
   const std::string selfcheck = "selfcheck --seed 5 --scenarios 6 --per-scenario 10 --resume ";
   for (const Case& c :
        {Case{sweep, "swarm.checkpoint.json", "sweep"}, Case{sweep, "selfcheck.checkpoint.json", "sweep"},
@@ -390,7 +393,7 @@ TEST_CASE("checkpoints: another version's checkpoint is refused at /tool_version
   for (const auto& [fixture, args] : std::vector<std::pair<std::string, std::string>>{
            {"sweep-random.checkpoint.json",
             "sweep " + kDir + "claim.json --no-corpus --strategy random -n 40000 --seed 7"},
-           {"swarm.checkpoint.json", "swarm --seed 4 --scenarios 6 --per-scenario 30 --mutant client-side-claim"},
+           {"swarm.checkpoint.json", "swarm --seed 7 --scenarios 6 --per-scenario 30 --mutant client-side-claim"},
            {"selfcheck.checkpoint.json", "selfcheck --seed 5 --scenarios 6 --per-scenario 10"}}) {
     TempDir dir;
     auto doc = read_json(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kDir + fixture);
