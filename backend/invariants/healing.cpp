@@ -31,10 +31,12 @@ const ActorState* actor_named(const WorldState& w, std::string_view name) {
   return nullptr;
 }
 
-/// The actor that made claim `cl` (minted_by), else (a start-state claim) the actor named as its owner, if any.
+/// The actor that made claim `cl` (minted_by), else (a start-state claim) the actor named as its owner, if that is
+/// its identity too.
 const ActorState* maker_of(const WorldState& w, const Claim& cl) {
   if (const auto i = minted_by(w.actors(), cl.owner, cl.claim_id)) return &w.actors()[*i];
-  return actor_named(w, cl.owner);
+  const ActorState* named = actor_named(w, cl.owner);
+  return named && named->owner == cl.owner ? named : nullptr;
 }
 
 bool holds(const ActorState& a, std::string_view claim_id) {

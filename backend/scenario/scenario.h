@@ -9,9 +9,9 @@
 //
 // Fault injection (`faults`, FaultSpec below) and recovery (`recover`, ALLOC-033): a `recover` op names
 // another actor (`flow`); it first waits until that actor has ended (finished or crashed), as a restarted
-// controller starts after the old one died, then reads back the backend's claims whose owner is that flow
-// (MemoryBackend::claims_of) and releases each, oldest first, by its claim id and generation, with
-// operation id `<actor>:recover<k>`. Outcomes: `released` (every claim found released), `none` (nothing
+// controller starts after the old one died, then reads back the backend's claims whose owner is that flow's
+// identity (MemoryBackend::claims_of; ActorSpec::identity, less the claims the recovering actor holds) and releases
+// each, oldest first, by its claim id and generation, with operation id `<actor>:recover<k>`. Outcomes: `released` (every claim found released), `none` (nothing
 // found: nothing written), `pending_recovery` / `stale` (some release said so), or a fault's word.
 #pragma once
 
@@ -41,7 +41,7 @@ class ScenarioError : public support::InputError {
   explicit ScenarioError(const support::InputError& e) : InputError(e) {}
 };
 
-/// One workload request of a plan/reserve op. The actor's name is its flow id.
+/// One workload request of a plan/reserve op. The actor's identity (ActorSpec::identity) is its flow id.
 struct RequestSpec {
   std::string workload;
   int devices = 1;                                   // >= 1

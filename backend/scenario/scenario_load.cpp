@@ -90,6 +90,7 @@ class Checker : public ScenarioReader {
     if (const Json* v = find(doc, "cluster_policy")) read_cluster_policy(*this, *v, s.start);
     actors_section(require(doc, "", "actors"), "/actors", s);
     if (const Json* v = find(doc, "claims")) read_start_claims(*this, *v, s.start);
+    stamps_of_identities(s);
     if (const Json* v = find(doc, "invariants")) s.invariants = invariants_section(*v, "/invariants");
     if (const Json* v = find(doc, "faults")) s.faults = read_faults_section(*this, *v, "/faults", s);
     if (const Json* v = find(doc, "expect")) s.expect = expect_section(*v, "/expect", s);
@@ -205,7 +206,6 @@ class Checker : public ScenarioReader {
       names.push_back(actor.name);
       s.actors.push_back(std::move(actor));
     }
-    owner_identities(s.actors, ptr);
     // plan_from and recover's flow may name an actor defined later in the file, so they are resolved once
     // all are known.
     for (const ActorSpec& actor : s.actors)
@@ -214,18 +214,39 @@ class Checker : public ScenarioReader {
     // The write-behind ops' background actors, after the file's own (conditional_ops.h): the sections read below
     // (expect, faults, order) may name them.
     add_behind_actors(s);
+    owner_identities(s.actors, ptr);
     if (s.actors.size() > kMaxActors)
       fail(ptr, fmt::format("{} actors and {} write-behind ops make {} actors, more than {}", v.size(),
                             s.actors.size() - v.size(), s.actors.size(), kMaxActors));
   }
 
+  /// A start state's stamp or claim owner that is an actor's name must be that actor's identity (docs/DESIGN.md §4
+  /// "Owner identity"): a `recover` of the actor reads back its identity's claims, so it could never reach them.
+  void stamps_of_identities(const Scenario& s) const {
+    const auto check = [&](const std::string& owner, const std::string& ptr) {
+      for (const ActorSpec& a : s.actors)
+        if (a.name == owner && a.identity() != owner)
+          fail(ptr, fmt::format("owner {} is actor {}'s name, but that actor acts as {}: no recover of it would "
+                                "reach this; name {}",
+                                quote(owner), quote(owner), quote(a.identity()), quote(a.identity())));
+    };
+    for (size_t i = 0; i < s.nodes.size(); ++i)
+      if (s.nodes[i].owner) check(*s.nodes[i].owner, child(child("/nodes", i), "owner"));
+    for (size_t i = 0; i < s.start.claims.size(); ++i)
+      check(s.start.claims[i].owner, child(child("/claims", i), "owner"));
+  }
+
   /// An owner identity that is another actor's name must be that actor's identity too (docs/DESIGN.md §4 "Owner
-  /// identity"): else the name would stand for two identities.
+  /// identity"): else the name would stand for two identities. A write-behind's background actor (listed after the
+  /// file's actors, which keep their indices) acts as itself for its issuer, so no identity may be its name.
   void owner_identities(const std::vector<ActorSpec>& actors, const std::string& ptr) const {
     for (size_t i = 0; i < actors.size(); ++i) {
       if (!actors[i].owner) continue;
       for (const ActorSpec& other : actors)
-        if (other.name == *actors[i].owner && other.identity() != other.name)
+        if (other.name == *actors[i].owner && other.behind_of)
+          fail(child(child(ptr, i), "owner"),
+               fmt::format("owner identity {} is the name of a write-behind's background actor", quote(other.name)));
+        else if (other.name == *actors[i].owner && other.identity() != other.name)
           fail(child(child(ptr, i), "owner"),
                fmt::format("owner identity {} is actor {}'s name, but that actor acts as {}; name {} (the same "
                            "identity) or another identity",

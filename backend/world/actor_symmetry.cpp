@@ -148,10 +148,16 @@ ActorSymmetry find_interchangeable(const Scenario& sc) {
     if (sc.actors[i].behind_of) rule_out(i, "it runs another actor's write-behind (rule 4)");
     // Its identity is in its reserves' operation ids and the owner stamps, where a renaming would not reach it.
     if (sc.actors[i].owner) rule_out(i, "it has an owner identity of its own (rule 4)");
-    for (size_t j = 0; j < n; ++j)
-      if (j != i && sc.actors[j].identity() == sc.actors[i].name)
-        rule_out(i, fmt::format("{} shares its owner identity (rule 4)", sc.actors[j].name));
   }
+  // An own name inside an identity ("flowA" in "flowA-replica", or flowA itself) would be renamed in the stamps and
+  // operation ids that carry the identity, which no renaming of the file maps back.
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (sc.actors[j].owner)
+        for (const std::string& name : own[i])
+          if (occurs(*sc.actors[j].owner, name))
+            rule_out(i, fmt::format("\"{}\" occurs in {}'s owner identity {} (rule 4)", name, sc.actors[j].name,
+                                    *sc.actors[j].owner));
   // A reserved own name rules out its actor alone: such a word occurs in every script's keys and values ("plan",
   // "false"), and must not make the other actors look named.
   for (size_t i = 0; i < n; ++i)

@@ -11,7 +11,10 @@ std::optional<size_t> minted_by(const std::vector<ActorState>& actors, std::stri
   const std::string_view rest = claim_id.substr(kPrefix.size());
   for (size_t i = 0; i < actors.size(); ++i) {
     const ActorState& a = actors[i];
-    if (a.owner != owner || rest.size() <= a.name.size() + 1 || !rest.starts_with(a.name) || rest[a.name.size()] != '-')
+    // An actor that has not reserved minted nothing: the loader lets a start claim take the shape of the ids an actor
+    // that takes no step would mint (ids-never-minted).
+    if (a.owner != owner || a.reserves == 0 || rest.size() <= a.name.size() + 1 || !rest.starts_with(a.name) ||
+        rest[a.name.size()] != '-')
       continue;
     // The rest is the counter: "claim-flow-1-3" is flow-1's, not flow's.
     const std::string_view k = rest.substr(a.name.size() + 1);

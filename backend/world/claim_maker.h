@@ -14,8 +14,8 @@
 
 namespace allocsim::harness {
 
-/// The index in `actors` of the actor of owner identity `owner` whose name claim id `claim_id` carries; nullopt for
-/// an id no such actor minted (a start-state claim's).
+/// The index in `actors` of the actor of owner identity `owner` whose name claim id `claim_id` carries and that has
+/// reserved; nullopt for an id no such actor minted (a start-state claim's).
 std::optional<size_t> minted_by(const std::vector<ActorState>& actors, std::string_view owner,
                                 std::string_view claim_id);
 

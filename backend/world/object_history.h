@@ -5,7 +5,8 @@
 // the shared mig-parted map; the ClusterPolicy pointer. A version is made by a write that changes the object:
 // an entry of the backend's audit log (upstream's `_record`, one row of history_rules() per kind) or a foreign
 // write (backend/ops/op_foreign.cpp: another controller). The writer of a version is its principal: the flow on
-// whose behalf the backend wrote (the actor named in the operation id, or for `recover` the flow it recovers),
+// whose behalf the backend wrote (the actor named in the operation id, or for `recover` the flow it recovers: under
+// a shared owner identity, the replica that made the released claim, backend/world/claim_maker.h),
 // or the foreign actor. The map and the pointer are shared by every flow by design (the pointer names the map
 // while any entry exists), so the backend's writes of them have one principal, the adapter. The start state is
 // version 0, written by no principal.

@@ -1,6 +1,8 @@
 // Owner identity (docs/DESIGN.md §4 "Owner identity"): the `owner` actor key, replicas' operation ids, stamps and
 // plans under one identity, a recover that reads back by identity, and the invariants that judge an identity.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -160,8 +162,38 @@ TEST_CASE("owner identity: symmetry leaves out the replicas and the actor whose 
                                      "sym.json");
   const ActorSymmetry s = find_interchangeable(sc);
   CHECK(s.classes.empty());
-  CHECK(s.unpaired == std::vector<std::string>{"ctl: standby shares its owner identity (rule 4)",
+  CHECK(s.unpaired == std::vector<std::string>{"ctl: \"ctl\" occurs in standby's owner identity ctl (rule 4)",
                                                "standby: it has an owner identity of its own (rule 4)"});
+  // An own name inside an identity rules its actor out too: flowA and flowB alone would be interchangeable.
+  const Scenario inside = parse_scenario(two_nodes(R"({ "name": "flowA", "script": [ )" + reserve("wa") + R"( ] },
+      { "name": "flowB", "script": [ )" + reserve("wb") +
+                                                   R"( ] },
+      { "name": "other", "owner": "flowA-replica", "script": [] })"),
+                                         "inside.json");
+  const ActorSymmetry t = find_interchangeable(inside);
+  CHECK(t.classes.empty());
+  REQUIRE_FALSE(t.unpaired.empty());
+  CHECK(t.unpaired.front() == "flowA: \"flowA\" occurs in other's owner identity flowA-replica (rule 4)");
+}
+
+TEST_CASE("owner identity: a recovery's writes are the replica's that made the claim (no false lost update)",
+          "[owner]") {
+  // flowB, a replica of flowA, carves n1 for its MIG sharer; a sweeper recovers flowA, whose identity owns flowB's
+  // claim, and restores n1's config. The restore replaces the version flowB wrote and saw: credited to flowA, which
+  // never saw it, no-lost-update would fire.
+  const ShapedRun r(R"({ "schema": "allocsim/scenario/v1", "name": "shaped", "backend": { "authority": "managed-mig" },
+    "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 1, "memory_gib": 80 } ],
+    "actors": [ { "name": "flowA", "script": [] },
+      { "name": "flowB", "owner": "flowA", "script": [ { "op": "reserve", "requests": [
+          { "workload": "wb", "sharing": "isolated_mig", "minimum_usable_memory_gib": 10 } ] } ] },
+      { "name": "sweeper", "script": [ { "op": "recover", "flow": "flowA", "wait": false } ] } ],
+    "invariants": [ "no-lost-update" ] })");
+  CHECK(r.outcomes(1) == std::vector<std::string>{"claimed"});
+  CHECK(r.outcomes(2) == std::vector<std::string>{"released"});
+  std::vector<std::string> kinds;
+  for (const auto& m : r.world->backend().state().audit) kinds.push_back(m.op_id + " " + m.kind);
+  CHECK(std::find(kinds.begin(), kinds.end(), "sweeper:recover1 restore-geometry") != kinds.end());
+  CHECK_FALSE(r.result.violation.has_value());
 }
 
 }  // namespace owner_identity_test
