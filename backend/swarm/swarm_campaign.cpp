@@ -367,7 +367,7 @@ std::vector<std::string> swarm_feature_universe() {
   all.foreign_writes = all.read_faults = all.geometry_faults = all.barrier_faults = all.recover = true;
   all.start_state = all.conditional = all.clock = all.flow_clock = all.leftover_claim = all.partial_apply = true;
   all.release_listing = all.admission_reject = all.sweeper = all.leased_sweeper = all.operand_pause =
-      all.hidden_devices = all.claimed_binds = all.bind_behind = all.shared_owner = true;
+      all.hidden_devices = all.claimed_binds = all.bind_behind = all.shared_owner = all.bind_resource = true;
   all.sharing = {backend::kSharingExclusive, backend::kSharingIsolatedMig, backend::kSharingCooperative,
                  backend::kSharingAccountingOnly};
   return swarm_feature_words(all);

@@ -38,7 +38,8 @@ std::vector<std::string> SwarmFeatures::names() const {
                                                 {hidden_devices, "hidden-devices"},
                                                 {claimed_binds, "claimed-binds"},
                                                 {bind_behind, "bind-behind"},
-                                                {shared_owner, "shared-owner"}};
+                                                {shared_owner, "shared-owner"},
+                                                {bind_resource, "bind-resource"}};
   for (const auto& [on, name] : flags)
     if (on) out.emplace_back(name);
   return out;

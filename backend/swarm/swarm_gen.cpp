@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backend/model/contract.h"
+#include "backend/model/mig_geometry.h"
 #include "backend/swarm/swarm_draw.h"
 #include "backend/world/admission_faults.h"
 #include "sim/prng.h"
@@ -252,6 +253,17 @@ Json leftover_claim(Cluster& c) {
           {"assignments", {{"pod-flowX", std::move(devices)}}}};
 }
 
+/// The extended resource a kubelet's pod on node `node` of `nodes` asks (SwarmFeatures::bind_resource): on a product
+/// with a MIG table, half the time its smallest slice, else whole cards.
+std::string pod_resource(Gen& g, const Json& nodes, const std::string& node) {
+  for (const Json& n : nodes)
+    if (n["name"] == node)
+      if (const backend::MigFamily* family = backend::find_family(n["product"].get<std::string>());
+          family && !family->profiles.empty() && g.chance(1, 2))
+        return "nvidia.com/mig-" + family->profiles.front().name;
+  return "nvidia.com/gpu";
+}
+
 /// The scenario of `seed`; `f` gets its features as the file has them (one needing what the file lacks is off).
 Json generate(uint64_t seed, SwarmFeatures& f) {
   Gen g(seed), g2 = second_stream(seed);
@@ -279,8 +291,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.bind_behind = f.binds && g12.chance(1, 2);
   Gen g13(sim::execution_seed(seed, 12));  // the thirteenth stream (SwarmFeatures::shared_owner): the feature
   f.shared_owner = g13.chance(1, 8);
+  Gen g14(
+      sim::execution_seed(seed, 13));  // the fourteenth stream (SwarmFeatures::bind_resource): the feature, its pods
+  f.bind_resource = f.binds && g14.chance(1, 2);
   bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
-  bool hidden_written = false, claimed_written = false, behind_written = false;
+  bool hidden_written = false, claimed_written = false, behind_written = false, resource_written = false;
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -322,6 +337,11 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
         s = swarm_draw::with_admission_reject(std::move(s), list, c, g6.range(1, 2));
         reject_written = true;
       }
+      for (Json& op : s)  // from the fourteenth stream, on the pods' binds only
+        if (f.bind_resource && op["op"] == "bind_workload" && g14.chance(1, 2)) {
+          op["resource"] = pod_resource(g14, nodes, op["node"].get<std::string>());
+          resource_written = true;
+        }
       for (Json& op : s)  // from the twelfth stream, on the pods' binds and unbinds only
         if (f.bind_behind && (op["op"] == "bind_workload" || op["op"] == "unbind_workload") && g12.chance(1, 2)) {
           op["behind"] = true;
@@ -384,6 +404,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   f.hidden_devices = hidden_written;
   f.claimed_binds = claimed_written;
   f.bind_behind = behind_written;
+  f.bind_resource = resource_written;
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},

@@ -97,6 +97,13 @@ struct SwarmFeatures {
   /// identity"), so the backend sees one owner for both. Drawn with probability 1/8 from a thirteenth stream of the
   /// seed; set only when the scenario has two flows.
   bool shared_owner = false;
+  /// With `binds`: each of the kubelet's pods asks an extended resource (`resource`, docs/DESIGN.md §4 "A pod's
+  /// resource and its claim") half the time: on a node whose product has a MIG table, half of those the smallest MIG
+  /// slice (`nvidia.com/mig-<profile>`), else whole cards (`nvidia.com/gpu`), so the kubelet checks the pod against
+  /// what the node's device plugin advertises (a carved node advertises slices, not cards). Drawn with probability
+  /// 1/2 from a fourteenth stream of the seed, which also picks the pods and resources; set only when the scenario has
+  /// such a bind.
+  bool bind_resource = false;
   /// The enabled features' names, in declaration order (e.g. "mig", "sharing=exclusive+cooperative").
   std::vector<std::string> names() const;
 };

@@ -129,7 +129,8 @@ TEST_CASE("swarm generator: every seed's scenario loads and reads back to the sa
                         "hidden-devices",
                         "claimed-binds",
                         "bind-behind",
-                        "shared-owner"}) {
+                        "shared-owner",
+                        "bind-resource"}) {
     INFO(f);
     REQUIRE(feature_counts[f] > 0);
     REQUIRE(feature_counts[f] < n);

@@ -88,7 +88,7 @@ TEST_CASE("swarm: summary.json's coverage counts the generator features drawn", 
                                   "second-reserve": 2, "binds": 4, "foreign-writes": 2, "read-faults": 2,
                                   "geometry-faults": 2, "barrier-faults": 3, "recover": 3, "conditional": 2,
                                   "clock": 1, "flow-clock": 1, "release-listing": 1, "admission-reject": 1,
-                                  "sweeper": 1, "bind-behind": 1, "shared-owner": 2},
+                                  "sweeper": 1, "bind-behind": 1, "shared-owner": 2, "bind-resource": 1},
                         "never": ["start-state", "leftover-claim", "partial-apply", "leased-sweeper",
                                   "operand-pause", "hidden-devices", "claimed-binds"]})"));
   CHECK(names(c.at("faults"), "reached") == Names{"crash", "raise", "stale_reads", "partial_reads", "reject_binds"});
