@@ -5,7 +5,7 @@
 //
 // Contract: every draw goes through Gen (sim::Prng), so a seed gives the same bytes on every machine; a function
 // given a Gen draws from it in a fixed order, so adding a draw anywhere changes every later draw of that stream (a
-// new feature draws from a stream of its own instead: swarm_gen.h, SwarmFeatures).
+// new feature draws from a stream of its own instead: kLateFeatures in swarm_gen.cpp).
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 
 #include "backend/model/contract.h"
 #include "backend/model/mig_geometry.h"
@@ -72,14 +74,62 @@ SwarmFeatures draw_features(Gen& g) {
   return f;
 }
 
-/// The second stream (SwarmFeatures::flow_clock): its own Prng, so the first stream's draws are unchanged.
-Gen second_stream(uint64_t seed) { return Gen(sim::execution_seed(seed, 1)); }
+/// A feature added after the first stream's: drawn from a PRNG stream of its own, sim::execution_seed(seed, stream),
+/// which also makes the feature's later draws (its node, its ops, its seconds). A scenario that does not draw a
+/// feature keeps the bytes it had before the feature existed, and no feature's draws move another's. Rows in stream
+/// order; a new feature is a row here with the next stream, its flag in SwarmFeatures (swarm_gen.h) and its name in
+/// swarm_features.cpp.
+struct LateFeature {
+  uint64_t stream;
+  bool SwarmFeatures::*flag;
+  bool SwarmFeatures::*needs;  // a feature it needs (nullptr: none); without it the stream draws nothing here
+  uint64_t num, den;           // its odds
+  /// Named among the features only when the file has what it writes (the generator marks it in `written`).
+  bool only_if_written;
+};
+constexpr LateFeature kLateFeatures[] = {
+    {1, &SwarmFeatures::flow_clock, &SwarmFeatures::mig, 1, 2, false},
+    {2, &SwarmFeatures::leftover_claim, &SwarmFeatures::start_state, 1, 2, false},
+    {3, &SwarmFeatures::partial_apply, &SwarmFeatures::geometry_faults, 1, 2, true},
+    {4, &SwarmFeatures::release_listing, &SwarmFeatures::read_faults, 1, 2, true},
+    {5, &SwarmFeatures::admission_reject, &SwarmFeatures::binds, 1, 2, true},
+    {6, &SwarmFeatures::sweeper, nullptr, 1, 4, false},
+    {7, &SwarmFeatures::leased_sweeper, &SwarmFeatures::sweeper, 1, 2, false},
+    {8, &SwarmFeatures::operand_pause, &SwarmFeatures::foreign_writes, 1, 2, true},
+    {9, &SwarmFeatures::hidden_devices, &SwarmFeatures::read_faults, 1, 2, true},
+    {10, &SwarmFeatures::claimed_binds, &SwarmFeatures::binds, 1, 2, true},
+    {11, &SwarmFeatures::bind_behind, &SwarmFeatures::binds, 1, 2, true},
+    {12, &SwarmFeatures::shared_owner, nullptr, 1, 8, false},
+    {13, &SwarmFeatures::bind_resource, &SwarmFeatures::binds, 1, 2, true},
+};
 
-void draw_second_features(Gen& g2, SwarmFeatures& f) { f.flow_clock = f.mig && g2.chance(1, 2); }
+/// The late features' streams. Each feature's later draws come from its own stream, wherever the generator writes
+/// the feature (kLateFeatures).
+class LateStreams {
+ public:
+  /// Draws every late feature into `f`, each from its own stream (the first stream's features are in `f` already).
+  LateStreams(uint64_t seed, SwarmFeatures& f) {
+    streams_.reserve(std::size(kLateFeatures));
+    for (const LateFeature& row : kLateFeatures) {
+      Gen& g = streams_.emplace_back(sim::execution_seed(seed, row.stream));
+      f.*row.flag = (row.needs == nullptr || f.*row.needs) && g.chance(row.num, row.den);
+    }
+  }
+  /// The stream of the late feature `flag`.
+  Gen& of(bool SwarmFeatures::*flag) {
+    for (size_t i = 0; i < std::size(kLateFeatures); ++i)
+      if (kLateFeatures[i].flag == flag) return streams_[i];
+    std::abort();  // every caller names a row of kLateFeatures
+  }
 
-/// The third stream (SwarmFeatures::leftover_claim), likewise its own Prng.
-void draw_third_features(uint64_t seed, SwarmFeatures& f) {
-  f.leftover_claim = f.start_state && Gen(sim::execution_seed(seed, 2)).chance(1, 2);
+ private:
+  std::vector<Gen> streams_;
+};
+
+/// Keeps a late feature that writes something only where the file has what it wrote (`written` marks those).
+void keep_written(SwarmFeatures& f, const SwarmFeatures& written) {
+  for (const LateFeature& row : kLateFeatures)
+    if (row.only_if_written) f.*row.flag = written.*row.flag;
 }
 
 Json make_nodes(Gen& g, const SwarmFeatures& f, Cluster& c) {
@@ -139,7 +189,7 @@ Json make_requests(Gen& g, const SwarmFeatures& f, const Cluster& c, const std::
   return reqs;
 }
 
-/// flow_clock: the flow re-carves, so its requests are MIG slices (from the second stream, 3 times in 4).
+/// flow_clock: the flow re-carves, so its requests are MIG slices (from its stream, 3 times in 4).
 Json recarve(Gen& g2, const SwarmFeatures& f, const Cluster& c, Json reqs) {
   if (!f.flow_clock || !g2.chance(3, 4)) return reqs;
   for (auto& r : reqs) {
@@ -266,36 +316,11 @@ std::string pod_resource(Gen& g, const Json& nodes, const std::string& node) {
 
 /// The scenario of `seed`; `f` gets its features as the file has them (one needing what the file lacks is off).
 Json generate(uint64_t seed, SwarmFeatures& f) {
-  Gen g(seed), g2 = second_stream(seed);
+  Gen g(seed);
   f = draw_features(g);
-  draw_second_features(g2, f);
-  draw_third_features(seed, f);
-  Gen g4(sim::execution_seed(seed, 3));  // the fourth stream (SwarmFeatures::partial_apply): the feature, its op
-  f.partial_apply = f.geometry_faults && g4.chance(1, 2);
-  Gen g5(sim::execution_seed(seed, 4));  // the fifth stream (SwarmFeatures::release_listing): the feature, its keys
-  f.release_listing = f.read_faults && g5.chance(1, 2);
-  Gen g6(sim::execution_seed(seed, 5));  // the sixth stream (SwarmFeatures::admission_reject): the feature, its op
-  f.admission_reject = f.binds && g6.chance(1, 2);
-  Gen g7(sim::execution_seed(seed, 6));  // the seventh stream (SwarmFeatures::sweeper): the feature, its flow
-  f.sweeper = g7.chance(1, 4);
-  Gen g8(sim::execution_seed(seed, 7));  // the eighth stream (SwarmFeatures::leased_sweeper): the feature, its lease
-  f.leased_sweeper = f.sweeper && g8.chance(1, 2);
-  Gen g9(sim::execution_seed(seed, 8));  // the ninth stream (SwarmFeatures::operand_pause): the feature, its node
-  f.operand_pause = f.foreign_writes && g9.chance(1, 2);
-  Gen g10(sim::execution_seed(seed, 9));  // the tenth stream (SwarmFeatures::hidden_devices): the feature, its card
-  f.hidden_devices = f.read_faults && g10.chance(1, 2);
-  Gen g11(
-      sim::execution_seed(seed, 10));  // the eleventh stream (SwarmFeatures::claimed_binds): the feature, its claims
-  f.claimed_binds = f.binds && g11.chance(1, 2);
-  Gen g12(sim::execution_seed(seed, 11));  // the twelfth stream (SwarmFeatures::bind_behind): the feature, its ops
-  f.bind_behind = f.binds && g12.chance(1, 2);
-  Gen g13(sim::execution_seed(seed, 12));  // the thirteenth stream (SwarmFeatures::shared_owner): the feature
-  f.shared_owner = g13.chance(1, 8);
-  Gen g14(
-      sim::execution_seed(seed, 13));  // the fourteenth stream (SwarmFeatures::bind_resource): the feature, its pods
-  f.bind_resource = f.binds && g14.chance(1, 2);
-  bool partial_written = false, listing_written = false, reject_written = false, pause_written = false;
-  bool hidden_written = false, claimed_written = false, behind_written = false, resource_written = false;
+  LateStreams late(seed, f);
+  Gen& g2 = late.of(&SwarmFeatures::flow_clock);
+  SwarmFeatures written;  // the late features that wrote something into the file (keep_written)
   Cluster c;
   Json nodes = make_nodes(g, f, c);
   Json leftover = f.leftover_claim ? leftover_claim(c) : Json();
@@ -318,13 +343,13 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
   Json list = Json::array();
   std::vector<std::string> workloads = c.start_workloads;
   for (const auto& fl : flows) list.push_back({{"name", "flow" + fl}, {"script", flow_script(g, g2, f, c, fl, flows)}});
-  for (Json& flow :
-       list)  // from the eleventh stream, on the flows' own pods only: the draws before it keep their values
+  for (Json& flow : list)  // on the flows' own pods only
     for (Json& op : flow["script"])
       if (f.claimed_binds && op["op"] == "bind_workload") {
         op.erase("units");
-        op["claim"] = flows.size() > 1 && g11.chance(1, 4) ? Json("flow" + g11.pick(flows)) : flow["name"];
-        claimed_written = true;
+        Gen& claims = late.of(&SwarmFeatures::claimed_binds);
+        op["claim"] = flows.size() > 1 && claims.chance(1, 4) ? Json("flow" + claims.pick(flows)) : flow["name"];
+        written.claimed_binds = true;
       }
   // The operator's script first: a card it relabels away is one the kubelet's pods must leave free.
   Json operator_ops =
@@ -333,47 +358,55 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     Json s;
     if (r == "kubelet") {
       s = swarm_draw::kubelet_script(g, c, workloads);
-      if (f.admission_reject) {  // from the sixth stream: the draws before it keep their values
-        s = swarm_draw::with_admission_reject(std::move(s), list, c, g6.range(1, 2));
-        reject_written = true;
+      if (f.admission_reject) {
+        s = swarm_draw::with_admission_reject(std::move(s), list, c,
+                                              late.of(&SwarmFeatures::admission_reject).range(1, 2));
+        written.admission_reject = true;
       }
-      for (Json& op : s)  // from the fourteenth stream, on the pods' binds only
-        if (f.bind_resource && op["op"] == "bind_workload" && g14.chance(1, 2)) {
-          op["resource"] = pod_resource(g14, nodes, op["node"].get<std::string>());
-          resource_written = true;
+      for (Json& op : s)  // on the pods' binds only
+        if (Gen& res = late.of(&SwarmFeatures::bind_resource);
+            f.bind_resource && op["op"] == "bind_workload" && res.chance(1, 2)) {
+          op["resource"] = pod_resource(res, nodes, op["node"].get<std::string>());
+          written.bind_resource = true;
         }
-      for (Json& op : s)  // from the twelfth stream, on the pods' binds and unbinds only
-        if (f.bind_behind && (op["op"] == "bind_workload" || op["op"] == "unbind_workload") && g12.chance(1, 2)) {
+      for (Json& op : s)  // on the pods' binds and unbinds only
+        if (f.bind_behind && (op["op"] == "bind_workload" || op["op"] == "unbind_workload") &&
+            late.of(&SwarmFeatures::bind_behind).chance(1, 2)) {
           op["behind"] = true;
-          behind_written = true;
+          written.bind_behind = true;
         }
     }
     if (r == "operator") s = operator_ops;
-    if (r == "operator" && f.operand_pause) {  // appended, from the ninth stream: the draws before it keep their values
-      const std::string& node = g9.pick(c.names);
+    if (r == "operator" && f.operand_pause) {  // appended
+      Gen& pause = late.of(&SwarmFeatures::operand_pause);
+      const std::string& node = pause.pick(c.names);
       s.push_back(
           {{"op", "set_labels"}, {"node", node}, {"set", {{kDeployDevicePluginLabel, "paused-for-mig-change"}}}});
-      if (g9.chance(1, 2))
+      if (pause.chance(1, 2))
         s.push_back({{"op", "set_labels"}, {"node", node}, {"set", {{kDeployDevicePluginLabel, "true"}}}});
-      pause_written = true;
+      written.operand_pause = true;
     }
     if (r == "chaos") {
       s = swarm_draw::chaos_script(g, f, c, workloads);
-      for (Json& op : s)  // from the fifth stream, on the partial_reads ops only
+      for (Json& op : s)  // on the partial_reads ops only
         if (f.release_listing && op["op"] == "partial_reads") {
-          op["listings"] = g5.chance(1, 2) ? Json::array({"release"}) : Json::array({"inventory", "release"});
-          listing_written = true;
+          op["listings"] = late.of(&SwarmFeatures::release_listing).chance(1, 2)
+                               ? Json::array({"release"})
+                               : Json::array({"inventory", "release"});
+          written.release_listing = true;
         }
       for (Json& op : s)  // from the tenth stream, on the partial_reads ops that list for inventories
         if (f.hidden_devices && op["op"] == "partial_reads" &&
             (!op.contains("listings") || op["listings"].front() == "inventory")) {
-          const size_t i = g10.below(c.names.size());
-          op["devices"] = Json::array({{{"node", c.names[i]}, {"ordinal", g10.below(size_t(c.cards[i]))}}});
-          hidden_written = true;
+          Gen& hide = late.of(&SwarmFeatures::hidden_devices);
+          const size_t i = hide.below(c.names.size());
+          op["devices"] = Json::array({{{"node", c.names[i]}, {"ordinal", hide.below(size_t(c.cards[i]))}}});
+          written.hidden_devices = true;
         }
-      if (f.partial_apply) {  // appended, from the fourth stream: the draws before it keep their values
-        s.push_back({{"op", "geometry_partial"}, {"node", g4.pick(c.names)}, {"applies", g4.range(1, 2)}});
-        partial_written = true;
+      if (f.partial_apply) {  // appended
+        Gen& partial = late.of(&SwarmFeatures::partial_apply);
+        s.push_back({{"op", "geometry_partial"}, {"node", partial.pick(c.names)}, {"applies", partial.range(1, 2)}});
+        written.partial_apply = true;
       }
     }
     if (r == "clock")
@@ -381,30 +414,23 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
     if (r == "ctl") s = Json::array({{{"op", "recover"}, {"flow", faulty}}});
     list.push_back({{"name", r}, {"script", std::move(s)}});
   }
-  // flowB a replica of flowA (the thirteenth stream decided it): `owner` between the name and the script, as a file
+  // flowB a replica of flowA (shared_owner): `owner` between the name and the script, as a file
   // is written back (scenario_json.cpp).
   f.shared_owner = f.shared_owner && flows.size() >= 2;
   if (f.shared_owner)
     list[1] = Json{{"name", list[1]["name"]}, {"owner", list[0]["name"]}, {"script", list[1]["script"]}};
-  // Last, so that every other actor keeps its place; from the seventh stream, so the draws before it keep their values.
+  // Last, so that every other actor keeps its place.
   if (f.sweeper) {
-    Json sweep = {{"op", "recover"}, {"flow", "flow" + g7.pick(flows)}, {"wait", false}};
+    Json sweep = {{"op", "recover"}, {"flow", "flow" + late.of(&SwarmFeatures::sweeper).pick(flows)}, {"wait", false}};
     // A lease only where some actor moves the clock: elsewhere it could never expire.
     f.leased_sweeper = f.leased_sweeper && moves_clock(list);
-    if (f.leased_sweeper) {  // from the eighth stream: the draws before it keep their values
+    if (f.leased_sweeper) {
       sweep.erase("wait");
-      sweep["lease_seconds"] = g8.chance(1, 2) ? 5 : 10;
+      sweep["lease_seconds"] = late.of(&SwarmFeatures::leased_sweeper).chance(1, 2) ? 5 : 10;
     }
     list.push_back({{"name", "sweeper"}, {"script", Json::array({std::move(sweep)})}});
   }
-  f.partial_apply = partial_written;  // named among the features only when the file has the op
-  f.release_listing = listing_written;
-  f.admission_reject = reject_written;
-  f.operand_pause = pause_written;
-  f.hidden_devices = hidden_written;
-  f.claimed_binds = claimed_written;
-  f.bind_behind = behind_written;
-  f.bind_resource = resource_written;
+  keep_written(f, written);
   std::string feat;
   for (const auto& n : f.names()) feat += (feat.empty() ? "" : ", ") + n;
   Json doc = {{"schema", "allocsim/scenario/v1"},
