@@ -40,6 +40,27 @@ void prune_expect(Scenario& sc) {
   }
 }
 
+// After an op changed or went: background actors, expectations and order constraints follow.
+void finish_change(Scenario& out) {
+  // Background actors are named by their op's index (conditional_ops.h): derive them again, and let constraints on
+  // a renamed or vanished one go.
+  add_behind_actors(out);
+  prune_expect(out);
+  {
+    std::vector<std::string> names;
+    for (const ActorSpec& a : out.actors) names.push_back(a.name);
+    out.order = sim::remap_order(out.order, names);
+  }
+  // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
+  // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one
+  // whose X vanished would hold Y back for ever, and without it the candidate is a smaller scenario judged
+  // like any other (it must still violate the same invariant to be kept).
+  const sim::PointVocabulary points = point_vocabulary(out);
+  const auto reachable = [&](const sim::StepLabel& l) { return support::contains(points.per_actor[l.actor], l.point); };
+  std::erase_if(out.order.constraints,
+                [&](const sim::OrderConstraint& c) { return !reachable(c.before) || !reachable(c.after); });
+}
+
 }  // namespace
 
 std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
@@ -86,23 +107,7 @@ Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
     script.erase(script.begin() + static_cast<std::ptrdiff_t>(k));
     reindex_conditions(out, actor, k);  // later `when` indices (conditional_ops.h); none names k any more
   }
-  // Background actors are named by their op's index (conditional_ops.h): derive them again, and let constraints on
-  // a renamed or vanished one go.
-  add_behind_actors(out);
-  prune_expect(out);
-  {
-    std::vector<std::string> names;
-    for (const ActorSpec& a : out.actors) names.push_back(a.name);
-    out.order = sim::remap_order(out.order, names);
-  }
-  // A constraint naming a point the actor no longer reaches goes with the op: the loader refuses such a label
-  // (sim/order.h), and the candidate is re-read through it. A constraint whose Y vanished was met anyway; one
-  // whose X vanished would hold Y back for ever, and without it the candidate is a smaller scenario judged
-  // like any other (it must still violate the same invariant to be kept).
-  const sim::PointVocabulary points = point_vocabulary(out);
-  const auto reachable = [&](const sim::StepLabel& l) { return support::contains(points.per_actor[l.actor], l.point); };
-  std::erase_if(out.order.constraints,
-                [&](const sim::OrderConstraint& c) { return !reachable(c.before) || !reachable(c.after); });
+  finish_change(out);
   return out;
 }
 
