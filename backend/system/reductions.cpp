@@ -93,6 +93,46 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
   return out;
 }
 
+std::optional<Simplification> simplified(const Scenario& sc, size_t k) {
+  for (size_t a = 0; a < sc.actors.size(); ++a) {
+    if (!sc.actors[a].owner || sc.actors[a].behind_of) continue;
+    if (k-- > 0) continue;
+    Simplification out{sc, std::nullopt};
+    out.scenario.actors[a].owner.reset();
+    return out;
+  }
+  for (size_t a = 0; a < sc.actors.size(); ++a)
+    for (size_t op = 0; op < sc.actors[a].script.size(); ++op) {
+      if (!sc.actors[a].script[op].behind || k-- > 0) continue;
+      Simplification out{sc, std::nullopt};
+      const std::string& issuer = sc.actors[a].name;
+      for (size_t b = 0; b < sc.actors.size(); ++b)
+        if (const auto& of = sc.actors[b].behind_of; of && of->actor == issuer && of->op == op) out.dropped_actor = b;
+      Scenario& s = out.scenario;
+      std::vector<Op>& script = s.actors[a].script;
+      script[op].behind = false;
+      // A `when` on the op's `issued`, and pins of it, name what the op can no longer record: they go, as
+      // reindex_conditions prunes them.
+      for (Op& later : script)
+        if (later.when && later.when->op == op &&
+            !support::contains(outcome_vocabulary(script[op]), later.when->outcome))
+          later.when.reset();
+      for (auto& [name, ops] : s.expect.actors) {
+        if (name != issuer) continue;
+        for (auto& entry : ops) {
+          const std::vector<const char*> vocabulary = expect_vocabulary(s.actors[a], entry.first);
+          std::erase_if(entry.second, [&](const std::string& w) { return !support::contains(vocabulary, w); });
+        }
+        std::erase_if(ops, [](const auto& entry) { return entry.second.empty(); });
+      }
+      for (auto& [name, pins] : s.expect.occurrences)
+        if (name == issuer) std::erase_if(pins, [&](const auto& pin) { return pin.first == op; });
+      finish_change(s);
+      return out;
+    }
+  return std::nullopt;
+}
+
 Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
   Scenario out = sc;
   auto& script = out.actors[actor].script;

@@ -128,6 +128,11 @@ class ScenarioSubject final : public campaign::Subject {
   campaign::SubjectPtr without_op(size_t actor, size_t op) const override {
     return subject_of(harness::without_op(sc_, actor, op));
   }
+  std::optional<Simplified> simplified(size_t k) const override {
+    std::optional<harness::Simplification> out = harness::simplified(sc_, k);
+    if (!out) return std::nullopt;
+    return Simplified{subject_of(std::move(out->scenario)), out->dropped_actor};
+  }
 
  private:
   Scenario sc_;

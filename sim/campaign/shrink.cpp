@@ -48,7 +48,12 @@ class Shrinker {
         need_search = false;
         continue;
       }
-      if (!scenario_changed && !schedule_changed) break;
+      if (scenario_changed || schedule_changed) continue;
+      // Plainer forms last, once nothing else shrinks: tried earlier, a plainer op can change the schedule's
+      // shape so that ops which would have gone must stay (a smaller scenario of a worse kind). A kept one sends
+      // the passes round again.
+      if (!simplify_pass()) break;
+      need_search = true;
     }
     ShrinkResult out;
     out.scenario = std::move(sc_);
@@ -116,6 +121,23 @@ class Shrinker {
         s[i].value = 0;
         if (auto r = attempt(*sc_, s)) cur_ = std::move(*r), minimal_ = false, changed = any = true;
       }
+    }
+    return any;
+  }
+
+  // The plainer forms (Subject::simplified) that keep the finding; whether any was kept. A kept one leaves k
+  // for the next.
+  bool simplify_pass() {
+    bool any = false;
+    for (size_t k = 0; !budget_.exhausted();) {
+      std::optional<Subject::Simplified> c = sc_->simplified(k);
+      if (!c) break;
+      const std::vector<sim::Choice> schedule =
+          c->dropped_actor ? schedule_without_actor(cur_.schedule, *c->dropped_actor) : cur_.schedule;
+      if (auto r = attempt(*c->subject, schedule))
+        commit_scenario(std::move(c->subject), std::move(*r)), any = true;
+      else
+        ++k;
     }
     return any;
   }

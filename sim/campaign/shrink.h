@@ -13,9 +13,12 @@
 //      preemptions, or as many and fewer steps;
 //   3. preemptions: sim::search_min_preemptions over the reduced scenario, bound 0, 1, 2, ...; the first
 //      schedule found that violates I replaces the current one.
-// The three repeat until a round changes nothing, so the result is 1-minimal (removing any single actor,
-// op or non-zero draw makes I pass under the result's schedule) and its preemption count is the minimum
-// over all schedules of the reduced scenario (when `preemptions_minimal`).
+//   4. once a round of the three changes nothing: make the scenario plainer (Subject::simplified: an owner
+//      identity, a write-behind), each kept only if I still fails; a kept one starts the rounds again. Last,
+//      because a plainer op can change the schedule's shape so that ops which would have gone must stay.
+// They repeat until nothing changes, so the result is 1-minimal (removing any single actor, op or non-zero
+// draw, or any one simplification, makes I pass under the result's schedule) and its preemption count is the
+// minimum over all schedules of the reduced scenario (when `preemptions_minimal`).
 //
 // Budget: `max_runs` candidate executions (deterministic: the same input and max_runs always give the
 // same result) and `max_seconds` of wall clock (only to stop early; reported as out_of_time).

@@ -135,6 +135,17 @@ class Subject {
   virtual SubjectPtr without_actor(size_t actor) const = 0;
   /// Without op `op` of actor `actor`.
   virtual SubjectPtr without_op(size_t actor, size_t op) const = 0;
+  /// A plainer subject with the same ops (the backend: an actor without its owner identity, an op without its
+  /// write-behind): the k-th, in a fixed order; nullopt past the last. `dropped_actor`: an actor the change takes
+  /// with it (a derived one, as a write-behind's background actor), whose choices leave the schedule.
+  struct Simplified {
+    SubjectPtr subject;
+    std::optional<size_t> dropped_actor;
+  };
+  virtual std::optional<Simplified> simplified(size_t k) const {
+    (void)k;
+    return std::nullopt;
+  }
 
   /// Ops over all actors.
   size_t op_count() const;
