@@ -40,12 +40,40 @@ void prune_expect(Scenario& sc) {
   }
 }
 
-// After an op changed or went: background actors, expectations and order constraints follow.
+const ActorSpec* actor_named(const Scenario& sc, const std::string& name) {
+  for (const ActorSpec& a : sc.actors)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+// Drops what names an actor that is gone (a background actor whose op went, or became plain) or an outcome its op
+// can no longer record: faults.actors entries (an emptied list would make every actor eligible, so the faults go),
+// and per-occurrence pins (expect_audit.h), which the loader checks against the op's own vocabulary.
+void prune_names(Scenario& sc) {
+  if (!sc.faults.actors.empty()) {
+    std::erase_if(sc.faults.actors, [&](const std::string& n) { return actor_named(sc, n) == nullptr; });
+    if (sc.faults.actors.empty()) sc.faults = FaultSpec{};
+  }
+  std::erase_if(sc.expect.occurrences, [&](auto& entry) {
+    const ActorSpec* a = actor_named(sc, entry.first);
+    if (a == nullptr) return true;
+    std::erase_if(entry.second, [&](auto& pin) {
+      if (pin.first >= a->script.size()) return true;
+      const std::vector<const char*> vocabulary = outcome_vocabulary(a->script[pin.first]);
+      std::erase_if(pin.second, [&](const std::string& w) { return !support::contains(vocabulary, w); });
+      return pin.second.empty();
+    });
+    return entry.second.empty();
+  });
+}
+
+// After an op changed or went: background actors, expectations, fault eligibility and order constraints follow.
 void finish_change(Scenario& out) {
   // Background actors are named by their op's index (conditional_ops.h): derive them again, and let constraints on
   // a renamed or vanished one go.
   add_behind_actors(out);
   prune_expect(out);
+  prune_names(out);
   {
     std::vector<std::string> names;
     for (const ActorSpec& a : out.actors) names.push_back(a.name);
@@ -87,6 +115,7 @@ std::optional<Scenario> without_actor(const Scenario& sc, size_t index) {
     std::erase(out.faults.actors, name);
   add_behind_actors(out);  // the dropped actor's write-behind ops take their background actors with them
   prune_expect(out);
+  prune_names(out);
   std::vector<std::string> names;
   for (const ActorSpec& a : out.actors) names.push_back(a.name);
   out.order = sim::remap_order(out.order, names);  // constraints naming the dropped actor go with it
@@ -111,11 +140,19 @@ std::optional<Simplification> simplified(const Scenario& sc, size_t k) {
       Scenario& s = out.scenario;
       std::vector<Op>& script = s.actors[a].script;
       script[op].behind = false;
-      // A `when` on the op's `issued`, and pins of it, name what the op can no longer record: they go, as
-      // reindex_conditions prunes them.
+      // The op's faults now strike where it runs: at its issuer.
+      if (out.dropped_actor) {
+        auto& eligible = s.faults.actors;
+        const std::string& background = sc.actors[*out.dropped_actor].name;
+        if (std::find(eligible.begin(), eligible.end(), background) != eligible.end()) {
+          std::erase(eligible, background);
+          if (std::find(eligible.begin(), eligible.end(), issuer) == eligible.end()) eligible.push_back(issuer);
+        }
+      }
+      // A `when` on the op's `issued` names what it can no longer record, and goes; an op that so loses its `when`
+      // can no longer record `skipped`, so a `when` on that goes too (`when` names earlier ops: one forward pass).
       for (Op& later : script)
-        if (later.when && later.when->op == op &&
-            !support::contains(outcome_vocabulary(script[op]), later.when->outcome))
+        if (later.when && !support::contains(outcome_vocabulary(script[later.when->op]), later.when->outcome))
           later.when.reset();
       for (auto& [name, ops] : s.expect.actors) {
         if (name != issuer) continue;
@@ -125,9 +162,7 @@ std::optional<Simplification> simplified(const Scenario& sc, size_t k) {
         }
         std::erase_if(ops, [](const auto& entry) { return entry.second.empty(); });
       }
-      for (auto& [name, pins] : s.expect.occurrences)
-        if (name == issuer) std::erase_if(pins, [&](const auto& pin) { return pin.first == op; });
-      finish_change(s);
+      finish_change(s);  // pins of outcomes the ops can no longer record go too (prune_names)
       return out;
     }
   return std::nullopt;
@@ -146,6 +181,12 @@ Scenario without_op(const Scenario& sc, size_t actor, size_t op) {
     if (!dropped[k]) continue;
     script.erase(script.begin() + static_cast<std::ptrdiff_t>(k));
     reindex_conditions(out, actor, k);  // later `when` indices (conditional_ops.h); none names k any more
+    for (auto& [name, pins] : out.expect.occurrences) {  // likewise the per-occurrence pins' indices
+      if (name != out.actors[actor].name) continue;
+      std::erase_if(pins, [&](const auto& pin) { return pin.first == k; });
+      for (auto& pin : pins)
+        if (pin.first > k) --pin.first;
+    }
   }
   finish_change(out);
   return out;

@@ -138,14 +138,14 @@ class Subject {
   /// A plainer subject with the same ops (the backend: an actor without its owner identity, an op without its
   /// write-behind): the k-th, in a fixed order; nullopt past the last. `dropped_actor`: an actor the change takes
   /// with it (a derived one, as a write-behind's background actor), whose choices leave the schedule.
+  /// REQUIRES of an implementation (the shrinker's loop relies on both): the k-th simplified subject's own list is
+  /// this list less its k-th entry, the others in the same order; and the list is finite, so keeping simplifications
+  /// ends.
   struct Simplified {
     SubjectPtr subject;
     std::optional<size_t> dropped_actor;
   };
-  virtual std::optional<Simplified> simplified(size_t k) const {
-    (void)k;
-    return std::nullopt;
-  }
+  virtual std::optional<Simplified> simplified(size_t /*k*/) const { return std::nullopt; }
 
   /// Ops over all actors.
   size_t op_count() const;

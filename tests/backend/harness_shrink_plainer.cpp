@@ -42,6 +42,25 @@ constexpr const char* kBehindBind = R"({
       { "op": "bind_workload", "node": "n1", "workload": "pod", "units": 2, "behind": true } ] } ],
   "expect": { "violation": "capacity-within-cards" } })";
 
+// Everything that can name a write-behind's background actor or its `issued`: a `when` on it and one on that
+// `when`'s `skipped`, per-occurrence pins, an order constraint, faults.actors.
+constexpr const char* kBehindNamed = R"({
+  "schema": "allocsim/scenario/v1", "name": "behind-named",
+  "backend": { "authority": "device-plugin", "mutants": [] },
+  "nodes": [ { "name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80 } ],
+  "actors": [
+    { "name": "flowA", "owner": "team-x", "script": [
+      { "op": "reserve", "requests": [ { "workload": "wa", "devices": 1, "sharing": "exclusive" } ] } ] },
+    { "name": "kubelet", "script": [
+      { "op": "bind_workload", "node": "n1", "workload": "pod", "units": 2, "behind": true },
+      { "op": "unbind_workload", "node": "n1", "workload": "pod", "when": { "op": 0, "outcome": "issued" } },
+      { "op": "advance_clock", "seconds": 1, "when": { "op": 1, "outcome": "skipped" } } ] } ],
+  "order": [ [ "kubelet.behind0:bind_workload", "flowA:reserve" ] ],
+  "faults": { "actors": [ "kubelet.behind0" ], "fail_reads": [ "pods" ] },
+  "expect": { "violation": "capacity-within-cards",
+              "actors": { "kubelet": { "0": [ "issued" ], "1": [ "done", "skipped" ], "2": [ "done", "skipped" ] } } }
+})";
+
 std::vector<std::string> actor_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const auto& a : sc.actors) out.push_back(a.name);
@@ -76,7 +95,7 @@ TEST_CASE("simplified: owners first, then write-behinds, in file order, and noth
   CHECK_FALSE(simplified(sc, 2));
 }
 
-TEST_CASE("simplified: a write-behind's issued pin goes with it", "[shrink]") {
+TEST_CASE("simplified: a write-behind's issued pin in expect.actors goes with it", "[shrink]") {
   Scenario sc = parse_scenario(kBehindBind, "behind-bind.json");
   sc.expect.actors.push_back({"kubelet", {{"bind_workload", {"issued"}}}});
   const std::optional<Simplification> behind = simplified(sc, 0);
@@ -85,6 +104,47 @@ TEST_CASE("simplified: a write-behind's issued pin goes with it", "[shrink]") {
   // What the shrinker would write loads again.
   CHECK(actor_names(parse_scenario(scenario_to_json(behind->scenario).dump(), "min.json")) ==
         std::vector<std::string>{"flowA", "kubelet"});
+}
+
+TEST_CASE("simplified: what named the background actor or its issued follows, and the result loads", "[shrink]") {
+  const Scenario sc = parse_scenario(kBehindNamed, "behind-named.json");
+  REQUIRE(actor_names(sc) == std::vector<std::string>{"flowA", "kubelet", "kubelet.behind0"});
+  REQUIRE(sc.order.constraints.size() == 1);
+  size_t k = 0;
+  for (; const std::optional<Simplification> out = simplified(sc, k); ++k) {
+    INFO("simplification " << k);
+    const std::string json = scenario_to_json(out->scenario).dump();
+    CHECK(actor_names(parse_scenario(json, "min.json")) == actor_names(out->scenario));
+  }
+  CHECK(k == 2);
+  const Scenario plain = simplified(sc, 1)->scenario;
+  CHECK(actor_names(plain) == std::vector<std::string>{"flowA", "kubelet"});
+  // Its faults strike at the issuer; the constraint on the background actor went with it.
+  CHECK(plain.faults.actors == std::vector<std::string>{"kubelet"});
+  CHECK(plain.order.constraints.empty());
+  // No op records issued: the unbind's `when` went, and so did the one on the unbind's skipped.
+  const auto& script = plain.actors[1].script;
+  CHECK_FALSE(script[1].when);
+  CHECK_FALSE(script[2].when);
+  // Pins keep only what each op can still record; the bind's (issued) went whole.
+  REQUIRE(plain.expect.occurrences.size() == 1);
+  CHECK(plain.expect.occurrences[0].second ==
+        OrderedMap<size_t, std::vector<std::string>>{{1, {"done"}}, {2, {"done"}}});
+}
+
+TEST_CASE("without_op: per-occurrence pins move down with their ops, and faults of a vanished actor go", "[shrink]") {
+  Scenario sc = parse_scenario(kBehindNamed, "behind-named.json");
+  // Unchained, so that dropping the bind leaves the other two ops.
+  sc.actors[1].script[1].when.reset();
+  sc.actors[1].script[2].when.reset();
+  const Scenario out = without_op(sc, 1, 0);
+  REQUIRE(out.actors.size() == 2);
+  REQUIRE(out.actors[1].script.size() == 2);
+  REQUIRE(out.expect.occurrences.size() == 1);
+  CHECK(out.expect.occurrences[0].second == OrderedMap<size_t, std::vector<std::string>>{{0, {"done"}}, {1, {"done"}}});
+  // Only the background actor could fault, and it is gone: an empty list would mean every actor.
+  CHECK_FALSE(out.faults.enabled);
+  CHECK(actor_names(parse_scenario(scenario_to_json(out).dump(), "min.json")) == actor_names(out));
 }
 
 TEST_CASE("shrink: an owner identity the violation does not need is dropped", "[shrink]") {
