@@ -71,7 +71,7 @@ format_sources() {
     ':!:tests/fuzz/corpus/*' | sort -z -u
 }
 
-# ccache, when it is on PATH, makes rebuilds (and CI's three configurations of one tree) cheaper; it is
+# ccache, when it is on PATH, makes rebuilds (and CI's two configurations of one tree) cheaper; it is
 # never required and never installed. The empty value matters too: it clears a launcher an earlier
 # configure cached, so a build dir keeps working after ccache goes away.
 # Unity builds (ALLOCSIM_UNITY) compile a cold tree in about 40 % of the time (README), but an edit recompiles its
@@ -103,6 +103,11 @@ build() {
 # ASan + UBSan, and with libFuzzer's coverage instrumentation, which the suite runs under too (it costs the suite
 # no measurable time; clang compiles the tree in about three quarters of g++'s time).
 sanitized_build() {
+  # A build-asan/ an older tools/dev.sh configured with g++: CMake would throw its cache away on the compiler
+  # change and reconfigure without the -D options below, so the tree goes and is configured afresh.
+  if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$BUILD/CMakeCache.txt"; then
+    rm -rf "$BUILD"
+  fi
   CXX=clang++ cmake -S "$ROOT" -B "$BUILD" "${CONFIGURE[@]}" "${SAN_OPT[@]}" -DCMAKE_CXX_COMPILER=clang++ \
     -DALLOCSIM_SANITIZE=ON -DALLOCSIM_FUZZ=ON >/dev/null
   if [ $# -eq 0 ]; then

@@ -123,7 +123,7 @@ std::optional<Violation> map_mismatch(const Resolver& v, const AuditReplay& r) {
   const auto& s = v.s;
   const auto& start = v.start;
   bool same_entries = s.shared_config.size() == r.entries.size();
-  // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+  // Not a structured binding: clang 14 (the sanitize and fuzz build) cannot capture one in a lambda.
   for (const auto& kv : s.shared_config) {
     const std::string& entry = kv.first;
     same_entries =

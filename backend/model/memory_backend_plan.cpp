@@ -327,7 +327,7 @@ inline void MemoryBackend::plan_whole_devices(PlanCall& call) {
   }
   for (const auto& [workload_id, node] : s.packed) {
     const WorkloadRequest* request =
-        // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding by [&].
+        // An init-capture: clang 14 (the sanitize and fuzz build) cannot capture a structured binding by [&].
         *std::find_if(s.exclusive.begin(), s.exclusive.end(),
                       [&id = workload_id](const auto* r) { return r->workload_id == id; });
     const uint32_t k = index_of(s, node);

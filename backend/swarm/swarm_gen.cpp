@@ -395,7 +395,7 @@ Json generate(uint64_t seed, SwarmFeatures& f) {
                                : Json::array({"inventory", "release"});
           written.release_listing = true;
         }
-      for (Json& op : s)  // from the tenth stream, on the partial_reads ops that list for inventories
+      for (Json& op : s)  // on the partial_reads ops that list for inventories
         if (f.hidden_devices && op["op"] == "partial_reads" &&
             (!op.contains("listings") || op["listings"].front() == "inventory")) {
           Gen& hide = late.of(&SwarmFeatures::hidden_devices);

@@ -41,7 +41,7 @@ namespace {
 struct SpareBlock {
   void* p = nullptr;
   size_t bytes = 0;
-  // Unsized: clang (the fuzz build) declares the sized global delete only with -fsized-deallocation.
+  // Unsized delete: valid whatever size the block was allocated with.
   ~SpareBlock() { ::operator delete(p); }
 };
 thread_local SpareBlock spare_block;

@@ -389,7 +389,7 @@ SweepResults run_sweep(const System& system, const std::vector<std::string>& fil
            std::chrono::duration<double>(Clock::now() - t0).count() >= *config.time_budget_seconds;
   };
   parallel_for(pending.size(), config.jobs, [&](size_t i) {
-    // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
+    // Plain variables, not a structured binding: clang 14 (the sanitize and fuzz build) cannot capture bindings in lambdas.
     const size_t p = pending[i].first;
     const uint64_t u = pending[i].second;
     if (out_of_time()) return;  // a unit never started stays absent: the report says the budget ran out
