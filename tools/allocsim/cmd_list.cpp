@@ -62,6 +62,9 @@ void list_ops() {
     std::cout << fmt::format("{:<{}}  keys: {}; outcomes: {}{}\n", op.name, w, fmt::join(keys, ", "),
                              fmt::join(op.outcomes, ", "), op.note ? fmt::format("  ({})", op.note) : "");
   }
+  // The modifiers' outcomes (conditional_ops.h, outcome_vocabulary): what expect.actors may pin besides the above.
+  std::cout << "modifiers: an op with `when` may also record skipped; an op with `behind` records issued (or skipped) "
+               "itself, and its background actor ACTOR.behindK records the op's outcome (or skipped)\n";
 }
 
 void list_strategies() {
