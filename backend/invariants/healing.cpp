@@ -39,17 +39,13 @@ const ActorState* maker_of(const WorldState& w, const Claim& cl) {
   return named && named->owner == cl.owner ? named : nullptr;
 }
 
-bool holds(const ActorState& a, std::string_view claim_id) {
-  return std::any_of(a.held.begin(), a.held.end(), [&](const auto& h) { return h.first == claim_id; });
-}
-
 /// Whether the healing keeps claim `cl` as it is: its owner ended alive and holds it (a flow that keeps its
 /// workload running), and no release of it began. Every other claim is released: by the cleanup ALLOC-033
 /// prescribes for its flow, or, for a release that failed part way, by the retry ALLOC-006 says converges.
 bool held_alive(const WorldState& w, const Claim& cl) {
   // The actor that made it, among those with the claim's owner identity (docs/DESIGN.md §4 "Owner identity").
   return !cl.releasing && std::any_of(w.actors().begin(), w.actors().end(), [&](const ActorState& a) {
-    return a.owner == cl.owner && !a.crashed && holds(a, cl.claim_id);
+    return a.owner == cl.owner && !a.crashed && a.holds(cl.claim_id);
   });
 }
 
@@ -113,7 +109,7 @@ void land_applies(backend::MemoryBackend& b, backend::Caller& caller, HealingLog
 std::string recovery_reason(const ActorState* a, const Claim& claim) {
   if (!a) return "no flow of the scenario";
   if (a->crashed) return fmt::format("crashed at {}", a->crashed);
-  return holds(*a, claim.claim_id) ? "a release that failed part way, retried" : "a claim it was never told of";
+  return a->holds(claim.claim_id) ? "a release that failed part way, retried" : "a claim it was never told of";
 }
 
 /// Step 2 of healing.h on `b`, a copy of the world's backend. Returns the message of a recovery release that never

@@ -63,10 +63,7 @@ const char* run_recover(ScriptRunner& run, const Op& op) {
   // the claims the recovering actor holds itself (a controller knows its own).
   const std::string& identity = run.world().actors()[flow].owner;
   auto claims = run.backend().claims_of(run.caller(), identity);
-  if (st.owner == identity)
-    std::erase_if(claims, [&](const auto& c) {
-      return std::any_of(st.held.begin(), st.held.end(), [&](const auto& h) { return h.first == c.first; });
-    });
+  if (st.owner == identity) std::erase_if(claims, [&](const auto& c) { return st.holds(c.first); });
   const char* out = claims.empty() ? "none" : backend::kReleaseReleased;
   for (const auto& [claim_id, generation] : claims) {
     run.call("release", fmt::format("recover={} claim={}", op.flow, claim_id));

@@ -3,8 +3,10 @@
 // (backend/ops/script_runner.h) writes both; the world resets them per execution (world_state.h).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,6 +81,10 @@ struct ActorState {
   // releases a flow's first claim while its second stays observable); once none is held, a further
   // `release` repeats the last released one, as upstream's duplicate release does ("already released").
   std::vector<std::pair<std::string, std::string>> held;
+  /// Whether claim `claim_id` is among those it holds.
+  bool holds(std::string_view claim_id) const {
+    return std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.first == claim_id; });
+  }
   std::optional<std::pair<std::string, std::string>> last_released;
   int claims_held = 0;  // claimed minus released
   int claims_made = 0;
