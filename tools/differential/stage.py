@@ -18,7 +18,7 @@ import tempfile
 import time
 from contextlib import redirect_stdout
 
-import differential
+import comparison
 import scenario_file
 import upstream_mutants
 
@@ -30,16 +30,16 @@ SELFTEST = (('client-side-claim', 'scenarios/alloc-004-one-plan-two-claimants.js
 
 def allocsim_records(allocsim: str, scenario: str, out: str, flags: list[str]) -> str:
     r = subprocess.run([allocsim, 'run', scenario, '--record', out, '--no-shrink', '--no-trace', *flags],
-                       capture_output=True, text=True, cwd=differential.ROOT, check=False)
+                       capture_output=True, text=True, cwd=comparison.ROOT, check=False)
     if r.returncode not in (0, 1):
         raise RuntimeError(f'allocsim run {scenario} {" ".join(flags)} exited {r.returncode}: {r.stderr.strip()}')
     return r.stdout
 
 
 def one_scenario(allocsim: str, scenario: str, cap: int, n_random: int, tables: str) -> tuple[str, dict, str]:
-    mb = differential.load_seed(tables)
+    mb = comparison.load_upstream(tables)
     t0 = time.monotonic()
-    sc = scenario_file.load(os.path.join(differential.ROOT, scenario))
+    sc = scenario_file.load(os.path.join(comparison.ROOT, scenario))
     buf = io.StringIO()
     unplantable = [m for m in sc.mutants if m not in upstream_mutants.SUPPORTED]
     if unplantable:
@@ -55,15 +55,15 @@ def one_scenario(allocsim: str, scenario: str, cap: int, n_random: int, tables: 
             allocsim_records(allocsim, scenario, rec, ['--strategy', 'random', '--executions', str(n_random),
                                                        '--seed', '1'])
         with redirect_stdout(buf):
-            counts = differential.compare_file(mb, scenario, rec, [], [])
+            counts = comparison.compare_file(mb, scenario, rec, [], [])
     counts['mode'] = mode
     counts['seconds'] = time.monotonic() - t0
     return scenario, counts, buf.getvalue()
 
 
 def scenario_files() -> list[str]:
-    files = sorted(glob.glob('scenarios/*.json', root_dir=differential.ROOT)) + \
-        sorted(glob.glob('scenarios/mutants/*.json', root_dir=differential.ROOT))
+    files = sorted(glob.glob('scenarios/*.json', root_dir=comparison.ROOT)) + \
+        sorted(glob.glob('scenarios/mutants/*.json', root_dir=comparison.ROOT))
     return files
 
 
@@ -93,7 +93,7 @@ def run_stage(args) -> int:
 
 def run_selftest(args) -> int:
     '''Planting a catalogue mutant on the C++ side only must make the comparison fail.'''
-    mb = differential.load_seed(args.tables)
+    mb = comparison.load_upstream(args.tables)
     failed = 0
     for mutant, scenario in SELFTEST:
         with tempfile.TemporaryDirectory() as tmp:
@@ -101,7 +101,7 @@ def run_selftest(args) -> int:
             allocsim_records(args.allocsim, scenario, rec, ['--strategy', 'dfs', '--executions', '500',
                                                             '--mutant', mutant])
             with redirect_stdout(io.StringIO()):
-                c = differential.compare_file(mb, scenario, rec, [mutant], [], quiet=True)
+                c = comparison.compare_file(mb, scenario, rec, [mutant], [], quiet=True)
         caught = c['disagreed'] > 0
         failed += not caught
         print(f'selftest: {mutant} planted on the C++ side only, {scenario}: {c["compared"]} compared, '
@@ -112,7 +112,7 @@ def run_selftest(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, 'records.jsonl')
         allocsim_records(args.allocsim, scenario, rec, ['--strategy', 'dfs', '--executions', '5000'])
-        c = differential.compare_file(mb, scenario, rec, [], [])
+        c = comparison.compare_file(mb, scenario, rec, [], [])
     failed += c['disagreed'] > 0 or c['compared'] == 0
     print(f'selftest: {scenario} unmutated: {c["compared"]} compared, {c["agreed"]} agreed')
     return 1 if failed else 0
