@@ -138,6 +138,12 @@ std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::st
   return out;
 }
 
+std::vector<const char*> occurrence_vocabulary(const ActorSpec& actor, size_t index) {
+  std::vector<const char*> out = outcome_vocabulary(actor.script.at(index));
+  if (actor.behind_of && !contains(out, "skipped")) out.push_back("skipped");
+  return out;
+}
+
 void modifiers_to_json(const Op& op, Json& j) {
   if (op.when) j["when"] = {{"op", op.when->op}, {"outcome", op.when->outcome}};
   if (op.retry) j["retry"] = {{"on", op.retry->on}, {"max", op.retry->max}};

@@ -56,6 +56,10 @@ std::vector<const char*> outcome_vocabulary(const Op& op);
 /// `skipped` for a write-behind's background actor.
 std::vector<const char*> expect_vocabulary(const ActorSpec& actor, const std::string& name);
 
+/// What a per-occurrence pin of op `index` of `actor` may name (expect_audit.h): the op's outcome_vocabulary, plus
+/// `skipped` for a write-behind's background actor, as expect_vocabulary.
+std::vector<const char*> occurrence_vocabulary(const ActorSpec& actor, size_t index);
+
 /// Whether an op of kind `k` may carry `behind`.
 bool can_write_behind(OpKind k);
 

@@ -56,7 +56,8 @@ std::vector<std::string> read_occurrence_pin(const ScenarioReader& r, const Json
                             "/actors/.../script/<index>)",
                             quote(actor.name), index, actor.script.size()));
   const Op& op = actor.script[index];
-  const std::vector<const char*> vocabulary = outcome_vocabulary(op);  // with `skipped` where the op has a `when`
+  // With `skipped` where the op has a `when`, and for a write-behind's background actor.
+  const std::vector<const char*> vocabulary = occurrence_vocabulary(actor, index);
   r.want_array(v, ptr);
   if (v.empty()) r.fail(ptr, fmt::format("expected a non-empty array of {} outcomes, got []", quote(op_name(op.kind))));
   std::vector<std::string> out;

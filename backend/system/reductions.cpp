@@ -59,7 +59,7 @@ void prune_names(Scenario& sc) {
     if (a == nullptr) return true;
     std::erase_if(entry.second, [&](auto& pin) {
       if (pin.first >= a->script.size()) return true;
-      const std::vector<const char*> vocabulary = outcome_vocabulary(a->script[pin.first]);
+      const std::vector<const char*> vocabulary = occurrence_vocabulary(*a, pin.first);
       std::erase_if(pin.second, [&](const std::string& w) { return !support::contains(vocabulary, w); });
       return pin.second.empty();
     });
@@ -126,17 +126,18 @@ std::optional<Simplification> simplified(const Scenario& sc, size_t k) {
   for (size_t a = 0; a < sc.actors.size(); ++a) {
     if (!sc.actors[a].owner || sc.actors[a].behind_of) continue;
     if (k-- > 0) continue;
-    Simplification out{sc, std::nullopt};
+    Simplification out{sc, std::nullopt, std::nullopt};
     out.scenario.actors[a].owner.reset();
     return out;
   }
   for (size_t a = 0; a < sc.actors.size(); ++a)
     for (size_t op = 0; op < sc.actors[a].script.size(); ++op) {
       if (!sc.actors[a].script[op].behind || k-- > 0) continue;
-      Simplification out{sc, std::nullopt};
+      Simplification out{sc, std::nullopt, std::nullopt};
       const std::string& issuer = sc.actors[a].name;
       for (size_t b = 0; b < sc.actors.size(); ++b)
-        if (const auto& of = sc.actors[b].behind_of; of && of->actor == issuer && of->op == op) out.dropped_actor = b;
+        if (const auto& of = sc.actors[b].behind_of; of && of->actor == issuer && of->op == op)
+          out.dropped_actor = b, out.choices_to = a;
       Scenario& s = out.scenario;
       std::vector<Op>& script = s.actors[a].script;
       script[op].behind = false;

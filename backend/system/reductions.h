@@ -22,11 +22,12 @@ Scenario without_op(const Scenario& scenario, size_t actor, size_t op);
 /// A plainer `scenario` with the same ops: the k-th of its simplifications, in a fixed order (first each actor's
 /// `owner`, in actor order: the actor acts as its own identity; then each op's `behind`, in actor and op order: the
 /// op makes its write itself); nullopt past the last. A dropped `behind` takes its background actor with it:
-/// `dropped_actor` is that actor's index in `scenario`. Expectations the plainer op can no longer meet (an
+/// `dropped_actor` is that actor's index in `scenario`, and `choices_to` its issuer's, which now makes the write. Expectations the plainer op can no longer meet (an
 /// `issued` pin) go.
 struct Simplification {
   Scenario scenario;
   std::optional<size_t> dropped_actor;
+  std::optional<size_t> choices_to;
 };
 std::optional<Simplification> simplified(const Scenario& scenario, size_t k);
 

@@ -131,7 +131,7 @@ class ScenarioSubject final : public campaign::Subject {
   std::optional<Simplified> simplified(size_t k) const override {
     std::optional<harness::Simplification> out = harness::simplified(sc_, k);
     if (!out) return std::nullopt;
-    return Simplified{subject_of(std::move(out->scenario)), out->dropped_actor};
+    return Simplified{subject_of(std::move(out->scenario)), out->dropped_actor, out->choices_to};
   }
 
  private:

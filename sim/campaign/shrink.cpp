@@ -22,6 +22,21 @@ std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> sch
   return out;
 }
 
+std::vector<sim::Choice> schedule_merging_actor(std::span<const sim::Choice> schedule, size_t index, size_t into) {
+  const size_t target = into > index ? into - 1 : into;
+  std::vector<sim::Choice> out;
+  for (sim::Choice c : schedule) {
+    if (c.kind == sim::Choice::Actor) {
+      if (c.value == index)
+        c.value = target;
+      else if (c.value > index)
+        --c.value;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 namespace {
 
 class Shrinker {
@@ -132,9 +147,19 @@ class Shrinker {
     for (size_t k = 0; !budget_.exhausted();) {
       std::optional<Subject::Simplified> c = sc_->simplified(k);
       if (!c) break;
-      const std::vector<sim::Choice> schedule =
-          c->dropped_actor ? schedule_without_actor(cur_.schedule, *c->dropped_actor) : cur_.schedule;
-      if (auto r = attempt(*c->subject, schedule))
+      // A dropped actor's steps run, if anywhere, where its choices go: first to the actor that takes its work
+      // over, at the points they were (a write-behind that landed early lands early), then nowhere.
+      std::vector<std::vector<sim::Choice>> schedules;
+      if (!c->dropped_actor)
+        schedules.push_back(cur_.schedule);
+      else {
+        if (c->choices_to)
+          schedules.push_back(schedule_merging_actor(cur_.schedule, *c->dropped_actor, *c->choices_to));
+        schedules.push_back(schedule_without_actor(cur_.schedule, *c->dropped_actor));
+      }
+      std::optional<sim::ExecutionResult> r;
+      for (size_t i = 0; i < schedules.size() && !r; ++i) r = attempt(*c->subject, schedules[i]);
+      if (r)
         commit_scenario(std::move(c->subject), std::move(*r)), any = true;
       else
         ++k;

@@ -59,4 +59,8 @@ ShrinkResult shrink(const System& system, const SubjectPtr& scenario, std::span<
 /// `schedule` without actor `index`'s choices, later actor ids shifted down by one.
 std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> schedule, size_t index);
 
+/// `schedule` with actor `index`'s choices given to actor `into` (an index before the removal), later actor ids
+/// shifted down by one.
+std::vector<sim::Choice> schedule_merging_actor(std::span<const sim::Choice> schedule, size_t index, size_t into);
+
 }  // namespace allocsim::campaign

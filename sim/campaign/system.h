@@ -137,13 +137,15 @@ class Subject {
   virtual SubjectPtr without_op(size_t actor, size_t op) const = 0;
   /// A plainer subject with the same ops (the backend: an actor without its owner identity, an op without its
   /// write-behind): the k-th, in a fixed order; nullopt past the last. `dropped_actor`: an actor the change takes
-  /// with it (a derived one, as a write-behind's background actor), whose choices leave the schedule.
+  /// with it (a derived one, as a write-behind's background actor), whose choices leave the schedule or, first,
+  /// go to `choices_to` (an index in this subject: the actor that now does its work, as the write-behind's issuer).
   /// REQUIRES of an implementation (the shrinker's loop relies on both): the k-th simplified subject's own list is
   /// this list less its k-th entry, the others in the same order; and the list is finite, so keeping simplifications
   /// ends.
   struct Simplified {
     SubjectPtr subject;
     std::optional<size_t> dropped_actor;
+    std::optional<size_t> choices_to;
   };
   virtual std::optional<Simplified> simplified(size_t /*k*/) const { return std::nullopt; }
 

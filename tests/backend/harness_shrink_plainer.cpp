@@ -61,6 +61,21 @@ constexpr const char* kBehindNamed = R"({
               "actors": { "kubelet": { "0": [ "issued" ], "1": [ "done", "skipped" ], "2": [ "done", "skipped" ] } } }
 })";
 
+// The kubelet's pod must land before flowC's reserve carves n1 (geometry-stable-under-workloads), so the write-behind
+// lands first in the violating schedule: made plain, the kubelet must take the background actor's early step.
+constexpr const char* kEarlyBehind = R"({
+  "schema": "allocsim/scenario/v1", "name": "early-behind",
+  "backend": { "authority": "managed-mig", "mig_apply_seconds": 5, "mutants": [] },
+  "nodes": [ { "name": "n1", "product": "NVIDIA-H200", "gpu_count": 5, "memory_gib": 141,
+               "labels": { "nvidia.com/gpu.product": "NVIDIA-H200", "nvidia.com/gpu.count": "5",
+                           "nvidia.com/mig.capable": "true" }, "mig_config": "all-disabled" } ],
+  "actors": [
+    { "name": "flowC", "script": [ { "op": "reserve", "requests": [ { "workload": "c", "devices": 1,
+        "sharing": "isolated_mig", "minimum_usable_memory_gib": 5 } ] } ] },
+    { "name": "kubelet", "script": [
+      { "op": "bind_workload", "node": "n1", "workload": "pod1", "units": 2, "behind": true } ] } ],
+  "expect": { "violation": "geometry-stable-under-workloads" } })";
+
 std::vector<std::string> actor_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const auto& a : sc.actors) out.push_back(a.name);
@@ -165,6 +180,16 @@ TEST_CASE("shrink: a write-behind the violation does not need is dropped with it
   REQUIRE(out.result.violation);
   CHECK(out.result.violation->invariant == "capacity-within-cards");
   CHECK(out.result.preemptions == 0);
+}
+
+TEST_CASE("shrink: a write-behind that landed early is made plain, its issuer taking the early step", "[shrink]") {
+  const ShrinkResult out =
+      shrink_first(parse_scenario(kEarlyBehind, "early-behind.json"), "geometry-stable-under-workloads");
+  CHECK(actor_names(out.scenario) == std::vector<std::string>{"flowC", "kubelet"});
+  REQUIRE(out.scenario.actors.size() == 2);
+  CHECK_FALSE(out.scenario.actors[1].script.at(0).behind);
+  REQUIRE(out.result.violation);
+  CHECK(out.result.violation->invariant == "geometry-stable-under-workloads");
 }
 
 }  // namespace shrink_plainer_test

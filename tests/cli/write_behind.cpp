@@ -39,6 +39,15 @@ TEST_CASE("write-behind: expect.actors pins a background actor's skipped", "[cli
   INFO(r.text);
   CHECK(r.code == 0);
   CHECK(r.text.find("jobA.behind1 unbind_workload: skipped 1") != std::string::npos);
+  // Pinned by index too (a per-occurrence pin), where the background actor's one op is op 0.
+  spit(dir / "skip-index.json", R"({"schema": "allocsim/scenario/v1", "name": "skip-index",
+    "nodes": [{"name": "n1", "product": "NVIDIA-A100-SXM4-80GB", "gpu_count": 2, "memory_gib": 80}],
+    "actors": [{"name": "jobA", "script": [{"op": "bind_workload", "node": "n1", "workload": "a"},
+      {"op": "unbind_workload", "node": "n1", "workload": "a", "behind": true, "when": {"op": 0, "outcome": "rejected"}}]}],
+    "expect": {"outcome": "pass", "actors": {"jobA": {"1": ["skipped"]}, "jobA.behind1": {"0": ["skipped"]}}}})");
+  const Captured i = allocsim("run " + (dir / "skip-index.json") + " --strategy dfs --no-corpus");
+  INFO(i.text);
+  CHECK(i.code == 0);
 }
 
 TEST_CASE("kubelet refusals: a bind that passed its checks cannot land after a refusal armed later", "[cli][behind]") {
