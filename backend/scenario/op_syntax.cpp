@@ -100,26 +100,41 @@ const std::vector<const char*>& op_outcomes(OpKind k) { return op_syntax(k).outc
 
 sim::PointVocabulary point_vocabulary(const Scenario& s) {
   sim::PointVocabulary out;
-  // Per actor: its Call points, then its op kinds (for the explanations below).
+  // Per actor: its Call points, then its op kinds, and its write-behinds' calls with the background actor that
+  // makes each (for the explanations below). A write-behind's issuer makes no call for it (conditional_ops.h).
   std::vector<std::vector<const char*>> calls, ops;
+  std::vector<std::vector<std::pair<const char*, std::string>>> behind;
   for (const ActorSpec& a : s.actors) {
     std::vector<const char*> points, kinds;
-    for (const Op& op : a.script) {
+    std::vector<std::pair<const char*, std::string>> theirs;
+    for (size_t k = 0; k < a.script.size(); ++k) {
+      const Op& op = a.script[k];
       const OpSyntax& spec = op_syntax(op.kind);
       if (!support::contains(kinds, spec.name)) kinds.push_back(spec.name);
+      std::string background;  // the actor the loader added for it (ActorSpec::behind_of)
+      for (const ActorSpec& b : s.actors)
+        if (op.behind && b.behind_of && b.behind_of->actor == a.name && b.behind_of->op == k) background = b.name;
       for (const char* call : spec.calls_of ? spec.calls_of(op) : spec.calls)
-        if (!support::contains(points, call)) points.push_back(call);
+        if (!background.empty())
+          theirs.emplace_back(call, background);
+        else if (!support::contains(points, call))
+          points.push_back(call);
     }
     calls.push_back(points);
     ops.push_back(std::move(kinds));
+    behind.push_back(std::move(theirs));
     for (const backend::Named& b : backend::barrier_table()) points.push_back(b.name);
     points.push_back(sim::kLockWaitPoint);
     out.per_actor.push_back(std::move(points));
   }
   // A label that names an op, or a call other actors make, is no typo: say what the actor does instead of
   // suggesting the nearest point (`flowA:await`: an await op polls with observe calls).
-  out.explain = [calls = std::move(calls), ops = std::move(ops)](sim::ActorId actor,
-                                                                 std::string_view point) -> std::string {
+  out.explain = [calls = std::move(calls), ops = std::move(ops),
+                 behind = std::move(behind)](sim::ActorId actor, std::string_view point) -> std::string {
+    for (const auto& [call, background] : behind[actor])
+      if (point == call && !support::contains(calls[actor], call))
+        return fmt::format("its {} is a write-behind's call, which {} makes (label {}:{})", call, background,
+                           background, call);
     const std::string theirs =
         calls[actor].empty() ? "it makes no call" : "its calls: " + support::quote_all(calls[actor]);
     for (const OpSyntax& spec : op_syntax_rows()) {

@@ -72,6 +72,8 @@ const std::map<std::string, std::string> kLoaderOnly = {
     {"order_unknown_point.json",
      "cross-reference: an order label's point must be a call of its actor's ops, a barrier or lock.wait"},
     {"order_point_of_other_actor.json", "cross-reference: an order label's point must be one its own actor reaches"},
+    {"order_names_behind_issuer_call.json",
+     "cross-reference: a write-behind's call is its background actor's, not its issuer's"},
     {"order_same_step.json", "a constraint whose two labels name the same step (\"p\" is \"p#1\")"},
     {"order_cycle.json", "a cycle among order constraints: a property of the whole block"},
     {"expect_unknown_actor.json", "cross-reference: expect.actors keys must be actors in /actors"},
