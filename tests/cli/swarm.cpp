@@ -336,6 +336,16 @@ TEST_CASE("swarm: --generate prints the scenario a finding's description names",
   const auto j = nlohmann::json::parse(a.text);
   REQUIRE(j["schema"] == "allocsim/scenario/v1");
   REQUIRE(j["name"] == "swarm-42");
+  // Any other flag beside it would be ignored: refused, naming it, and nothing is written.
+  TempDir dir;
+  for (const std::string& flag :
+       std::vector<std::string>{"--seed 3", "--scenarios 40", "--mutant stale-last-out", "--out " + (dir / "out")}) {
+    const auto r = allocsim("swarm --generate 5 " + flag);
+    INFO(flag);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("takes no other flag: drop " + flag.substr(0, flag.find(' '))));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "out"));
 }
 
 TEST_CASE("swarm: a run without findings prints no dedup ratio and exits 0", "[swarm]") {

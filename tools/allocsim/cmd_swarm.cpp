@@ -308,6 +308,13 @@ int cmd_swarm(int argc, char** argv) {
     return kExitOk;
   }
   if (!f.generate.empty()) {
+    // It prints one scenario and runs nothing: a flag beside it would be ignored, so it is refused (`--generate 5
+    // --seed 3` is generator seed 5, not scenario 5 of a run of seed 3).
+    for (const auto& [name, value] : vm)
+      if (name != "generate" && !value.defaulted())
+        throw UsageError(
+            fmt::format("--generate prints the scenario of one generator seed and takes no other flag: drop {}",
+                        name == "positional" ? std::string("the extra argument") : "--" + name));
     std::cout << harness::generate_scenario(parse_u64("--generate", f.generate, 0, UINT64_MAX)).dump(2) << "\n";
     return kExitOk;
   }
