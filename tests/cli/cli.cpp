@@ -147,7 +147,7 @@ TEST_CASE("list prints the public vocabulary with descriptions", "[cli]") {
       o.text, std::regex(R"(\nreserve +keys: [a-z_, ]*requests[a-z_, ]*, when, retry; outcomes: claimed, conflict)")));
   // The modifiers' outcomes, last: `issued` is no op's own.
   CHECK(std::regex_search(o.text, std::regex(R"(\nmodifiers: [^\n]*`when` may also record skipped; [^\n]*`behind` )"
-                                             R"(records issued \(or skipped\)[^\n]*\n$)")));
+                                             R"(records issued [^\n]*ACTOR\.behindK \(K: the op's index[^\n]*\n$)")));
   Result i = allocsim("list invariants");
   CHECK_THAT(i.text, Catch::Contains("single-ownership"));
   CHECK_THAT(i.text, Catch::Contains("quiescent-clean"));

@@ -63,8 +63,9 @@ void list_ops() {
                              fmt::join(op.outcomes, ", "), op.note ? fmt::format("  ({})", op.note) : "");
   }
   // The modifiers' outcomes (conditional_ops.h, outcome_vocabulary): what expect.actors may pin besides the above.
-  std::cout << "modifiers: an op with `when` may also record skipped; an op with `behind` records issued (or skipped) "
-               "itself, and its background actor ACTOR.behindK records the op's outcome (or skipped)\n";
+  std::cout << "modifiers: an op with `when` may also record skipped; an op with `behind` records issued (or, with "
+               "`when`, skipped) itself, and its background actor ACTOR.behindK (K: the op's index in ACTOR's script) "
+               "records the op's outcome, or skipped when the op was not issued\n";
 }
 
 void list_strategies() {
