@@ -1,6 +1,7 @@
 #include "sim/campaign/shrink.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -10,31 +11,32 @@
 
 namespace allocsim::campaign {
 
-std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> schedule, size_t index) {
+namespace {
+
+// `schedule` without actor `index`, its choices dropped (`into` unset) or given to actor `into` (an index before
+// the removal); later actor ids shifted down by one.
+std::vector<sim::Choice> remove_actor(std::span<const sim::Choice> schedule, size_t index, std::optional<size_t> into) {
   std::vector<sim::Choice> out;
   for (sim::Choice c : schedule) {
-    if (c.kind == sim::Choice::Actor) {
-      if (c.value == index) continue;
-      if (c.value > index) --c.value;
+    if (c.kind == sim::Choice::Actor && c.value == index) {
+      if (!into) continue;
+      c.value = *into > index ? *into - 1 : *into;
+    } else if (c.kind == sim::Choice::Actor && c.value > index) {
+      --c.value;
     }
     out.push_back(c);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<sim::Choice> schedule_without_actor(std::span<const sim::Choice> schedule, size_t index) {
+  return remove_actor(schedule, index, std::nullopt);
+}
+
 std::vector<sim::Choice> schedule_merging_actor(std::span<const sim::Choice> schedule, size_t index, size_t into) {
-  const size_t target = into > index ? into - 1 : into;
-  std::vector<sim::Choice> out;
-  for (sim::Choice c : schedule) {
-    if (c.kind == sim::Choice::Actor) {
-      if (c.value == index)
-        c.value = target;
-      else if (c.value > index)
-        --c.value;
-    }
-    out.push_back(c);
-  }
-  return out;
+  return remove_actor(schedule, index, into);
 }
 
 namespace {
