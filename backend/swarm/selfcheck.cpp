@@ -146,7 +146,7 @@ SelfcheckContradiction with(const SelfcheckContradiction& proto, std::string str
 campaign::VerdictOptions verdict_options(const SelfcheckOptions& o, uint64_t gen_seed, std::string prefix) {
   campaign::VerdictOptions v;
   v.shrink_runs = o.shrink_runs;
-  v.spin_shrink_runs = std::min(o.shrink_runs, kStepsBoundShrinkRuns);
+  v.spin_shrink_runs = std::min(o.shrink_runs, campaign::kStepsBoundShrinkRuns);
   v.order_seed = gen_seed;
   v.prefix = std::move(prefix);
   v.out = o.out;
@@ -339,8 +339,9 @@ Json selfcheck_base_scenario(const SelfcheckOptions& o, uint64_t index) {
 }
 
 uint64_t selfcheck_generated(const SelfcheckOptions& o, uint64_t scenarios) {
-  uint64_t h = kGeneratedNone;
-  for (uint64_t k = 0; k < scenarios; ++k) h = fold_generated(h, scenario_hash(selfcheck_base_scenario(o, k)));
+  uint64_t h = campaign::kGeneratedNone;
+  for (uint64_t k = 0; k < scenarios; ++k)
+    h = campaign::fold_generated(h, scenario_hash(selfcheck_base_scenario(o, k)));
   return h;
 }
 
@@ -359,7 +360,7 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& o, const std::function<voi
       campaign::parallel_for(n, o.jobs, [&](size_t j) { other_mode(o, outs[j]); });
     }
     for (Outcome& out : outs) {
-      r.generated = fold_generated(r.generated, out.text_hash);
+      r.generated = campaign::fold_generated(r.generated, out.text_hash);
       add_part(r, std::move(out.part));
     }
     if (after_batch) after_batch(r);

@@ -40,7 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/swarm/swarm_campaign.h"
+#include "backend/swarm/swarm_subjects.h"
 #include "sim/campaign/verdict_check.h"
 
 namespace allocsim::harness {
@@ -49,7 +49,7 @@ struct SelfcheckOptions {
   uint64_t seed = 1;
   uint64_t scenarios = 100;
   uint64_t per_scenario = 40;  // executions per strategy per scenario
-  uint64_t max_steps = kSwarmMaxSteps;
+  uint64_t max_steps = campaign::kSwarmMaxSteps;
   uint64_t shrink_runs = 2000;
   bool mutants = true;  // odd scenarios get a catalogue mutant (see above)
   unsigned jobs = 1;
@@ -86,7 +86,7 @@ struct SelfcheckReport {
   std::map<std::string, uint64_t> checks, skipped;  // by kind (verdict_check.h)
   std::vector<SelfcheckContradiction> contradictions;
   /// The digest of the `scenarios` counted, in index order (selfcheck_generated): what a checkpoint carries.
-  uint64_t generated = kGeneratedNone;
+  uint64_t generated = campaign::kGeneratedNone;
   /// Contradictions by kind, repeats counted.
   std::map<std::string, uint64_t> by_kind() const;
   uint64_t contradiction_count() const;

@@ -5,7 +5,7 @@
 // The file: one JSON object, {"schema": "allocsim/<campaign>-checkpoint/v1", "tool_version": the project version,
 // then the campaign's own members}:
 //   allocsim/sweep-checkpoint/v1      config, shard, scenarios (sim/campaign/sweep_checkpoint.h)
-//   allocsim/swarm-checkpoint/v1      summary, files (backend/swarm/swarm_report.h)
+//   allocsim/swarm-checkpoint/v1      summary, files (swarm_report.h)
 //   allocsim/selfcheck-checkpoint/v1  report, files (backend/swarm/selfcheck.h)
 // One envelope, three schema names: the name says whose payload follows, so one campaign's checkpoint handed to
 // another is refused at /schema before anything runs; and every file an earlier version wrote already carries one

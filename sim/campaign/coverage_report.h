@@ -11,7 +11,7 @@
 //   outcomes       "OP: OUTCOME" over the ops with any outcome: each op's outcome vocabulary against the
 //                  outcomes it ended in
 //   faults         every fault kind, against those that fired (sim::FaultCoverage)
-// A swarm adds "features" (backend/swarm/swarm_report.h): {"drawn": {feature: scenarios}, "never": [...]}.
+// A swarm adds "features" (swarm_report.h): {"drawn": {feature: scenarios}, "never": [...]}.
 // Cost: the inputs are what the run loop collects anyway (outcomes, barrier hits, switch pairs) plus one
 // substring search per step for fault notes; the lists are built once, after the run.
 // Round trip: reach_of_coverage() reads back every name coverage_json() lists as reached, so a merge of

@@ -1,5 +1,5 @@
 // The worker pool every campaign runs its work on (docs/DESIGN.md §7, "Worker pool"): a sweep's planning and
-// work units (sweep.h), a batch of the swarm's scenarios (backend/swarm/swarm_campaign.h) and of the verdict
+// work units (sweep.h), a batch of the swarm's scenarios (swarm.h) and of the verdict
 // self-check's (backend/swarm/selfcheck.h).
 //
 // Contract of parallel_for(count, jobs, fn): runs fn(0) .. fn(count - 1) on up to `jobs` threads.

@@ -46,7 +46,7 @@ po::options_description selfcheck_options(SelfcheckFlags& f) {
   d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("2000"),
                   "candidate executions per shrink (the deterministic bound)");
   d.add_options()("max-steps", po::value(&f.max_steps),
-                  fmt::format("steps per execution before steps-bounded fires (default {})", harness::kSwarmMaxSteps)
+                  fmt::format("steps per execution before steps-bounded fires (default {})", campaign::kSwarmMaxSteps)
                       .c_str());
   d.add_options()("no-mutants", po::bool_switch(&f.no_mutants),
                   "the faithful port only (default: every odd scenario switches one catalogue mutant on, in turn)");

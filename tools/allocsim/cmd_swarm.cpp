@@ -1,7 +1,7 @@
 // allocsim swarm: generated scenarios (docs/DESIGN.md §7, "Swarm"). Generates scenarios from a seed
 // (backend/swarm/swarm_gen.h), explores each under a budget of executions, shrinks and deduplicates the violations, and
 // writes each distinct finding to --out as a scenario file with expect.violation and its minimal trace, plus
-// summary.json (backend/swarm/swarm_campaign.h, swarm_report.h). The budgets are counts (scenarios, executions), never
+// summary.json (sim/campaign/swarm.h, swarm_report.h; the generator: backend/swarm/swarm_subjects.h). The budgets are counts (scenarios, executions), never
 // seconds: the same flags give the same findings on any machine. Scale-out as the sweep's: --shard K/N, then
 // `allocsim swarm merge SHARD-DIR... --out DIR`; --checkpoint/--resume; --report-json and --junit.
 // Exit 0: no finding (in a mutant run: none the mutant's alone); 1: findings; 2: usage or input error.
@@ -18,9 +18,9 @@
 #include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/scenario/invariant_names.h"
-#include "backend/swarm/swarm_campaign.h"
 #include "backend/swarm/swarm_gen.h"
-#include "backend/swarm/swarm_report.h"
+#include "backend/swarm/swarm_subjects.h"
+#include "sim/campaign/swarm_report.h"
 #include "sim/support/json_reader.h"
 #include "sim/support/words.h"
 #include "tools/allocsim/cli.h"
@@ -68,7 +68,7 @@ po::options_description swarm_options(SwarmFlags& f) {
   d.add_options()("shard", po::value(&f.shard),
                   "K/N: run only scenarios i with i % N == K-1 (merge the N folders with `allocsim swarm merge`)");
   d.add_options()("max-steps", po::value(&f.max_steps),
-                  fmt::format("steps per execution before steps-bounded fires (default {})", harness::kSwarmMaxSteps)
+                  fmt::format("steps per execution before steps-bounded fires (default {})", campaign::kSwarmMaxSteps)
                       .c_str());
   d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here as scenarios finish");
   d.add_options()("resume", po::value(&f.resume),
@@ -83,8 +83,8 @@ po::options_description swarm_options(SwarmFlags& f) {
   return d;
 }
 
-harness::SwarmOptions to_swarm_options(const SwarmFlags& f) {
-  harness::SwarmOptions o;
+campaign::SwarmOptions to_swarm_options(const SwarmFlags& f) {
+  campaign::SwarmOptions o;
   o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
   if (!f.scenarios.empty() && !f.budget.empty())
     throw UsageError("--scenarios and --budget-executions: give one of them");
@@ -138,26 +138,27 @@ void create_swarm_out(const SwarmFlags& f) {
 }
 
 /// Writes --out, --report-json, --junit and --report-html.
-void write_swarm_outputs(const SwarmFlags& f, const harness::SwarmOptions& o, const harness::SwarmReport& r) {
+void write_swarm_outputs(const SwarmFlags& f, const campaign::SwarmOptions& o, const campaign::SwarmReport& r) {
   try {
-    harness::write_swarm(o, r, f.out);
+    const campaign::SwarmGenerator& g = harness::backend_swarm();
+    campaign::write_swarm(g, o, r, f.out);
     if (!f.report_json.empty())
-      campaign::write_file_atomically(f.report_json, harness::swarm_summary(o, r).dump(2) + "\n");
-    if (!f.junit.empty()) campaign::write_file_atomically(f.junit, harness::swarm_junit(o, r));
-    if (!f.report_html.empty()) campaign::write_file_atomically(f.report_html, swarm_html(o, r, f.out));
+      campaign::write_file_atomically(f.report_json, campaign::swarm_summary(g, o, r).dump(2) + "\n");
+    if (!f.junit.empty()) campaign::write_file_atomically(f.junit, campaign::swarm_junit(o, r));
+    if (!f.report_html.empty()) campaign::write_file_atomically(f.report_html, swarm_html(g, o, r, f.out));
   } catch (const campaign::OutputError& e) {
     throw UsageError(e.what());
   }
 }
 
 /// Exit 1 when there is a finding (in a mutant run: one the faithful port does not share).
-int exit_code(const harness::SwarmOptions& o, const harness::SwarmReport& r) {
+int exit_code(const campaign::SwarmOptions& o, const campaign::SwarmReport& r) {
   for (const auto& fi : r.findings)
     if (o.mutants.empty() || fi.first_mutant_only) return kExitFailed;
   return kExitOk;
 }
 
-void print_swarm_summary(const harness::SwarmOptions& o, const harness::SwarmReport& r, const std::string& out) {
+void print_swarm_summary(const campaign::SwarmOptions& o, const campaign::SwarmReport& r, const std::string& out) {
   std::string mut;
   for (const auto& m : o.mutants) mut += " +" + m;
   std::cout << fmt::format("allocsim swarm --seed {}{}: {} ({} by DPOR, {} exhausted), {}\n", o.seed, mut,
@@ -186,7 +187,7 @@ void print_swarm_summary(const harness::SwarmOptions& o, const harness::SwarmRep
   // Mutant runs: "also faithful?" says in how many of its scenarios the faithful port breaks the same way
   // (yes: all, so it is no evidence of the mutant; no: none; k/n: some).
   const bool mut_run = !o.mutants.empty();
-  const auto faithful = [](const harness::SwarmFinding& f) {
+  const auto faithful = [](const campaign::SwarmFinding& f) {
     return f.also_faithful == 0         ? std::string("no")
            : f.also_faithful == f.count ? std::string("yes")
                                         : fmt::format("{}/{}", f.also_faithful, f.count);
@@ -209,21 +210,22 @@ namespace {
 
 /// The report --resume goes on from (empty without it). Read before --out is created: a refused checkpoint leaves
 /// nothing behind.
-harness::SwarmReport resumed_report(const SwarmFlags& f, const harness::SwarmOptions& o) {
+campaign::SwarmReport resumed_report(const SwarmFlags& f, const campaign::SwarmOptions& o) {
   try {
-    return f.resume.empty() ? harness::SwarmReport{} : harness::load_swarm_checkpoint(f.resume, o);
+    return f.resume.empty() ? campaign::SwarmReport{}
+                            : campaign::load_swarm_checkpoint(harness::backend_swarm(), f.resume, o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
 }
 
-harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::SwarmOptions& o,
-                                          harness::SwarmReport start) {
+campaign::SwarmReport run_with_checkpoints(const SwarmFlags& f, const campaign::SwarmOptions& o,
+                                           campaign::SwarmReport start) {
   const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
   const double interval = double(parse_u64("--checkpoint-interval", f.interval, 0, 86400));
-  const auto save = [&](const harness::SwarmReport& r) {
+  const auto save = [&](const campaign::SwarmReport& r) {
     try {
-      harness::write_swarm_checkpoint(checkpoint, o, r);
+      campaign::write_swarm_checkpoint(harness::backend_swarm(), checkpoint, o, r);
     } catch (const campaign::OutputError& e) {
       throw UsageError(e.what());  // "--checkpoint: PATH: ..." (sim/campaign/checkpoint.h)
     }
@@ -234,9 +236,9 @@ harness::SwarmReport run_with_checkpoints(const SwarmFlags& f, const harness::Sw
   auto saved = t0;
   const bool tty = isatty(STDERR_FILENO);
   const uint64_t resumed = start.scenarios;
-  harness::SwarmReport r = harness::run_swarm(
-      o,
-      [&](const harness::SwarmReport& now) {
+  campaign::SwarmReport r = campaign::run_swarm(
+      harness::backend_swarm(), o,
+      [&](const campaign::SwarmReport& now) {
         const auto t = std::chrono::steady_clock::now();
         if (!checkpoint.empty() && std::chrono::duration<double>(t - saved).count() >= interval) {
           save(now);
@@ -276,9 +278,9 @@ int cmd_swarm_merge(int argc, char** argv) {
   }
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
   check_swarm_outputs(f);
-  harness::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
+  campaign::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
   try {
-    m = harness::merge_swarm(dirs, ALLOCSIM_VERSION);
+    m = campaign::merge_swarm(harness::backend_swarm(), dirs, ALLOCSIM_VERSION);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("merge: {}", e.what()));
   }
@@ -318,11 +320,11 @@ int cmd_swarm(int argc, char** argv) {
     std::cout << harness::generate_scenario(parse_u64("--generate", f.generate, 0, UINT64_MAX)).dump(2) << "\n";
     return kExitOk;
   }
-  const harness::SwarmOptions o = to_swarm_options(f);
+  const campaign::SwarmOptions o = to_swarm_options(f);
   check_swarm_outputs(f);
-  harness::SwarmReport start = resumed_report(f, o);
+  campaign::SwarmReport start = resumed_report(f, o);
   create_swarm_out(f);
-  const harness::SwarmReport r = run_with_checkpoints(f, o, std::move(start));
+  const campaign::SwarmReport r = run_with_checkpoints(f, o, std::move(start));
   write_swarm_outputs(f, o, r);
   print_swarm_summary(o, r, f.out);
   return exit_code(o, r);

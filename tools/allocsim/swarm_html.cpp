@@ -4,20 +4,21 @@
 
 #include <filesystem>
 
-#include "backend/swarm/swarm_report.h"
 #include "sim/campaign/config.h"
 #include "sim/campaign/report_html.h"
+#include "sim/campaign/swarm_report.h"
 #include "sim/support/words.h"
 
 namespace allocsim::cli {
 
-std::string swarm_html(const harness::SwarmOptions& o, const harness::SwarmReport& r, const std::string& dir) {
-  const nlohmann::ordered_json summary = harness::swarm_summary(o, r);
+std::string swarm_html(const campaign::SwarmGenerator& g, const campaign::SwarmOptions& o,
+                       const campaign::SwarmReport& r, const std::string& dir) {
+  const nlohmann::ordered_json summary = campaign::swarm_summary(g, o, r);
   campaign::HtmlPage page;
   page.title = "allocsim swarm report";
   page.meta.push_back("tool version " + o.tool_version);
   page.meta.push_back("config " + summary["config"].dump());
-  for (const harness::SwarmFinding& f : r.findings) {
+  for (const campaign::SwarmFinding& f : r.findings) {
     const std::string file = (std::filesystem::path(dir) / (f.slug + ".json")).string();
     const std::string replay =
         "allocsim replay " + campaign::shell_quote((std::filesystem::path(dir) / (f.slug + ".trace.json")).string());

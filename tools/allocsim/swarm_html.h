@@ -9,12 +9,12 @@
 
 #include <string>
 
-#include "backend/swarm/swarm_campaign.h"
+#include "sim/campaign/swarm.h"
 
 namespace allocsim::cli {
 
 /// The page; `dir` is the --out folder the findings' files are in.
-std::string swarm_html(const harness::SwarmOptions& options, const harness::SwarmReport& report,
-                       const std::string& dir);
+std::string swarm_html(const campaign::SwarmGenerator& generator, const campaign::SwarmOptions& options,
+                       const campaign::SwarmReport& report, const std::string& dir);
 
 }  // namespace allocsim::cli

@@ -1,4 +1,4 @@
-#include "backend/swarm/swarm_report.h"
+#include "sim/campaign/swarm_report.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,6 @@
 #include <sstream>
 #include <tuple>
 
-#include "backend/system/system.h"
 #include "sim/campaign/checkpoint.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/junit.h"
@@ -17,7 +16,7 @@
 #include "sim/prng.h"
 #include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
 
@@ -26,7 +25,7 @@ using support::InputError;
 using support::JsonReader;
 
 constexpr const char* kSummarySchema = "allocsim/swarm/v1";
-constexpr campaign::CheckpointKind kSwarmCheckpoint{"allocsim/swarm-checkpoint/v1", "swarm", 1};
+constexpr CheckpointKind kSwarmCheckpoint{"allocsim/swarm-checkpoint/v1", "swarm", 1};
 // A summary lists every finding: more than a scenario file (checkpoints: sim/campaign/checkpoint.h).
 constexpr support::TextRules kRules{size_t{1} << 30, 64, "swarm reports"};
 
@@ -64,10 +63,10 @@ Json finding_json(const SwarmFinding& f, bool mutant_run) {
 }
 
 /// "coverage" (sim/campaign/coverage_report.h) plus "features": {"drawn": {word: scenarios}, "never": [...]}.
-Json coverage_of(const SwarmReport& r) {
-  Json c = campaign::coverage_json(backend_system().coverage_universe(), r.reach);
+Json coverage_of(const SwarmGenerator& g, const SwarmReport& r) {
+  Json c = coverage_json(g.system().coverage_universe(), r.reach);
   Json drawn = Json::object(), never = Json::array();
-  for (const std::string& w : swarm_feature_universe())
+  for (const std::string& w : g.feature_universe())
     if (const auto it = r.features.find(w); it != r.features.end())
       drawn[w] = it->second;
     else
@@ -93,8 +92,7 @@ void coverage_from(const JsonReader& rd, const nlohmann::json& j, const std::str
     rd.want_array(reached, dptr + "/reached");
     for (size_t i = 0; i < reached.size(); ++i) {
       const std::string iptr = fmt::format("{}/reached/{}", dptr, i);
-      rd.want(reached[i], iptr,
-              reached[i].is_string() && campaign::add_reached(r.reach, dim, reached[i].get<std::string>()),
+      rd.want(reached[i], iptr, reached[i].is_string() && add_reached(r.reach, dim, reached[i].get<std::string>()),
               "a name as coverage lists it");
     }
   }
@@ -232,7 +230,7 @@ SwarmOptions options_from(const JsonReader& rd, const nlohmann::json& c, const s
 
 }  // namespace
 
-Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
+Json swarm_summary(const SwarmGenerator& g, const SwarmOptions& o, const SwarmReport& r) {
   const bool mutant_run = !o.mutants.empty();
   Json findings = Json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f, mutant_run));
@@ -250,12 +248,11 @@ Json swarm_summary(const SwarmOptions& o, const SwarmReport& r) {
   j["interrupted"] = r.interrupted;
   j["unjudged"] = r.unjudged_counted ? Json(r.unjudged) : Json(nullptr);
   j["findings"] = std::move(findings);
-  j["coverage"] = coverage_of(r);
+  j["coverage"] = coverage_of(g, r);
   return j;
 }
 
 std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
-  using campaign::JUnitCase;
   const bool mutant_run = !o.mutants.empty();
   std::vector<JUnitCase> cases{JUnitCase::pass("allocsim.swarm", "run")};
   cases.back().system_out =
@@ -278,10 +275,10 @@ std::string swarm_junit(const SwarmOptions& o, const SwarmReport& r) {
   }
   std::string mut;
   for (const auto& m : o.mutants) mut += " +" + m;
-  return campaign::junit_xml("allocsim swarm",
-                             fmt::format("allocsim swarm --seed {}{} (shard {}/{})", o.seed, mut, o.shard_index + 1,
-                                         o.shard_count),
-                             cases);
+  return junit_xml("allocsim swarm",
+                   fmt::format("allocsim swarm --seed {}{} (shard {}/{})", o.seed, mut, o.shard_index + 1,
+                               o.shard_count),
+                   cases);
 }
 
 namespace {
@@ -304,7 +301,7 @@ std::vector<std::string> earlier_finding_files(const std::filesystem::path& d) {
 
 }  // namespace
 
-void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {
+void write_swarm(const SwarmGenerator& g, const SwarmOptions& o, const SwarmReport& r, const std::string& dir) {
   const std::filesystem::path d(dir);
   // A folder reused for another run must not keep the earlier run's findings beside a summary that does not
   // list them: a user (or CI) reading the folder would take them for this run's.
@@ -316,10 +313,10 @@ void write_swarm(const SwarmOptions& o, const SwarmReport& r, const std::string&
     std::filesystem::remove(d / (slug + ".trace.json"), ec);
   }
   for (const auto& f : r.findings) {
-    campaign::write_file_atomically((d / (f.slug + ".json")).string(), f.scenario_text);
-    campaign::write_file_atomically((d / (f.slug + ".trace.json")).string(), f.trace_text);
+    write_file_atomically((d / (f.slug + ".json")).string(), f.scenario_text);
+    write_file_atomically((d / (f.slug + ".trace.json")).string(), f.trace_text);
   }
-  campaign::write_file_atomically((d / "summary.json").string(), swarm_summary(o, r).dump(2) + "\n");
+  write_file_atomically((d / "summary.json").string(), swarm_summary(g, o, r).dump(2) + "\n");
 }
 
 namespace {
@@ -365,7 +362,7 @@ bool absorb(SwarmFinding& k, const SwarmFinding& f) {
 
 }  // namespace
 
-SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& tool_version) {
+SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& dirs, const std::string& tool_version) {
   if (dirs.empty()) throw InputError::about_file("", "no shard folders to merge");
   std::vector<Shard> shards;
   for (const auto& dir : dirs) shards.push_back(read_shard(dir, tool_version));
@@ -421,7 +418,7 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
     const std::string scenario = (d / (f.slug + ".json")).string(), trace = (d / (f.slug + ".trace.json")).string();
     f.scenario_text = slurp(scenario);
     f.trace_text = slurp(trace);
-    check_finding_files(f, {scenario, ""}, {trace, ""});
+    check_finding_files(g.system(), f, {scenario, ""}, {trace, ""});
   }
   // The unsharded run lists findings in the order it first met them.
   std::stable_sort(r.findings.begin(), r.findings.end(),
@@ -429,18 +426,19 @@ SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& 
   return m;
 }
 
-void write_swarm_checkpoint(const std::string& path, const SwarmOptions& o, const SwarmReport& r) {
+void write_swarm_checkpoint(const SwarmGenerator& g, const std::string& path, const SwarmOptions& o,
+                            const SwarmReport& r) {
   Json files = Json::array();
   for (const auto& f : r.findings) files.push_back({{"scenario", f.scenario_text}, {"trace", f.trace_text}});
-  Json doc = campaign::new_checkpoint<Json>(kSwarmCheckpoint, o.tool_version);
-  doc["summary"] = swarm_summary(o, r);
+  Json doc = new_checkpoint<Json>(kSwarmCheckpoint, o.tool_version);
+  doc["summary"] = swarm_summary(g, o, r);
   doc["files"] = std::move(files);
   doc["generated"] = fmt::format("{:016x}", r.generated);
-  campaign::write_checkpoint(path, kSwarmCheckpoint, doc);
+  write_checkpoint(path, kSwarmCheckpoint, doc);
 }
 
-SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o) {
-  const Json doc = campaign::read_checkpoint(path, kSwarmCheckpoint, o.tool_version);
+SwarmReport load_swarm_checkpoint(const SwarmGenerator& g, const std::string& path, const SwarmOptions& o) {
+  const Json doc = read_checkpoint(path, kSwarmCheckpoint, o.tool_version);
   const JsonReader rd(path);
   rd.want_object(rd.require(doc, "", "summary"), "/summary");
   const nlohmann::json summary(doc["summary"]);  // key-sorted, as the summary readers that merge shares take it
@@ -470,7 +468,7 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
     rd.fail("/summary/scenarios",
             fmt::format("{} scenarios, more than its {} executions can have run", r.scenarios, r.executions));
   // Absent in checkpoints written before it existed: their scenarios are taken as this generator's.
-  r.generated = generated_digest(o, r.scenarios);
+  r.generated = generated_digest(g, o, r.scenarios);
   if (const Json* generated = JsonReader::find(doc, "generated")) {
     const std::string was = rd.string_value(*generated, "/generated");
     if (const std::string now = fmt::format("{:016x}", r.generated); was != now)
@@ -486,9 +484,9 @@ SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& o
     rd.want_object(files[i], ptr);
     r.findings[i].scenario_text = rd.string_value(rd.require(files[i], ptr, "scenario"), ptr + "/scenario");
     r.findings[i].trace_text = rd.string_value(rd.require(files[i], ptr, "trace"), ptr + "/trace");
-    check_finding_files(r.findings[i], {path, ptr + "/scenario"}, {path, ptr + "/trace"});
+    check_finding_files(g.system(), r.findings[i], {path, ptr + "/scenario"}, {path, ptr + "/trace"});
   }
   return r;
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

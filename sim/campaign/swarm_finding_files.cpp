@@ -1,17 +1,16 @@
 // A finding's two files as a resumed or merged swarm takes them back (swarm_report.h, "Checkpoint" and "Merge";
 // docs/SWARM.md): they are the run's results, copied into its folder as they are, so they are checked as the run
-// that wrote them checked them before it kept them (swarm_campaign.cpp: the minimal schedule replays strictly
+// that wrote them checked them before it kept them (swarm.cpp: the minimal schedule replays strictly
 // against the file as written), and the scenario must carry the finding's name. A file edited, cut short or swapped
 // between findings is bad input, never a result.
 #include <fmt/format.h>
 
-#include "backend/swarm/swarm_report.h"
-#include "backend/system/system.h"
+#include "sim/campaign/swarm_report.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/support/json_reader.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
 
@@ -28,24 +27,24 @@ using support::InputError;
 
 }  // namespace
 
-void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace) {
+void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace) {
   const std::string scenario_name = scenario.pointer.empty() ? scenario.file : f.slug + ".json";
-  campaign::SubjectPtr subject;
+  SubjectPtr subject;
   try {
-    subject = backend_system().parse(f.scenario_text, scenario_name, scenario_name);
+    subject = system.parse(f.scenario_text, scenario_name, scenario_name);
   } catch (const InputError& e) {
     fail(scenario, "the finding's scenario does not load", e.pointer(), e.message());
   }
-  // Its name is the finding's file name (swarm_campaign.cpp writes it so): files swapped between two findings of
+  // Its name is the finding's file name (swarm.cpp writes it so): files swapped between two findings of
   // one invariant would otherwise pass every check below.
   if (subject->name() != f.slug)
     fail(scenario, "the finding's scenario is another finding's", "/name",
          fmt::format("it is named \"{}\", and the summary's finding is \"{}\"", subject->name(), f.slug));
   const std::string trace_name = trace.pointer.empty() ? trace.file : f.slug + ".trace.json";
-  campaign::Trace t;
+  Trace t;
   try {
-    t = campaign::parse_trace(backend_system(), f.trace_text, trace_name);
-  } catch (const campaign::TraceError& e) {
+    t = parse_trace(system, f.trace_text, trace_name);
+  } catch (const TraceError& e) {
     // what() is "FILE: POINTER: MESSAGE", or "FILE: MESSAGE" about the whole file (trace_file.h): the file and the
     // place are said by fail().
     std::string message = e.what();
@@ -65,9 +64,9 @@ void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const 
     fail(trace, "the finding's trace is not its finding's", "/violation",
          fmt::format("the summary says the finding violates {}, the trace says {}", f.invariant,
                      t.violation ? t.violation->invariant : std::string("nothing")));
-  const campaign::TraceReplay r = campaign::replay_trace(t);
+  const TraceReplay r = replay_trace(t);
   if (r.divergence)
     fail(trace, "the finding's trace does not replay against its scenario", "/steps", r.divergence->to_string());
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

@@ -29,7 +29,7 @@
 // counts add up; a signature's first index is the smallest; its kept minimal scenario is the smallest
 // (ops, steps, then index), which is the one its shard kept, so its two files are copied as they are.
 //
-// Checkpoint (schema `allocsim/swarm-checkpoint/v1`, envelope, write and read: sim/campaign/checkpoint.h): the
+// Checkpoint (schema `allocsim/swarm-checkpoint/v1`, envelope, write and read: checkpoint.h, as a sweep's): the
 // summary of the scenarios done so far, each finding's two files' text, and "generated", the digest of the
 // scenarios done (generated_digest); written after every whole batch. A resume whose generator gives another
 // digest is refused (a checkpoint without the key, written before it existed, is taken as it is).
@@ -49,12 +49,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/swarm/swarm_campaign.h"
+#include "sim/campaign/swarm.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
-/// summary.json (see above).
-nlohmann::ordered_json swarm_summary(const SwarmOptions& options, const SwarmReport& report);
+/// summary.json (see above). The generator names the coverage's universe and the features never drawn.
+nlohmann::ordered_json swarm_summary(const SwarmGenerator& generator, const SwarmOptions& options,
+                                     const SwarmReport& report);
 
 /// The JUnit XML report (see above).
 std::string swarm_junit(const SwarmOptions& options, const SwarmReport& report);
@@ -63,7 +64,8 @@ std::string swarm_junit(const SwarmOptions& options, const SwarmReport& report);
 /// atomically). The finding files an earlier DIR/summary.json names and this report does not are removed
 /// first, so the folder holds this run's findings only; no other file is touched (an unreadable earlier
 /// summary removes nothing).
-void write_swarm(const SwarmOptions& options, const SwarmReport& report, const std::string& dir);
+void write_swarm(const SwarmGenerator& generator, const SwarmOptions& options, const SwarmReport& report,
+                 const std::string& dir);
 
 /// The options and report of the unsharded run, from its shards' output folders (see above). `tool_version`
 /// must be the one each shard recorded.
@@ -71,7 +73,8 @@ struct SwarmMerge {
   SwarmOptions options;
   SwarmReport report;
 };
-SwarmMerge merge_swarm(const std::vector<std::string>& dirs, const std::string& tool_version);
+SwarmMerge merge_swarm(const SwarmGenerator& generator, const std::vector<std::string>& dirs,
+                       const std::string& tool_version);
 
 /// Where a finding's file was read back: a checkpoint, at `pointer` (its /files/I/scenario or /files/I/trace text),
 /// or a shard's file of its own (`pointer` empty).
@@ -83,13 +86,16 @@ struct KeptFile {
 /// Checks the two files of finding `f` (its scenario_text and trace_text) as merge and resume read them back: the
 /// scenario loads and is named `f.slug`, the trace reads, names that scenario's digest and the finding's invariant, and replays against its
 /// embedded scenario step for step (swarm_finding_files.cpp). Throws support::InputError at `scenario` or `trace`.
-void check_finding_files(const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace);
+void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace);
 
 /// Writes the checkpoint of `report` (see above) to `path`.
-void write_swarm_checkpoint(const std::string& path, const SwarmOptions& options, const SwarmReport& report);
+void write_swarm_checkpoint(const SwarmGenerator& generator, const std::string& path, const SwarmOptions& options,
+                            const SwarmReport& report);
 
 /// The report a checkpoint holds, for run_swarm to go on from. Fails when it was written by another tool
 /// version or for other options (anything but `jobs`, and a larger `scenarios`), or is malformed.
-SwarmReport load_swarm_checkpoint(const std::string& path, const SwarmOptions& options);
+/// The generator gives the digest of the scenarios it counts (generated_digest).
+SwarmReport load_swarm_checkpoint(const SwarmGenerator& generator, const std::string& path,
+                                  const SwarmOptions& options);
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign

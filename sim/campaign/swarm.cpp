@@ -1,19 +1,13 @@
-#include "backend/swarm/swarm_campaign.h"
+#include "sim/campaign/swarm.h"
 
 #include <fmt/format.h>
 #include <xxhash.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
 
-#include "backend/model/contract.h"
-#include "backend/scenario/invariant_names.h"
-#include "backend/scenario/scenario_json.h"
-#include "backend/swarm/swarm_gen.h"
-#include "backend/system/system.h"
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/pool.h"
@@ -25,7 +19,7 @@
 #include "sim/schedule.h"
 #include "sim/tree_estimate.h"
 
-namespace allocsim::harness {
+namespace allocsim::campaign {
 
 namespace {
 
@@ -40,7 +34,7 @@ struct ScenarioOutcome {
   bool dpor = false, exhausted = false;
   std::optional<SwarmFinding> finding;
   bool also_faithful = false;         // mutant runs: the faithful port shares the violation
-  campaign::Reach reach;              // what its exploration reached (coverage)
+  Reach reach;                        // what its exploration reached (coverage)
   std::vector<std::string> features;  // the features it was drawn with (swarm_feature_words)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
   uint64_t text_hash = 0;             // its generated document's (scenario_hash), for SwarmReport::generated
@@ -52,23 +46,13 @@ struct Exploration {
   bool dpor = false, exhausted = false;
   std::optional<sim::ExecutionResult> found;
   std::string strategy;               // the strategy that found it
-  campaign::Reach reach;              // what its runs reached (coverage_report.h)
+  Reach reach;                        // what its runs reached (coverage_report.h)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
 };
 
-/// The op skeleton: each actor's op kinds in script order, the actors' sequences sorted; then the fault
-/// actions that fired in the trace.
-std::string skeleton(const Scenario& sc, const campaign::Trace& t) {
-  std::vector<std::string> actors;
-  for (const auto& a : sc.actors) {
-    if (a.script.empty()) continue;
-    std::string s;
-    for (const auto& op : a.script) s += (s.empty() ? "" : ",") + std::string(op_name(op.kind));
-    actors.push_back(s);
-  }
-  std::sort(actors.begin(), actors.end());
-  std::string out;
-  for (const auto& s : actors) out += (out.empty() ? "" : " | ") + s;
+/// The generator's skeleton of the minimal subject, then the fault actions that fired in the trace.
+std::string skeleton(const SwarmGenerator& g, const Subject& minimal, const Trace& t) {
+  std::string out = g.skeleton(minimal);
   std::set<std::string> faults;
   for (const auto& st : t.steps)
     for (size_t p = st.detail.find("fault="); p != std::string::npos; p = st.detail.find("fault=", p + 1))
@@ -77,21 +61,21 @@ std::string skeleton(const Scenario& sc, const campaign::Trace& t) {
   return out;
 }
 
-/// The call the trace's last step belongs to (campaign::violating_call, over a trace's steps).
-std::string world_call(const campaign::Trace& t) {
+/// The call the trace's last step belongs to (violating_call, over a trace's steps).
+std::string world_call(const Trace& t) {
   for (size_t k = t.steps.size(); k-- > 0;)
     if (t.steps[k].actor == t.steps.back().actor && t.steps[k].kind == "call") return t.steps[k].point;
   return t.steps.back().point;
 }
 
 /// The signature (see the header): the explanation's first racing pair when the trace has one.
-std::string signature_of(const Scenario& sc, const campaign::Trace& t) {
+std::string signature_of(const SwarmGenerator& g, const Subject& minimal, const Trace& t) {
   const std::string& inv = t.violation->invariant;
   // The world's own write broke it (explain.h, kind "world"): no race of the protocol, so the signature names
   // the write, and the finding is never filed as a race.
   if (t.explanation && t.explanation->kind == "world" && !t.steps.empty())
     return fmt::format("{} @ world write {}", inv, world_call(t));
-  const Json j = Json::parse(campaign::trace_to_text(t));
+  const Json j = Json::parse(trace_to_text(t));
   if (j.contains("explanation") && j["explanation"].is_object() && j["explanation"].contains("pairs")) {
     const Json& pairs = j["explanation"]["pairs"];
     if (pairs.is_array() && !pairs.empty()) {
@@ -100,7 +84,7 @@ std::string signature_of(const Scenario& sc, const campaign::Trace& t) {
         return fmt::format("{} @ race {} <> {}", inv, t.steps[a].point, t.steps[b].point);
     }
   }
-  return fmt::format("{} @ {}", inv, skeleton(sc, t));
+  return fmt::format("{} @ {}", inv, skeleton(g, minimal, t));
 }
 
 std::string slug_of(const std::string& invariant, const std::string& signature) {
@@ -108,8 +92,8 @@ std::string slug_of(const std::string& invariant, const std::string& signature) 
 }
 
 /// The finding scenario's description, generated from its trace.
-std::string describe(const campaign::Trace& t, uint64_t run_seed, uint64_t index, uint64_t gen_seed,
-                     const std::string& strategy, const std::vector<std::string>& mutants) {
+std::string describe(const Trace& t, uint64_t run_seed, uint64_t index, uint64_t gen_seed, const std::string& strategy,
+                     const std::vector<std::string>& mutants) {
   std::string steps;
   const size_t from = t.steps.size() > kDescribedSteps ? t.steps.size() - kDescribedSteps : 0;
   if (from > 0) steps = fmt::format("... ({} earlier steps) ", from);
@@ -129,70 +113,53 @@ std::string describe(const campaign::Trace& t, uint64_t run_seed, uint64_t index
 /// A violation shrunk: the minimal scenario and execution, its trace (explained unless steps-bounded) and
 /// signature.
 struct Shrunk {
-  campaign::ShrinkResult s;
-  campaign::Trace trace;
+  ShrinkResult s;
+  Trace trace;
   std::string signature;
 };
 
-Shrunk shrink_violation(const SwarmOptions& o, const campaign::SubjectPtr& subject, const sim::ExecutionResult& found) {
+Shrunk shrink_violation(const SwarmGenerator& g, const SwarmOptions& o, const SubjectPtr& subject,
+                        const sim::ExecutionResult& found) {
   const uint64_t max_steps = subject->max_steps(std::nullopt);
   const bool spin = found.violation && found.violation->invariant == "steps-bounded";
-  campaign::ShrinkOptions so;
+  ShrinkOptions so;
   so.max_runs = spin ? std::min(o.shrink_runs, kStepsBoundShrinkRuns) : o.shrink_runs;
   so.max_seconds = 0;  // deterministic: bounded by runs only
   so.max_steps = max_steps;
-  Shrunk out{campaign::shrink(backend_system(), subject, found.schedule, so), {}, {}};
-  out.trace = campaign::make_trace(out.s.scenario, out.s.result, "");
-  if (!spin) out.trace.explanation = campaign::explain(*out.s.scenario, out.s.result.schedule, max_steps);
-  out.signature = signature_of(scenario_of(*out.s.scenario), out.trace);
+  Shrunk out{shrink(g.system(), subject, found.schedule, so), {}, {}};
+  out.trace = make_trace(out.s.scenario, out.s.result, "");
+  if (!spin) out.trace.explanation = explain(*out.s.scenario, out.s.result.schedule, max_steps);
+  out.signature = signature_of(g, *out.s.scenario, out.trace);
   return out;
 }
 
-/// The scenario's choice of invariants as a file states it: "all", or what it leaves out. A generated scenario with a
-/// stale stamp leaves the healing phase out (swarm_gen.cpp), and its finding's file must too: with the phase on, it
-/// fires at quiescence before a later row such as ops-atomic, and the minimal schedule would not replay to the
-/// finding's invariant.
-Json invariant_choice(const Scenario& s) {
-  if (s.invariants.empty()) return "all";
-  Json left_out = Json::array();
-  for (const char* name : invariant_names())
-    if (std::find(s.invariants.begin(), s.invariants.end(), name) == s.invariants.end()) left_out.push_back(name);
-  return left_out.empty() ? Json("all") : Json{{"all_except", std::move(left_out)}};
-}
-
 /// Makes the finding (scenario file and trace) of the violation of `subject` along `found`.
-SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& subject, const sim::ExecutionResult& found,
-                          uint64_t index, uint64_t gen_seed, const std::string& strategy) {
+SwarmFinding make_finding(const SwarmGenerator& g, const SwarmOptions& o, const SubjectPtr& subject,
+                          const sim::ExecutionResult& found, uint64_t index, uint64_t gen_seed,
+                          const std::string& strategy) {
   const uint64_t max_steps = subject->max_steps(std::nullopt);
-  const Shrunk sh = shrink_violation(o, subject, found);
-  const campaign::ShrinkResult& s = sh.s;
+  const Shrunk sh = shrink_violation(g, o, subject, found);
+  const ShrinkResult& s = sh.s;
   const std::string inv = s.result.violation->invariant;
   SwarmFinding f;
   f.invariant = inv;
   f.index = index;
   f.seed = gen_seed;
   f.strategy = strategy;
-  const Scenario& minimal = scenario_of(*s.scenario);
   f.signature = sh.signature;
   f.slug = slug_of(inv, f.signature);
-  Json doc = scenario_to_json(minimal);
-  doc["name"] = f.slug;
-  doc["description"] = describe(sh.trace, o.seed, index, gen_seed, strategy, o.mutants);
-  doc["invariants"] = invariant_choice(minimal);
-  doc["expect"] = Json{{"violation", inv}};
   const std::string file = f.slug + ".json";
-  f.scenario_text = doc.dump(2) + "\n";
-  const campaign::SubjectPtr written = with_op_level_bound(*backend_system().parse(f.scenario_text, file, file),
-                                                           std::min<uint64_t>(o.per_scenario, kDefaultOpLevelBound));
+  f.scenario_text =
+      g.finding_text(*s.scenario, f.slug, describe(sh.trace, o.seed, index, gen_seed, strategy, o.mutants), inv);
+  const SubjectPtr written = g.load_finding(o, f.scenario_text, file);
   // No false alarm: the minimal schedule must replay strictly against the file as written.
-  const campaign::StrictReplay rr = campaign::replay_strict(*written, s.result.schedule, max_steps);
+  const StrictReplay rr = replay_strict(*written, s.result.schedule, max_steps);
   if (rr.divergence || !rr.result.violation || rr.result.violation->invariant != inv)
     throw std::logic_error(
         fmt::format("swarm: the minimal trace of scenario #{} (seed {}) does not replay against "
                     "its written scenario",
                     index, gen_seed));
-  campaign::Trace t =
-      campaign::make_trace(written, rr.result, campaign::state_before_last_step(*written, rr.result, max_steps));
+  Trace t = make_trace(written, rr.result, state_before_last_step(*written, rr.result, max_steps));
   t.tool_version = o.tool_version;
   t.explanation = sh.trace.explanation;  // the same schedule over the same scenario, as written
   t.scenario_path = file;
@@ -200,16 +167,16 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
   t.strategy = strategy;
   t.seed = gen_seed;
   t.max_steps = max_steps;
-  t.shrink = campaign::ShrinkInfo{found.steps.size(),
-                                  subject->actor_names().size(),
-                                  subject->op_count(),
-                                  found.preemptions,
-                                  s.runs,
-                                  s.budget_exhausted,
-                                  s.out_of_time,
-                                  s.preemptions_minimal};
-  f.trace_text = campaign::trace_to_text(t);
-  f.actors = minimal.actors.size();
+  t.shrink = ShrinkInfo{found.steps.size(),
+                        subject->actor_names().size(),
+                        subject->op_count(),
+                        found.preemptions,
+                        s.runs,
+                        s.budget_exhausted,
+                        s.out_of_time,
+                        s.preemptions_minimal};
+  f.trace_text = trace_to_text(t);
+  f.actors = s.scenario->actor_names().size();
   f.ops = s.scenario->op_count();
   f.steps = rr.result.steps.size();
   f.count = 1;
@@ -219,28 +186,19 @@ SwarmFinding make_finding(const SwarmOptions& o, const campaign::SubjectPtr& sub
 }
 
 /// Runs `strategy` on `subject` for `executions`, stopping at the first violation.
-campaign::RunReport explore_with(const campaign::Subject& subject, const std::string& strategy, uint64_t seed,
-                                 uint64_t executions) {
-  campaign::ExploreConfig c;
+RunReport explore_with(const Subject& subject, const std::string& strategy, uint64_t seed, uint64_t executions) {
+  ExploreConfig c;
   c.strategy = strategy;
   c.seed = seed;
   c.executions = executions;
   c.stop_at_first_violation = true;
-  return campaign::run(subject, c);
-}
-
-/// A generated scenario as a subject, with ops-atomic's op-level executions bounded by the executions the swarm gives
-/// each scenario (docs/SWARM.md): a scenario whose op-level tree is larger is left unjudged for ops-atomic.
-campaign::SubjectPtr parse_doc(const SwarmOptions& o, const Json& doc, const std::string& file) {
-  // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
-  return with_op_level_bound(*backend_system().parse(doc.dump(2) + "\n", file, file),
-                             std::min<uint64_t>(o.per_scenario, kDefaultOpLevelBound));
+  return run(subject, c);
 }
 
 /// The swarm's strategy plan (see the header) on one scenario, up to its first violation.
-Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uint64_t gen_seed) {
+Exploration explore(const SwarmOptions& o, const Subject& subject, uint64_t gen_seed) {
   Exploration out;
-  const std::unique_ptr<campaign::Compiled> compiled = subject.compile({});
+  const std::unique_ptr<Compiled> compiled = subject.compile({});
   for (const std::string& note : compiled->notes())
     if (const size_t at = note.find(" not judged"); at != std::string::npos) out.unjudged.push_back(note.substr(0, at));
   sim::Engine engine(sim::EngineOptions{.max_steps = subject.max_steps(std::nullopt)});
@@ -256,7 +214,7 @@ Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uin
   }
   for (const auto& [strategy, n] : plan) {
     if (n == 0) continue;
-    const campaign::RunReport r = explore_with(subject, strategy, gen_seed, n);
+    const RunReport r = explore_with(subject, strategy, gen_seed, n);
     out.executions += r.summary.executions;
     out.reach.add(r);
     out.exhausted |= out.dpor && r.exhausted;
@@ -270,40 +228,36 @@ Exploration explore(const SwarmOptions& o, const campaign::Subject& subject, uin
 }
 
 /// Mutant runs: whether the faithful port shares the violation of `f` (the header's (a) and (b)).
-bool faithful_shares(const SwarmOptions& o, uint64_t index, uint64_t gen_seed, const SwarmFinding& f,
-                     uint64_t& executions) {
-  const campaign::SubjectPtr generated =
-      parse_doc(o, swarm_scenario(o.seed, index, {}, o.max_steps), fmt::format("swarm-{}.json", gen_seed));
+bool faithful_shares(const SwarmGenerator& g, const SwarmOptions& o, uint64_t index, uint64_t gen_seed,
+                     const SwarmFinding& f, uint64_t& executions) {
+  const SubjectPtr generated = g.draw(o, index, /*faithful=*/true).subject;
   const Exploration a = explore(o, *generated, gen_seed);
   executions += a.executions;
   if (a.found && a.found->violation->invariant == f.invariant &&
-      shrink_violation(o, generated, *a.found).signature == f.signature)
+      shrink_violation(g, o, generated, *a.found).signature == f.signature)
     return true;
-  Json minimal = Json::parse(f.scenario_text);
-  minimal["backend"]["mutants"] = Json::array();
-  minimal["expect"] = Json{{"outcome", "pass"}};
-  const Exploration b = explore(o, *parse_doc(o, minimal, f.slug + ".json"), gen_seed);
+  const Exploration b = explore(o, *g.load_finding(o, g.faithful_text(f.scenario_text), f.slug + ".json"), gen_seed);
   executions += b.executions;
   return b.found && b.found->violation->invariant == f.invariant;
 }
 
-ScenarioOutcome run_scenario_at(const SwarmOptions& o, uint64_t index) {
+ScenarioOutcome run_scenario_at(const SwarmGenerator& g, const SwarmOptions& o, uint64_t index) {
   const uint64_t gen_seed = sim::execution_seed(o.seed, index);
-  const Json doc = swarm_scenario(o.seed, index, o.mutants, o.max_steps);
-  const campaign::SubjectPtr subject = parse_doc(o, doc, fmt::format("swarm-{}.json", gen_seed));
+  SwarmGenerator::Drawn drawn = g.draw(o, index, /*faithful=*/false);
+  const SubjectPtr subject = std::move(drawn.subject);
   const Exploration e = explore(o, *subject, gen_seed);
   ScenarioOutcome out;
-  out.text_hash = scenario_hash(doc);
+  out.text_hash = drawn.text_hash;
   out.executions = e.executions;
   out.dpor = e.dpor;
   out.exhausted = e.exhausted;
   out.reach = e.reach;  // the faithful-port checks below are not the night's exploration: not counted
   out.unjudged = e.unjudged;
-  out.features = swarm_feature_words(swarm_features(gen_seed));
+  out.features = std::move(drawn.features);
   if (!e.found) return out;
-  out.finding = make_finding(o, subject, *e.found, index, gen_seed, e.strategy);
+  out.finding = make_finding(g, o, subject, *e.found, index, gen_seed, e.strategy);
   if (!o.mutants.empty())
-    out.also_faithful = faithful_shares(o, index, gen_seed, *out.finding, out.faithful_executions);
+    out.also_faithful = faithful_shares(g, o, index, gen_seed, *out.finding, out.faithful_executions);
   return out;
 }
 
@@ -345,34 +299,6 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, Scenario
 
 }  // namespace
 
-std::vector<std::string> swarm_feature_words(const SwarmFeatures& f) {
-  std::vector<std::string> out;
-  for (const std::string& name : f.names()) {
-    if (!name.starts_with("sharing=")) {
-      out.push_back(name);
-      continue;
-    }
-    // "sharing=a+b": one word per sharing kind, so "never drawn" can name a kind.
-    for (size_t b = 8, e; b <= name.size(); b = e + 1) {
-      e = std::min(name.find('+', b), name.size());
-      out.push_back("sharing=" + name.substr(b, e - b));
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> swarm_feature_universe() {
-  SwarmFeatures all;
-  all.mig = all.split_reserve = all.status_ops = all.release = all.second_reserve = all.binds = true;
-  all.foreign_writes = all.read_faults = all.geometry_faults = all.barrier_faults = all.recover = true;
-  all.start_state = all.conditional = all.clock = all.flow_clock = all.leftover_claim = all.partial_apply = true;
-  all.release_listing = all.admission_reject = all.sweeper = all.leased_sweeper = all.operand_pause =
-      all.hidden_devices = all.claimed_binds = all.bind_behind = all.shared_owner = all.bind_resource = true;
-  all.sharing = {backend::kSharingExclusive, backend::kSharingIsolatedMig, backend::kSharingCooperative,
-                 backend::kSharingAccountingOnly};
-  return swarm_feature_words(all);
-}
-
 std::optional<uint64_t> SwarmReport::first_index_of(const std::string& invariant) const {
   std::optional<uint64_t> best;
   for (const auto& f : findings)
@@ -380,32 +306,18 @@ std::optional<uint64_t> SwarmReport::first_index_of(const std::string& invariant
   return best;
 }
 
-Json swarm_scenario(uint64_t seed, uint64_t index, const std::vector<std::string>& mutants, uint64_t max_steps) {
-  Json doc = generate_scenario(sim::execution_seed(seed, index));
-  doc["backend"]["mutants"] = mutants;
-  doc["max_steps"] = max_steps;
-  return doc;
+uint64_t fold_generated(uint64_t digest, uint64_t text_hash) {
+  return XXH3_64bits_withSeed(&text_hash, sizeof text_hash, digest);
 }
 
-uint64_t scenario_hash(const nlohmann::ordered_json& doc) {
-  const std::string text = doc.dump();
-  return XXH3_64bits(text.data(), text.size());
-}
-
-uint64_t fold_generated(uint64_t digest, uint64_t scenario) {
-  return XXH3_64bits_withSeed(&scenario, sizeof scenario, digest);
-}
-
-uint64_t generated_digest(const SwarmOptions& o, uint64_t scenarios) {
+uint64_t generated_digest(const SwarmGenerator& g, const SwarmOptions& o, uint64_t scenarios) {
   uint64_t h = kGeneratedNone;
-  for (uint64_t k = 0; k < scenarios; ++k)
-    h = fold_generated(h, scenario_hash(
-                              swarm_scenario(o.seed, k * o.shard_count + o.shard_index, o.mutants, o.max_steps)));
+  for (uint64_t k = 0; k < scenarios; ++k) h = fold_generated(h, g.hash_of(o, k * o.shard_count + o.shard_index));
   return h;
 }
 
-SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const SwarmReport&)>& after_batch,
-                      SwarmReport r) {
+SwarmReport run_swarm(const SwarmGenerator& g, const SwarmOptions& o,
+                      const std::function<void(const SwarmReport&)>& after_batch, SwarmReport r) {
   std::map<std::string, size_t> by_signature;
   for (size_t i = 0; i < r.findings.size(); ++i) by_signature.emplace(r.findings[i].signature, i);
   const uint64_t batch = std::max(1u, o.jobs);
@@ -423,9 +335,9 @@ SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const Swar
       r.interrupted = true;
       break;
     }
-    std::vector<ScenarioOutcome> outs = campaign::parallel_map(batch, o.jobs, [&](size_t j) {
+    std::vector<ScenarioOutcome> outs = parallel_map(batch, o.jobs, [&](size_t j) {
       const bool runs = o.budget_executions > 0 || index_of(k + j) < o.scenarios;
-      return runs ? run_scenario_at(o, index_of(k + j)) : ScenarioOutcome{};
+      return runs ? run_scenario_at(g, o, index_of(k + j)) : ScenarioOutcome{};
     });
     // SIGINT/SIGTERM cut this batch's explorations short: keep only whole batches (main exits 128 + the
     // signal after the files are written).
@@ -444,4 +356,4 @@ SwarmReport run_swarm(const SwarmOptions& o, const std::function<void(const Swar
   return r;
 }
 
-}  // namespace allocsim::harness
+}  // namespace allocsim::campaign
