@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "sim/assert.h"
-#include "sim/campaign/shrink.h"
+#include "sim/campaign/minimal_trace.h"
 #include "sim/campaign/sweep_report.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/support/words.h"
@@ -380,18 +380,9 @@ Trace sweep_violation_trace(const System& system, const ScenarioPlan& plan, cons
   if (shrink_runs == 0) {
     t = make_trace(plan.scenario, sr.result, state_before_last_step(*plan.scenario, sr.result, max_steps));
   } else {
-    const ShrinkResult s = shrink(system, plan.scenario, sr.result.schedule,
-                                  {.max_runs = shrink_runs, .max_seconds = 0, .max_steps = max_steps});
-    t = make_trace(s.scenario, s.result, state_before_last_step(*s.scenario, s.result, max_steps));
-    t.explanation = explain(*s.scenario, s.result.schedule, max_steps);
-    t.shrink = ShrinkInfo{sr.result.steps.size(),
-                          plan.scenario->actor_names().size(),
-                          plan.scenario->op_count(),
-                          sr.result.preemptions,
-                          s.runs,
-                          s.budget_exhausted,
-                          s.out_of_time,
-                          s.preemptions_minimal};
+    t = shrink_to_trace(system, plan.scenario, sr.result,
+                        {.max_runs = shrink_runs, .max_seconds = 0, .max_steps = max_steps})
+            .trace;
   }
   t.tool_version = config.tool_version;
   t.scenario_path = plan.path;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "sim/campaign/coverage_report.h"
-#include "sim/campaign/explain.h"
+#include "sim/campaign/minimal_trace.h"
 #include "sim/campaign/pool.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/shrink.h"
@@ -126,9 +126,8 @@ Shrunk shrink_violation(const SwarmGenerator& g, const SwarmOptions& o, const Su
   so.max_runs = spin ? std::min(o.shrink_runs, kStepsBoundShrinkRuns) : o.shrink_runs;
   so.max_seconds = 0;  // deterministic: bounded by runs only
   so.max_steps = max_steps;
-  Shrunk out{shrink(g.system(), subject, found.schedule, so), {}, {}};
-  out.trace = make_trace(out.s.scenario, out.s.result, "");
-  if (!spin) out.trace.explanation = explain(*out.s.scenario, out.s.result.schedule, max_steps);
+  MinimalTrace m = shrink_to_trace(g.system(), subject, found, so, /*explain_race=*/!spin);
+  Shrunk out{std::move(m.shrunk), std::move(m.trace), {}};
   out.signature = signature_of(g, *out.s.scenario, out.trace);
   return out;
 }

@@ -6,10 +6,10 @@
 
 #include <iostream>
 
-#include "backend/system/shrink.h"
 #include "backend/system/system.h"
 #include "sim/campaign/corpus.h"
 #include "sim/campaign/explain.h"
+#include "sim/campaign/minimal_trace.h"
 #include "sim/campaign/order_min.h"
 #include "sim/campaign/trace_replay.h"
 #include "sim/schedule.h"
@@ -67,8 +67,8 @@ harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<st
 
 namespace {
 
-harness::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
-  harness::ShrinkOptions o;
+campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
+  campaign::ShrinkOptions o;
   o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
   o.max_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000'000ull);
   o.max_steps = max_steps;
@@ -149,21 +149,11 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
   if (tf.no_shrink) {
     t = campaign::make_trace(full, f.result, campaign::state_before_last_step(*full, f.result, max_steps));
   } else {
-    const harness::ShrinkOptions so = shrink_options(tf, max_steps);
+    const campaign::ShrinkOptions so = shrink_options(tf, max_steps);
     std::cout << fmt::format("\nshrinking (at most {}{})...\n", support::count_of(so.max_runs, "candidate run"),
                              so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
     std::cout.flush();
-    campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), full, f.result.schedule, so);
-    t = campaign::make_trace(s.scenario, s.result, campaign::state_before_last_step(*s.scenario, s.result, max_steps));
-    t.explanation = campaign::explain(*s.scenario, s.result.schedule, max_steps);
-    t.shrink = campaign::ShrinkInfo{f.result.steps.size(),
-                                    full->actor_names().size(),
-                                    full->op_count(),
-                                    f.result.preemptions,
-                                    s.runs,
-                                    s.budget_exhausted,
-                                    s.out_of_time,
-                                    s.preemptions_minimal};
+    t = campaign::shrink_to_trace(harness::backend_system(), full, f.result, so).trace;
     std::cout << explain_trace(t);
     // The block printed above pins the violation in the minimal trace's scenario; the user pastes into the
     // file they ran, whose other actors and ops may open dead ends: check it there, and pin the raw execution
@@ -361,7 +351,7 @@ int cmd_shrink(int argc, char** argv) {
   check_output_dir("-o", output);
   check_output_dir("--perfetto", tf.perfetto);
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
-  const harness::ShrinkOptions so = shrink_options(tf, t.max_steps);
+  const campaign::ShrinkOptions so = shrink_options(tf, t.max_steps);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
     print_divergence(fmt::format("allocsim shrink {}", input), *rr.divergence);
@@ -380,18 +370,14 @@ int cmd_shrink(int argc, char** argv) {
       }
     output = stem + ".min.trace.json";
   }
-  campaign::ShrinkResult s = campaign::shrink(harness::backend_system(), t.scenario, rr.result.schedule, so);
-  campaign::Trace m =
-      campaign::make_trace(s.scenario, s.result, campaign::state_before_last_step(*s.scenario, s.result, t.max_steps));
+  campaign::Trace m = campaign::shrink_to_trace(harness::backend_system(), t.scenario, rr.result, so).trace;
   // Sizes before shrinking are those of the original run when the input was itself shrunk.
-  m.shrink = t.shrink ? *t.shrink
-                      : campaign::ShrinkInfo{t.steps.size(), t.scenario->actor_names().size(), t.scenario->op_count(),
-                                             t.preemptions};
-  m.shrink->runs = s.runs;
-  m.shrink->budget_exhausted = s.budget_exhausted;
-  m.shrink->out_of_time = s.out_of_time;
-  m.shrink->preemptions_minimal = s.preemptions_minimal;
-  m.explanation = campaign::explain(*s.scenario, s.result.schedule, t.max_steps);
+  if (t.shrink) {
+    m.shrink->raw_steps = t.shrink->raw_steps;
+    m.shrink->raw_actors = t.shrink->raw_actors;
+    m.shrink->raw_ops = t.shrink->raw_ops;
+    m.shrink->raw_preemptions = t.shrink->raw_preemptions;
+  }
   m.tool_version = ALLOCSIM_VERSION;
   m.scenario_path = t.scenario_path;
   m.scenario_digest = t.scenario_digest;
