@@ -315,6 +315,15 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
   return out;
 }
 
+void judge_with_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report) {
+  if (std::none_of(replays.begin(), replays.end(), [](const EntryReplay& e) { return e.violating(); })) return;
+  RunReport judged = report;
+  count_corpus(replays, subject, judged);
+  subject.judge(judged);
+  report.met = judged.met;
+  report.unmet = std::move(judged.unmet);
+}
+
 void count_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report) {
   std::set<std::string> reached(report.reached.begin(), report.reached.end());
   for (const auto& e : replays) {

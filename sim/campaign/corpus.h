@@ -142,6 +142,11 @@ std::string replay_lines(const std::vector<EntryReplay>& replays, const std::str
 /// judging it treats them as a fresh violation would be.
 void count_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report);
 
+/// `run`'s verdict with its corpus: when an entry still violates, `report` is judged again (Subject::judge) as
+/// count_corpus would make it, and only its verdict (met, unmet) is taken: the counts stay those explored. Else
+/// nothing changes.
+void judge_with_corpus(const std::vector<EntryReplay>& replays, const Subject& subject, RunReport& report);
+
 /// The replays as a report's "corpus" value: {"replayed", "still_violating", "entries": [{"path", "status",
 /// "invariant", "via", "steps", "fingerprint"}]}.
 nlohmann::json corpus_json(const std::vector<EntryReplay>& replays);

@@ -13,10 +13,10 @@
 #include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
 #include "backend/system/backend_world.h"
-#include "backend/system/judge.h"
 #include "backend/system/record.h"
 #include "backend/system/system.h"
 #include "backend/world/actor_symmetry.h"
+#include "sim/campaign/corpus.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/interrupt.h"
@@ -229,12 +229,7 @@ int cmd_run(int argc, char** argv) {
   const campaign::SubjectPtr plain = harness::subject_of(sc);
   const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *plain);
   campaign::RunReport rep = campaign::run(*harness::subject_of(sc), cfg, hooks);
-  if (std::any_of(corpus.begin(), corpus.end(), [](const auto& e) { return e.violating(); })) {
-    campaign::RunReport judged = rep;
-    campaign::count_corpus(corpus, *plain, judged);
-    harness::judge_report(sc, judged);
-    rep.met = judged.met, rep.unmet = judged.unmet;
-  }
+  campaign::judge_with_corpus(corpus, *plain, rep);
   // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the
   // user has just asked not to wait for; the raw violating execution is printed and written instead.
   if (rep.summary.interrupted) c.trace.no_shrink = true;
