@@ -144,5 +144,6 @@ int cmd_corpus(int argc, char** argv);     // cmd_corpus.cpp
 int cmd_swarm(int argc, char** argv);      // cmd_swarm.cpp
 int cmd_findings(int argc, char** argv);   // cmd_findings.cpp
 int cmd_selfcheck(int argc, char** argv);  // cmd_selfcheck.cpp
+int cmd_shrink(int argc, char** argv);     // cmd_shrink.cpp: allocsim shrink TRACE.json [-o MIN.json]
 
 }  // namespace allocsim::cli

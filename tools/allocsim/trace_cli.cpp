@@ -1,5 +1,5 @@
-// allocsim run's trace and corpus output, replay of trace files and schedules, and allocsim shrink; the trace
-// subcommands (explain, order) are in cmd_trace.cpp.
+// allocsim run's trace and corpus output, and replay of trace files and schedules; `shrink` is cmd_shrink.cpp, the
+// trace subcommands (explain, order) are in cmd_trace.cpp.
 #include "tools/allocsim/trace_cli.h"
 
 #include <fmt/format.h>
@@ -65,8 +65,6 @@ harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<st
   return out;
 }
 
-namespace {
-
 campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
   campaign::ShrinkOptions o;
   o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
@@ -75,11 +73,7 @@ campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64
   return o;
 }
 
-}  // namespace
-
 void check_shrink_flags(const TraceFlags& f) { (void)shrink_options(f, std::nullopt); }
-
-namespace {
 
 void write_outputs(const campaign::Trace& t, const std::string& trace_path, const std::string& perfetto,
                    const char* replay_label) {
@@ -93,6 +87,8 @@ void write_outputs(const campaign::Trace& t, const std::string& trace_path, cons
     std::cout << fmt::format("perfetto trace written: {} (open in ui.perfetto.dev or chrome://tracing)\n", perfetto);
   }
 }
+
+namespace {
 
 /// Where the trace of `run` goes: --trace-out, else (a minimal trace) the corpus. Prints what it did.
 void store_trace(const Common& c, const campaign::Trace& t) {
@@ -321,78 +317,6 @@ int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const h
                            support::count_of(r.preemptions, "preemption"), r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
   return print_replayed(*full, r, max_steps, c.record);
-}
-
-int cmd_shrink(int argc, char** argv) {
-  std::string input, output;
-  TraceFlags tf;
-  po::options_description d("shrink options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("output,o", po::value(&output),
-                  "write the minimal trace here (default: the input's name with .min.trace.json)");
-  d.add_options()("shrink-budget", po::value(&tf.shrink_budget)->default_value("60"),
-                  "stop early after this many seconds (and say so); 0 = no time limit");
-  d.add_options()("shrink-runs", po::value(&tf.shrink_runs)->default_value("200000"),
-                  "at most this many candidate executions: the deterministic bound");
-  d.add_options()("perfetto", po::value(&tf.perfetto), "also write the minimal trace as Chrome trace-event JSON");
-  std::string check_invariants;
-  d.add_options()("check-invariants", po::value(&check_invariants)->default_value("incremental"),
-                  "incremental | full: how invariants are checked after a step (same results either way)");
-  po::options_description hidden;
-  hidden.add_options()("trace", po::value(&input));
-  const char* usage = "allocsim shrink TRACE.json [-o MIN.json] [options]";
-  const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, usage);
-  if (vm.count("help")) {
-    std::cout << "usage: " << usage << "\n\n" << d;
-    return kExitOk;
-  }
-  if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
-  set_check_invariants(check_invariants);
-  check_output_dir("-o", output);
-  check_output_dir("--perfetto", tf.perfetto);
-  const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
-  const campaign::ShrinkOptions so = shrink_options(tf, t.max_steps);
-  const campaign::TraceReplay rr = campaign::replay_trace(t);
-  if (rr.divergence) {
-    print_divergence(fmt::format("allocsim shrink {}", input), *rr.divergence);
-    return kExitDiverged;
-  }
-  if (!rr.result.violation) {
-    std::cout << fmt::format("allocsim shrink {}: the trace violates no invariant; nothing to shrink\n", input);
-    return kExitOk;
-  }
-  if (output.empty()) {
-    std::string stem = input;
-    for (const char* suffix : {".trace.json", ".json"})
-      if (stem.ends_with(suffix)) {
-        stem.resize(stem.size() - std::string_view(suffix).size());
-        break;
-      }
-    output = stem + ".min.trace.json";
-  }
-  campaign::Trace m = campaign::shrink_to_trace(harness::backend_system(), t.scenario, rr.result, so).trace;
-  // Sizes before shrinking are those of the original run when the input was itself shrunk.
-  if (t.shrink) {
-    m.shrink->raw_steps = t.shrink->raw_steps;
-    m.shrink->raw_actors = t.shrink->raw_actors;
-    m.shrink->raw_ops = t.shrink->raw_ops;
-    m.shrink->raw_preemptions = t.shrink->raw_preemptions;
-  }
-  m.tool_version = ALLOCSIM_VERSION;
-  m.scenario_path = t.scenario_path;
-  m.scenario_digest = t.scenario_digest;
-  m.strategy = t.strategy;
-  m.seed = t.seed;
-  m.execution_seed = t.execution_seed;
-  m.max_steps = t.max_steps;
-  std::cout << fmt::format("allocsim shrink {}:\n", input) << explain_trace(m);
-  try {
-    write_outputs(m, output, tf.perfetto, "replay minimal");
-  } catch (const campaign::OutputError& e) {
-    std::cerr << "allocsim: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  return kExitFailed;
 }
 
 }  // namespace allocsim::cli

@@ -1,6 +1,7 @@
 // The trace-file side of the command line: flags for trace output, shrinking and schedule replay, what
 // `run` does with a violating execution (print the raw seed, shrink, print and write the minimal trace),
-// `replay TRACE.json`, `replay SCENARIO --schedule S`, and the `shrink` command.
+// `replay TRACE.json` and `replay SCENARIO --schedule S`; the `shrink` command (cmd_shrink.cpp) shares its
+// shrink flags and trace outputs.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -9,6 +10,7 @@
 #include "backend/scenario/scenario.h"
 #include "sim/campaign/config.h"
 #include "sim/campaign/corpus.h"
+#include "sim/campaign/shrink.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/divergence.h"
 #include "sim/explorer.h"
@@ -35,6 +37,10 @@ struct TraceFlags {
 
 /// The options above, for `run` (run = true) or `replay`.
 boost::program_options::options_description trace_options(TraceFlags& f, bool run);
+
+/// --shrink-budget and --shrink-runs as campaign::ShrinkOptions, with the step bound the shrunk execution ran under.
+/// Throws UsageError naming the flag.
+campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps);
 
 /// Checks --shrink-budget and --shrink-runs; throws UsageError naming the flag. `run` calls it before it
 /// explores, so that a bad value is refused before anything runs or is written (not at shrink time).
@@ -83,8 +89,10 @@ int print_replayed(const campaign::Subject& full, const sim::ExecutionResult& r,
 /// to do about it; the caller exits with kExitDiverged.
 void print_divergence(const std::string& what, const sim::Divergence& d);
 
-/// `allocsim shrink TRACE.json [-o MIN.json]`.
-int cmd_shrink(int argc, char** argv);
+/// Writes `t` to `trace_path` (when not empty; prints the path and the `replay_label` line) and as Chrome
+/// trace-event JSON to `perfetto` (when not empty). Throws campaign::OutputError when a file cannot be written.
+void write_outputs(const campaign::Trace& t, const std::string& trace_path, const std::string& perfetto,
+                   const char* replay_label);
 
 /// `allocsim trace explain TRACE.json [--write]`: replays the trace (exit 4 on divergence), explains it
 /// (sim/campaign/explain.h) and prints it above the trace table; --write stores it in the file. Exit 0.
