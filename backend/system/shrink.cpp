@@ -7,7 +7,8 @@
 
 namespace allocsim::harness {
 
-ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options) {
+ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule,
+                    const campaign::ShrinkOptions& options) {
   campaign::ShrinkResult r = campaign::shrink(backend_system(), subject_of(scenario), schedule, options);
   return ShrinkResult{scenario_of(*r.scenario), std::move(r.result), r.runs,
                       r.budget_exhausted,       r.out_of_time,       r.preemptions_minimal};

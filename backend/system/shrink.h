@@ -14,8 +14,6 @@
 
 namespace allocsim::harness {
 
-using ShrinkOptions = campaign::ShrinkOptions;
-
 /// campaign::ShrinkResult with the reduced Scenario itself.
 struct ShrinkResult {
   Scenario scenario;                 // reduced; expect.actors pruned to what remains
@@ -28,11 +26,10 @@ struct ShrinkResult {
 
 /// campaign::shrink of `scenario` (through backend_system()). The scenario must carry every mutant (fold
 /// --mutant in first). Throws std::invalid_argument when the schedule's execution violates nothing.
-ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule, const ShrinkOptions& options);
+ShrinkResult shrink(const Scenario& scenario, std::span<const sim::Choice> schedule,
+                    const campaign::ShrinkOptions& options);
 
 /// campaign::run_lenient of `scenario` (compiled with no extra mutants).
 sim::ExecutionResult run_lenient(const Scenario& scenario, std::span<const sim::Choice> schedule, uint64_t max_steps);
-
-using campaign::schedule_without_actor;
 
 }  // namespace allocsim::harness

@@ -108,7 +108,7 @@ struct UnitResult {
   uint64_t executions = 0, steps = 0, violating = 0;
   std::map<std::string, uint64_t> by_invariant;
   std::optional<FirstViolation> first;
-  std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as ScenarioReport
+  std::map<std::string, std::map<std::string, std::map<std::string, uint64_t>>> outcomes;  // as RunReport::outcomes
   std::map<std::string, uint64_t> barrier_hits;         // barrier name -> fires (only fired ones)
   sim::TraceSample traces;                              // exhaustive: distinct Mazurkiewicz trace fingerprints
   std::set<std::pair<std::string, std::string>> pairs;  // switch point pairs (sim/coverage.h)

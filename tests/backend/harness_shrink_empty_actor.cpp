@@ -50,7 +50,7 @@ TEST_CASE("shrink: an actor left without ops is dropped with its faults.actors e
   REQUIRE(run.summary.first);
   REQUIRE(run.summary.first->result.violation->invariant == "readiness-answers-its-write");
 
-  const ShrinkResult out = shrink(sc, run.summary.first->result.schedule, ShrinkOptions{});
+  const ShrinkResult out = shrink(sc, run.summary.first->result.schedule, campaign::ShrinkOptions{});
   CHECK(actor_names(out.scenario) == std::vector<std::string>{"flowA"});
   CHECK(op_count(out.scenario) == 1);
   // binder was the only actor that could fault: with it gone no actor can, so the faults go too (an empty

@@ -89,7 +89,7 @@ ShrinkResult shrink_first(const Scenario& sc, const std::string& invariant) {
   const campaign::RunReport run = campaign::run(*subject_of(sc), cfg);
   REQUIRE(run.summary.first);
   REQUIRE(run.summary.first->result.violation->invariant == invariant);
-  return shrink(sc, run.summary.first->result.schedule, ShrinkOptions{});
+  return shrink(sc, run.summary.first->result.schedule, campaign::ShrinkOptions{});
 }
 
 TEST_CASE("simplified: owners first, then write-behinds, in file order, and nothing past the last", "[shrink]") {

@@ -138,7 +138,7 @@ TEST_CASE("every mutant scenario shrinks to a 1-minimal trace with the fewest pr
     const sim::ExecutionResult& raw = rep.summary.first->result;
     REQUIRE(raw.violation->invariant == want->second.invariant);
 
-    const ShrinkResult s = shrink(sc, raw.schedule, ShrinkOptions{});
+    const ShrinkResult s = shrink(sc, raw.schedule, campaign::ShrinkOptions{});
     const sim::ExecutionResult& m = s.result;
     REQUIRE(violates(m, want->second.invariant));
     CHECK_FALSE(s.budget_exhausted);
@@ -150,13 +150,14 @@ TEST_CASE("every mutant scenario shrinks to a 1-minimal trace with the fewest pr
     CHECK(m.steps.size() <= raw.steps.size());
 
     // Deterministic: the same input shrinks to the same execution.
-    CHECK(shrink(sc, raw.schedule, ShrinkOptions{}).result.fingerprint() == m.fingerprint());
+    CHECK(shrink(sc, raw.schedule, campaign::ShrinkOptions{}).result.fingerprint() == m.fingerprint());
 
     // 1-minimal: no single actor, op or fault draw can go.
     for (size_t a = 0; a < s.scenario.actors.size(); ++a) {
       INFO("without actor " << s.scenario.actors[a].name);
       if (auto c = without_actor(s.scenario, a))
-        CHECK_FALSE(violates(run_lenient(*c, schedule_without_actor(m.schedule, a), 10000), want->second.invariant));
+        CHECK_FALSE(
+            violates(run_lenient(*c, campaign::schedule_without_actor(m.schedule, a), 10000), want->second.invariant));
     }
     for (size_t a = 0; a < s.scenario.actors.size(); ++a)
       for (size_t k = 0; k < s.scenario.actors[a].script.size(); ++k) {

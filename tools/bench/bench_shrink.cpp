@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       ShrinkResult s;
       for (int rep_i = 0; rep_i < 5; ++rep_i) {
         const auto t0 = std::chrono::steady_clock::now();
-        s = shrink(sc, raw.schedule, ShrinkOptions{});
+        s = shrink(sc, raw.schedule, allocsim::campaign::ShrinkOptions{});
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       }
       std::sort(ms.begin(), ms.end());
