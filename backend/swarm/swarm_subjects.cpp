@@ -38,8 +38,7 @@ class BackendSwarm final : public campaign::SwarmGenerator {
     const uint64_t gen_seed = sim::execution_seed(o.seed, index);
     const Json doc = swarm_scenario(o.seed, index, faithful ? std::vector<std::string>{} : o.mutants, o.max_steps);
     const std::string file = fmt::format("swarm-{}.json", gen_seed);
-    return Drawn{load_finding(o, doc.dump(2) + "\n", file), scenario_hash(doc),
-                 swarm_feature_words(swarm_features(gen_seed))};
+    return Drawn{parse(o, doc.dump(2) + "\n", file), scenario_hash(doc), swarm_feature_words(swarm_features(gen_seed))};
   }
 
   uint64_t hash_of(const campaign::SwarmOptions& o, uint64_t index) const override {
@@ -59,8 +58,8 @@ class BackendSwarm final : public campaign::SwarmGenerator {
     return doc.dump(2) + "\n";
   }
 
-  campaign::SubjectPtr load_finding(const campaign::SwarmOptions& o, const std::string& text,
-                                    const std::string& file) const override {
+  campaign::SubjectPtr parse(const campaign::SwarmOptions& o, const std::string& text,
+                             const std::string& file) const override {
     // Never above the bound the file loads with: a finding written from it must be judged again by `run`.
     return with_op_level_bound(*backend_system().parse(text, file, file),
                                std::min<uint64_t>(o.per_scenario, kDefaultOpLevelBound));

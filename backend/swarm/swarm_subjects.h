@@ -2,7 +2,7 @@
 // "Swarm"): subject i of a run seeded S is swarm_gen.h's scenario of generator seed sim::execution_seed(S, i), with
 // the run's mutants in `backend.mutants` and its step bound as `max_steps`, loaded by backend_system() with
 // ops-atomic's op-level executions bounded by the executions the swarm gives each scenario (docs/SWARM.md): a
-// scenario whose op-level tree is larger is left unjudged for ops-atomic. A finding's file is the minimal scenario
+// scenario whose op-level tree is larger is left unjudged for ops-atomic (parse, which draw uses too). A finding's file is the minimal scenario
 // encoded (scenario_json.h), named by its slug, expecting its violation, and choosing its invariants as the
 // generated scenario did (finding_text: a stale stamp leaves the healing phase out, and so must its finding).
 //

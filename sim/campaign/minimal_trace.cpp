@@ -1,6 +1,5 @@
 #include "sim/campaign/minimal_trace.h"
 
-#include "sim/assert.h"
 #include "sim/campaign/explain.h"
 #include "sim/campaign/trace_replay.h"
 
@@ -8,8 +7,7 @@ namespace allocsim::campaign {
 
 MinimalTrace shrink_to_trace(const System& system, const SubjectPtr& full, const sim::ExecutionResult& found,
                              const ShrinkOptions& options, bool explain_race) {
-  ALLOCSIM_ASSERT(options.max_steps.has_value(), "shrink_to_trace: the step bound the execution ran under is needed");
-  const uint64_t max_steps = *options.max_steps;
+  const uint64_t max_steps = full->max_steps(options.max_steps);
   MinimalTrace out{shrink(system, full, found.schedule, options), {}};
   const ShrinkResult& s = out.shrunk;
   out.trace = make_trace(s.scenario, s.result, state_before_last_step(*s.scenario, s.result, max_steps));

@@ -1,14 +1,17 @@
-// A violating execution shrunk into the trace every tool writes of it (run's trace and corpus entry, `shrink`, a
-// sweep's report page, a swarm finding): one place, so that they all say the same thing about it.
+// A violating execution shrunk into its minimal trace, in one place: `run` writes it (trace file, corpus entry),
+// `shrink` writes it, a sweep's report page draws it, and the swarm takes a finding's signature, explanation and
+// description from it (the finding's written trace is then made again against the file as written). The verdict
+// self-check keeps its own path on purpose: it checks each stage of this one separately.
 //
 // shrink_to_trace(system, full, found, options) runs campaign::shrink (shrink.h) of `full` along `found`'s schedule
-// and makes the minimal execution's trace over the shrunk subject: its steps and violation, the state before its last
-// step (trace_replay.h), the explanation of its race (explain.h) unless `explain_race` is false, and ShrinkInfo: the raw
-// sizes (`found`'s steps and preemptions, `full`'s actors and ops) and the shrinker's counts. What the trace says of
+// and makes the minimal execution's trace over the shrunk subject: its steps and violation, the state before its
+// last step (trace_replay.h), the explanation of its race (explain.h) unless `explain_race` is false, and
+// ShrinkInfo: the raw sizes (`found`'s steps and preemptions, `full`'s actors and ops) and the shrinker's counts.
+// The step bound is options.max_steps, else `full`'s own (as campaign::shrink takes it). What the trace says of
 // where it came from (tool version, scenario path and digest, strategy, seeds, step bound) is the caller's to fill.
 //
-// REQUIRES: `found` is an execution of `full` that violates an invariant; `options.max_steps` is the bound it ran
-// under (the trace's state and explanation are taken under it). Deterministic when options.max_seconds is 0.
+// REQUIRES: `found` is an execution of `full` that violates an invariant (else campaign::shrink throws
+// std::invalid_argument). Deterministic when options.max_seconds is 0.
 #pragma once
 
 #include "sim/campaign/shrink.h"

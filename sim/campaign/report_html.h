@@ -93,8 +93,8 @@ HtmlViolation html_violation_of_trace(const std::string& file, const Trace& t, c
 inline constexpr uint64_t kHtmlShrinkRuns = 200'000;
 
 /// The trace of a sweep's first violation of `plan`: its schedule replayed on the plan's scenario (sweeps run
-/// scenarios without extra mutants) and, when `shrink_runs` > 0, shrunk (campaign::shrink, at most that many
-/// candidate runs, no time limit), as `run` shrinks the violation it prints. Tool version, path, digest,
+/// scenarios without extra mutants) and, when `shrink_runs` > 0, shrunk and explained (shrink_to_trace,
+/// minimal_trace.h: at most that many candidate runs, no time limit), as `run` shrinks the violation it prints. Tool version, path, digest,
 /// strategy, seeds and max_steps come from `config` and `plan`. Throws std::runtime_error when the schedule
 /// does not reproduce a violation (a bug: the sweep just found it).
 Trace sweep_violation_trace(const System& system, const ScenarioPlan& plan, const FirstViolation& first,

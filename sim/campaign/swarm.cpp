@@ -28,19 +28,19 @@ using Json = nlohmann::ordered_json;
 constexpr uint32_t kEstimateProbes = 4;
 constexpr size_t kDescribedSteps = 16;
 
-/// What one scenario gave: its executions, and its minimal finding when it violated something.
-struct ScenarioOutcome {
+/// What one subject gave: its executions, and its minimal finding when it violated something.
+struct SubjectOutcome {
   uint64_t executions = 0, faithful_executions = 0;
   bool dpor = false, exhausted = false;
   std::optional<SwarmFinding> finding;
   bool also_faithful = false;         // mutant runs: the faithful port shares the violation
   Reach reach;                        // what its exploration reached (coverage)
-  std::vector<std::string> features;  // the features it was drawn with (swarm_feature_words)
+  std::vector<std::string> features;  // the features it was drawn with (SwarmGenerator::Drawn::features)
   std::vector<std::string> unjudged;  // the checks its compile left unjudged (SwarmReport::unjudged)
-  uint64_t text_hash = 0;             // its generated document's (scenario_hash), for SwarmReport::generated
+  uint64_t text_hash = 0;             // SwarmGenerator::Drawn::text_hash, for SwarmReport::generated
 };
 
-/// One scenario explored with the swarm's strategy plan: its executions and first violation, if any.
+/// One subject explored with the swarm's strategy plan: its executions and first violation, if any.
 struct Exploration {
   uint64_t executions = 0;
   bool dpor = false, exhausted = false;
@@ -150,7 +150,7 @@ SwarmFinding make_finding(const SwarmGenerator& g, const SwarmOptions& o, const 
   const std::string file = f.slug + ".json";
   f.scenario_text =
       g.finding_text(*s.scenario, f.slug, describe(sh.trace, o.seed, index, gen_seed, strategy, o.mutants), inv);
-  const SubjectPtr written = g.load_finding(o, f.scenario_text, file);
+  const SubjectPtr written = g.parse(o, f.scenario_text, file);
   // No false alarm: the minimal schedule must replay strictly against the file as written.
   const StrictReplay rr = replay_strict(*written, s.result.schedule, max_steps);
   if (rr.divergence || !rr.result.violation || rr.result.violation->invariant != inv)
@@ -166,14 +166,7 @@ SwarmFinding make_finding(const SwarmGenerator& g, const SwarmOptions& o, const 
   t.strategy = strategy;
   t.seed = gen_seed;
   t.max_steps = max_steps;
-  t.shrink = ShrinkInfo{found.steps.size(),
-                        subject->actor_names().size(),
-                        subject->op_count(),
-                        found.preemptions,
-                        s.runs,
-                        s.budget_exhausted,
-                        s.out_of_time,
-                        s.preemptions_minimal};
+  t.shrink = sh.trace.shrink;  // the raw sizes of `subject` and `found`, and the shrinker's counts
   f.trace_text = trace_to_text(t);
   f.actors = s.scenario->actor_names().size();
   f.ops = s.scenario->op_count();
@@ -235,17 +228,17 @@ bool faithful_shares(const SwarmGenerator& g, const SwarmOptions& o, uint64_t in
   if (a.found && a.found->violation->invariant == f.invariant &&
       shrink_violation(g, o, generated, *a.found).signature == f.signature)
     return true;
-  const Exploration b = explore(o, *g.load_finding(o, g.faithful_text(f.scenario_text), f.slug + ".json"), gen_seed);
+  const Exploration b = explore(o, *g.parse(o, g.faithful_text(f.scenario_text), f.slug + ".json"), gen_seed);
   executions += b.executions;
   return b.found && b.found->violation->invariant == f.invariant;
 }
 
-ScenarioOutcome run_scenario_at(const SwarmGenerator& g, const SwarmOptions& o, uint64_t index) {
+SubjectOutcome run_scenario_at(const SwarmGenerator& g, const SwarmOptions& o, uint64_t index) {
   const uint64_t gen_seed = sim::execution_seed(o.seed, index);
   SwarmGenerator::Drawn drawn = g.draw(o, index, /*faithful=*/false);
   const SubjectPtr subject = std::move(drawn.subject);
   const Exploration e = explore(o, *subject, gen_seed);
-  ScenarioOutcome out;
+  SubjectOutcome out;
   out.text_hash = drawn.text_hash;
   out.executions = e.executions;
   out.dpor = e.dpor;
@@ -261,7 +254,7 @@ ScenarioOutcome run_scenario_at(const SwarmGenerator& g, const SwarmOptions& o, 
 }
 
 /// Adds one scenario's outcome to the report (dedup by signature; keep the smallest minimal scenario).
-void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, ScenarioOutcome&& s, bool mutant_run) {
+void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, SubjectOutcome&& s, bool mutant_run) {
   ++r.scenarios;
   r.generated = fold_generated(r.generated, s.text_hash);
   r.executions += s.executions;
@@ -324,7 +317,7 @@ SwarmReport run_swarm(const SwarmGenerator& g, const SwarmOptions& o,
   const auto done = [&] {
     return o.budget_executions > 0 ? r.executions >= o.budget_executions : index_of(r.scenarios) >= o.scenarios;
   };
-  const auto until_hit = [&](const ScenarioOutcome& s) {
+  const auto until_hit = [&](const SubjectOutcome& s) {
     return s.finding && (o.mutants.empty() || !s.also_faithful) &&
            std::find(o.until.begin(), o.until.end(), s.finding->invariant) != o.until.end();
   };
@@ -334,9 +327,9 @@ SwarmReport run_swarm(const SwarmGenerator& g, const SwarmOptions& o,
       r.interrupted = true;
       break;
     }
-    std::vector<ScenarioOutcome> outs = parallel_map(batch, o.jobs, [&](size_t j) {
+    std::vector<SubjectOutcome> outs = parallel_map(batch, o.jobs, [&](size_t j) {
       const bool runs = o.budget_executions > 0 || index_of(k + j) < o.scenarios;
-      return runs ? run_scenario_at(g, o, index_of(k + j)) : ScenarioOutcome{};
+      return runs ? run_scenario_at(g, o, index_of(k + j)) : SubjectOutcome{};
     });
     // SIGINT/SIGTERM cut this batch's explorations short: keep only whole batches (main exits 128 + the
     // signal after the files are written).

@@ -41,11 +41,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/system.h"
-#include "sim/campaign/trace_file.h"
 
 namespace allocsim::campaign {
 
@@ -54,6 +51,7 @@ inline constexpr uint64_t kStepsBoundShrinkRuns = 100;
 /// The swarm's default per-execution step bound (measured on the backend's generator: see docs/SWARM.md).
 inline constexpr uint64_t kSwarmMaxSteps = 1000;
 
+/// A swarm's options. "Scenario" in their names (and in summary.json's keys) means a drawn subject.
 struct SwarmOptions {
   uint64_t seed = 1;
   uint64_t scenarios = 100;             // scenario indices 0..scenarios-1 (a shard runs its share), unless budget
@@ -121,33 +119,37 @@ class SwarmGenerator {
  public:
   virtual ~SwarmGenerator() = default;
 
-  /// The system the subjects belong to: it loads a finding's file again (merge, resume) and names the coverage's
-  /// universe.
+  /// The system the subjects belong to: the shrinker reads its reduced subjects back through it, merge and resume
+  /// load a finding's files again with it, and it names the coverage's universe.
   virtual const System& system() const = 0;
 
-  /// Subject `index` of the run `options` describes, generated from sim::execution_seed(options.seed, index), with
-  /// options.mutants switched on unless `faithful`, bounded by options.max_steps.
+  /// A subject drawn, with what the report keeps of it.
   struct Drawn {
     SubjectPtr subject;
-    uint64_t text_hash = 0;             // its document's hash (the digest's term; hash_of() below)
+    uint64_t text_hash = 0;             // its document's hash: the digest's term (hash_of(), for a draw with mutants)
     std::vector<std::string> features;  // the feature words it was drawn with (SwarmReport::features)
   };
+  /// Subject `index` of the run `options` describes, generated from generator seed sim::execution_seed(options.seed,
+  /// index) (the seed a finding's description names, with `allocsim swarm --generate SEED`, which prints that
+  /// subject), with options.mutants switched on unless `faithful`, bounded by options.max_steps, and loaded as
+  /// parse() loads a text.
   virtual Drawn draw(const SwarmOptions& options, uint64_t index, bool faithful) const = 0;
 
-  /// Drawn::text_hash of subject `index`, without loading it (a resume's generated_digest: O(scenarios) of these).
+  /// Drawn::text_hash of draw(options, index, false), without loading the subject (a resume's generated_digest:
+  /// O(scenarios) of these).
   virtual uint64_t hash_of(const SwarmOptions& options, uint64_t index) const = 0;
 
   /// Every feature word a subject can be drawn with, in the generator's order (the coverage's "never drawn").
   virtual std::vector<std::string> feature_universe() const = 0;
 
   /// A finding's file: the minimal subject (a shrink of a drawn one) named `slug`, with `description`, expecting a
-  /// violation of `invariant`. What it loads as is load_finding(options, the text, slug + ".json").
+  /// violation of `invariant`. What it loads as is parse(options, the text, slug + ".json").
   virtual std::string finding_text(const Subject& minimal, const std::string& slug, const std::string& description,
                                    const std::string& invariant) const = 0;
 
-  /// `text` (a finding's file, or one derived from it) as the swarm explores it, named `file`.
-  virtual SubjectPtr load_finding(const SwarmOptions& options, const std::string& text,
-                                  const std::string& file) const = 0;
+  /// `text` (a drawn subject's document, a finding's file, or one derived from it) as the swarm explores it, named
+  /// `file`.
+  virtual SubjectPtr parse(const SwarmOptions& options, const std::string& text, const std::string& file) const = 0;
 
   /// A finding's file with its mutants switched off and expecting a pass: the faithful port's check (b) above.
   virtual std::string faithful_text(const std::string& finding_text) const = 0;

@@ -61,13 +61,16 @@ int cmd_shrink(int argc, char** argv) {
     output = stem + ".min.trace.json";
   }
   campaign::Trace m = campaign::shrink_to_trace(harness::backend_system(), t.scenario, rr.result, so).trace;
-  // Sizes before shrinking are those of the original run when the input was itself shrunk.
-  if (t.shrink) {
-    m.shrink->raw_steps = t.shrink->raw_steps;
-    m.shrink->raw_actors = t.shrink->raw_actors;
-    m.shrink->raw_ops = t.shrink->raw_ops;
-    m.shrink->raw_preemptions = t.shrink->raw_preemptions;
-  }
+  // Sizes before shrinking are those of the original run when the input was itself shrunk, else the input's as its
+  // file gives them; the counts are this shrink's.
+  const campaign::ShrinkInfo counts = *m.shrink;
+  m.shrink = t.shrink ? *t.shrink
+                      : campaign::ShrinkInfo{t.steps.size(), t.scenario->actor_names().size(), t.scenario->op_count(),
+                                             t.preemptions};
+  m.shrink->runs = counts.runs;
+  m.shrink->budget_exhausted = counts.budget_exhausted;
+  m.shrink->out_of_time = counts.out_of_time;
+  m.shrink->preemptions_minimal = counts.preemptions_minimal;
   m.tool_version = ALLOCSIM_VERSION;
   m.scenario_path = t.scenario_path;
   m.scenario_digest = t.scenario_digest;

@@ -1,9 +1,10 @@
 // allocsim swarm: generated scenarios (docs/DESIGN.md §7, "Swarm"). Generates scenarios from a seed
 // (backend/swarm/swarm_gen.h), explores each under a budget of executions, shrinks and deduplicates the violations, and
 // writes each distinct finding to --out as a scenario file with expect.violation and its minimal trace, plus
-// summary.json (sim/campaign/swarm.h, swarm_report.h; the generator: backend/swarm/swarm_subjects.h). The budgets are counts (scenarios, executions), never
-// seconds: the same flags give the same findings on any machine. Scale-out as the sweep's: --shard K/N, then
-// `allocsim swarm merge SHARD-DIR... --out DIR`; --checkpoint/--resume; --report-json and --junit.
+// summary.json (sim/campaign/swarm.h, swarm_report.h; the generator: backend/swarm/swarm_subjects.h). The budgets
+// are counts (scenarios, executions), never seconds: the same flags give the same findings on any machine. Scale-out
+// as the sweep's: --shard K/N, then `allocsim swarm merge SHARD-DIR... --out DIR`; --checkpoint/--resume;
+// --report-json and --junit.
 // Exit 0: no finding (in a mutant run: none the mutant's alone); 1: findings; 2: usage or input error.
 #include <unistd.h>
 

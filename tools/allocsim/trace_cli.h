@@ -20,7 +20,8 @@ namespace allocsim::cli {
 struct Common;
 
 /// Flags of the trace work (run: --trace-out, --no-trace, --corpus, --no-corpus, --no-shrink,
-/// --shrink-budget, --shrink-runs, --perfetto; replay: --schedule, --perfetto). Strings are validated by to_shrink_options() and friends.
+/// --shrink-budget, --shrink-runs, --perfetto; replay: --schedule, --perfetto). Strings are validated by
+/// shrink_options() and check_shrink_flags().
 struct TraceFlags {
   std::string trace_out;               // run: where the trace goes ("" = the corpus, sim/campaign/corpus.h)
   bool no_trace = false;               // run: write no trace file
