@@ -236,7 +236,8 @@ campaign::SwarmReport run_with_checkpoints(const SwarmFlags& f, const campaign::
   const auto t0 = std::chrono::steady_clock::now();
   auto saved = t0;
   const bool tty = isatty(STDERR_FILENO);
-  const uint64_t resumed = start.scenarios;
+  // The rate line counts this process's work: a resumed run's earlier scenarios and executions are not in it.
+  const uint64_t resumed = start.scenarios, resumed_executions = start.executions;
   campaign::SwarmReport r = campaign::run_swarm(
       harness::backend_swarm(), o,
       [&](const campaign::SwarmReport& now) {
@@ -254,9 +255,10 @@ campaign::SwarmReport run_with_checkpoints(const SwarmFlags& f, const campaign::
       std::move(start));
   if (!checkpoint.empty()) save(r);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t ran = r.executions - resumed_executions;
   std::fprintf(stderr, "%sswarm: %llu scenarios, %llu executions in %.1f s: %.2f scenarios/s, %.0f executions/s\n",
-               tty ? "\r" : "", (unsigned long long)(r.scenarios - resumed), (unsigned long long)r.executions, secs,
-               secs > 0 ? double(r.scenarios - resumed) / secs : 0.0, secs > 0 ? double(r.executions) / secs : 0.0);
+               tty ? "\r" : "", (unsigned long long)(r.scenarios - resumed), (unsigned long long)ran, secs,
+               secs > 0 ? double(r.scenarios - resumed) / secs : 0.0, secs > 0 ? double(ran) / secs : 0.0);
   return r;
 }
 
