@@ -64,6 +64,17 @@ void check_finding_files(const System& system, const SwarmFinding& f, const Kept
     fail(trace, "the finding's trace is not its finding's", "/violation",
          fmt::format("the summary says the finding violates {}, the trace says {}", f.invariant,
                      t.violation ? t.violation->invariant : std::string("nothing")));
+  // The summary's sizes, strategy and seed are the files' own (swarm.cpp writes them from the same execution).
+  const auto differs = [&](const char* key, const std::string& summary, const std::string& files) {
+    if (summary != files)
+      fail(trace, "the finding's files are not the summary's", "",
+           fmt::format("the summary says {} {}, the files say {}", key, summary, files));
+  };
+  differs("steps", std::to_string(f.steps), std::to_string(t.steps.size()));
+  differs("ops", std::to_string(f.ops), std::to_string(subject->op_count()));
+  differs("actors", std::to_string(f.actors), std::to_string(subject->actor_names().size()));
+  differs("strategy", f.strategy, t.strategy);
+  differs("from_seed", std::to_string(f.seed), t.seed ? std::to_string(*t.seed) : std::string("none"));
   const TraceReplay r = replay_trace(t);
   if (r.divergence)
     fail(trace, "the finding's trace does not replay against its scenario", "/steps", r.divergence->to_string());

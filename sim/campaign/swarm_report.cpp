@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -182,6 +183,62 @@ SwarmReport report_from(const JsonReader& rd, const nlohmann::json& j, const std
   return r;
 }
 
+/// What every report the swarm writes holds (swarm.cpp's merge and run_swarm), checked on one read back from a
+/// summary or checkpoint at `ptr` under options `o` (its shard): the counts are within one another, each finding's
+/// scenarios are among the ones counted, its seeds are theirs, and no signature or file is listed twice. An edited
+/// count or finding is bad input, as an edited file is (check_finding_files).
+void check_counts(const JsonReader& rd, const std::string& ptr, const SwarmReport& r, const SwarmOptions& o) {
+  const auto at_most = [&](const char* key, uint64_t value, uint64_t bound, const char* what) {
+    if (value > bound) rd.fail(ptr + "/" + key, fmt::format("{}, more than {} ({})", value, what, bound));
+  };
+  at_most("dpor_scenarios", r.dpor_scenarios, r.scenarios, "the scenarios");
+  at_most("dpor_exhausted", r.dpor_exhausted, r.dpor_scenarios, "the scenarios explored by DPOR");
+  at_most("violations", r.violations, r.scenarios, "the scenarios");
+  // Every scenario runs at least one execution (--per-scenario is at least 1).
+  at_most("scenarios", r.scenarios, r.executions, "the executions");
+  // This shard's k-th scenario has index k * N + K - 1: an index of another shard, or past those counted, was never
+  // run here.
+  const auto counted = [&](uint64_t index) {
+    return index % o.shard_count == o.shard_index && index / o.shard_count < r.scenarios;
+  };
+  std::map<std::string, size_t> signatures, files;
+  uint64_t counts = 0;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const SwarmFinding& f = r.findings[i];
+    const std::string fptr = fmt::format("{}/findings/{}", ptr, i);
+    if (f.count == 0) rd.fail(fptr + "/count", "0: a finding was met in one scenario at least");
+    counts += f.count;
+    for (const auto& [key, index, seed] :
+         {std::tuple{"first_index", f.first_index, f.first_seed}, std::tuple{"from_index", f.index, f.seed}}) {
+      if (!counted(index))
+        rd.fail(fptr + "/" + key,
+                fmt::format("scenario #{} is not one of the {} this run counts{}", index, r.scenarios,
+                            o.shard_count > 1 ? fmt::format(" (shard {}/{})", o.shard_index + 1, o.shard_count) : ""));
+      if (seed != sim::execution_seed(o.seed, index))
+        rd.fail(fptr + (key[0] == 'f' && key[1] == 'i' ? "/first_seed" : "/from_seed"),
+                fmt::format("{} is not scenario #{}'s generator seed ({})", seed, index,
+                            sim::execution_seed(o.seed, index)));
+    }
+    if (f.first_index > f.index)
+      rd.fail(fptr + "/first_index",
+              fmt::format("{}, after the scenario the finding's files come from (#{})", f.first_index, f.index));
+    if (f.also_faithful > f.count)
+      rd.fail(fptr + "/also_faithful", fmt::format("{}, more than the finding's count ({})", f.also_faithful, f.count));
+    if (f.first_mutant_only && (!counted(*f.first_mutant_only) || *f.first_mutant_only < f.first_index))
+      rd.fail(fptr + "/first_mutant_only_index",
+              fmt::format("scenario #{} is not one of this finding's scenarios", *f.first_mutant_only));
+    if (const auto [it, fresh] = signatures.emplace(f.signature, i); !fresh)
+      rd.fail(fptr + "/signature",
+              fmt::format("the signature of finding {} too: a signature is one finding", it->second));
+    if (const auto [it, fresh] = files.emplace(f.slug, i); !fresh)
+      rd.fail(fptr + "/file", fmt::format("the file of finding {} too", it->second));
+  }
+  if (counts != r.violations)
+    rd.fail(ptr + "/violations", fmt::format("{}, and the findings' counts add up to {} (one finding per violating "
+                                             "scenario)",
+                                             r.violations, counts));
+}
+
 /// A document read strictly, with its schema and tool version checked.
 nlohmann::json read_doc(const std::string& path, const char* schema, const std::string& tool_version) {
   const nlohmann::json doc = support::read_strict_json(path, kRules);
@@ -329,7 +386,7 @@ struct Shard {
   nlohmann::json config;  // as written, without "shard"
 };
 
-Shard read_shard(const std::string& dir, const std::string& tool_version) {
+Shard read_shard(const System& system, const std::string& dir, const std::string& tool_version) {
   const std::string path = (std::filesystem::path(dir) / "summary.json").string();
   const nlohmann::json doc = read_doc(path, kSummarySchema, tool_version);
   const JsonReader rd(path);
@@ -338,11 +395,28 @@ Shard read_shard(const std::string& dir, const std::string& tool_version) {
   if (!s.options.until.empty()) rd.fail("/config/until", "a run with --until cannot be merged (its stop is global)");
   s.report = report_from(rd, doc, "", !s.options.mutants.empty());
   if (s.report.interrupted) rd.fail("/interrupted", "this shard was interrupted: resume it (--resume) before merging");
+  check_counts(rd, "", s.report, s.options);
+  // A shard that ran to its end (not interrupted, no --until, no budget) counts its whole share of --scenarios.
+  const SwarmOptions& o = s.options;
+  const uint64_t share = o.scenarios > o.shard_index ? (o.scenarios - o.shard_index - 1) / o.shard_count + 1 : 0;
+  if (s.report.scenarios != share)
+    rd.fail("/scenarios", fmt::format("{}, and shard {}/{} of --scenarios {} runs {}", s.report.scenarios,
+                                      o.shard_index + 1, o.shard_count, o.scenarios, share));
+  // Every finding's files, checked against its entry: whichever shard's copy the merge keeps, each shard's summary
+  // and files agree.
+  for (SwarmFinding& f : s.report.findings) {
+    const std::filesystem::path d(dir);
+    const std::string scenario = (d / (f.slug + ".json")).string(), trace = (d / (f.slug + ".trace.json")).string();
+    f.scenario_text = slurp(scenario);
+    f.trace_text = slurp(trace);
+    check_finding_files(system, f, {scenario, ""}, {trace, ""});
+  }
   return s;
 }
 
-/// Adds finding `f` of another shard to `k` (same signature); true when f's minimal scenario is kept.
-bool absorb(SwarmFinding& k, const SwarmFinding& f) {
+/// Adds finding `f` of another shard to `k` (same signature), keeping the minimal scenario and files the unsharded
+/// run keeps.
+void absorb(SwarmFinding& k, const SwarmFinding& f) {
   const uint64_t count = k.count + f.count, also_faithful = k.also_faithful + f.also_faithful;
   const uint64_t first_index = std::min(k.first_index, f.first_index);
   const uint64_t first_seed = k.first_index < f.first_index ? k.first_seed : f.first_seed;
@@ -357,7 +431,6 @@ bool absorb(SwarmFinding& k, const SwarmFinding& f) {
   k.first_seed = first_seed;
   k.also_faithful = also_faithful;
   k.first_mutant_only = first_mutant_only;
-  return replace;
 }
 
 }  // namespace
@@ -365,14 +438,26 @@ bool absorb(SwarmFinding& k, const SwarmFinding& f) {
 SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& dirs, const std::string& tool_version) {
   if (dirs.empty()) throw InputError::about_file("", "no shard folders to merge");
   std::vector<Shard> shards;
-  for (const auto& dir : dirs) shards.push_back(read_shard(dir, tool_version));
+  for (const auto& dir : dirs) shards.push_back(read_shard(g.system(), dir, tool_version));
   const Shard& first = shards.front();
   std::vector<std::string> shard_of(first.options.shard_count);  // per shard index: the folder that ran it
   for (const Shard& s : shards) {
     const std::string path = (std::filesystem::path(s.dir) / "summary.json").string();
-    if (s.config != first.config || s.options.shard_count != shard_of.size())
-      throw InputError(path, "/config",
-                       fmt::format("not the config of {}'s run (only the shard K may differ)", first.dir));
+    if (s.config != first.config || s.options.shard_count != shard_of.size()) {
+      // Name the first key that differs (the shard's N when nothing else does).
+      std::string key = "shard";
+      for (const auto& [k, v] : first.config.items())
+        if (!s.config.contains(k) || s.config[k] != v) {
+          key = k;
+          break;
+        }
+      throw InputError(path, "/config/" + key,
+                       fmt::format("not the config of {}'s run (only the shard K may differ): {} here, {} there",
+                                   first.dir,
+                                   key == "shard" ? fmt::format("N = {}", s.options.shard_count)
+                                                  : (s.config.contains(key) ? s.config[key].dump() : "none"),
+                                   key == "shard" ? fmt::format("N = {}", shard_of.size()) : first.config[key].dump()));
+    }
     std::string& owner = shard_of[s.options.shard_index];
     if (!owner.empty())
       throw InputError(path, "/config/shard",
@@ -390,7 +475,6 @@ SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& 
   m.options.tool_version = tool_version;
   SwarmReport& r = m.report;
   std::map<std::string, size_t> by_signature;
-  std::vector<std::string> kept_dir;  // per finding: the folder holding its kept files
   for (const Shard& s : shards) {
     r.scenarios += s.report.scenarios;
     r.executions += s.report.executions;
@@ -404,21 +488,11 @@ SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& 
     for (const auto& [word, n] : s.report.features) r.features[word] += n;
     for (const SwarmFinding& f : s.report.findings) {
       const auto [it, fresh] = by_signature.emplace(f.signature, r.findings.size());
-      if (fresh) {
-        r.findings.push_back(f);
-        kept_dir.push_back(s.dir);
-      } else if (absorb(r.findings[it->second], f)) {
-        kept_dir[it->second] = s.dir;
-      }
+      if (fresh)
+        r.findings.push_back(f);  // with its files' text (read_shard), as absorb() keeps the other shards'
+      else
+        absorb(r.findings[it->second], f);
     }
-  }
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    SwarmFinding& f = r.findings[i];
-    const std::filesystem::path d(kept_dir[i]);
-    const std::string scenario = (d / (f.slug + ".json")).string(), trace = (d / (f.slug + ".trace.json")).string();
-    f.scenario_text = slurp(scenario);
-    f.trace_text = slurp(trace);
-    check_finding_files(g.system(), f, {scenario, ""}, {trace, ""});
   }
   // The unsharded run lists findings in the order it first met them.
   std::stable_sort(r.findings.begin(), r.findings.end(),
@@ -456,6 +530,8 @@ SwarmReport load_swarm_checkpoint(const SwarmGenerator& g, const std::string& pa
   if (written != expected)
     rd.fail("/summary/config",
             fmt::format("written for other options: {} (these: {})", summary["config"].dump(), expected.dump()));
+  if (str(rd, summary, "/summary", "schema") != kSummarySchema)
+    rd.fail("/summary/schema", fmt::format("expected \"{}\"", kSummarySchema));
   SwarmReport r = report_from(rd, summary, "/summary", !o.mutants.empty());
   r.interrupted = false;  // this run goes on
   // A count no run of these options can have reached is refused before any scenario is generated again: this shard's
@@ -464,9 +540,7 @@ SwarmReport load_swarm_checkpoint(const SwarmGenerator& g, const std::string& pa
   if (o.budget_executions == 0 && r.scenarios > share)
     rd.fail("/summary/scenarios", fmt::format("{} scenarios, more than this run has ({} of --scenarios {})",
                                               r.scenarios, share, o.scenarios));
-  if (o.budget_executions > 0 && r.scenarios > r.executions)
-    rd.fail("/summary/scenarios",
-            fmt::format("{} scenarios, more than its {} executions can have run", r.scenarios, r.executions));
+  check_counts(rd, "/summary", r, o);
   // Absent in checkpoints written before it existed: their scenarios are taken as this generator's.
   r.generated = generated_digest(g, o, r.scenarios);
   if (const Json* generated = JsonReader::find(doc, "generated")) {

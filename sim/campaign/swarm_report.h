@@ -37,8 +37,14 @@
 // finished run, with the same result as running the larger number at once) and goes on after the last
 // scenario it counts.
 //
-// Each finding's files are checked as they are read back (check_finding_files): edited, cut short or swapped
-// files are bad input, not results.
+// What is read back is checked as the run wrote it, so that an edited input is bad input, never a result:
+//   - each finding's files (check_finding_files): they load, name the finding, replay, and have the summary entry's
+//     steps, ops, actors, strategy and generator seed; a merge reads every shard's files, not only the kept ones;
+//   - the counts (a summary's or a checkpoint's): DPOR scenarios, exhausted ones and violations at most the
+//     scenarios, the scenarios at most the executions, the findings' counts adding up to the violations, each count
+//     at least 1, each finding's indices among the scenarios this shard counts, with their generator seeds, and no
+//     signature or file listed twice; a merged shard counts its whole share of --scenarios; a checkpoint's summary
+//     has the summary's schema.
 //
 // Errors: reading (merge, resume) throws support::InputError naming the file and the JSON pointer;
 // writing throws campaign::OutputError naming the path.

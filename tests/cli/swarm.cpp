@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <utility>
@@ -125,7 +126,9 @@ TEST_CASE("swarm merge: three shards merged are the unsharded run, byte for byte
   };
   for (const Case& c : {Case{s1.path.string() + " " + s2.path.string(), "/config/shard: shard 3/3 is missing"},
                         Case{s1.path.string() + " " + s1.path.string(), "/config/shard: shard 1/3 again"},
-                        Case{s2.path.string() + " " + other.path.string(), "/config: not the config"}}) {
+                        Case{s2.path.string() + " " + other.path.string(),
+                             "/config/max_steps: not the config of " + s2.path.string() +
+                                 "'s run (only the shard K may differ): 500 here, 1000 there"}}) {
     TempDir out;
     const auto r = allocsim("swarm merge " + c.dirs + " --out " + out.path.string());
     INFO(r.text);
@@ -166,6 +169,62 @@ TEST_CASE("swarm merge: three shards merged are the unsharded run, byte for byte
   CHECK_THAT(bad.text, Catch::Contains("summary.json: /unjudged/ops-atomic: expected a count of scenarios, at most "
                                        "\"scenarios\""));
   CHECK(!std::filesystem::exists(out / "summary.json"));
+}
+
+TEST_CASE("swarm merge and --resume: a summary whose counts or findings were edited is refused, naming the field",
+          "[swarm]") {
+  TempDir a, b, ck_out;
+  const std::string args = "swarm --seed 5 --scenarios 30 --per-scenario 60 ";
+  REQUIRE(allocsim(args + "--shard 1/2 --out " + a.path.string()).code == 1);
+  REQUIRE(allocsim(args + "--shard 2/2 --out " + b.path.string()).code <= 1);
+  const nlohmann::ordered_json original = nlohmann::ordered_json::parse(slurp(a / "summary.json"));
+  REQUIRE(original["findings"].size() >= 2);  // the signature case below needs two
+  REQUIRE(original["scenarios"] == 15);
+  using Edit = std::function<void(nlohmann::ordered_json&)>;
+  const uint64_t steps = original["findings"][0]["steps"];
+  const uint64_t seed = original["findings"][0]["first_seed"];
+  const std::vector<std::pair<Edit, std::string>> cases = {
+      {[](auto& j) { j["violations"] = j["violations"].template get<uint64_t>() + 100; },
+       fmt::format(": /violations: {}, more than the scenarios (15)", original["violations"].get<uint64_t>() + 100)},
+      {[](auto& j) { j["findings"][0]["count"] = 0; },
+       ": /findings/0/count: 0: a finding was met in one scenario at least"},
+      {[](auto& j) { j["findings"][0]["first_index"] = 1; },
+       ": /findings/0/first_index: scenario #1 is not one of the 15 this run counts (shard 1/2)"},
+      {[](auto& j) { j["findings"][0]["first_seed"] = j["findings"][0]["first_seed"].template get<uint64_t>() + 1; },
+       fmt::format(": /findings/0/first_seed: {} is not scenario #", seed + 1)},
+      {[](auto& j) { j["findings"][1]["signature"] = j["findings"][0]["signature"]; },
+       ": /findings/1/signature: the signature of finding 0 too"},
+      {[](auto& j) { j["scenarios"] = 16; }, ": /scenarios: 16, and shard 1/2 of --scenarios 30 runs 15"},
+      {[](auto& j) { j["findings"][0]["steps"] = j["findings"][0]["steps"].template get<uint64_t>() + 1; },
+       fmt::format("the finding's files are not the summary's: the summary says steps {}, the files say {}", steps + 1,
+                   steps)},
+  };
+  for (const auto& [edit, message] : cases) {
+    TempDir copy, out;
+    std::filesystem::copy(a.path, copy.path,
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+    nlohmann::ordered_json j = original;
+    edit(j);
+    spit(copy / "summary.json", j.dump(2) + "\n");
+    const auto r =
+        allocsim("swarm merge " + copy.path.string() + " " + b.path.string() + " --out " + out.path.string());
+    INFO(r.text);
+    CHECK(r.code == 2);
+    CHECK(r.text.find(message) != std::string::npos);
+    CHECK(!std::filesystem::exists(out / "summary.json"));
+  }
+  // The same checks read a checkpoint's summary back (its pointers under /summary).
+  const std::string ck = ck_out / "ck.json";
+  const std::string ten = "swarm --seed 5 --scenarios 10 --per-scenario 60 ";
+  REQUIRE(allocsim(ten + "--checkpoint " + ck + " --out " + (ck_out / "run")).code <= 1);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(slurp(ck));
+  doc["summary"]["violations"] = 11;
+  spit(ck, doc.dump(2) + "\n");
+  const auto r = allocsim(ten + "--resume " + ck + " --out " + (ck_out / "again"));
+  INFO(r.text);
+  CHECK(r.code == 2);
+  CHECK(r.text.find("--resume: " + ck + ": /summary/violations: 11, more than the scenarios (10)") !=
+        std::string::npos);
 }
 
 TEST_CASE("swarm --resume: a run interrupted by SIGINT, resumed, equals the uninterrupted run", "[swarm]") {
