@@ -27,7 +27,8 @@ using support::InputError;
 
 }  // namespace
 
-void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace) {
+void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& entry, const KeptFile& scenario,
+                         const KeptFile& trace) {
   const std::string scenario_name = scenario.pointer.empty() ? scenario.file : f.slug + ".json";
   SubjectPtr subject;
   try {
@@ -64,20 +65,24 @@ void check_finding_files(const System& system, const SwarmFinding& f, const Kept
     fail(trace, "the finding's trace is not its finding's", "/violation",
          fmt::format("the summary says the finding violates {}, the trace says {}", f.invariant,
                      t.violation ? t.violation->invariant : std::string("nothing")));
-  // The summary's sizes, strategy and seed are the files' own (swarm.cpp writes them from the same execution).
-  const auto differs = [&](const char* key, const std::string& summary, const std::string& files) {
-    if (summary != files)
-      fail(trace, "the finding's files are not the summary's", "",
-           fmt::format("the summary says {} {}, the files say {}", key, summary, files));
-  };
-  differs("steps", std::to_string(f.steps), std::to_string(t.steps.size()));
-  differs("ops", std::to_string(f.ops), std::to_string(subject->op_count()));
-  differs("actors", std::to_string(f.actors), std::to_string(subject->actor_names().size()));
-  differs("strategy", f.strategy, t.strategy);
-  differs("from_seed", std::to_string(f.seed), t.seed ? std::to_string(*t.seed) : std::string("none"));
   const TraceReplay r = replay_trace(t);
   if (r.divergence)
     fail(trace, "the finding's trace does not replay against its scenario", "/steps", r.divergence->to_string());
+  // The summary entry's sizes, strategy and seed are the files' own (swarm.cpp writes them from the same execution):
+  // a difference is named at the entry's field.
+  const auto differs = [&](const char* key, const KeptFile& file, const std::string& summary,
+                           const std::string& files) {
+    if (summary != files)
+      throw InputError(entry.file, entry.pointer + "/" + key,
+                       fmt::format("{}, and the finding's {} ({}) has {}", summary,
+                                   &file == &scenario ? "scenario" : "trace",
+                                   file.pointer.empty() ? file.file : file.pointer, files));
+  };
+  differs("steps", trace, std::to_string(f.steps), std::to_string(t.steps.size()));
+  differs("ops", scenario, std::to_string(f.ops), std::to_string(subject->op_count()));
+  differs("actors", scenario, std::to_string(f.actors), std::to_string(subject->actor_names().size()));
+  differs("strategy", trace, f.strategy, t.strategy);
+  differs("from_seed", trace, std::to_string(f.seed), t.seed ? std::to_string(*t.seed) : std::string("none"));
 }
 
 }  // namespace allocsim::campaign

@@ -386,7 +386,7 @@ struct Shard {
   nlohmann::json config;  // as written, without "shard"
 };
 
-Shard read_shard(const System& system, const std::string& dir, const std::string& tool_version) {
+Shard read_shard(const std::string& dir, const std::string& tool_version) {
   const std::string path = (std::filesystem::path(dir) / "summary.json").string();
   const nlohmann::json doc = read_doc(path, kSummarySchema, tool_version);
   const JsonReader rd(path);
@@ -395,23 +395,28 @@ Shard read_shard(const System& system, const std::string& dir, const std::string
   if (!s.options.until.empty()) rd.fail("/config/until", "a run with --until cannot be merged (its stop is global)");
   s.report = report_from(rd, doc, "", !s.options.mutants.empty());
   if (s.report.interrupted) rd.fail("/interrupted", "this shard was interrupted: resume it (--resume) before merging");
-  check_counts(rd, "", s.report, s.options);
   // A shard that ran to its end (not interrupted, no --until, no budget) counts its whole share of --scenarios.
   const SwarmOptions& o = s.options;
   const uint64_t share = o.scenarios > o.shard_index ? (o.scenarios - o.shard_index - 1) / o.shard_count + 1 : 0;
   if (s.report.scenarios != share)
     rd.fail("/scenarios", fmt::format("{}, and shard {}/{} of --scenarios {} runs {}", s.report.scenarios,
                                       o.shard_index + 1, o.shard_count, o.scenarios, share));
-  // Every finding's files, checked against its entry: whichever shard's copy the merge keeps, each shard's summary
-  // and files agree.
-  for (SwarmFinding& f : s.report.findings) {
-    const std::filesystem::path d(dir);
+  check_counts(rd, "", s.report, s.options);
+  return s;
+}
+
+/// Every finding's files of shard `s`, read and checked against their entries: whichever shard's copy the merge
+/// keeps, each shard's summary and files agree.
+void read_finding_files(const System& system, Shard& s) {
+  const std::filesystem::path d(s.dir);
+  const std::string summary = (d / "summary.json").string();
+  for (size_t i = 0; i < s.report.findings.size(); ++i) {
+    SwarmFinding& f = s.report.findings[i];
     const std::string scenario = (d / (f.slug + ".json")).string(), trace = (d / (f.slug + ".trace.json")).string();
     f.scenario_text = slurp(scenario);
     f.trace_text = slurp(trace);
-    check_finding_files(system, f, {scenario, ""}, {trace, ""});
+    check_finding_files(system, f, {summary, fmt::format("/findings/{}", i)}, {scenario, ""}, {trace, ""});
   }
-  return s;
 }
 
 /// Adds finding `f` of another shard to `k` (same signature), keeping the minimal scenario and files the unsharded
@@ -438,25 +443,26 @@ void absorb(SwarmFinding& k, const SwarmFinding& f) {
 SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& dirs, const std::string& tool_version) {
   if (dirs.empty()) throw InputError::about_file("", "no shard folders to merge");
   std::vector<Shard> shards;
-  for (const auto& dir : dirs) shards.push_back(read_shard(g.system(), dir, tool_version));
+  for (const auto& dir : dirs) shards.push_back(read_shard(dir, tool_version));
   const Shard& first = shards.front();
   std::vector<std::string> shard_of(first.options.shard_count);  // per shard index: the folder that ran it
   for (const Shard& s : shards) {
     const std::string path = (std::filesystem::path(s.dir) / "summary.json").string();
     if (s.config != first.config || s.options.shard_count != shard_of.size()) {
-      // Name the first key that differs (the shard's N when nothing else does).
+      // Name the first key that differs, either side's (the shard's N when nothing else does).
       std::string key = "shard";
-      for (const auto& [k, v] : first.config.items())
-        if (!s.config.contains(k) || s.config[k] != v) {
-          key = k;
-          break;
-        }
+      for (const nlohmann::json* side : {&first.config, &s.config})
+        for (const auto& [k, v] : side->items())
+          if (key == "shard" && (!first.config.contains(k) || !s.config.contains(k) || first.config[k] != s.config[k]))
+            key = k;
       throw InputError(path, "/config/" + key,
                        fmt::format("not the config of {}'s run (only the shard K may differ): {} here, {} there",
                                    first.dir,
                                    key == "shard" ? fmt::format("N = {}", s.options.shard_count)
                                                   : (s.config.contains(key) ? s.config[key].dump() : "none"),
-                                   key == "shard" ? fmt::format("N = {}", shard_of.size()) : first.config[key].dump()));
+                                   key == "shard"               ? fmt::format("N = {}", shard_of.size())
+                                   : first.config.contains(key) ? first.config[key].dump()
+                                                                : "none"));
     }
     std::string& owner = shard_of[s.options.shard_index];
     if (!owner.empty())
@@ -469,6 +475,8 @@ SwarmMerge merge_swarm(const SwarmGenerator& g, const std::vector<std::string>& 
     if (shard_of[k].empty())
       throw InputError((std::filesystem::path(first.dir) / "summary.json").string(), "/config/shard",
                        fmt::format("shard {}/{} is missing", k + 1, shard_of.size()));
+  // The shards are one run's, each once: now their findings' files (the costly part, every finding replayed).
+  for (Shard& s : shards) read_finding_files(g.system(), s);
   SwarmMerge m{first.options, {}};
   m.options.shard_index = 0;
   m.options.shard_count = 1;
@@ -558,7 +566,8 @@ SwarmReport load_swarm_checkpoint(const SwarmGenerator& g, const std::string& pa
     rd.want_object(files[i], ptr);
     r.findings[i].scenario_text = rd.string_value(rd.require(files[i], ptr, "scenario"), ptr + "/scenario");
     r.findings[i].trace_text = rd.string_value(rd.require(files[i], ptr, "trace"), ptr + "/trace");
-    check_finding_files(g.system(), r.findings[i], {path, ptr + "/scenario"}, {path, ptr + "/trace"});
+    check_finding_files(g.system(), r.findings[i], {path, fmt::format("/summary/findings/{}", i)},
+                        {path, ptr + "/scenario"}, {path, ptr + "/trace"});
   }
   return r;
 }

@@ -90,9 +90,13 @@ struct KeptFile {
 };
 
 /// Checks the two files of finding `f` (its scenario_text and trace_text) as merge and resume read them back: the
-/// scenario loads and is named `f.slug`, the trace reads, names that scenario's digest and the finding's invariant, and replays against its
-/// embedded scenario step for step (swarm_finding_files.cpp). Throws support::InputError at `scenario` or `trace`.
-void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& scenario, const KeptFile& trace);
+/// scenario loads and is named `f.slug`, the trace reads, names that scenario's digest and the finding's invariant,
+/// and replays against its embedded scenario step for step (swarm_finding_files.cpp). Throws support::InputError at
+/// `scenario` or `trace`.
+/// `entry` is where the summary lists the finding (its file, and the pointer of its entry): a size, strategy or seed
+/// that is not the files' own is named there.
+void check_finding_files(const System& system, const SwarmFinding& f, const KeptFile& entry, const KeptFile& scenario,
+                         const KeptFile& trace);
 
 /// Writes the checkpoint of `report` (see above) to `path`.
 void write_swarm_checkpoint(const SwarmGenerator& generator, const std::string& path, const SwarmOptions& options,
