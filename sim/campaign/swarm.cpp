@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/campaign/coverage_report.h"
 #include "sim/campaign/minimal_trace.h"
@@ -275,21 +276,27 @@ void merge(SwarmReport& r, std::map<std::string, size_t>& by_signature, SubjectO
     r.findings.push_back(std::move(f));
     return;
   }
-  SwarmFinding& kept = r.findings[it->second];
-  // The counts carry over whichever minimal scenario is kept.
-  const uint64_t count = kept.count + 1, first_index = kept.first_index, first_seed = kept.first_seed,
-                 also_faithful = kept.also_faithful + f.also_faithful;
-  const std::optional<uint64_t> first_mutant_only =
-      kept.first_mutant_only ? kept.first_mutant_only : f.first_mutant_only;
-  if (std::make_pair(f.ops, f.steps) < std::make_pair(kept.ops, kept.steps)) kept = std::move(f);
-  kept.count = count;
-  kept.first_index = first_index;
-  kept.first_seed = first_seed;
-  kept.also_faithful = also_faithful;
-  kept.first_mutant_only = first_mutant_only;
+  absorb_finding(r.findings[it->second], f);
 }
 
 }  // namespace
+
+void absorb_finding(SwarmFinding& k, const SwarmFinding& f) {
+  const uint64_t count = k.count + f.count, also_faithful = k.also_faithful + f.also_faithful;
+  const uint64_t first_index = std::min(k.first_index, f.first_index);
+  const uint64_t first_seed = k.first_index < f.first_index ? k.first_seed : f.first_seed;
+  std::optional<uint64_t> first_mutant_only = k.first_mutant_only;
+  if (f.first_mutant_only && (!first_mutant_only || *f.first_mutant_only < *first_mutant_only))
+    first_mutant_only = f.first_mutant_only;
+  // The unsharded run keeps the smallest (ops, steps), the earliest index among equals.
+  const bool replace = std::tie(f.ops, f.steps, f.index) < std::tie(k.ops, k.steps, k.index);
+  if (replace) k = f;
+  k.count = count;
+  k.first_index = first_index;
+  k.first_seed = first_seed;
+  k.also_faithful = also_faithful;
+  k.first_mutant_only = first_mutant_only;
+}
 
 std::optional<uint64_t> SwarmReport::first_index_of(const std::string& invariant) const {
   std::optional<uint64_t> best;

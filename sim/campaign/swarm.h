@@ -158,6 +158,11 @@ class SwarmGenerator {
   virtual std::string skeleton(const Subject& minimal) const = 0;
 };
 
+/// Adds finding `f` to `kept`, a finding of the same signature: the counts add up, the first index (and its seed)
+/// is the smaller, and the minimal scenario and files kept are the smaller by (ops, steps, index). run_swarm adds each
+/// scenario's finding so, and a merge each shard's, so the shards merged are the unsharded run.
+void absorb_finding(SwarmFinding& kept, const SwarmFinding& f);
+
 /// Runs the swarm of `generator` from `start` (a checkpoint's report: the subjects it counts are not run again;
 /// default: from the first). `after_batch` (may be empty) sees the report after each whole batch of `jobs`
 /// subjects (progress lines, checkpoints). A batch during which SIGINT/SIGTERM arrived is dropped (its

@@ -1,5 +1,6 @@
-// The swarm's outputs (docs/SWARM.md): summary.json, the findings' files, a JUnit report, merging the
-// output folders of `swarm --shard K/N`, and checkpoints. Each document is a pure function of the options
+// The swarm's outputs (docs/SWARM.md; written in swarm_report.cpp, merged in swarm_merge.cpp, checkpointed in
+// swarm_checkpoint.cpp, read back by swarm_summary_io.*): summary.json, the findings' files, a JUnit report, merging
+// the output folders of `swarm --shard K/N`, and checkpoints. Each document is a pure function of the options
 // and the report (no time, no host, no --jobs), so the same run gives the same bytes anywhere.
 //
 // summary.json, schema `allocsim/swarm/v1` (also what --report-json writes):
