@@ -14,6 +14,7 @@
 
 #include "backend/scenario/scenario.h"
 #include "sim/campaign/config.h"
+#include "tools/allocsim/flag_table.h"
 #include "tools/allocsim/trace_cli.h"
 
 namespace allocsim::cli {
@@ -97,33 +98,20 @@ Shard parse_shard(const std::string& text);
 /// The commands that take exploration flags (the table in common.cpp says which takes which).
 enum class Command { run, replay, sweep };
 
-/// The raw text of the exploration flags (the fields of campaign::ExploreConfig), as the flag table in
-/// common.cpp declares them, keyed by the flag's long name: adding a flag does not change this struct.
-struct ExploreFlags {
-  std::map<std::string, std::string> text;               // valued flags: as given, else the default ("" none)
-  std::map<std::string, bool> on;                        // switches
-  std::map<std::string, std::vector<std::string>> list;  // repeatable flags, in the order given
-  std::set<std::string> given;  // the flags on the command line (note_given): a default is not given
-  /// --mutant's values (empty for a command without it).
-  const std::vector<std::string>& mutants() const;
-};
-
 /// Declares the exploration flags `which` takes (names, help, defaults: the table in common.cpp), bound to `f`.
-void explore_options(po::options_description& d, ExploreFlags& f, Command which);
-/// Records in `f.given` which exploration flags `vm` holds from the command line rather than by default
-/// (--depth and --seed are refused, not ignored, when given to a strategy that does not take them).
-void note_given(const po::variables_map& vm, ExploreFlags& f);
+/// declare_flags() (flag_table.h) calls it for run, replay and sweep.
+void explore_options(po::options_description& d, FlagValues& f, Command which);
 /// The exploration flags' values into `c` (fields `which` does not take keep theirs), with their range checks
 /// and c.validate(). Throws UsageError naming the flag.
-void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c);
+void to_explore_config(const FlagValues& f, Command which, campaign::ExploreConfig& c);
 
 /// Flags shared by run and replay.
 struct Common {
   std::string scenario;
-  ExploreFlags explore;      // --seed, --strategy, --max-steps, --mutant, ... (common.cpp)
+  FlagValues flags;          // every flag as given: --seed, --strategy, --mutant, ... (flag_table.h, common.cpp)
   std::string fingerprints;  // run: write "index seed fingerprint" lines here (atomically)
   std::string record;        // run: write one comparable record per execution here (record.h)
-  TraceFlags trace;          // trace files, shrinking, --schedule (trace_cli.h)
+  TraceFlags trace;          // trace files, shrinking, --schedule (trace_cli.h), read from `flags`
 };
 
 po::options_description common_options(Common& c, bool run);

@@ -213,10 +213,9 @@ int prune(const Target& target, bool dry_run) {
 
 int cmd_corpus(int argc, char** argv) {
   std::vector<std::string> args;
-  bool dry_run = false;
+  FlagValues v;
   po::options_description d("corpus options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("dry-run", po::bool_switch(&dry_run), "prune: print what would be removed, remove nothing");
+  declare_flags(d, v, Cmd::corpus);
   po::options_description hidden;
   hidden.add_options()("args", po::value(&args)->composing());
   const char* synopsis = "allocsim corpus list PATH | show ENTRY | prune PATH [--dry-run]";
@@ -228,6 +227,7 @@ int cmd_corpus(int argc, char** argv) {
               << d;
     return kExitOk;
   }
+  const bool dry_run = v.is_on("dry-run");
   if (args.size() != 2) throw UsageError(fmt::format("corpus: expected a subcommand and a path\n{}", usage));
   if (dry_run && args[0] != "prune") throw UsageError("--dry-run: only prune takes it");
   if (args[0] == "list") return list(resolve(args[1]));

@@ -24,15 +24,9 @@ constexpr const char* kFindingsUsage =
 
 int cmd_findings(int argc, char** argv) {
   std::vector<std::string> args;
-  std::string report_json, report_html;
-  bool fail_on_still_failing = false;
+  FlagValues v;
   po::options_description d("findings diff options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("report-json", po::value(&report_json), "write the diff as JSON (allocsim/findings-diff/v1) here");
-  d.add_options()("report-html", po::value(&report_html),
-                  "write the diff as a self-contained HTML page here (a section per new finding)");
-  d.add_options()("fail-on-still-failing", po::bool_switch(&fail_on_still_failing),
-                  "exit 1 also when a finding is still failing (by default only a new finding fails)");
+  declare_flags(d, v, Cmd::findings_diff);
   po::options_description hidden;
   hidden.add_options()("args", po::value(&args)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "args", -1, kFindingsUsage);
@@ -54,6 +48,9 @@ int cmd_findings(int argc, char** argv) {
   if (args.size() < 3)
     throw UsageError(
         fmt::format("findings diff: expected at least two nights, LAST and TONIGHT (usage: {})", kFindingsUsage));
+  const std::string& report_json = v.value("report-json");
+  const std::string& report_html = v.value("report-html");
+  const bool fail_on_still_failing = v.is_on("fail-on-still-failing");
   check_output_dir("--report-json", report_json);
   check_output_dir("--report-html", report_html);
   std::vector<Night> nights;

@@ -15,11 +15,9 @@ namespace allocsim::cli {
 
 int cmd_merge(int argc, char** argv) {
   std::vector<std::string> inputs;
-  SweepOutputs out;
+  FlagValues v;
   po::options_description d("merge options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("report-json,o", po::value(&out.report_json), "write the merged JSON report here");
-  d.add_options()("junit", po::value(&out.junit), "write a JUnit XML report here");
+  declare_flags(d, v, Cmd::merge);
   po::options_description hidden;
   hidden.add_options()("input", po::value(&inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
@@ -28,6 +26,7 @@ int cmd_merge(int argc, char** argv) {
     return kExitOk;
   }
   if (inputs.empty()) throw UsageError("missing REPORT.json (the --report-json files of every shard)");
+  const SweepOutputs out{.report_json = v.value("report-json"), .junit = v.value("junit"), .report_html = {}};
   check_outputs(out);
   std::vector<std::pair<std::string, nlohmann::json>> reports;
   try {

@@ -28,7 +28,7 @@ int cmd_replay(int argc, char** argv) {
   add_order_flags(sc, cfg);
   if (!c.trace.schedule.empty()) return replay_schedule(c, cfg, sc);
   // Without either there is nothing to reproduce: seed 0 would be some execution, not the one the user saw.
-  if (!c.explore.given.count("seed"))
+  if (!c.flags.given.count("seed"))
     throw UsageError(
         fmt::format("replay {}: which execution? give --seed E or --schedule S, as the run's "
                     "replay line prints them",
@@ -40,7 +40,7 @@ int cmd_replay(int argc, char** argv) {
                            support::count_of(r.steps.size(), "step"), support::count_of(r.preemptions, "preemption"),
                            r.fingerprint());
   if (const int code = write_replay_perfetto(c, cfg, sc, r); code != kExitOk) return code;
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.flags.mutants()));
   return print_replayed(*full, r, full->max_steps(cfg.max_steps), c.record);
 }
 

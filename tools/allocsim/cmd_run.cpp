@@ -161,7 +161,7 @@ void print_summary(const Common& c, const campaign::ExploreConfig& cfg, const ha
                    const campaign::RunReport& rep) {
   const sim::StrategyCaps caps = cfg.spec().caps;
   std::string mut;
-  for (const auto& m : c.explore.mutants()) mut += ", mutant " + m;  // its own clause: not part of the seed
+  for (const auto& m : c.flags.mutants()) mut += ", mutant " + m;  // its own clause: not part of the seed
   // An exhaustive strategy takes no seed (--seed is refused): none is printed for it.
   std::cout << fmt::format("allocsim run {}: {} (strategy {}{}{})\n", c.scenario, sc.name, cfg.strategy,
                            caps.seeded ? fmt::format(", seed {}", cfg.seed) : "", mut);
@@ -202,7 +202,7 @@ std::function<void(uint64_t, uint64_t)> progress_line(uint64_t executions) {
 
 int cmd_run(int argc, char** argv) {
   Common c = parse_common("run", argc, argv, true);
-  check_shrink_flags(c.trace);
+  check_shrink_flags(c.flags);
   campaign::ExploreConfig cfg = to_config(c, true);
   const sim::StrategyCaps caps = cfg.spec().caps;
   campaign::RunHooks hooks;

@@ -27,83 +27,48 @@ const char* const kSelfcheckUsage =
     "allocsim selfcheck [--seed S] [--scenarios N] [--per-scenario P] [--jobs K] [--report-json F] [--out DIR]\n"
     "       allocsim selfcheck SCENARIO... [--mutant M]... [options]";
 
-struct SelfcheckFlags {
-  std::string seed = "1", scenarios = "100", per_scenario = "40", shrink_runs = "2000", max_steps, jobs = "1", out,
-              report_json, checkpoint, resume;
-  bool no_mutants = false;
-  std::vector<std::string> files, mutants;
-};
-
-po::options_description selfcheck_options(SelfcheckFlags& f) {
-  po::options_description d("selfcheck options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("seed", po::value(&f.seed)->default_value("1"),
-                  "the run's seed: scenario i is generated from execution_seed(seed, i), as by swarm");
-  d.add_options()("scenarios", po::value(&f.scenarios)->default_value("100"), "scenarios to generate and check");
-  d.add_options()("per-scenario", po::value(&f.per_scenario)->default_value("40"),
-                  "executions per strategy (random, pct, dfs, dpor) per scenario, each stopping at its first "
-                  "violation");
-  d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("2000"),
-                  "candidate executions per shrink (the deterministic bound)");
-  d.add_options()("max-steps", po::value(&f.max_steps),
-                  fmt::format("steps per execution before steps-bounded fires (default {})", campaign::kSwarmMaxSteps)
-                      .c_str());
-  d.add_options()("no-mutants", po::bool_switch(&f.no_mutants),
-                  "the faithful port only (default: every odd scenario switches one catalogue mutant on, in turn)");
-  d.add_options()("mutant", po::value(&f.mutants)->composing(),
-                  "with SCENARIO files: switch this catalogue mutant on in each (repeatable)");
-  d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "threads (the report does not depend on it)");
-  d.add_options()("report-json", po::value(&f.report_json), "write the report (allocsim/selfcheck-report/v1) here");
-  d.add_options()("out", po::value(&f.out),
-                  "write the files each contradiction's replay line needs into this directory (created)");
-  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here after every batch of --jobs");
-  d.add_options()("resume", po::value(&f.resume),
-                  "continue from this checkpoint (and keep checkpointing to it); a larger --scenarios extends the run");
-  return d;
-}
-
-harness::SelfcheckOptions to_selfcheck_options(const SelfcheckFlags& f, const po::variables_map& vm) {
+harness::SelfcheckOptions to_selfcheck_options(const FlagValues& v, const std::vector<std::string>& files) {
   harness::SelfcheckOptions o;
-  o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
-  o.scenarios = parse_u64("--scenarios", f.scenarios, 1, 100'000'000);
-  if (!f.files.empty()) {
+  o.seed = v.count("seed");
+  o.scenarios = v.count("scenarios");
+  if (!files.empty()) {
     for (const char* flag : {"scenarios", "no-mutants"})
-      if (vm.count(flag) && !vm[flag].defaulted())
+      if (v.was_given(flag))
         throw UsageError(fmt::format("--{}: not with SCENARIO files (each file is checked as it is)", flag));
-    for (const auto& m : f.mutants)
+    for (const auto& m : v.values("mutant"))
       if (!backend::mutant_by_name(m))
         throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
                                      did_you_mean(m, mutant_names())));
-    for (const auto& file : f.files) harness::backend_system().load(file);  // a bad file: exit 2 before any work
-    o.files = f.files;
-    o.file_mutants = f.mutants;
-    o.scenarios = f.files.size();
-  } else if (!f.mutants.empty()) {
+    for (const auto& file : files) harness::backend_system().load(file);  // a bad file: exit 2 before any work
+    o.files = files;
+    o.file_mutants = v.values("mutant");
+    o.scenarios = files.size();
+  } else if (!v.values("mutant").empty()) {
     throw UsageError("--mutant: only with SCENARIO files (generated scenarios take the catalogue in turn)");
   }
-  o.per_scenario = parse_u64("--per-scenario", f.per_scenario, 1, 100'000'000);
-  o.shrink_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000);
-  if (!f.max_steps.empty()) o.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
-  o.jobs = static_cast<unsigned>(parse_u64("--jobs", f.jobs, 1, 256));
-  o.mutants = !f.no_mutants;
-  o.out = f.out;
+  o.per_scenario = v.count("per-scenario");
+  o.shrink_runs = v.count("shrink-runs");
+  if (const auto n = v.count_if("max-steps")) o.max_steps = *n;
+  o.jobs = static_cast<unsigned>(v.count("jobs"));
+  o.mutants = !v.is_on("no-mutants");
+  o.out = v.value("out");
   o.tool_version = ALLOCSIM_VERSION;
   return o;
 }
 
 /// Usage errors before any work (and before a checkpoint is read): the report's and checkpoint's folders.
-void check_selfcheck_outputs(const SelfcheckFlags& f) {
-  check_output_dir("--report-json", f.report_json);
-  check_output_dir("--checkpoint", f.checkpoint);
+void check_selfcheck_outputs(const FlagValues& v) {
+  check_output_dir("--report-json", v.value("report-json"));
+  check_output_dir("--checkpoint", v.value("checkpoint"));
 }
 
 /// Creates --out (if given), once the checkpoint has been read: a refused one leaves no folder behind.
-void create_selfcheck_out(const SelfcheckFlags& f) {
-  if (f.out.empty()) return;
+void create_selfcheck_out(const std::string& out) {
+  if (out.empty()) return;
   std::error_code ec;
-  std::filesystem::create_directories(f.out, ec);
-  if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
-  check_output_dir("--out", (std::filesystem::path(f.out) / "x.json").string());
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", out, ec.message()));
+  check_output_dir("--out", (std::filesystem::path(out) / "x.json").string());
 }
 
 /// Writes the files of contradictions [from, end) under --out (each name once).
@@ -161,11 +126,14 @@ void print_report(const harness::SelfcheckOptions& o, const harness::SelfcheckRe
 }  // namespace
 
 int cmd_selfcheck(int argc, char** argv) {
-  SelfcheckFlags f;
-  const po::options_description d = selfcheck_options(f);
+  FlagValues v;
+  std::vector<std::string> files;
+  po::options_description d("selfcheck options");
+  declare_flags(d, v, Cmd::selfcheck);
   po::options_description hidden;
-  hidden.add_options()("positional", po::value(&f.files)->composing());
+  hidden.add_options()("positional", po::value(&files)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", -1, kSelfcheckUsage);
+  note_given(vm, v);
   if (vm.count("help")) {
     std::cout << "usage: " << kSelfcheckUsage
               << "\n\nChecks that allocsim's tools agree about every execution and violation of generated scenarios:\n"
@@ -174,16 +142,16 @@ int cmd_selfcheck(int argc, char** argv) {
               << d;
     return kExitOk;
   }
-  const harness::SelfcheckOptions o = to_selfcheck_options(f, vm);
-  check_selfcheck_outputs(f);
+  const harness::SelfcheckOptions o = to_selfcheck_options(v, files);
+  check_selfcheck_outputs(v);
   harness::SelfcheckReport start;  // read before --out is created: a refused checkpoint leaves nothing behind
   try {
-    if (!f.resume.empty()) start = harness::load_selfcheck_checkpoint(f.resume, o);
+    if (!v.value("resume").empty()) start = harness::load_selfcheck_checkpoint(v.value("resume"), o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
-  create_selfcheck_out(f);
-  const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
+  create_selfcheck_out(o.out);
+  const std::string checkpoint = v.value("checkpoint").empty() ? v.value("resume") : v.value("checkpoint");
   std::set<std::string> written;
   size_t files_done = 0;
   const uint64_t resumed = start.scenarios;
@@ -201,8 +169,8 @@ int cmd_selfcheck(int argc, char** argv) {
           if (!checkpoint.empty()) harness::write_selfcheck_checkpoint(checkpoint, o, now);
         },
         std::move(start));
-    if (!f.report_json.empty())
-      campaign::write_file_atomically(f.report_json, harness::selfcheck_json(o, r).dump(2) + "\n");
+    if (!v.value("report-json").empty())
+      campaign::write_file_atomically(v.value("report-json"), harness::selfcheck_json(o, r).dump(2) + "\n");
   } catch (const campaign::OutputError& e) {
     throw UsageError(e.what());
   }

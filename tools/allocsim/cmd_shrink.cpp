@@ -14,20 +14,10 @@
 namespace allocsim::cli {
 
 int cmd_shrink(int argc, char** argv) {
-  std::string input, output;
-  TraceFlags tf;
+  std::string input;
+  FlagValues v;
   po::options_description d("shrink options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("output,o", po::value(&output),
-                  "write the minimal trace here (default: the input's name with .min.trace.json)");
-  d.add_options()("shrink-budget", po::value(&tf.shrink_budget)->default_value("60"),
-                  "stop early after this many seconds (and say so); 0 = no time limit");
-  d.add_options()("shrink-runs", po::value(&tf.shrink_runs)->default_value("200000"),
-                  "at most this many candidate executions: the deterministic bound");
-  d.add_options()("perfetto", po::value(&tf.perfetto), "also write the minimal trace as Chrome trace-event JSON");
-  std::string check_invariants;
-  d.add_options()("check-invariants", po::value(&check_invariants)->default_value("incremental"),
-                  "incremental | full: how invariants are checked after a step (same results either way)");
+  declare_flags(d, v, Cmd::shrink);
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
   const char* usage = "allocsim shrink TRACE.json [-o MIN.json] [options]";
@@ -37,11 +27,12 @@ int cmd_shrink(int argc, char** argv) {
     return kExitOk;
   }
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
-  set_check_invariants(check_invariants);
+  set_check_invariants(v.value("check-invariants"));
+  std::string output = v.value("output");
   check_output_dir("-o", output);
-  check_output_dir("--perfetto", tf.perfetto);
+  check_output_dir("--perfetto", v.value("perfetto"));
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
-  const campaign::ShrinkOptions so = shrink_options(tf, t.max_steps);
+  const campaign::ShrinkOptions so = shrink_options(v, t.max_steps);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
     print_divergence(fmt::format("allocsim shrink {}", input), *rr.divergence);
@@ -80,7 +71,7 @@ int cmd_shrink(int argc, char** argv) {
   m.max_steps = t.max_steps;
   std::cout << fmt::format("allocsim shrink {}:\n", input) << explain_trace(m);
   try {
-    write_outputs(m, output, tf.perfetto, "replay minimal");
+    write_outputs(m, output, v.value("perfetto"), "replay minimal");
   } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;

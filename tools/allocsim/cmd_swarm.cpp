@@ -31,82 +31,29 @@ namespace allocsim::cli {
 
 namespace {
 
-struct SwarmFlags {
-  std::string seed = "1", scenarios, budget, per_scenario = "200", shrink_runs = "5000", jobs = "1", shard, out,
-              generate, max_steps, checkpoint, resume, report_json, report_html, junit, junit_alias, interval = "2";
-  std::vector<std::string> mutants, until;
-};
-
-void add_output_options(po::options_description& d, SwarmFlags& f) {
-  d.add_options()("out", po::value(&f.out), "directory for the findings and summary.json (created)");
-  d.add_options()("report-json", po::value(&f.report_json), "also write summary.json's document here");
-  d.add_options()("report-html", po::value(&f.report_html),
-                  "write a self-contained HTML page here: the findings with their traces, and coverage");
-  d.add_options()("junit", po::value(&f.junit), "write a JUnit XML report here (one testcase per finding)");
-  d.add_options()("report-junit", po::value(&f.junit_alias), "the same as --junit");
-}
-
-po::options_description swarm_options(SwarmFlags& f) {
-  po::options_description d("swarm options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("seed", po::value(&f.seed)->default_value("1"),
-                  "the run's seed: scenario i is generated from "
-                  "execution_seed(seed, i)");
-  d.add_options()("scenarios", po::value(&f.scenarios), "generate and explore this many scenarios (default 100)");
-  d.add_options()("budget-executions", po::value(&f.budget),
-                  "instead of --scenarios: go on until this many executions have run (deterministic)");
-  d.add_options()("per-scenario", po::value(&f.per_scenario)->default_value("200"),
-                  "executions per scenario: exhaustive DPOR when the estimated tree is that small, else half PCT, "
-                  "half random");
-  d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("5000"),
-                  "candidate executions per shrink (the deterministic bound)");
-  d.add_options()("mutant", po::value(&f.mutants)->composing(),
-                  "switch this catalogue mutant on in every "
-                  "scenario (repeatable; `allocsim list mutants`)");
-  d.add_options()("until", po::value(&f.until)->composing(),
-                  "stop after the first scenario whose finding violates this invariant (repeatable)");
-  d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "threads (results do not depend on it)");
-  d.add_options()("shard", po::value(&f.shard),
-                  "K/N: run only scenarios i with i % N == K-1 (merge the N folders with `allocsim swarm merge`)");
-  d.add_options()("max-steps", po::value(&f.max_steps),
-                  fmt::format("steps per execution before steps-bounded fires (default {})", campaign::kSwarmMaxSteps)
-                      .c_str());
-  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here as scenarios finish");
-  d.add_options()("resume", po::value(&f.resume),
-                  "continue from this checkpoint (and keep checkpointing to it); a larger --scenarios extends the run");
-  // Wall clock decides only when the file is rewritten, never a result.
-  d.add_options()("checkpoint-interval", po::value(&f.interval)->default_value("2"),
-                  "seconds between checkpoints (0: after every batch of --jobs scenarios)");
-  add_output_options(d, f);
-  d.add_options()("generate", po::value(&f.generate),
-                  "print the scenario generated from this generator seed (as a finding's description names it) "
-                  "and exit");
-  return d;
-}
-
-campaign::SwarmOptions to_swarm_options(const SwarmFlags& f) {
+campaign::SwarmOptions to_swarm_options(const FlagValues& v) {
   campaign::SwarmOptions o;
-  o.seed = parse_u64("--seed", f.seed, 0, UINT64_MAX);
-  if (!f.scenarios.empty() && !f.budget.empty())
+  o.seed = v.count("seed");
+  if (v.was_given("scenarios") && v.was_given("budget-executions"))
     throw UsageError("--scenarios and --budget-executions: give one of them");
-  if (!f.scenarios.empty()) o.scenarios = parse_u64("--scenarios", f.scenarios, 1, 100'000'000);
-  if (!f.budget.empty()) o.budget_executions = parse_u64("--budget-executions", f.budget, 1, 1'000'000'000'000ull);
-  o.per_scenario = parse_u64("--per-scenario", f.per_scenario, 1, 100'000'000);
-  o.shrink_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000);
-  o.jobs = static_cast<unsigned>(parse_u64("--jobs", f.jobs, 1, 256));
-  for (const auto& m : f.mutants)
+  if (const auto n = v.count_if("scenarios")) o.scenarios = *n;
+  if (const auto n = v.count_if("budget-executions")) o.budget_executions = *n;
+  o.per_scenario = v.count("per-scenario");
+  o.shrink_runs = v.count("shrink-runs");
+  o.jobs = static_cast<unsigned>(v.count("jobs"));
+  for (const auto& m : v.values("mutant"))
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
                                    did_you_mean(m, mutant_names())));
-  for (const auto& i : f.until)
+  for (const auto& i : v.values("until"))
     if (!harness::is_invariant(i))
       throw UsageError(fmt::format("--until: unknown invariant \"{}\"{} (see `allocsim list invariants`)", i,
                                    did_you_mean(i, invariant_names())));
-  o.mutants = f.mutants;
-  o.until = f.until;
-  if (!f.max_steps.empty()) o.max_steps = parse_u64("--max-steps", f.max_steps, 1, 100'000'000);
-  if (!f.shard.empty()) {
-    const Shard shard = parse_shard(f.shard);
+  o.mutants = v.values("mutant");
+  o.until = v.values("until");
+  if (const auto n = v.count_if("max-steps")) o.max_steps = *n;
+  if (!v.value("shard").empty()) {
+    const Shard shard = parse_shard(v.value("shard"));
     o.shard_index = shard.index, o.shard_count = shard.count;
     if (o.shard_count > 1 && (o.budget_executions > 0 || !o.until.empty()))
       throw UsageError("--shard: not with --budget-executions or --until (their stop is global: shards cannot merge)");
@@ -115,23 +62,30 @@ campaign::SwarmOptions to_swarm_options(const SwarmFlags& f) {
   return o;
 }
 
+/// The files a swarm or a merge writes: --out and the reports.
+struct SwarmFiles {
+  std::string out, report_json, report_html, junit;
+};
+
 /// --report-json, --junit, --checkpoint, --out: usage errors before any work (and before a checkpoint or shards are
 /// read, which can take a while). --out is created later, by create_swarm_out.
-void check_swarm_outputs(SwarmFlags& f) {
-  if (!f.junit_alias.empty()) {
+SwarmFiles check_swarm_outputs(const FlagValues& v) {
+  SwarmFiles f{v.value("out"), v.value("report-json"), v.value("report-html"), v.value("junit")};
+  if (!v.value("report-junit").empty()) {
     if (!f.junit.empty()) throw UsageError("--junit and --report-junit: give one of them");
-    f.junit = f.junit_alias;
+    f.junit = v.value("report-junit");
   }
   if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
   check_output_dir("--report-json", f.report_json);  // before --out is created: a refused command writes nothing
   check_output_dir("--junit", f.junit);
   check_output_dir("--report-html", f.report_html);
-  check_output_dir("--checkpoint", f.checkpoint);
-  parse_u64("--checkpoint-interval", f.interval, 0, 86400);  // read again by the run; refused here, before --out
+  check_output_dir("--checkpoint", v.value("checkpoint"));
+  if (v.cmd == Cmd::swarm) v.count("checkpoint-interval");  // read again by the run; refused here, before --out
+  return f;
 }
 
 /// Creates --out, once what the run reads has been read: a refused checkpoint or shard leaves no folder behind.
-void create_swarm_out(const SwarmFlags& f) {
+void create_swarm_out(const SwarmFiles& f) {
   std::error_code ec;
   std::filesystem::create_directories(f.out, ec);
   if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", f.out, ec.message()));
@@ -139,7 +93,7 @@ void create_swarm_out(const SwarmFlags& f) {
 }
 
 /// Writes --out, --report-json, --junit and --report-html.
-void write_swarm_outputs(const SwarmFlags& f, const campaign::SwarmOptions& o, const campaign::SwarmReport& r) {
+void write_swarm_outputs(const SwarmFiles& f, const campaign::SwarmOptions& o, const campaign::SwarmReport& r) {
   try {
     const campaign::SwarmGenerator& g = harness::backend_swarm();
     campaign::write_swarm(g, o, r, f.out);
@@ -211,19 +165,19 @@ namespace {
 
 /// The report --resume goes on from (empty without it). Read before --out is created: a refused checkpoint leaves
 /// nothing behind.
-campaign::SwarmReport resumed_report(const SwarmFlags& f, const campaign::SwarmOptions& o) {
+campaign::SwarmReport resumed_report(const FlagValues& v, const campaign::SwarmOptions& o) {
   try {
-    return f.resume.empty() ? campaign::SwarmReport{}
-                            : campaign::load_swarm_checkpoint(harness::backend_swarm(), f.resume, o);
+    return v.value("resume").empty() ? campaign::SwarmReport{}
+                                     : campaign::load_swarm_checkpoint(harness::backend_swarm(), v.value("resume"), o);
   } catch (const support::InputError& e) {
     throw UsageError(fmt::format("--resume: {}", e.what()));
   }
 }
 
-campaign::SwarmReport run_with_checkpoints(const SwarmFlags& f, const campaign::SwarmOptions& o,
+campaign::SwarmReport run_with_checkpoints(const FlagValues& v, const campaign::SwarmOptions& o,
                                            campaign::SwarmReport start) {
-  const std::string checkpoint = f.checkpoint.empty() ? f.resume : f.checkpoint;
-  const double interval = double(parse_u64("--checkpoint-interval", f.interval, 0, 86400));
+  const std::string checkpoint = v.value("checkpoint").empty() ? v.value("resume") : v.value("checkpoint");
+  const double interval = double(v.count("checkpoint-interval"));
   const auto save = [&](const campaign::SwarmReport& r) {
     try {
       campaign::write_swarm_checkpoint(harness::backend_swarm(), checkpoint, o, r);
@@ -264,11 +218,10 @@ campaign::SwarmReport run_with_checkpoints(const SwarmFlags& f, const campaign::
 
 /// allocsim swarm merge SHARD-DIR... --out DIR [--report-json F] [--junit F]
 int cmd_swarm_merge(int argc, char** argv) {
-  SwarmFlags f;
+  FlagValues v;
   std::vector<std::string> dirs;
   po::options_description d("swarm merge options");
-  d.add_options()("help,h", "show this help");
-  add_output_options(d, f);
+  declare_flags(d, v, Cmd::swarm_merge);
   po::options_description hidden;
   hidden.add_options()("dir", po::value(&dirs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "dir", -1);
@@ -280,7 +233,7 @@ int cmd_swarm_merge(int argc, char** argv) {
     return kExitOk;
   }
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
-  check_swarm_outputs(f);
+  const SwarmFiles f = check_swarm_outputs(v);
   campaign::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
   try {
     m = campaign::merge_swarm(harness::backend_swarm(), dirs, ALLOCSIM_VERSION);
@@ -298,8 +251,9 @@ int cmd_swarm_merge(int argc, char** argv) {
 
 int cmd_swarm(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "merge") return cmd_swarm_merge(argc - 1, argv + 1);
-  SwarmFlags f;
-  const po::options_description d = swarm_options(f);
+  FlagValues v;
+  po::options_description d("swarm options");
+  declare_flags(d, v, Cmd::swarm);
   std::vector<std::string> positional;  // none accepted
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&positional));
@@ -312,7 +266,8 @@ int cmd_swarm(int argc, char** argv) {
               << d;
     return kExitOk;
   }
-  if (!f.generate.empty()) {
+  note_given(vm, v);
+  if (!v.value("generate").empty()) {
     // It prints one scenario and runs nothing: a flag beside it would be ignored, so it is refused (`--generate 5
     // --seed 3` is generator seed 5, not scenario 5 of a run of seed 3).
     for (const auto& [name, value] : vm)
@@ -320,14 +275,14 @@ int cmd_swarm(int argc, char** argv) {
         throw UsageError(
             fmt::format("--generate prints the scenario of one generator seed and takes no other flag: drop {}",
                         name == "positional" ? std::string("the extra argument") : "--" + name));
-    std::cout << harness::generate_scenario(parse_u64("--generate", f.generate, 0, UINT64_MAX)).dump(2) << "\n";
+    std::cout << harness::generate_scenario(v.count("generate")).dump(2) << "\n";
     return kExitOk;
   }
-  const campaign::SwarmOptions o = to_swarm_options(f);
-  check_swarm_outputs(f);
-  campaign::SwarmReport start = resumed_report(f, o);
+  const campaign::SwarmOptions o = to_swarm_options(v);
+  const SwarmFiles f = check_swarm_outputs(v);
+  campaign::SwarmReport start = resumed_report(v, o);
   create_swarm_out(f);
-  const campaign::SwarmReport r = run_with_checkpoints(f, o, std::move(start));
+  const campaign::SwarmReport r = run_with_checkpoints(v, o, std::move(start));
   write_swarm_outputs(f, o, r);
   print_swarm_summary(o, r, f.out);
   return exit_code(o, r);

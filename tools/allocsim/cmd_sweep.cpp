@@ -25,15 +25,6 @@ namespace allocsim::cli {
 
 namespace {
 
-struct SweepFlags {
-  std::vector<std::string> inputs;
-  ExploreFlags explore;  // --strategy, --seed, --max-steps, ... (the table in common.cpp)
-  std::string jobs = "1", shard = "1/1", time_budget, checkpoint, resume, interval = "5";
-  SweepOutputs out;
-  std::string corpus;  // --corpus DIR ("" = beside each scenario)
-  bool no_corpus = false;
-};
-
 /// Prints a progress line to stderr twice a second until stopped (terminals only). Wall-clock values
 /// appear here and nowhere else.
 class ProgressLine {
@@ -81,49 +72,36 @@ class ProgressLine {
   std::thread thread_;
 };
 
-campaign::SweepConfig to_sweep_config(const SweepFlags& f) {
+campaign::SweepConfig to_sweep_config(const FlagValues& v) {
   campaign::SweepConfig c;
   c.tool_version = ALLOCSIM_VERSION;
-  to_explore_config(f.explore, Command::sweep, c);
-  c.jobs = unsigned(parse_u64("--jobs", f.jobs, 1, 256));
-  const Shard shard = parse_shard(f.shard);
+  to_explore_config(v, Command::sweep, c);
+  c.jobs = unsigned(v.count("jobs"));
+  const Shard shard = parse_shard(v.value("shard"));
   c.shard_index = shard.index, c.shard_count = shard.count;
-  if (!f.time_budget.empty()) c.time_budget_seconds = double(parse_u64("--time-budget", f.time_budget, 1, 10'000'000));
-  c.resume_path = f.resume;
+  if (const auto budget = v.count_if("time-budget")) c.time_budget_seconds = double(*budget);
+  c.resume_path = v.value("resume");
   // Resuming keeps checkpointing into the same file unless told otherwise.
-  c.checkpoint_path = f.checkpoint.empty() ? f.resume : f.checkpoint;
-  c.checkpoint_interval_seconds = double(parse_u64("--checkpoint-interval", f.interval, 1, 86400));
+  c.checkpoint_path = v.value("checkpoint").empty() ? c.resume_path : v.value("checkpoint");
+  c.checkpoint_interval_seconds = double(v.count("checkpoint-interval"));
   return c;
+}
+
+SweepOutputs sweep_outputs(const FlagValues& v) {
+  return {.report_json = v.value("report-json"), .junit = v.value("junit"), .report_html = v.value("report-html")};
 }
 
 }  // namespace
 
 int cmd_sweep(int argc, char** argv) {
-  SweepFlags f;
+  FlagValues v;
+  std::vector<std::string> inputs;
   po::options_description d("sweep options");
-  d.add_options()("help,h", "show this help");
-  explore_options(d, f.explore, Command::sweep);
-  d.add_options()("jobs,j", po::value(&f.jobs)->default_value("1"), "worker threads (results do not depend on it)");
-  d.add_options()("shard", po::value(&f.shard)->default_value("1/1"),
-                  "run only shard K of N (work units by scenario and schedule prefix); combine with allocsim merge");
-  d.add_options()("time-budget", po::value(&f.time_budget),
-                  "seconds: stop after this (unfinished scenarios fail; continue later with --resume)");
-  d.add_options()("checkpoint", po::value(&f.checkpoint), "write a checkpoint here after every work unit");
-  d.add_options()("resume", po::value(&f.resume), "continue from this checkpoint (and keep checkpointing to it)");
-  d.add_options()("checkpoint-interval", po::value(&f.interval)->default_value("5"),
-                  "seconds between checkpoints within a long work unit");
-  d.add_options()("corpus", po::value(&f.corpus),
-                  "replay the regression corpus in this folder first (default: .allocsim/corpus beside each scenario; "
-                  "unsharded sweeps only)");
-  d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "do not replay corpus entries");
-  d.add_options()("report-json", po::value(&f.out.report_json), "write the allocsim/sweep-report/v1 JSON report here");
-  d.add_options()("junit", po::value(&f.out.junit), "write a JUnit XML report here");
-  d.add_options()("report-html", po::value(&f.out.report_html),
-                  "write a self-contained HTML page here: the table, and each first violation's trace as swimlanes");
+  declare_flags(d, v, Cmd::sweep);
   po::options_description hidden;
-  hidden.add_options()("input", po::value(&f.inputs)->composing());
+  hidden.add_options()("input", po::value(&inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
-  note_given(vm, f.explore);
+  note_given(vm, v);
   if (vm.count("help")) {
     std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n"
               << d
@@ -134,15 +112,16 @@ int cmd_sweep(int argc, char** argv) {
                  "reported and the rest still run); 3 internal error.\n";
     return kExitOk;
   }
-  if (f.inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
-  campaign::SweepConfig cfg = to_sweep_config(f);
-  check_outputs(f.out);
+  if (inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
+  campaign::SweepConfig cfg = to_sweep_config(v);
+  const SweepOutputs out = sweep_outputs(v);
+  check_outputs(out);
   check_output_dir("--checkpoint", cfg.checkpoint_path);
   const bool tty = isatty(STDERR_FILENO);
   cfg.estimate_trees = tty;
   campaign::SweepProgress progress;
   try {
-    const auto files = campaign::expand_inputs(f.inputs);
+    const auto files = campaign::expand_inputs(inputs);
     campaign::SweepResults res;
     {
       std::optional<ProgressLine> line;
@@ -151,9 +130,9 @@ int cmd_sweep(int argc, char** argv) {
     }
     // The corpus is replayed after the units ran only so that the sweep's own work is unchanged; it is
     // reported first per scenario and judged with it (sim/campaign/corpus.h).
-    if (!f.no_corpus) campaign::replay_sweep_corpus(harness::backend_system(), res, f.corpus);
+    if (!v.is_on("no-corpus")) campaign::replay_sweep_corpus(harness::backend_system(), res, v.value("corpus"));
     const nlohmann::json shards = nullptr;  // a shard's own "shards" field comes from the report itself
-    return finish_sweep(res, f.out, shards);
+    return finish_sweep(res, out, shards);
   } catch (const campaign::CorpusError& e) {
     std::cerr << "allocsim: --corpus: " << e.what() << "\n";
     return kExitUsage;

@@ -27,12 +27,9 @@ const char* const kTraceOrderUsage = "allocsim trace order TRACE.json [--full] [
 
 int cmd_trace_explain(int argc, char** argv) {
   std::string input;
-  bool write = false;
+  FlagValues v;
   po::options_description d("trace explain options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("write", po::bool_switch(&write),
-                  "also store the explanation in the trace file (its \"explanation\" "
-                  "and \"order\" keys)");
+  declare_flags(d, v, Cmd::trace_explain);
   po::options_description hidden;
   hidden.add_options()("trace", po::value(&input));
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "trace", 1, kTraceExplainUsage);
@@ -65,7 +62,7 @@ int cmd_trace_explain(int argc, char** argv) {
     return kExitOk;
   }
   std::cout << fmt::format("allocsim trace explain {}:\n", input) << explain_trace(t);
-  if (write) {
+  if (v.is_on("write")) {
     const std::string text = campaign::trace_to_text(t);
     std::string before;
     try {
@@ -101,13 +98,10 @@ std::string order_snippet(const sim::OrderSpec& order) {
 }  // namespace
 
 int cmd_trace(int argc, char** argv) {
-  std::string action, input, budget = "2000";
-  bool full = false;
+  std::string action, input;
+  FlagValues v;
   po::options_description d("trace order options");
-  d.add_options()("help,h", "show this help");
-  d.add_options()("full", po::bool_switch(&full), "print the full pin (every switch between actors) unreduced");
-  d.add_options()("budget", po::value(&budget)->default_value("2000"),
-                  "executions per DPOR check; a check over it keeps its constraint");
+  declare_flags(d, v, Cmd::trace_order);
   po::options_description hidden;
   hidden.add_options()("action", po::value(&action))("trace", po::value(&input));
   po::positional_options_description pos;
@@ -134,7 +128,7 @@ int cmd_trace(int argc, char** argv) {
     throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,
                                  did_you_mean(action, {"explain", "order"})));
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
-  const uint64_t per_check = parse_u64("--budget", budget, 1, 100'000'000);
+  const uint64_t per_check = v.count("budget");
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
   if (!t.violation) {
     std::cerr << fmt::format("allocsim trace order {}: the trace has no violation to force\n", input);
@@ -149,7 +143,7 @@ int cmd_trace(int argc, char** argv) {
         input, t.violation->invariant);
     return kExitOk;
   }
-  if (full) {
+  if (v.is_on("full")) {
     std::cout << order_snippet(campaign::full_pin(t));
     return kExitOk;
   }

@@ -6,8 +6,8 @@
 // in sim/campaign/config.cpp where replays, reports or checkpoints must carry it; and one row of
 // explore_table() here: name, kind, phase (0 only for what picks the strategy), help and default per command
 // ("" help: the command does not take it), and a read step with the range check (parse_u64 names the flag).
-// The raw text lives in ExploreFlags, keyed by name, so cli.h and cmd_sweep.cpp do not change. Flags that are
-// not part of ExploreConfig (sweep's --jobs, --shard, ...; run's --fingerprints) stay with their command.
+// The raw text lives in FlagValues, keyed by name, so cli.h and cmd_sweep.cpp do not change. Flags that are
+// not part of ExploreConfig (sweep's --jobs, --shard, ...; run's --fingerprints) are rows of flag_table.cpp.
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -52,8 +52,6 @@ void set_check_invariants(const std::string& text) {
 
 namespace {
 
-enum class Kind { value, on_off, repeatable };
-
 const char* const kCheckInvariantsHelp =
     "incremental (after a step, only the invariants and nodes its writes touched; the full check at "
     "quiescence) | full (every invariant over the whole state after every step); same results either way";
@@ -61,12 +59,12 @@ const char* const kCheckInvariantsHelp =
 /// One exploration flag: a row of the table below.
 struct ExploreFlag {
   const char* name;  // "long" or "long,s"
-  Kind kind;
+  FlagKind kind;
   int phase;  // 0: picks the strategy, read first (sweep then validates); 1: may depend on the strategy
   std::array<std::string, 3> help;   // by Command (run, replay, sweep); "": the command does not take the flag
   std::array<const char*, 3> value;  // by Command: the default --help shows and the flag starts from (nullptr: none)
   /// Reads the flag's raw value (f.text/on/list at `key`) into `c`. Throws UsageError naming the flag.
-  void (*read)(const ExploreFlags& f, const std::string& key, Command which, campaign::ExploreConfig& c);
+  void (*read)(const FlagValues& f, const std::string& key, Command which, campaign::ExploreConfig& c);
 };
 
 /// The exploration flags, in --help order. See the file comment for adding one.
@@ -75,12 +73,12 @@ const std::vector<ExploreFlag>& explore_table() {
                            sweep_strategy = campaign::SweepConfig().strategy;
   static const std::vector<ExploreFlag> rows = {
       {"seed",
-       Kind::value,
+       FlagKind::value,
        1,
        {"random, pct: run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
         "the execution seed to replay (as printed by run)", "random, pct: run seed (as allocsim run)"},
        {"0", nullptr, "0"},  // replay has no default: it replays the execution named by --seed or --schedule
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;  // replay by --schedule
          // An exhaustive strategy draws nothing: a seed given to it would be ignored, so it is refused.
          if (f.given.count(k) && !c.spec().caps.seeded)
@@ -89,13 +87,13 @@ const std::vector<ExploreFlag>& explore_table() {
          c.seed = parse_u64("--" + k, f.text.at(k), 0, UINT64_MAX);
        }},
       {"executions,n",
-       Kind::value,
+       FlagKind::value,
        1,
        {"number of executions (with dfs: an upper bound; the run says whether the tree was exhausted)", "",
         "sampling strategies: executions per scenario (default 1000); exhaustive ones: cap per work unit "
         "(default: none)"},
        {"1000", nullptr, nullptr},
-       [](const ExploreFlags& f, const std::string& k, Command which, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command which, campaign::ExploreConfig& c) {
          const std::string& t = f.text.at(k);
          const bool tree = which == Command::sweep && c.spec().caps.exhaustive;  // sweep: validated by now
          if (which == Command::sweep && t.empty())
@@ -104,12 +102,12 @@ const std::vector<ExploreFlag>& explore_table() {
            c.executions = parse_u64("--" + k, t, tree ? 0 : 1, 1'000'000'000'000ull);
        }},
       {"strategy",
-       Kind::value,
+       FlagKind::value,
        0,
        {fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | ")), "",
         fmt::format("{} (see `allocsim list strategies`)", sim::strategy_names(" | "))},
        {run_strategy.c_str(), nullptr, sweep_strategy.c_str()},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.strategy = f.text.at(k);
          if (!sim::find_strategy(c.strategy)) {
            std::vector<std::string> names;
@@ -119,17 +117,17 @@ const std::vector<ExploreFlag>& explore_table() {
          }
        }},
       {"preemption-bound",
-       Kind::value,
+       FlagKind::value,
        0,
        {"dfs: only schedules with at most K preemptions, 0 first, then 1, ... (CHESS); uses plain DFS, "
         "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)",
         "", "dfs: schedules with at most K preemptions (plain DFS)"},
        {nullptr, nullptr, nullptr},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (!f.text.at(k).empty()) c.preemption_bound = uint32_t(parse_u64("--" + k, f.text.at(k), 0, 1000));
        }},
       {"reduction",
-       Kind::value,
+       FlagKind::value,
        0,
        {"dfs: none | dpor (source-set DPOR with sleep sets; the default when unbounded, refused with "
         "--preemption-bound) | states (sleep sets and state caching: each distinct state explored once) | "
@@ -139,11 +137,11 @@ const std::vector<ExploreFlag>& explore_table() {
         "interchangeable actors) | none (plain DFS; the only choice with "
         "--preemption-bound)"},
        {nullptr, nullptr, nullptr},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.reduction = f.text.at(k);
        }},
       {"state-memory",
-       Kind::value,
+       FlagKind::value,
        1,
        {"dfs --reduction states or symmetry: the visited-state table's memory bound, as BYTES or with KiB, MiB or GiB "
         "(at least 64KiB; default 256MiB); past it, states are explored without being stored",
@@ -152,44 +150,44 @@ const std::vector<ExploreFlag>& explore_table() {
         "default "
         "256MiB)"},
        {nullptr, nullptr, nullptr},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;
          if (c.reduction != "states" && c.reduction != "symmetry")
            throw UsageError(fmt::format("--{} applies to --reduction states or symmetry only", k));
          c.state_memory = parse_bytes("--" + k, f.text.at(k), uint64_t{64} << 10, uint64_t{1} << 40);
        }},
       {"depth",
-       Kind::value,
+       FlagKind::value,
        1,
        {"pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)", "",
         "pct: bug depth d"},
        {"3", nullptr, "3"},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (strategy table)
            throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no depth)", k,
                                         sim::strategy_names_with(&sim::StrategyCaps::takes_depth), c.strategy));
          c.pct_depth = uint32_t(parse_u64("--" + k, f.text.at(k), 1, 1000));
        }},
       {"stop-on-first",
-       Kind::on_off,
+       FlagKind::on_off,
        1,
        {"stop at the first violating execution", "", ""},
        {},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.stop_at_first_violation = f.on.at(k);
        }},
       {"check-determinism",
-       Kind::on_off,
+       FlagKind::on_off,
        1,
        {"run every execution a second time from its recorded schedule and compare the steps; a "
         "difference exits 4 and names the first differing step",
         "", ""},
        {},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.check_determinism = f.on.at(k);
        }},
       {"max-steps",
-       Kind::value,
+       FlagKind::value,
        1,
        {"steps per execution before steps-bounded fires (default: the scenario's max_steps, else 10000; "
         "given, it overrides the scenario's)",
@@ -197,26 +195,26 @@ const std::vector<ExploreFlag>& explore_table() {
         "given, it overrides the scenario's)",
         "steps per execution (default: each scenario's max_steps, else 10000)"},
        {nullptr, nullptr, nullptr},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          if (!f.text.at(k).empty()) c.max_steps = parse_u64("--" + k, f.text.at(k), 1, 100'000'000);
        }},
       {"mutant",
-       Kind::repeatable,
+       FlagKind::repeatable,
        1,
        {"switch on a protocol mutant (repeatable; see `allocsim list mutants`)",
         "switch on a protocol mutant (repeatable; see `allocsim list mutants`)", ""},
        {},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.mutants = f.list.at(k);
        }},
       {"order",
-       Kind::repeatable,
+       FlagKind::repeatable,
        1,
        {"happens-before constraints added to the scenario's `order` (repeatable), as JSON: "
         "'[[\"flowB:delete.before#1\", \"flowA:owner.update.after#1\"]]' (see README, Pinning an interleaving)",
         "constraints added to the scenario's `order`, as for run (repeatable)", ""},
        {},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
          c.order = f.list.at(k);
          for (const std::string& text : c.order) {
            if (text.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -242,11 +240,11 @@ const std::vector<ExploreFlag>& explore_table() {
       // Not part of ExploreConfig: it changes no result (tests/scenarios/incremental_invariants.cpp), only the
       // cost of a step, so reports, checkpoints and replay lines do not carry it.
       {"check-invariants",
-       Kind::value,
+       FlagKind::value,
        1,
        {kCheckInvariantsHelp, kCheckInvariantsHelp, kCheckInvariantsHelp},
        {"incremental", "incremental", "incremental"},
-       [](const ExploreFlags& f, const std::string& k, Command, campaign::ExploreConfig&) {
+       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig&) {
          set_check_invariants(f.text.at(k));
        }},
   };
@@ -268,43 +266,30 @@ void validate(const campaign::ExploreConfig& c) {
 
 }  // namespace
 
-const std::vector<std::string>& ExploreFlags::mutants() const {
-  static const std::vector<std::string> none;
-  const auto it = list.find("mutant");
-  return it == list.end() ? none : it->second;
-}
-
-void explore_options(po::options_description& d, ExploreFlags& f, Command which) {
+void explore_options(po::options_description& d, FlagValues& f, Command which) {
   const auto w = size_t(which);
   for (const ExploreFlag& row : explore_table()) {
     if (row.help[w].empty()) continue;
     const std::string key = key_of(row);
     const char* help = row.help[w].c_str();
     switch (row.kind) {
-      case Kind::value:
+      case FlagKind::value:
         if (row.value[w])
           d.add_options()(row.name, po::value(&f.text[key])->default_value(row.value[w]), help);
         else
           d.add_options()(row.name, po::value(&f.text[key]), help);
         break;
-      case Kind::on_off:
+      case FlagKind::on_off:
         d.add_options()(row.name, po::bool_switch(&f.on[key]), help);
         break;
-      case Kind::repeatable:
+      case FlagKind::repeatable:
         d.add_options()(row.name, po::value(&f.list[key])->composing(), help);
         break;
     }
   }
 }
 
-void note_given(const po::variables_map& vm, ExploreFlags& f) {
-  for (const ExploreFlag& row : explore_table()) {
-    const std::string key = key_of(row);
-    if (vm.count(key) && !vm[key].defaulted()) f.given.insert(key);
-  }
-}
-
-void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreConfig& c) {
+void to_explore_config(const FlagValues& f, Command which, campaign::ExploreConfig& c) {
   const auto w = size_t(which);
   for (int phase : {0, 1}) {
     for (const ExploreFlag& row : explore_table())
@@ -316,22 +301,7 @@ void to_explore_config(const ExploreFlags& f, Command which, campaign::ExploreCo
 
 po::options_description common_options(Common& c, bool run) {
   po::options_description d(run ? "run options" : "replay options");
-  d.add_options()("help,h", "show this help");
-  explore_options(d, c.explore, run ? Command::run : Command::replay);
-  if (run) {
-    d.add_options()("fingerprints", po::value(&c.fingerprints),
-                    "write one line per execution to FILE: index, execution seed, fingerprint (hex); the file "
-                    "appears only when the run completes");
-    d.add_options()("record", po::value(&c.record),
-                    "write one JSON line per execution to FILE: the comparable record tools/differential/ checks "
-                    "against the upstream backend (backend/system/record.h); the file appears only when the run "
-                    "completes");
-  } else {
-    d.add_options()("record", po::value(&c.record),
-                    "write the replayed execution's comparable record to FILE, one JSON line as run --record "
-                    "writes it (backend/system/record.h)");
-  }
-  d.add(trace_options(c.trace, run));
+  declare_flags(d, c.flags, run ? Cmd::run : Cmd::replay);
   return d;
 }
 
@@ -394,7 +364,10 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
                                            "       allocsim {0} TRACE.json [options]",
                                            cmd);
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1, usage);
-  note_given(vm, c.explore);
+  note_given(vm, c.flags);
+  c.fingerprints = c.flags.value("fingerprints");
+  c.record = c.flags.value("record");
+  c.trace = trace_flags(c.flags);
   if (vm.count("help")) {
     std::cout << "usage: " << help_usage << "\n\n" << d;
     if (run)
@@ -429,7 +402,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   check_output_dir("--record", c.record);
   check_output_dir("--report-html", c.trace.report_html);
   check_output_dir("--report-json", c.trace.report_json);
-  for (const auto& m : c.explore.mutants())
+  for (const auto& m : c.flags.mutants())
     if (!backend::mutant_by_name(m))
       throw UsageError(fmt::format("--mutant: unknown mutant \"{}\"{} (see `allocsim list mutants`)", m,
                                    did_you_mean(m, mutant_names())));
@@ -440,7 +413,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
 campaign::ExploreConfig to_config(const Common& c, bool run) {
   campaign::ExploreConfig cfg;
   if (!run) cfg.executions = 1;  // replay runs the one execution
-  to_explore_config(c.explore, run ? Command::run : Command::replay, cfg);
+  to_explore_config(c.flags, run ? Command::run : Command::replay, cfg);
   return cfg;
 }
 

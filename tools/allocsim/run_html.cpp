@@ -36,7 +36,7 @@ campaign::HtmlPage run_page(const Common& c, const campaign::ExploreConfig& cfg,
   campaign::HtmlPage page;
   page.title = "allocsim run report";
   std::string mutants;
-  for (const auto& m : c.explore.mutants()) mutants += " +" + m;
+  for (const auto& m : c.flags.mutants()) mutants += " +" + m;
   page.meta.push_back(fmt::format("tool version {}", ALLOCSIM_VERSION));
   page.meta.push_back(
       fmt::format("{}: {} (strategy {}, seed {}{})", c.scenario, sc.name, cfg.strategy, cfg.seed, mutants));
@@ -117,7 +117,7 @@ nlohmann::ordered_json run_json(const Common& c, const campaign::ExploreConfig& 
          {"scenario", {{"path", c.scenario}, {"name", sc.name}, {"digest", sc.digest}}},
          {"strategy", cfg.strategy}};
   if (cfg.spec().caps.seeded) j["seed"] = cfg.seed;
-  j["mutants"] = c.explore.mutants();
+  j["mutants"] = c.flags.mutants();
   j["executions"] = rep.summary.executions;
   j["steps"] = rep.summary.steps;
   j["violating_executions"] = rep.summary.violating_executions;

@@ -24,38 +24,18 @@ namespace allocsim::cli {
 
 namespace po = boost::program_options;
 
-po::options_description trace_options(TraceFlags& f, bool run) {
-  po::options_description d(run ? "trace and shrink options" : "trace options");
-  if (run) {
-    d.add_options()("trace-out", po::value(&f.trace_out),
-                    "write the violation's trace here (default: the minimal trace goes into the corpus)");
-    d.add_options()("no-trace", po::bool_switch(&f.no_trace), "write no trace file (the corpus is still replayed)");
-    d.add_options()("corpus", po::value(&f.corpus),
-                    "the regression corpus folder: replayed before exploring, new minimal traces stored in it "
-                    "(default: .allocsim/corpus beside the scenario file)");
-    d.add_options()("no-corpus", po::bool_switch(&f.no_corpus), "neither replay nor store corpus entries");
-    d.add_options()("report-html", po::value(&f.report_html),
-                    "write a self-contained HTML page here: the verdict, coverage, and the violation's trace as "
-                    "swimlanes");
-    d.add_options()("report-json", po::value(&f.report_json),
-                    "write the run's JSON report here (allocsim/run-report/v1: verdict, counts, coverage)");
-    d.add_options()("no-shrink", po::bool_switch(&f.no_shrink), "print and write the violating execution as found");
-    d.add_options()("shrink-budget", po::value(&f.shrink_budget)->default_value("60"),
-                    "shrinking stops early after this many seconds (and says so); 0 = no time limit");
-    d.add_options()("shrink-runs", po::value(&f.shrink_runs)->default_value("200000"),
-                    "shrinking runs at most this many candidate executions: the deterministic bound");
-  } else {
-    d.add_options()("schedule", po::value(&f.schedule)->notifier([](const std::string& v) {
-      // "v1:" is the empty schedule: an execution of actors with empty scripts takes no step (a violation of the
-      // start state at quiescence), and `run` prints it as such.
-      if (v.empty()) throw UsageError("--schedule: empty; expected \"v1:\" then comma-separated runs");
-    }),
-                    "replay this schedule instead of a seed: \"v1:\" then comma-separated runs, e.g. "
-                    "v1:flowA*6,flowB,flowA*2,#1 (actor*count; @index for an actor by position; #N a fault draw)");
-  }
-  d.add_options()("perfetto", po::value(&f.perfetto),
-                  "also write the printed trace as Chrome trace-event JSON (Perfetto, chrome://tracing)");
-  return d;
+TraceFlags trace_flags(const FlagValues& v) {
+  TraceFlags f;
+  f.trace_out = v.value("trace-out");
+  f.no_trace = v.is_on("no-trace");
+  f.corpus = v.value("corpus");
+  f.no_corpus = v.is_on("no-corpus");
+  f.no_shrink = v.is_on("no-shrink");
+  f.perfetto = v.value("perfetto");
+  f.schedule = v.value("schedule");
+  f.report_html = v.value("report-html");
+  f.report_json = v.value("report-json");
+  return f;
 }
 
 harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<std::string>& extra) {
@@ -65,15 +45,15 @@ harness::Scenario with_mutants(const harness::Scenario& sc, const std::vector<st
   return out;
 }
 
-campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps) {
+campaign::ShrinkOptions shrink_options(const FlagValues& v, std::optional<uint64_t> max_steps) {
   campaign::ShrinkOptions o;
-  o.max_seconds = static_cast<double>(parse_u64("--shrink-budget", f.shrink_budget, 0, 86400 * 365));
-  o.max_runs = parse_u64("--shrink-runs", f.shrink_runs, 1, 1'000'000'000'000ull);
+  o.max_seconds = static_cast<double>(v.count("shrink-budget"));
+  o.max_runs = v.count("shrink-runs");
   o.max_steps = max_steps;
   return o;
 }
 
-void check_shrink_flags(const TraceFlags& f) { (void)shrink_options(f, std::nullopt); }
+void check_shrink_flags(const FlagValues& v) { (void)shrink_options(v, std::nullopt); }
 
 void write_outputs(const campaign::Trace& t, const std::string& trace_path, const std::string& perfetto,
                    const char* replay_label) {
@@ -111,7 +91,7 @@ void store_trace(const Common& c, const campaign::Trace& t) {
     const std::string dir = corpus_for(c);
     campaign::Stored s;
     try {
-      s = campaign::store_entry(dir, t, campaign::corpus_key(c.scenario, c.explore.mutants()));
+      s = campaign::store_entry(dir, t, campaign::corpus_key(c.scenario, c.flags.mutants()));
     } catch (const campaign::CorpusError& e) {
       throw campaign::OutputError(e.what());
     }
@@ -134,7 +114,7 @@ void print_divergence(const std::string& what, const sim::Divergence& d) {
 int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                    const sim::Finding& f, campaign::Trace* shown) {
   const TraceFlags& tf = c.trace;
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.flags.mutants()));
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
   std::cout << "replay by schedule: "
             << cfg.replay_line(c.scenario, {.seed = std::nullopt,
@@ -145,7 +125,7 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
   if (tf.no_shrink) {
     t = campaign::make_trace(full, f.result, campaign::state_before_last_step(*full, f.result, max_steps));
   } else {
-    const campaign::ShrinkOptions so = shrink_options(tf, max_steps);
+    const campaign::ShrinkOptions so = shrink_options(c.flags, max_steps);
     std::cout << fmt::format("\nshrinking (at most {}{})...\n", support::count_of(so.max_runs, "candidate run"),
                              so.max_seconds > 0 ? fmt::format(", {} s", so.max_seconds) : "");
     std::cout.flush();
@@ -199,7 +179,7 @@ std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const ca
   if (dir.empty()) return {};
   std::vector<campaign::EntryReplay> out;
   try {
-    out = campaign::replay_corpus(harness::backend_system(), dir, plain, c.explore.mutants());
+    out = campaign::replay_corpus(harness::backend_system(), dir, plain, c.flags.mutants());
   } catch (const campaign::CorpusError& e) {
     throw UsageError(fmt::format("--corpus: {}", e.what()));
   }
@@ -210,11 +190,11 @@ std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const ca
 }
 
 int replay_trace_file(const Common& c) {
-  if (!c.explore.mutants().empty())
+  if (!c.flags.mutants().empty())
     throw UsageError("--mutant: a trace file embeds its scenario and mutants; replay it as it is");
   // Refused rather than ignored: the trace's embedded scenario fixes its order and step limit too.
   for (const auto& [flag, what] : {std::pair{"order", "order"}, std::pair{"max-steps", "step limit"}})
-    if (c.explore.given.count(flag))
+    if (c.flags.given.count(flag))
       throw UsageError(
           fmt::format("--{}: a trace file embeds its scenario, its {} included; replay it as it is", flag, what));
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), c.scenario);
@@ -242,7 +222,7 @@ int replay_trace_file(const Common& c) {
 int write_replay_perfetto(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc,
                           const sim::ExecutionResult& r) {
   if (c.trace.perfetto.empty()) return kExitOk;
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.flags.mutants()));
   const uint64_t max_steps = full->max_steps(cfg.max_steps);
   const campaign::Trace t = campaign::make_trace(full, r, campaign::state_before_last_step(*full, r, max_steps));
   try {
@@ -283,7 +263,7 @@ int print_replayed(const campaign::Subject& full, const sim::ExecutionResult& r,
 }
 
 int replay_schedule(const Common& c, const campaign::ExploreConfig& cfg, const harness::Scenario& sc) {
-  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.explore.mutants()));
+  const campaign::SubjectPtr full = harness::subject_of(with_mutants(sc, c.flags.mutants()));
   std::vector<sim::Choice> schedule;
   try {
     schedule = sim::parse_schedule(c.trace.schedule, full->actor_names());

@@ -18,34 +18,33 @@
 namespace allocsim::cli {
 
 struct Common;
+struct FlagValues;  // flag_table.h
 
-/// Flags of the trace work (run: --trace-out, --no-trace, --corpus, --no-corpus, --no-shrink,
-/// --shrink-budget, --shrink-runs, --perfetto; replay: --schedule, --perfetto). Strings are validated by
-/// shrink_options() and check_shrink_flags().
+/// Flags of the trace work (run: --trace-out, --no-trace, --corpus, --no-corpus, --no-shrink, --perfetto, --report-html,
+/// --report-json; replay: --schedule, --perfetto), read from the command's flags (trace_flags). The shrink flags
+/// are read by shrink_options().
 struct TraceFlags {
-  std::string trace_out;               // run: where the trace goes ("" = the corpus, sim/campaign/corpus.h)
-  bool no_trace = false;               // run: write no trace file
-  std::string corpus;                  // run: the corpus folder ("" = .allocsim/corpus beside the scenario)
-  bool no_corpus = false;              // run: neither replay nor store corpus entries
-  bool no_shrink = false;              // run: print and write the raw execution
-  std::string shrink_budget = "60";    // seconds of wall clock (only to stop early)
-  std::string shrink_runs = "200000";  // candidate executions (deterministic bound)
-  std::string perfetto;                // Chrome trace-event JSON of the printed trace
-  std::string schedule;                // replay: a v1 schedule string (sim/schedule.h)
-  std::string report_html;             // run: the HTML report (sim/campaign/report_html.h)
-  std::string report_json;             // run: the JSON report (run_html.h)
+  std::string trace_out;    // run: where the trace goes ("" = the corpus, sim/campaign/corpus.h)
+  bool no_trace = false;    // run: write no trace file
+  std::string corpus;       // run: the corpus folder ("" = .allocsim/corpus beside the scenario)
+  bool no_corpus = false;   // run: neither replay nor store corpus entries
+  bool no_shrink = false;   // run: print and write the raw execution
+  std::string perfetto;     // Chrome trace-event JSON of the printed trace
+  std::string schedule;     // replay: a v1 schedule string (sim/schedule.h)
+  std::string report_html;  // run: the HTML report (sim/campaign/report_html.h)
+  std::string report_json;  // run: the JSON report (run_html.h)
 };
 
-/// The options above, for `run` (run = true) or `replay`.
-boost::program_options::options_description trace_options(TraceFlags& f, bool run);
+/// The trace flags of `v` (run's or replay's). An empty value never gets here (parse_options refuses it).
+TraceFlags trace_flags(const FlagValues& v);
 
-/// --shrink-budget and --shrink-runs as campaign::ShrinkOptions, with the step bound the shrunk execution ran under.
-/// Throws UsageError naming the flag.
-campaign::ShrinkOptions shrink_options(const TraceFlags& f, std::optional<uint64_t> max_steps);
+/// --shrink-budget and --shrink-runs of `v` (run's or shrink's) as campaign::ShrinkOptions, with the step bound the
+/// shrunk execution ran under. Throws UsageError naming the flag.
+campaign::ShrinkOptions shrink_options(const FlagValues& v, std::optional<uint64_t> max_steps);
 
 /// Checks --shrink-budget and --shrink-runs; throws UsageError naming the flag. `run` calls it before it
 /// explores, so that a bad value is refused before anything runs or is written (not at shrink time).
-void check_shrink_flags(const TraceFlags& f);
+void check_shrink_flags(const FlagValues& v);
 
 /// After `run` found `finding`: prints the raw replay line first (unless it was already printed), shrinks
 /// unless --no-shrink, prints the trace (explain_trace), writes the trace file and the Perfetto file. The
