@@ -227,6 +227,7 @@ int cmd_corpus(int argc, char** argv) {
               << d;
     return kExitOk;
   }
+  note_given(vm, v);
   const bool dry_run = v.is_on("dry-run");
   if (args.size() != 2) throw UsageError(fmt::format("corpus: expected a subcommand and a path\n{}", usage));
   if (dry_run && args[0] != "prune") throw UsageError("--dry-run: only prune takes it");

@@ -40,6 +40,7 @@ int cmd_findings(int argc, char** argv) {
               << d;
     return kExitOk;
   }
+  note_given(vm, v);
   if (args.empty() || args[0] != "diff") {
     if (args.empty()) throw UsageError(fmt::format("findings: which action? (usage: {})", kFindingsUsage));
     throw UsageError(fmt::format("findings: unknown action \"{}\"{} (usage: {})", args[0],

@@ -25,6 +25,7 @@ int cmd_merge(int argc, char** argv) {
     std::cout << "usage: allocsim merge SHARD-REPORT.json... [options]\n\n" << d;
     return kExitOk;
   }
+  note_given(vm, v);
   if (inputs.empty()) throw UsageError("missing REPORT.json (the --report-json files of every shard)");
   const SweepOutputs out{.report_json = v.value("report-json"), .junit = v.value("junit"), .report_html = {}};
   check_outputs(out);

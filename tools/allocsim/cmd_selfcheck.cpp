@@ -133,7 +133,6 @@ int cmd_selfcheck(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&files)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "positional", -1, kSelfcheckUsage);
-  note_given(vm, v);
   if (vm.count("help")) {
     std::cout << "usage: " << kSelfcheckUsage
               << "\n\nChecks that allocsim's tools agree about every execution and violation of generated scenarios:\n"
@@ -142,6 +141,7 @@ int cmd_selfcheck(int argc, char** argv) {
               << d;
     return kExitOk;
   }
+  note_given(vm, v);
   const harness::SelfcheckOptions o = to_selfcheck_options(v, files);
   check_selfcheck_outputs(v);
   harness::SelfcheckReport start;  // read before --out is created: a refused checkpoint leaves nothing behind

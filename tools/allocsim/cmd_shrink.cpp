@@ -26,6 +26,7 @@ int cmd_shrink(int argc, char** argv) {
     std::cout << "usage: " << usage << "\n\n" << d;
     return kExitOk;
   }
+  note_given(vm, v);
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
   set_check_invariants(v.value("check-invariants"));
   std::string output = v.value("output");

@@ -226,12 +226,14 @@ int cmd_swarm_merge(int argc, char** argv) {
   hidden.add_options()("dir", po::value(&dirs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "dir", -1);
   if (vm.count("help")) {
-    std::cout << "usage: allocsim swarm merge SHARD-DIR... --out DIR [--report-json F] [--junit F]\n\n"
-                 "Merges the --out folders of `allocsim swarm --shard K/N` (all N) into the folder the unsharded "
-                 "run writes.\n\n"
-              << d;
+    std::cout
+        << "usage: allocsim swarm merge SHARD-DIR... --out DIR [--report-json F] [--report-html F] [--junit F]\n\n"
+           "Merges the --out folders of `allocsim swarm --shard K/N` (all N) into the folder the unsharded "
+           "run writes.\n\n"
+        << d;
     return kExitOk;
   }
+  note_given(vm, v);
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
   const SwarmFiles f = check_swarm_outputs(v);
   campaign::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind

@@ -101,7 +101,6 @@ int cmd_sweep(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("input", po::value(&inputs)->composing());
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "input", -1);
-  note_given(vm, v);
   if (vm.count("help")) {
     std::cout << "usage: allocsim sweep DIR|FILES... [options]\n\n"
               << d
@@ -112,6 +111,7 @@ int cmd_sweep(int argc, char** argv) {
                  "reported and the rest still run); 3 internal error.\n";
     return kExitOk;
   }
+  note_given(vm, v);
   if (inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
   campaign::SweepConfig cfg = to_sweep_config(v);
   const SweepOutputs out = sweep_outputs(v);

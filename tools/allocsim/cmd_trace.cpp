@@ -41,6 +41,7 @@ int cmd_trace_explain(int argc, char** argv) {
               << d;
     return kExitOk;
   }
+  note_given(vm, v);
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
   campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
@@ -123,6 +124,7 @@ int cmd_trace(int argc, char** argv) {
                  "Run `allocsim trace explain --help` or `allocsim trace order --help` for its options.\n";
     return kExitOk;
   }
+  note_given(vm, v);
   if (action.empty()) throw UsageError("trace: missing action (expected: explain, order; see allocsim trace --help)");
   if (action != "order")
     throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,

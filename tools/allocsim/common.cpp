@@ -364,10 +364,6 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
                                            "       allocsim {0} TRACE.json [options]",
                                            cmd);
   const po::variables_map vm = parse_options(argc, argv, d, hidden, "scenario", 1, usage);
-  note_given(vm, c.flags);
-  c.fingerprints = c.flags.value("fingerprints");
-  c.record = c.flags.value("record");
-  c.trace = trace_flags(c.flags);
   if (vm.count("help")) {
     std::cout << "usage: " << help_usage << "\n\n" << d;
     if (run)
@@ -380,6 +376,10 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
                    "  allocsim replay min.trace.json   (a trace file: run's corpus entries, shrink -o)\n";
     std::exit(kExitOk);
   }
+  note_given(vm, c.flags);
+  c.fingerprints = c.flags.value("fingerprints");
+  c.record = c.flags.value("record");
+  c.trace = trace_flags(c.flags);
   if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
   // Flags that contradict each other are refused, never silently ignored.
   if (c.trace.no_trace && !c.trace.trace_out.empty())

@@ -180,8 +180,8 @@ const std::vector<FlagRow>& flag_table() {
        K::value,
        1,
        kMaxRuns,
-       {{Cmd::swarm, "candidate executions per shrink (the deterministic bound)", "5000", 0, 1, 1'000'000'000},
-        {Cmd::selfcheck, "candidate executions per shrink (the deterministic bound)", "2000", 0, 1, 1'000'000'000},
+       {{Cmd::swarm, "candidate executions per shrink (the deterministic bound)", "5000"},
+        {Cmd::selfcheck, "candidate executions per shrink (the deterministic bound)", "2000"},
         {Cmd::run, "shrinking runs at most this many candidate executions: the deterministic bound", "200000"},
         {Cmd::shrink, "at most this many candidate executions: the deterministic bound", "200000"}}},
       // Scale-out and long runs.
@@ -225,8 +225,9 @@ const std::vector<FlagRow>& flag_table() {
        K::value,
        0,
        kSeconds,
-       {{Cmd::sweep, "seconds between checkpoints within a long work unit", "5", 0, 1, kSeconds},
-        {Cmd::swarm, "seconds between checkpoints (0: after every batch of --jobs scenarios)", "2"}}},
+       {{Cmd::sweep, "seconds between checkpoints within a long work unit (0: as often as a unit can)", "5"},
+        {Cmd::swarm, "seconds between checkpoints (0: after every batch of --jobs scenarios)", "2"}},
+       {"checkpoint", "resume"}},
       // Reports.
       {"out",
        K::value,
@@ -330,11 +331,8 @@ const std::vector<std::string>& FlagValues::values(const std::string& name) cons
 uint64_t FlagValues::count(const std::string& name) const {
   for (const FlagRow& row : flag_table()) {
     if (key_of(row.name) != name) continue;
-    uint64_t lo = row.lo, hi = row.hi;
-    for (const FlagUse& u : row.uses)
-      if (u.cmd == cmd && u.hi != 0) lo = u.lo, hi = u.hi;
-    if (hi == 0) throw std::logic_error(fmt::format("--{} is not an integer flag", name));
-    return parse_u64("--" + name, value(name), lo, hi);
+    if (row.hi == 0) throw std::logic_error(fmt::format("--{} is not an integer flag", name));
+    return parse_u64("--" + name, value(name), row.lo, row.hi);
   }
   throw std::logic_error(fmt::format("--{} has no row in the flag table", name));
 }
@@ -375,6 +373,21 @@ void declare_flags(po::options_description& d, FlagValues& v, Cmd cmd) {
 void note_given(const po::variables_map& vm, FlagValues& v) {
   for (const auto& [name, value] : vm)
     if (!value.defaulted()) v.given.insert(name);
+  // A flag that changes nothing without another is refused, never ignored (as --depth without pct).
+  for (const FlagRow& row : flag_table()) {
+    const std::string key = key_of(row.name);
+    if (row.needs.empty() || !v.was_given(key)) continue;
+    std::string alternatives;
+    for (const char* other : row.needs) {
+      if (v.was_given(other)) {
+        alternatives.clear();
+        break;
+      }
+      alternatives += fmt::format("{}--{}", alternatives.empty() ? "" : " or ", other);
+    }
+    if (!alternatives.empty())
+      throw UsageError(fmt::format("--{}: only with {} (without one it changes nothing)", key, alternatives));
+  }
 }
 
 }  // namespace allocsim::cli

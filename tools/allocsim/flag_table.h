@@ -6,7 +6,7 @@
 // one row, or one use in a row, and the code that reads it.
 //
 // Contract: names are unique within a table, and no command takes a name from both tables
-// (tests/cli/flag_table.cpp); an integer flag's value is decimal or 0x-hex within its row's range, else a
+// (tests/cli/flag_table.cpp: each command's --help lists each flag once); an integer flag's value is decimal or 0x-hex within its row's range, else a
 // UsageError names the flag; a flag a command does not take is not declared, so Boost refuses it with a
 // did-you-mean (usage_error in options.cpp).
 #pragma once
@@ -56,17 +56,18 @@ struct FlagUse {
   const char* value = nullptr;
   /// A one-letter alias this command gives the flag ('o' for merge's --report-json), 0: none.
   char short_name = 0;
-  /// This command's own range for an integer flag, when hi != 0 (else the row's).
-  uint64_t lo = 0, hi = 0;
 };
 
 /// One flag: a row of flag_table().
 struct FlagRow {
   const char* name;  // "jobs" or "jobs,j" (a one-letter alias every command that takes it shares)
   FlagKind kind;
-  /// An integer flag's range (FlagValues::count), unless a use gives its own; hi == 0: not an integer flag.
+  /// An integer flag's range (FlagValues::count), the same for every command; hi == 0: not an integer flag.
   uint64_t lo = 0, hi = 0;
   std::vector<FlagUse> uses;
+  /// Flags of which one must be given beside this one, which changes nothing alone (note_given refuses it); empty:
+  /// none.
+  std::vector<const char*> needs = {};
 };
 
 /// Every flag but the exploration flags, in --help order.
@@ -102,7 +103,8 @@ struct FlagValues {
 /// of flag_table() in table order. Remembers `cmd` for count().
 void declare_flags(boost::program_options::options_description& d, FlagValues& v, Cmd cmd);
 
-/// Records in `v.given` every flag `vm` holds from the command line rather than by default.
+/// Records in `v.given` every flag `vm` holds from the command line rather than by default. Throws UsageError for
+/// a flag given without any of its row's `needs`.
 void note_given(const boost::program_options::variables_map& vm, FlagValues& v);
 
 }  // namespace allocsim::cli
