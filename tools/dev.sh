@@ -17,8 +17,9 @@
 #   tools/dev.sh selfcheck     build allocsim and run the bounded verdict self-check (README "Verdict
 #                       self-check"): fails on any contradiction; report and files in $BUILD/selfcheck/
 #   tools/dev.sh schema        build allocsim-update-schema and write the table-owned parts of
-#                       scenarios/schema/scenario.v1.schema.json (ops, outcomes, invariants, mutants, barriers) from
-#                       the tables (backend/scenario/scenario_schema.h); the suite fails while the file lags them
+#                       scenarios/schema/scenario.v1.schema.json (ops, outcomes, invariants, mutants, barriers) and
+#                       docs/DESIGN.md's op and invariant tables from the tables (backend/scenario/scenario_schema.h,
+#                       backend/system/design_tables.h); the suite fails while either file lags them
 #   tools/dev.sh format        apply clang-format (.clang-format) in place to the C++ sources
 #   tools/dev.sh format-check  fail, listing the files, if any C++ source is not clang-formatted (CI)
 # Environment: ALLOCSIM_BUILD_DIR (default ./build), ALLOCSIM_JOBS (default 2),
@@ -276,6 +277,7 @@ case "${1:-}" in
     install_missing "${PACKAGES[@]}"
     build allocsim-update-schema
     "$BUILD/tools/allocsim-update-schema" "$ROOT/scenarios/schema/scenario.v1.schema.json"
+    "$BUILD/tools/allocsim-update-schema" "$ROOT/docs/DESIGN.md"
     ;;
   format)
     install_missing "${FORMAT_PACKAGES[@]}"

@@ -70,8 +70,9 @@ std::optional<sim::Violation> check_ops_atomic(const CheckContext& c) {
 std::vector<InvariantSpec> atomicity_invariants() {
   // clang-format off
   return {
-      {kOpsAtomic, "-", "the execution's result (every op's outcome and the observable final state) is one that some execution gives in which no op's calls interleave with another op's (op-level executions); judged at quiescence, when the scenario's op-level executions are few enough",
-       check_ops_atomic, true, {"result:"}, 0, false, nullptr},
+      {kOpsAtomic, 29, "-", "the execution's result (every op's outcome and the observable final state) is one that some execution gives in which no op's calls interleave with another op's (op-level executions); judged at quiescence, when the scenario's op-level executions are few enough",
+       check_ops_atomic, true, {"result:"}, 0, false, nullptr,
+       "checked only at quiescence, last: the execution's result (every op's outcome and the observable final state) is one that an execution gives in which no op's calls interleave with another op's. Judged against the scenario's op-level executions (\"Op atomicity\" below), not on a property of one race; unjudged, with a note, for a scenario with more op-level executions than its bound"},
   };
   // clang-format on
 }

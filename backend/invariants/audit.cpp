@@ -244,8 +244,9 @@ std::optional<Violation> check_audit_explains_state_incremental(const CheckConte
 std::vector<InvariantSpec> audit_invariants() {
   // clang-format off
   return {
-      {"audit-explains-state", "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
-       check_audit_explains_state, false, {"audit: ["}, kReadsNodes | kReadsMap | kReadsPointer | kReadsAudit | kReadsQuiescence, true, check_audit_explains_state_incremental},
+      {"audit-explains-state", 21, "-", "the audit log replayed over the start state gives every owner, node config, restore record, map entry and pointer, and the map's and pointer's versions",
+       check_audit_explains_state, false, {"audit: ["}, kReadsNodes | kReadsMap | kReadsPointer | kReadsAudit | kReadsQuiescence, true, check_audit_explains_state_incremental,
+       "the audit log (upstream's `mutations()`), replayed from the scenario's start state (or from the state the latest foreign write left: a foreign write is another controller's and never in the log), gives every node's owner (`stamp-owner`, `release-owner`), MIG config (`label-geometry`, `restore-geometry`) and restore record (`record-restore`, cleared by `restore-geometry`), the set of shared-map entries (`publish-entry`, `strip-entry`, `delete-map`) and the pointer (`point-policy`, `restore-policy`) exactly as they are; and the map's and the pointer's versions are their start values plus one per logged write of each"},
   };
   // clang-format on
 }

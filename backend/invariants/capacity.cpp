@@ -215,10 +215,12 @@ void record_bound_workloads(WorldState& world, const std::vector<uint32_t>* node
 std::vector<InvariantSpec> capacity_invariants() {
   // clang-format off
   return {
-      {"capacity-within-cards", "-", "the cards live claims hold on a node plus the units of workloads no live claim covers never exceed the node's cards",
-       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}, kReadsNodes | kReadsClaims, true, nullptr},
-      {"bound-workload-covered", "ALLOC-013", "a flow's workload bound under a live claim stays covered by one while bound; one bound while its live claims grant it devices is bound on one of their nodes",
-       check_bound_workload_covered, false, {"workloads=", "flow workload "}, kReadsNodes | kReadsClaims, true, nullptr},
+      {"capacity-within-cards", 14, "-", "the cards live claims hold on a node plus the units of workloads no live claim covers never exceed the node's cards",
+       check_capacity_within_cards, false, {"cards=", "granted=[", "workloads="}, kReadsNodes | kReadsClaims, true, nullptr,
+       "for every node: the cards live claims hold there plus the units of workloads bound there that no live claim covers are at most the node's cards. Live claims hold each distinct GPU uuid they grant on the node, plus one card for all their MIG slices there (geometry is per node here, and upstream fits a layout on one card, `check_layout`); a workload is covered when some live claim grants that workload id a device on that node (its units are then counted through the claim, not again). The node's cards are its `gpu_count`, or the GFD label `nvidia.com/gpu.count` when that is a smaller non-negative integer (a card reported unhealthy)"},
+      {"bound-workload-covered", 15, "ALLOC-013", "a flow's workload bound under a live claim stays covered by one while bound; one bound while its live claims grant it devices is bound on one of their nodes",
+       check_bound_workload_covered, false, {"workloads=", "flow workload "}, kReadsNodes | kReadsClaims, true, nullptr,
+       "every workload bound on a node whose id some actor's plan or reserve requests (a flow's workload; ids no script requests are foreign and not judged) is granted a device on that node by some live claim, whoever bound it. A releasing claim covers nothing"},
   };
   // clang-format on
 }

@@ -5,8 +5,8 @@
 // violation (nullopt when it holds); none calls the backend through a Caller of the world, so none adds
 // a scheduling point or a footprint of its own. bindings-match-grant calls MemoryBackend::bindings on a
 // copy of the backend with a SequentialCaller (a read: bindings writes nothing).
-// Their names sit at the end of invariant_names() (backend/scenario/invariant_names.cpp), so that a scenario's first
-// violation among the older invariants is unchanged.
+// Their rows come late in the check order (InvariantSpec::order), so that a scenario's first violation among the
+// older invariants is unchanged.
 #pragma once
 
 #include <optional>

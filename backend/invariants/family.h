@@ -29,8 +29,12 @@ namespace allocsim::harness {
 struct InvariantSpec {
   using Check = InvariantCheck;
   const char* name;
-  const char* alloc_case;  // "ALLOC-004"; "-" when it guards no single case
-  const char* description;
+  /// Its place in the check order, 0 first (invariant_table.h): part of every verdict, since an execution ends at the
+  /// first violation found. A new row takes the next free number, so that no older invariant's first violation
+  /// changes; the table refuses numbers that repeat or leave a gap.
+  int order;
+  const char* alloc_case;          // "ALLOC-004"; "-" when it guards no single case
+  const char* description;         // one line, for `allocsim list invariants`
   Check check;                     // nullptr: an engine-level finding
   bool quiescent_only;             // checked only at quiescence
   std::vector<const char*> reads;  // substrings of its state block, e.g. "owner="
@@ -46,6 +50,9 @@ struct InvariantSpec {
   /// Replaces `check` in an incremental check (audit-explains-state keeps a replay across steps); nullptr:
   /// `check` itself.
   Check incremental;
+  /// What the code checks, in full: its cell of docs/DESIGN.md §5's table (Markdown), which `tools/dev.sh schema`
+  /// writes from the rows (backend/system/design_tables.h).
+  const char* doc;
 };
 
 /// Context of one check: the actor that just took a step (kNoActor at quiescence), and for a per-node row

@@ -260,8 +260,9 @@ std::optional<Violation> check_heals_after_faults(const CheckContext& c) {
 std::vector<InvariantSpec> healing_invariants() {
   // clang-format off
   return {
-      {kName, "ALLOC-033", "once every actor has ended, with faults stopped, drifted nodes reconciled, queued applies landed and every claim no alive flow holds cleaned up, nothing is left that no claim explains: no stray claim, owner stamp, map entry, restore record or allocsim config, and the pointer names the map if and only if it holds an entry",
-       check_heals_after_faults, true, {"healing:"}, 0, false, nullptr},
+      {kName, 28, "ALLOC-033", "once every actor has ended, with faults stopped, drifted nodes reconciled, queued applies landed and every claim no alive flow holds cleaned up, nothing is left that no claim explains: no stray claim, owner stamp, map entry, restore record or allocsim config, and the pointer names the map if and only if it holds an entry",
+       check_heals_after_faults, true, {"healing:"}, 0, false, nullptr,
+       "checked only at quiescence, after every older invariant held: once faults stop, drifted nodes are reconciled, queued applies land and every claim no alive flow holds is cleaned up (on a copy of the backend), nothing is left that no remaining claim explains. Judged by the healing phase (\"The healing phase\" below), not on a property of one race"},
   };
   // clang-format on
 }

@@ -119,10 +119,12 @@ std::optional<sim::Violation> check_write_advances_version(const CheckContext& c
 std::vector<InvariantSpec> history_invariants() {
   // clang-format off
   return {
-      {"no-lost-update", "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another writer made that the writer never saw; no write meant only to create (a restore record) replaces one",
-       check_no_lost_update, false, {"history of ", "last saw: "}, kReadsStep, false, nullptr},
-      {"write-advances-version", "-", "every write the backend makes through the API (an owner stamp or its clearing, a MIG config label or its restore, a map edit, a pointer switch) advances that object's version (the node's resourceVersion, the map's or the pointer's) by at least one per write; the protocol's compare-and-swaps read the nodes' resourceVersions (a stamp's re-check, a plan's generation), so a node write that does not advance one is invisible to them",
-       check_write_advances_version, false, {"versions: "}, kReadsStep, false, nullptr},
+      {"no-lost-update", 26, "-", "no write decided from an earlier sight of an object (a restore, a label) replaces a version another writer made that the writer never saw; no write meant only to create (a restore record) replaces one",
+       check_no_lost_update, false, {"history of ", "last saw: "}, kReadsStep, false, nullptr,
+       "after every step: no write decided from an earlier sight of an object replaces a version of it that another principal wrote and the writer never saw, and no write meant only to create (a restore record) replaces a present one. Judged on the object histories (\"Lost updates\" below), not on a property of one race"},
+      {"write-advances-version", 27, "-", "every write the backend makes through the API (an owner stamp or its clearing, a MIG config label or its restore, a map edit, a pointer switch) advances that object's version (the node's resourceVersion, the map's or the pointer's) by at least one per write; the protocol's compare-and-swaps read the nodes' resourceVersions (a stamp's re-check, a plan's generation), so a node write that does not advance one is invisible to them",
+       check_write_advances_version, false, {"versions: "}, kReadsStep, false, nullptr,
+       "after every step: each write the backend made through the API in the step (an audit entry of `stamp-owner`, `release-owner`, `label-geometry`, `restore-geometry`; `publish-entry`, `strip-entry`; `point-policy`, `restore-policy`) moved its object's version counter on by at least one per write: the node's resourceVersion, the map's version, the pointer's. The protocol's compare-and-swaps see another writer of a node only through its resourceVersion (\"Versions advance\" below)"},
   };
   // clang-format on
 }

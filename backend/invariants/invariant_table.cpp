@@ -1,5 +1,5 @@
-// The invariant table (invariant_table.h): the names in check order (backend/scenario/invariant_names.h) joined to
-// the rows of the families, and the engine-level findings' rows, which sim/ reports without a check.
+// The invariant table (invariant_table.h): the rows of the families and the engine-level findings' rows (which sim/
+// reports without a check), in their check order; and from them the names the scenario language accepts.
 #include "backend/invariants/invariant_table.h"
 
 #include <fmt/format.h>
@@ -25,9 +25,12 @@ namespace {
 std::vector<InvariantSpec> engine_findings() {
   // clang-format off
   return {
-      {"no-deadlock", "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}, 0, false, nullptr},
-      {"steps-bounded", "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}, 0, false, nullptr},
-      {"actor-exception", "-", "no actor ends with an unexpected exception", nullptr, false, {}, 0, false, nullptr},
+      {"no-deadlock", 11, "ALLOC-013", "some actor can always run while any is unfinished", nullptr, false, {}, 0, false, nullptr,
+       "engine: while some actor is unfinished, some actor can run"},
+      {"steps-bounded", 12, "ALLOC-013", "an execution ends within its step limit (--max-steps)", nullptr, false, {}, 0, false, nullptr,
+       "engine: an execution ends within its step limit"},
+      {"actor-exception", 13, "-", "no actor ends with an unexpected exception", nullptr, false, {}, 0, false, nullptr,
+       "engine: no actor ends by an unexpected exception"},
   };
   // clang-format on
 }
@@ -47,17 +50,30 @@ const std::vector<InvariantSpec>& invariant_table() {
          {ownership_invariants(), geometry_invariants(), capacity_invariants(), client_invariants(), audit_invariants(),
           history_invariants(), healing_invariants(), atomicity_invariants(), engine_findings()})
       rows.insert(rows.end(), family.begin(), family.end());
-    // One row per name, in the names' order; a row no name lists, or a name without a row, is a mistake.
-    std::vector<InvariantSpec> out;
-    for (const char* name : invariant_names()) {
-      const auto row = std::find_if(rows.begin(), rows.end(),
-                                    [&](const InvariantSpec& r) { return std::string_view(r.name) == name; });
-      if (row == rows.end()) throw std::logic_error(fmt::format("invariant {} has no row in any family", name));
-      out.push_back(*row);
+    // In check order; each number from 0 up once, so that a row placed by mistake is found here, not in a verdict.
+    std::sort(rows.begin(), rows.end(),
+              [](const InvariantSpec& a, const InvariantSpec& b) { return a.order < b.order; });
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].order != int(i))
+        throw std::logic_error(
+            fmt::format("invariant {} has order {}, where {} was expected (the next free number is {})", rows[i].name,
+                        rows[i].order, i, rows.size()));
+      for (size_t j = 0; j < i; ++j)
+        if (std::string_view(rows[j].name) == rows[i].name)
+          throw std::logic_error(fmt::format("invariant {} has two rows", rows[i].name));
     }
-    if (out.size() != rows.size())
-      throw std::logic_error("an invariant row whose name is not in invariant_names(), or a name with two rows");
-    return out;
+    return rows;
+  }();
+  return k;
+}
+
+// Declared by the scenario language (backend/scenario/invariant_names.h), which names what the families check: the
+// rows are the one place a name is written.
+const std::vector<const char*>& invariant_names() {
+  static const std::vector<const char*> k = [] {
+    std::vector<const char*> names;
+    for (const InvariantSpec& row : invariant_table()) names.push_back(row.name);
+    return names;
   }();
   return k;
 }

@@ -233,18 +233,24 @@ std::optional<Violation> check_recovery_converges(const CheckContext& c) {
 std::vector<InvariantSpec> ownership_invariants() {
   // clang-format off
   return {
-      {"single-ownership", "ALLOC-004", "every node a live claim covers is owned by that claim's owner; no node under two owners' live claims",
-       check_single_ownership, false, {"owner=", "nodes=[", "live"}, kReadsNodes | kReadsClaims, true, nullptr},
-      {"no-double-grant", "ALLOC-022", "no GPU or MIG uuid is granted to two live claims",
-       check_no_double_grant, false, {"devices=[", "live"}, kReadsClaims, false, nullptr},
-      {"stale-plan-writes-nothing", "ALLOC-023", "a reserve whose expected generation is stale adds no audit entry and changes no state",
-       check_stale_plan_writes_nothing, false, {"stale reserves: ["}, kReadsStep, false, nullptr},
-      {"rollback-keeps-newer-owner", "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch); no step leaves half a stamp (an owner without its epoch, or an epoch without its owner)",
-       check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}, kReadsNodes, true, nullptr},
-      {"quiescent-clean", "ALLOC-033", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left",
-       check_quiescent_clean, true, {"claims_made=", "claims_held="}, 0, false, nullptr},
-      {"recovery-converges", "ALLOC-033", "after a recover op completes, the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or allocsim config (ALLOC-033); not judged for an identity other actors share",
-       check_recovery_converges, false, {"recovered="}, kReadsTold, false, nullptr},
+      {"single-ownership", 0, "ALLOC-004", "every node a live claim covers is owned by that claim's owner; no node under two owners' live claims",
+       check_single_ownership, false, {"owner=", "nodes=[", "live"}, kReadsNodes | kReadsClaims, true, nullptr,
+       "for every node, every live claim covering it has the node's owner as its owner, and no two live claims covering it have different owners"},
+      {"no-double-grant", 1, "ALLOC-022", "no GPU or MIG uuid is granted to two live claims",
+       check_no_double_grant, false, {"devices=[", "live"}, kReadsClaims, false, nullptr,
+       "no device id (the MIG uuid if any, else the GPU uuid) appears in the grants of two different live claims, nor twice in the grant of one (a plan never hands one device to two of its workloads)"},
+      {"stale-plan-writes-nothing", 7, "ALLOC-023", "a reserve whose expected generation is stale adds no audit entry and changes no state",
+       check_stale_plan_writes_nothing, false, {"stale reserves: ["}, kReadsStep, false, nullptr,
+       "a reserve refused by its generation check leaves no audit entry and no claim with its operation id"},
+      {"rollback-keeps-newer-owner", 8, "ALLOC-033", "a rollback or release removes only an owner stamp made by the same claim (epoch); no step leaves half a stamp (an owner without its epoch, or an epoch without its owner)",
+       check_rollback_keeps_newer_owner, false, {"owner=", "epoch="}, kReadsNodes, true, nullptr,
+       "a step of actor A removes an owner stamp only if the stamp's epoch is A's own (a stamp replaced by another is a lost CAS, left to `single-ownership`), and leaves no node with half a stamp: an owner without its epoch, or an epoch without its owner (upstream writes and clears both in one assignment; half a stamp is one no later release or rollback can match)"},
+      {"quiescent-clean", 9, "ALLOC-033", "at quiescence, actors that released what they claimed leave no owner, claim or entry; the pointer is back when no entry is left",
+       check_quiescent_clean, true, {"claims_made=", "claims_held="}, 0, false, nullptr,
+       "checked only at quiescence: an actor that made claims and holds none has no node it owns, no claim and no map entry left; and if the map is empty, the pointer is back to the default"},
+      {"recovery-converges", 10, "ALLOC-033", "after a recover op completes, the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or allocsim config (ALLOC-033); not judged for an identity other actors share",
+       check_recovery_converges, false, {"recovered="}, kReadsTold, false, nullptr,
+       "right after a `recover` op that waited for its flow's end: the recovered flow owns no node and has no claim or map entry left, and no node without a claim keeps a restore record or an allocsim config (ALLOC-033); not judged for an owner identity other actors share (§4 \"Owner identity\")"},
   };
   // clang-format on
 }

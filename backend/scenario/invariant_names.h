@@ -1,9 +1,11 @@
 // The invariant names of scenario files (docs/DESIGN.md §5): what `invariants` and `expect.violation` may name,
 // in the fixed order the invariants are checked. The order is part of every verdict (an execution ends at the
-// first violation found), so a new name goes last unless the verdicts of the corpus may change.
+// first violation found).
 //
-// Each name's row (the upstream case it guards, what holds, its check) is in its family's file under
-// backend/invariants/, which invariants/invariant_table.cpp joins to this list; the engine-level findings
+// The names are the rows': each invariant's row (its name, its place in the order, the upstream case it guards, what
+// holds, its check) is in its family's file under backend/invariants/, and invariant_names() is defined there, by
+// the invariant table (invariants/invariant_table.cpp), so that a name is written once. The scenario language only
+// declares it: the one function of a higher room it calls, and through this header alone. The engine-level findings
 // (no-deadlock, steps-bounded, actor-exception) are sim/'s and have rows without a check.
 #pragma once
 
@@ -13,7 +15,8 @@
 
 namespace allocsim::harness {
 
-/// Every invariant and engine-level finding, in check order.
+/// Every invariant and engine-level finding, in check order. Defined by the invariant table
+/// (backend/invariants/invariant_table.cpp).
 const std::vector<const char*>& invariant_names();
 
 bool is_invariant(std::string_view name);

@@ -7,7 +7,8 @@
 // it belongs to (keys and their JSON Schema included), its behaviour function and row in
 // backend/ops/op_<concept>.cpp, and a scenario or test that uses it. The schema file's op sections are written from
 // the rows (scenario_schema.h; `tools/dev.sh schema` rewrites scenarios/schema/scenario.v1.schema.json, and
-// tests/scenarios/schema_agreement.cpp fails while the file lags the table).
+// tests/scenarios/schema_agreement.cpp fails while the file lags the table), and so is the op's line in docs/DESIGN.md
+// §4: its schema's description is the op's documentation (backend/system/design_tables.h).
 //
 // Contract: op_syntax_rows()[i].kind == OpKind(i) for every row (op_syntax() checks it); names are the words of
 // scenario files; `schema` is a JSON object (below) whose properties never name "op" or a modifier; `keys` are

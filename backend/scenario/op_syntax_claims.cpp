@@ -97,7 +97,7 @@ std::vector<OpSyntax> claim_op_syntax() {
       {OpKind::Inventory,
        "inventory",
        R"json({
-         "description": "Take an inventory (one API call).",
+         "description": "reads the pool",
          "properties": {
            "nodes": {"description": "Scope: node names (distinct); omit for every node.", "type": "array", "minItems": 1, "uniqueItems": true, "items": {"$ref": "#/$defs/node_ref"}}
          }
@@ -109,7 +109,7 @@ std::vector<OpSyntax> claim_op_syntax() {
       {OpKind::Plan,
        "plan",
        R"json({
-         "description": "Plan the requests on the actor's last inventory.",
+         "description": "plans on the actor's last inventory",
          "properties": {
            "requests": {"$ref": "#/$defs/requests"}
          },
@@ -122,7 +122,7 @@ std::vector<OpSyntax> claim_op_syntax() {
       {OpKind::Reserve,
        "reserve",
        R"json({
-         "description": "Reserve the actor's last plan; with requests: inventory, plan and reserve as three calls; with plan_from: another actor's last plan (ALLOC-004).",
+         "description": "reserves the actor's last plan (or `plan_from: ACTOR`'s, ALLOC-004) against that plan's snapshot generation; with `requests` it does inventory, plan and reserve itself, three calls and three scheduling points",
          "properties": {
            "requests": {"$ref": "#/$defs/requests"},
            "plan_from": {"description": "Reserve this other actor's last plan (an actor in /actors, not this one).", "type": "string", "minLength": 1}
@@ -140,7 +140,7 @@ std::vector<OpSyntax> claim_op_syntax() {
       {OpKind::Release,
        "release",
        R"json({
-         "description": "Release the actor's claim, with the claim's generation.",
+         "description": "releases the oldest held claim with its generation (with none held, repeats the last one: a duplicate release)",
          "properties": {
            "keep_workloads": {"description": "Keep the workloads bound (default false).", "type": "boolean", "default": false}
          }

@@ -95,7 +95,7 @@ std::vector<OpSyntax> environment_op_syntax() {
       {OpKind::BindWorkload,
        "bind_workload",
        R"json({
-         "description": "Bind a workload (a pod, ours or foreign) holding GPU units on a node. With resource or claim the node's kubelet first checks the pod's extended resource against what the node advertises, and a claim's pod must be one the claim is reserved for.",
+         "description": "a workload (ours or foreign) takes devices on the node; a bind the node's kubelet refuses (`reject_binds`, a node that runs no device plugin, a claim it cannot use or a resource the node lacks: docs/DESIGN.md §4, after the op table) binds nothing and records `rejected`",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "workload": {"description": "The workload id.", "type": "string", "minLength": 1},
@@ -113,7 +113,7 @@ std::vector<OpSyntax> environment_op_syntax() {
       {OpKind::UnbindWorkload,
        "unbind_workload",
        R"json({
-         "description": "Unbind a workload from a node.",
+         "description": "a workload (ours or foreign) leaves the node and frees the devices it held there",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "workload": {"description": "The workload id.", "type": "string", "minLength": 1}
@@ -127,7 +127,7 @@ std::vector<OpSyntax> environment_op_syntax() {
       {OpKind::AdvanceClock,
        "advance_clock",
        R"json({
-         "description": "Advance the fake clock; pending geometry then applies.",
+         "description": "moves the fake clock, then pending geometry applies",
          "properties": {
            "seconds": {"description": "Seconds to advance, 0 to 86400.", "type": "number", "minimum": 0, "maximum": 86400}
          },

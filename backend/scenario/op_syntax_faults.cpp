@@ -165,7 +165,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::FailReads,
        "fail_reads",
        R"json({
-         "description": "Make reads of one kind fail until restore_reads.",
+         "description": "reads of `kind` (`nodes`, `pods` or `config`) fail from now on, until `restore_reads`",
          "properties": {
            "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
          },
@@ -178,7 +178,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::RestoreReads,
        "restore_reads",
        R"json({
-         "description": "Make reads of one kind succeed again.",
+         "description": "reads of `kind` (`nodes`, `pods` or `config`) succeed again",
          "properties": {
            "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
          },
@@ -191,7 +191,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::FailGeometry,
        "fail_geometry",
        R"json({
-         "description": "Make the next geometry apply on a node fail.",
+         "description": "geometry writes there fail from now on (ALLOC-021)",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"}
          },
@@ -204,10 +204,10 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::StaleReads,
        "stale_reads",
        R"json({
-          "description": "Arm a stale read (docs/DESIGN.md §4, the ops table): the next `reads` inventory or observe reads, by any actor, answer from the state as of `writes` writes ago (a write: a step that wrote a node or a claim). Harness-level: upstream has no hook for it.",
+          "description": "the next `reads` inventory or observe reads, by any actor, see the nodes and claims as of `writes` writes ago (harness-level)",
           "properties": {
-            "writes": {"description": "How many writes behind the read is, 1 to 8 (default 1); fewer writes so far: the start state.", "type": "integer", "minimum": 1, "maximum": 8},
-            "reads": {"description": "How many reads the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+            "writes": {"description": "How many writes behind the read is, 1 to 8 (default 1); fewer writes so far: the start state.", "type": "integer", "minimum": 1, "maximum": 8, "default": 1},
+            "reads": {"description": "How many reads the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16, "default": 1}
           }
         })json",
        {"done"},
@@ -217,12 +217,12 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::PartialReads,
        "partial_reads",
        R"json({
-         "description": "Arm a partial listing (docs/DESIGN.md §4, the ops table): the next `reads` listings of each kind in `listings` omit these workloads (and an inventory also these devices) and still look complete: inventories (their pod and device listings), and release workload checks (a release's or a recovery's, which then free cards the hidden pods hold). Upstream has no hook for it: the inventory's is the harness's, the release's a port-only read hook.",
+         "description": "the next `reads` listings of each kind named omit those workloads and still look complete: an inventory's pod listing (it says complete; harness-level), and a release's workload check, a recovery's included (it frees the claim while the hidden pods run; a port-only read hook, `backend/model/read_hooks.cpp`, whose step carries `fault=partial_reads:W`). `devices` (`[{\"node\", \"ordinal\"}]`, whole cards, 1-16 of them, each once) are omitted from the inventory's device listing too, as a device plugin lists only the cards it finds healthy: the answer keeps its generation and says complete, and is cut after the backend answered, so the port's own checks see the whole listing; the faulted read's step carries the cards by upstream's uuid (`fault=partial_reads:W,GPU-n1-0`). At least one of `workloads` and `devices`; `devices` needs the inventory listing, and the release listing needs `workloads`. Arming again replaces the armed fault of each kind named",
          "properties": {
            "workloads": {"description": "Workloads the listing omits: each a start workload of a node or bound by a bind_workload op.", "type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "minLength": 1}},
            "devices": {"description": "Whole cards the inventory's device listing omits (a device plugin that lists fewer cards than the node has, as for an unhealthy card); only with the inventory listing.", "type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"type": "object", "properties": {"node": {"description": "A node in /nodes.", "type": "string", "minLength": 1}, "ordinal": {"description": "The card's ordinal on the node, from 0.", "type": "integer", "minimum": 0}}, "required": ["node", "ordinal"], "additionalProperties": false}},
-           "reads": {"description": "How many listings of each kind the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16},
-           "listings": {"description": "Which listings the fault covers (default [\"inventory\"]): \"inventory\", \"release\", or both.", "type": "array", "minItems": 1, "maxItems": 2, "uniqueItems": true, "items": {"enum": ["inventory", "release"]}}
+           "reads": {"description": "How many listings of each kind the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16, "default": 1},
+           "listings": {"description": "Which listings the fault covers (default [\"inventory\"]): \"inventory\", \"release\", or both.", "default": ["inventory"], "type": "array", "minItems": 1, "maxItems": 2, "uniqueItems": true, "items": {"enum": ["inventory", "release"]}}
          },
          "anyOf": [{"required": ["workloads"]}, {"required": ["devices"]}],
          "dependentSchemas": {"devices": {"properties": {"listings": {"description": "Devices are hidden from inventories only.", "contains": {"const": "inventory"}}}}},
@@ -236,7 +236,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::FailGeometryFor,
        "fail_geometry_for",
        R"json({
-         "description": "Geometry applies on a node fail until the fake clock has moved `seconds` past now, then succeed again (`fail_geometry` is the permanent one). A port-only hook.",
+         "description": "geometry applies there fail until the fake clock has moved `seconds` on, then succeed (a port-only hook)",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "seconds": {"description": "How long the failure lasts, more than 0 up to 86400 seconds of fake clock.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400}
@@ -250,7 +250,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::GeometryNoEffect,
        "geometry_no_effect",
        R"json({
-          "description": "From now on a geometry apply on the node reports success for its write while the node's MIG layout stays unchanged. A port-only hook (docs/DESIGN.md §4).",
+          "description": "from now on an apply there reports `success` for its write and leaves the layout unchanged (a port-only hook)",
           "properties": {
             "node": {"$ref": "#/$defs/node_ref"}
           },
@@ -263,10 +263,10 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::GeometryPartial,
        "geometry_partial",
        R"json({
-         "description": "The next `applies` geometry applies on the node each carve only the first slice of the layout a successful apply would carve (its first profile, one instance) and report failed for their write: a half-made layout, as when a GPU instance is made and its compute instance is not. Later applies are whole again. An outright failure (fail_geometry, fail_geometry_for) wins, carves nothing and uses up no partial apply. A port-only hook (docs/DESIGN.md §4).",
+         "description": "the next `applies` applies there each carve only the first slice of the layout a successful apply would carve (one instance of its first profile, in the order of the geometry text upstream writes, profiles sorted by name: `1g.10gb:2,1g.20gb:1` carves `1g.10gb: 1`) and report `failed` for their write: a half-made layout (a GPU instance made, its compute instance not); later applies are whole. `fail_geometry` and `fail_geometry_for` win over it (nothing carved, no partial apply used up); it wins over `geometry_no_effect`. A second arming adds its applies. A port-only hook",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
-           "applies": {"description": "How many applies on the node the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+           "applies": {"description": "How many applies on the node the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16, "default": 1}
          },
          "required": ["node"]
        })json",
@@ -277,10 +277,10 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::RejectBinds,
        "reject_binds",
        R"json({
-         "description": "The node's kubelet refuses the next `binds` bind_workload ops on it, as kubelet admission does when the device plugin's Allocate fails (UnexpectedAdmissionError): each records rejected and binds nothing. Arming again adds binds. A harness fault: upstream's bind_workload has no refusal (docs/DESIGN.md §4).",
+         "description": "the node's kubelet refuses the next `binds` `bind_workload` ops on it, as kubelet admission does when the device plugin's Allocate fails (`UnexpectedAdmissionError`): each records `rejected`, binds nothing and calls nothing, and its step carries `fault=reject_binds:NODE`; the claim the pod was scheduled on stays as it was. A second arming adds its binds. Harness-level (`backend/world/admission_faults.h`): upstream's `bind_workload`, its test kubelet, has no refusal; the differential driver refuses the same binds on upstream (it does not call `bind_workload` for them)",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
-           "binds": {"description": "How many binds on the node are refused, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16}
+           "binds": {"description": "How many binds on the node are refused, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16, "default": 1}
          },
          "required": ["node"]
        })json",

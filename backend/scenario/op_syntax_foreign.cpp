@@ -125,7 +125,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetLabels,
        "set_labels",
        R"json({
-         "description": "A foreign write (GFD, an admin): set and/or remove labels of a node; bumps its resourceVersion. nvidia.com/mig.config also sets the node's mig_config; nvidia.com/mig.config.state is set_mig_state's.",
+         "description": "a foreign write (GFD, an admin): sets / removes node labels; `nvidia.com/mig.config` also sets the node's `mig_config` (upstream's field for that label); `nvidia.com/mig.config.state` is `set_mig_state`'s",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "set": {"description": "Label -> value to set.", "type": "object", "propertyNames": {"minLength": 1, "not": {"const": "nvidia.com/mig.config.state"}}, "additionalProperties": {"description": "A label value.", "type": "string"}},
@@ -142,7 +142,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetMigState,
        "set_mig_state",
        R"json({
-         "description": "A foreign write (mig-manager, an admin): set a node's nvidia.com/mig.config.state; bumps its resourceVersion.",
+         "description": "a foreign write (mig-manager, an admin): the node's `mig.config.state`, and the write it answers when given",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "state": {"description": "The state word.", "enum": ["pending", "success", "failed"]},
@@ -158,7 +158,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::WriteSharedMap,
        "write_shared_map",
        R"json({
-         "description": "A foreign write (the GPU operator): replace or delete entries of the shared mig-parted map; bumps its version.",
+         "description": "a foreign write (the GPU operator): puts / deletes entries of the shared map, or replaces it. An entry it puts belongs to no claim of the backend's, so `no-orphaned-geometry` fires at that very step (its third clause: every map entry belongs to a live or releasing claim), unless the scenario leaves that invariant out; the explanation calls it the world's write (§7)",
          "properties": {
            "put": {"$ref": "#/$defs/map_entries"},
            "delete": {"description": "Entry names to delete.", "type": "array", "uniqueItems": true, "items": {"description": "An entry name.", "type": "string", "minLength": 1}},
@@ -174,7 +174,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetPointer,
        "set_pointer",
        R"json({
-         "description": "A foreign write (the GPU operator, an admin): point the ClusterPolicy's mig-parted config at a map; bumps its version.",
+         "description": "a foreign write (the GPU operator, an admin): the ClusterPolicy's mig-parted config pointer",
          "properties": {
            "pointer": {"description": "The config map name.", "type": "string", "minLength": 1}
          },

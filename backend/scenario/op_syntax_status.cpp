@@ -37,7 +37,7 @@ std::vector<OpSyntax> status_op_syntax() {
       {OpKind::Observe,
        "observe",
        R"json({
-         "description": "Observe the actor's claim (one call)."
+         "description": "observes the actor's newest claim"
        })json",
        {"pending", "allocated", "prepared", "ready", "failed", "unknown", "skipped"},
        parse_nothing,
@@ -46,7 +46,7 @@ std::vector<OpSyntax> status_op_syntax() {
       {OpKind::Await,
        "await",
        R"json({
-         "description": "Observe until the claim reaches status, at most polls_max times (each a scheduling point); then timeout.",
+         "description": "observes up to `polls_max` times (each a scheduling point; the clock does not move)",
          "properties": {
            "status": {"description": "The claim status to wait for.", "enum": ["pending", "allocated", "prepared", "ready", "failed"]},
            "polls_max": {"description": "Observations at most (default 1).", "type": "integer", "minimum": 1, "maximum": 1000, "default": 1}
@@ -62,7 +62,7 @@ std::vector<OpSyntax> status_op_syntax() {
       {OpKind::MarkReady,
        "mark_ready",
        R"json({
-         "description": "Mark the actor's workload ready."
+         "description": "marks the newest claim's workload ready"
        })json",
        {"done", "skipped", "error", "unknown", "crashed"},  //
        parse_nothing,
@@ -71,7 +71,7 @@ std::vector<OpSyntax> status_op_syntax() {
       {OpKind::Reconcile,
        "reconcile",
        R"json({
-         "description": "Reconcile the claim towards status.",
+         "description": "reconciles the newest claim to a desired status (`ready` only observes)",
          "properties": {
            "status": {"description": "The desired claim status.", "enum": ["pending", "allocated", "prepared", "ready", "failed"]}
          },

@@ -1,6 +1,8 @@
 // allocsim-update-schema: writes the table-owned parts of the scenario schema (backend/scenario/scenario_schema.h)
-// into the schema file, the rest of it as it is. `tools/dev.sh schema` runs it on
-// scenarios/schema/scenario.v1.schema.json after a row of the op, invariant, mutant or barrier table changes.
+// into the schema file, the rest of it as it is; given a Markdown file (*.md), the op and invariant tables of
+// docs/DESIGN.md (backend/system/design_tables.h). `tools/dev.sh schema` runs it on
+// scenarios/schema/scenario.v1.schema.json and docs/DESIGN.md after a row of the op, invariant, mutant or barrier
+// table changes.
 //   allocsim-update-schema FILE          rewrite FILE (atomically) when it lags the tables or its layout is not the
 //                                        written one (nlohmann's, two spaces); say whether it did
 //   allocsim-update-schema --check FILE  exit 1, naming FILE, when it lags the tables or differs in layout alone
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "backend/scenario/scenario_schema.h"
+#include "backend/system/design_tables.h"
 #include "sim/support/atomic_write.h"
 
 int main(int argc, char** argv) {
@@ -39,7 +42,12 @@ int main(int argc, char** argv) {
   }
   allocsim::harness::SchemaFreshness fresh;
   try {
-    fresh = allocsim::harness::schema_freshness(text.str());
+    if (path.ends_with(".md")) {
+      const allocsim::harness::DesignFreshness d = allocsim::harness::design_freshness(text.str());
+      fresh = {d.written, d.lag};
+    } else {
+      fresh = allocsim::harness::schema_freshness(text.str());
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "allocsim-update-schema: {}: {}\n", path, e.what());
     return 2;
