@@ -32,7 +32,7 @@ const std::vector<OpBehaviour>& op_behaviour_rows();
 /// The row of `k`.
 const OpBehaviour& op_behaviour(OpKind k);
 
-// The rows, by concept (each file's syntax twin is backend/scenario/op_syntax_<concept>.cpp):
+// The rows, by concept (each file holds its ops' syntax rows too, op_syntax.h):
 std::vector<OpBehaviour> claim_op_behaviour();        // op_claims.cpp: inventory, plan, reserve, release
 std::vector<OpBehaviour> status_op_behaviour();       // op_status.cpp: observe, await, mark_ready, reconcile
 std::vector<OpBehaviour> recover_op_behaviour();      // op_recover.cpp: recover

@@ -3,12 +3,16 @@
 // test read it. What an op does is its behaviour row, keyed by the same OpKind (backend/ops/op_behaviour.h);
 // nothing else switches over OpKind.
 //
-// Adding an op: an OpKind value (scenario.h, with any new Op field), its syntax row in the op_syntax_<concept>.cpp
-// it belongs to (keys and their JSON Schema included), its behaviour function and row in
-// backend/ops/op_<concept>.cpp, and a scenario or test that uses it. The schema file's op sections are written from
-// the rows (scenario_schema.h; `tools/dev.sh schema` rewrites scenarios/schema/scenario.v1.schema.json, and
-// tests/scenarios/schema_agreement.cpp fails while the file lags the table), and so is the op's line in docs/DESIGN.md
-// §4: its schema's description is the op's documentation (backend/system/design_tables.h).
+// Where the rows are: each op's syntax row sits beside its behaviour, in backend/ops/op_<concept>.cpp, so that an op
+// is one file's rows and code. The scenario language declares the row type and the functions that return each
+// concept's rows (below) and reads them through op_syntax_rows(); the ops room defines them. These and
+// invariant_names() (invariant_names.h) are the only calls from a room to a higher one (docs/DESIGN.md §1).
+//
+// Adding an op: an OpKind value (scenario.h, with any new Op field); in the backend/ops/op_<concept>.cpp it belongs
+// to, its syntax row (keys and their JSON Schema included, whose description documents it), its behaviour function
+// and row; and a scenario or test that uses it. The schema file's op sections and the op's line in docs/DESIGN.md §4
+// are written from the rows (`tools/dev.sh schema`; tests/scenarios/schema_agreement.cpp and design_tables.cpp fail
+// while a file lags the table).
 //
 // Contract: op_syntax_rows()[i].kind == OpKind(i) for every row (op_syntax() checks it); names are the words of
 // scenario files; `schema` is a JSON object (below) whose properties never name "op" or a modifier; `keys` are
@@ -27,9 +31,9 @@ namespace allocsim::harness {
 
 class ScenarioReader;  // scenario_reader.h
 
-/// The MIG labels the foreign writes treat apart: the upstream keeps both as node fields, so op_syntax_foreign.cpp
-/// refuses to remove them (and sets the state only through set_mig_state), and backend/ops/op_foreign.cpp keeps
-/// the fields in step with the labels.
+/// The MIG labels the foreign writes treat apart: the upstream keeps both as node fields, so set_labels' syntax
+/// refuses to remove them (and sets the state only through set_mig_state), and its behaviour keeps the fields in step
+/// with the labels (backend/ops/op_foreign.cpp).
 inline constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";
 inline constexpr const char* kMigStateLabel = "nvidia.com/mig.config.state";
 
@@ -80,12 +84,12 @@ nlohmann::ordered_json op_schema(const OpSyntax& row);
 /// a given barrier depends on the state, so none is ruled out), then "lock.wait".
 sim::PointVocabulary point_vocabulary(const Scenario& s);
 
-// The rows, by concept (each file's behaviour twin is backend/ops/op_<concept>.cpp):
-std::vector<OpSyntax> claim_op_syntax();        // op_syntax_claims.cpp: inventory, plan, reserve, release
-std::vector<OpSyntax> status_op_syntax();       // op_syntax_status.cpp: observe, await, mark_ready, reconcile
-std::vector<OpSyntax> recover_op_syntax();      // op_syntax_recover.cpp: recover
-std::vector<OpSyntax> environment_op_syntax();  // op_syntax_environment.cpp: bind/unbind_workload, advance_clock
-std::vector<OpSyntax> fault_op_syntax();        // op_syntax_faults.cpp: fail_reads .. reject_binds
-std::vector<OpSyntax> foreign_op_syntax();      // op_syntax_foreign.cpp: set_labels .. set_pointer
+// The rows, by concept: defined in backend/ops/op_<concept>.cpp, beside each op's behaviour.
+std::vector<OpSyntax> claim_op_syntax();        // op_claims.cpp: inventory, plan, reserve, release
+std::vector<OpSyntax> status_op_syntax();       // op_status.cpp: observe, await, mark_ready, reconcile
+std::vector<OpSyntax> recover_op_syntax();      // op_recover.cpp: recover
+std::vector<OpSyntax> environment_op_syntax();  // op_environment.cpp: bind/unbind_workload, advance_clock
+std::vector<OpSyntax> fault_op_syntax();        // op_faults.cpp: fail_reads .. reject_binds
+std::vector<OpSyntax> foreign_op_syntax();      // op_foreign.cpp: set_labels .. set_pointer
 
 }  // namespace allocsim::harness

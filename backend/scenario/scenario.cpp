@@ -23,4 +23,9 @@ bool FaultSpec::eligible(const std::string& actor) const {
   return enabled && (actors.empty() || std::find(actors.begin(), actors.end(), actor) != actors.end());
 }
 
+bool partial_reads_covers(const Op& op, std::string_view listing) {
+  return op.listings.empty() ? listing == "inventory"
+                             : std::find(op.listings.begin(), op.listings.end(), listing) != op.listings.end();
+}
+
 }  // namespace allocsim::harness

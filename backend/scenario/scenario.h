@@ -65,13 +65,13 @@ enum class OpKind {
   FailGeometry,
   AdvanceClock,
   Recover,
-  // Foreign writes (op_syntax_foreign.cpp, backend/ops/op_foreign.cpp): another controller's single locked
+  // Foreign writes (backend/ops/op_foreign.cpp): another controller's single locked
   // write, not an upstream call.
   SetLabels,
   SetMigState,
   WriteSharedMap,
   SetPointer,
-  // Read and geometry faults with shape (docs/DESIGN.md §4; op_syntax_faults.cpp, backend/ops/op_faults.cpp)
+  // Read and geometry faults with shape (docs/DESIGN.md §4; backend/ops/op_faults.cpp)
   StaleReads,
   PartialReads,
   FailGeometryFor,
@@ -182,7 +182,7 @@ struct Op {
 };
 
 /// Whether partial_reads op `op` covers `listing` ("inventory" or "release"): without a `listings` key it covers
-/// the inventory's alone (op_syntax_faults.cpp).
+/// the inventory's alone (its syntax: backend/ops/op_faults.cpp).
 bool partial_reads_covers(const Op& op, std::string_view listing);
 
 /// A background actor the loader adds for an op with `behind` (conditional_ops.h): it runs that op once its issuer
