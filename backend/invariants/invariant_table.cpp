@@ -51,13 +51,16 @@ const std::vector<InvariantSpec>& invariant_table() {
           history_invariants(), healing_invariants(), atomicity_invariants(), engine_findings()})
       rows.insert(rows.end(), family.begin(), family.end());
     // In check order; each number from 0 up once, so that a row placed by mistake is found here, not in a verdict.
-    std::sort(rows.begin(), rows.end(),
-              [](const InvariantSpec& a, const InvariantSpec& b) { return a.order < b.order; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const InvariantSpec& a, const InvariantSpec& b) { return a.order < b.order; });
+    for (size_t i = 0; i + 1 < rows.size(); ++i)
+      if (rows[i].order == rows[i + 1].order)
+        throw std::logic_error(fmt::format("invariants {} and {} both have order {} (the next free number is {})",
+                                           rows[i].name, rows[i + 1].name, rows[i].order, rows.size() - 1));
     for (size_t i = 0; i < rows.size(); ++i) {
       if (rows[i].order != int(i))
         throw std::logic_error(
-            fmt::format("invariant {} has order {}, where {} was expected (the next free number is {})", rows[i].name,
-                        rows[i].order, i, rows.size()));
+            fmt::format("invariant {} has order {}, where {} was expected", rows[i].name, rows[i].order, i));
       for (size_t j = 0; j < i; ++j)
         if (std::string_view(rows[j].name) == rows[i].name)
           throw std::logic_error(fmt::format("invariant {} has two rows", rows[i].name));

@@ -103,7 +103,7 @@ std::vector<OpSyntax> environment_op_syntax() {
       {OpKind::BindWorkload,
        "bind_workload",
        R"json({
-         "description": "a workload (ours or foreign) takes devices on the node; a bind the node's kubelet refuses (`reject_binds`, a node that runs no device plugin, a claim it cannot use or a resource the node lacks: docs/DESIGN.md §4, after the op table) binds nothing and records `rejected`",
+         "description": "a workload (ours or foreign) takes devices on the node; a bind the node's kubelet refuses (`reject_binds`, a node that runs no device plugin, a claim it cannot use or a resource the node lacks; docs/DESIGN.md §4 says when) binds nothing and records `rejected`",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "workload": {"description": "The workload id.", "type": "string", "minLength": 1},

@@ -185,7 +185,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::FailReads,
        "fail_reads",
        R"json({
-         "description": "reads of `kind` (`nodes`, `pods` or `config`) fail from now on, until `restore_reads`",
+         "description": "reads of that kind fail from now on, until `restore_reads`",
          "properties": {
            "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
          },
@@ -198,7 +198,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::RestoreReads,
        "restore_reads",
        R"json({
-         "description": "reads of `kind` (`nodes`, `pods` or `config`) succeed again",
+         "description": "reads of that kind succeed again",
          "properties": {
            "kind": {"description": "Which reads: node listings, pod listings or the mig-parted config.", "enum": ["nodes", "pods", "config"]}
          },
@@ -224,7 +224,7 @@ std::vector<OpSyntax> fault_op_syntax() {
       {OpKind::StaleReads,
        "stale_reads",
        R"json({
-          "description": "the next `reads` inventory or observe reads, by any actor, see the nodes and claims as of `writes` writes ago (harness-level)",
+          "description": "the next `reads` inventory or observe reads, by any actor, see the nodes and claims as of `writes` writes ago (a write: a step that wrote a node or a claim; harness-level)",
           "properties": {
             "writes": {"description": "How many writes behind the read is, 1 to 8 (default 1); fewer writes so far: the start state.", "type": "integer", "minimum": 1, "maximum": 8, "default": 1},
             "reads": {"description": "How many reads the fault covers, 1 to 16 (default 1).", "type": "integer", "minimum": 1, "maximum": 16, "default": 1}

@@ -139,7 +139,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetLabels,
        "set_labels",
        R"json({
-         "description": "a foreign write (GFD, an admin): sets / removes node labels; `nvidia.com/mig.config` also sets the node's `mig_config` (upstream's field for that label); `nvidia.com/mig.config.state` is `set_mig_state`'s",
+         "description": "a foreign write (GFD, an admin): sets / removes node labels and bumps the node's resourceVersion; `nvidia.com/mig.config` also sets the node's `mig_config` (upstream's field for that label); `nvidia.com/mig.config.state` is `set_mig_state`'s",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "set": {"description": "Label -> value to set.", "type": "object", "propertyNames": {"minLength": 1, "not": {"const": "nvidia.com/mig.config.state"}}, "additionalProperties": {"description": "A label value.", "type": "string"}},
@@ -156,7 +156,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetMigState,
        "set_mig_state",
        R"json({
-         "description": "a foreign write (mig-manager, an admin): the node's `mig.config.state`, and the write it answers when given",
+         "description": "a foreign write (mig-manager, an admin): the node's `mig.config.state`, and the write it answers when given; bumps the node's resourceVersion",
          "properties": {
            "node": {"$ref": "#/$defs/node_ref"},
            "state": {"description": "The state word.", "enum": ["pending", "success", "failed"]},
@@ -172,7 +172,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::WriteSharedMap,
        "write_shared_map",
        R"json({
-         "description": "a foreign write (the GPU operator): puts / deletes entries of the shared map, or replaces it. An entry it puts belongs to no claim of the backend's, so `no-orphaned-geometry` fires at that very step (its third clause: every map entry belongs to a live or releasing claim), unless the scenario leaves that invariant out; the explanation calls it the world's write (§7)",
+         "description": "a foreign write (the GPU operator): puts / deletes entries of the shared map, or replaces it, and bumps the map's version. An entry it puts belongs to no claim of the backend's, so `no-orphaned-geometry` fires at that very step (its third clause: every map entry belongs to a live or releasing claim), unless the scenario leaves that invariant out; the explanation calls it the world's write (§7)",
          "properties": {
            "put": {"$ref": "#/$defs/map_entries"},
            "delete": {"description": "Entry names to delete.", "type": "array", "uniqueItems": true, "items": {"description": "An entry name.", "type": "string", "minLength": 1}},
@@ -188,7 +188,7 @@ std::vector<OpSyntax> foreign_op_syntax() {
       {OpKind::SetPointer,
        "set_pointer",
        R"json({
-         "description": "a foreign write (the GPU operator, an admin): the ClusterPolicy's mig-parted config pointer",
+         "description": "a foreign write (the GPU operator, an admin): the ClusterPolicy's mig-parted config pointer; bumps the pointer's version",
          "properties": {
            "pointer": {"description": "The config map name.", "type": "string", "minLength": 1}
          },

@@ -5,7 +5,8 @@
 // The names are the rows': each invariant's row (its name, its place in the order, the upstream case it guards, what
 // holds, its check) is in its family's file under backend/invariants/, and invariant_names() is defined there, by
 // the invariant table (invariants/invariant_table.cpp), so that a name is written once. The scenario language only
-// declares it: the one function of a higher room it calls, and through this header alone. The engine-level findings
+// declares it, as it declares the op rows' functions (op_syntax.h): a call to a higher room, through a header of its
+// own. A new row takes the next free place in the order, so that no older invariant's first violation changes. The engine-level findings
 // (no-deadlock, steps-bounded, actor-exception) are sim/'s and have rows without a check.
 #pragma once
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "backend/invariants/invariant_table.h"
+#include "backend/scenario/conditional_ops.h"
 #include "backend/scenario/op_syntax.h"
 
 namespace allocsim::harness {
@@ -15,8 +16,9 @@ namespace {
 
 /// A key of an op as §4's table names it: `key`, with what its schema says of its values (the words it takes, its
 /// range, its default).
-std::string key_text(const nlohmann::ordered_json& schema, const std::string& key) {
+std::string key_text(const nlohmann::ordered_json& schema, const std::string& key, bool required) {
   std::vector<std::string> notes;
+  if (!required && !schema.contains("default")) notes.emplace_back("optional");
   // The words it takes: its own, or (a list) its items'.
   const nlohmann::ordered_json* words = schema.contains("enum") ? &schema["enum"]
                                         : schema.contains("items") && schema["items"].contains("enum")
@@ -29,6 +31,8 @@ std::string key_text(const nlohmann::ordered_json& schema, const std::string& ke
   }
   if (schema.contains("minimum") && schema.contains("maximum"))
     notes.push_back(fmt::format("{}-{}", schema["minimum"].dump(), schema["maximum"].dump()));
+  else if (schema.contains("exclusiveMinimum") && schema.contains("maximum"))
+    notes.push_back(fmt::format("over {}, up to {}", schema["exclusiveMinimum"].dump(), schema["maximum"].dump()));
   if (schema.contains("default")) {
     const auto& d = schema["default"];
     notes.push_back(fmt::format("default {}", d.is_string()  ? fmt::format("`{}`", d.get<std::string>())
@@ -68,9 +72,18 @@ std::string op_table_markdown() {
   for (const OpSyntax& row : op_syntax_rows()) {
     const nlohmann::ordered_json schema = op_schema(row);
     std::string keys;
+    const auto required = [&](const std::string& key) {
+      if (!schema.contains("required")) return false;
+      for (const auto& r : schema["required"])
+        if (r == key) return true;
+      return false;
+    };
     if (schema.contains("properties"))
       for (const auto& [key, property] : schema["properties"].items())
-        keys += (keys.empty() ? "" : ", ") + key_text(property, key);
+        keys += (keys.empty() ? "" : ", ") + key_text(property, key, required(key));
+    // The modifiers the op takes besides its own keys, as `allocsim list ops` shows them (conditional_ops.h).
+    const std::string modifiers = ticked(modifier_keys(row.kind));
+    if (!modifiers.empty()) keys += (keys.empty() ? "" : "; ") + modifiers;
     out += fmt::format("| `{}` | {} | {} | {} |\n", row.name, keys, schema["description"].get<std::string>(),
                        ticked(row.outcomes));
   }

@@ -341,6 +341,7 @@ UnitHooks unit_hooks(const SweepConfig& config, const std::function<bool()>& out
   hooks.progress = progress;
   if (writer) {
     hooks.checkpoint_due = [&config, last = Clock::now()]() mutable {
+      if (config.checkpoint_interval_seconds <= 0) return false;  // 0: at the ends of work units only
       const auto now = Clock::now();
       if (std::chrono::duration<double>(now - last).count() < config.checkpoint_interval_seconds) return false;
       last = now;

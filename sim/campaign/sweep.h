@@ -87,7 +87,8 @@ struct SweepConfig : campaign::ExploreConfig {
   std::optional<double> time_budget_seconds;  // stop starting/continuing units after this (wall clock)
   std::string checkpoint_path;                // "" = no checkpoints
   std::string resume_path;                    // "" = fresh start
-  double checkpoint_interval_seconds = 5;     // within a long unit (wall clock; never changes results)
+  double checkpoint_interval_seconds = 5;     // within a long unit (wall clock; never changes results); 0: none
+                                              // within a unit, only at its end
   bool estimate_trees = false;                // Knuth probes per exhaustive scenario, for the progress line only
 };
 

@@ -306,13 +306,13 @@ TEST_CASE("trace --help lists every trace subcommand, and an extra argument is n
   INFO(help.text);
   CHECK(help.code == 0);
   CHECK_THAT(help.text, Catch::Contains("allocsim trace explain TRACE.json [--write]"));
-  CHECK_THAT(help.text, Catch::Contains("allocsim trace order TRACE.json [--full] [--budget N]"));
+  CHECK_THAT(help.text, Catch::Contains("allocsim trace order TRACE.json [--full | --budget N]"));
   CHECK_THAT(allocsim("trace order --help").text, Catch::Contains("--budget"));
   CHECK_THAT(allocsim("trace explain --help").text, Catch::Contains("--write"));
   struct Case {
     std::string args, extra, usage;
   } cases[] = {
-      {"trace order a.json b.json", "b.json", "allocsim trace order TRACE.json [--full] [--budget N]"},
+      {"trace order a.json b.json", "b.json", "allocsim trace order TRACE.json [--full | --budget N]"},
       {"trace explain a.json b.json", "b.json", "allocsim trace explain TRACE.json [--write]"},
       {"shrink a.json --shrink-runs 5 b.json", "b.json", "allocsim shrink TRACE.json [-o MIN.json] [options]"},
       {"run scenarios/alloc-023-sequential.json -n 5 extra", "extra", "allocsim run SCENARIO [options]"},

@@ -369,7 +369,8 @@ TEST_CASE("swarm: usage errors exit 2 naming the flag", "[swarm]") {
   };
   for (const Case& c :
        {Case{"swarm --scenarios 3", "--out: missing"},
-        Case{"swarm --checkpoint-interval 999999" + out, "--checkpoint-interval"},
+        Case{"swarm --checkpoint-interval 999999 --checkpoint c.json" + out,
+             "--checkpoint-interval: expected 0 to 86400"},
         Case{"swarm --scenarios 3 --budget-executions 10" + out, "give one of them"},
         Case{"swarm --mutant nope" + out, "--mutant: unknown mutant \"nope\""},
         Case{"swarm --until nope" + out, "--until: unknown invariant \"nope\""},

@@ -38,6 +38,12 @@ struct UsageError : std::runtime_error {
 /// before it names (checked_outputs()): `--trace-out F --perfetto F` would keep only the last file written.
 void check_output_dir(const char* flag, const std::string& path);
 
+/// Refuses (UsageError naming `flag`) an output `path` right inside a swarm's `out` folder whose name is one the
+/// swarm gives a finding's files (INVARIANT-HASH8.json, .trace.json): the swarm learns those names only as it runs,
+/// so one of them could overwrite the report, or the report one of them. Other names there are never the swarm's
+/// (summary.json is checked as an output of its own).
+void check_not_a_finding_file(const char* flag, const std::string& path, const std::string& out);
+
 /// The (flag, absolute path) of every output check_output_dir() accepted since the last parse_options() call.
 std::vector<std::pair<std::string, std::string>>& checked_outputs();
 

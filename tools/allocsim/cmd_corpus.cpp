@@ -230,6 +230,7 @@ int cmd_corpus(int argc, char** argv) {
   note_given(vm, v);
   const bool dry_run = v.is_on("dry-run");
   if (args.size() != 2) throw UsageError(fmt::format("corpus: expected a subcommand and a path\n{}", usage));
+  check_flag_pairs(v);
   if (dry_run && args[0] != "prune") throw UsageError("--dry-run: only prune takes it");
   if (args[0] == "list") return list(resolve(args[1]));
   if (args[0] == "show") return show(args[1]);

@@ -49,6 +49,7 @@ int cmd_findings(int argc, char** argv) {
   if (args.size() < 3)
     throw UsageError(
         fmt::format("findings diff: expected at least two nights, LAST and TONIGHT (usage: {})", kFindingsUsage));
+  check_flag_pairs(v);
   const std::string& report_json = v.value("report-json");
   const std::string& report_html = v.value("report-html");
   const bool fail_on_still_failing = v.is_on("fail-on-still-failing");

@@ -27,6 +27,7 @@ int cmd_merge(int argc, char** argv) {
   }
   note_given(vm, v);
   if (inputs.empty()) throw UsageError("missing REPORT.json (the --report-json files of every shard)");
+  check_flag_pairs(v);
   const SweepOutputs out{.report_json = v.value("report-json"), .junit = v.value("junit"), .report_html = {}};
   check_outputs(out);
   std::vector<std::pair<std::string, nlohmann::json>> reports;

@@ -142,6 +142,7 @@ int cmd_selfcheck(int argc, char** argv) {
     return kExitOk;
   }
   note_given(vm, v);
+  check_flag_pairs(v);
   const harness::SelfcheckOptions o = to_selfcheck_options(v, files);
   check_selfcheck_outputs(v);
   harness::SelfcheckReport start;  // read before --out is created: a refused checkpoint leaves nothing behind
@@ -175,8 +176,8 @@ int cmd_selfcheck(int argc, char** argv) {
     throw UsageError(e.what());
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "selfcheck: %llu scenarios, %llu executions in %.1f s\n",
-               (unsigned long long)(r.scenarios - resumed), (unsigned long long)r.executions, secs);
+  std::fprintf(stderr, "selfcheck: %s, %s in %.1f s\n", support::count_of(r.scenarios - resumed, "scenario").c_str(),
+               support::count_of(r.executions, "execution").c_str(), secs);
   print_report(o, r);
   return r.contradiction_count() == 0 ? kExitOk : kExitFailed;
 }

@@ -28,6 +28,7 @@ int cmd_shrink(int argc, char** argv) {
   }
   note_given(vm, v);
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  check_flag_pairs(v);
   set_check_invariants(v.value("check-invariants"));
   std::string output = v.value("output");
   check_output_dir("-o", output);

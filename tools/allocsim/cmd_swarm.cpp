@@ -76,6 +76,10 @@ SwarmFiles check_swarm_outputs(const FlagValues& v) {
     f.junit = v.value("report-junit");
   }
   if (f.out.empty()) throw UsageError("--out: missing (the directory for findings and summary.json)");
+  check_not_a_finding_file("--report-json", f.report_json, f.out);
+  check_not_a_finding_file(v.was_given("report-junit") ? "--report-junit" : "--junit", f.junit, f.out);
+  check_not_a_finding_file("--report-html", f.report_html, f.out);
+  check_not_a_finding_file("--checkpoint", v.value("checkpoint"), f.out);
   check_output_dir("--report-json", f.report_json);  // before --out is created: a refused command writes nothing
   check_output_dir("--junit", f.junit);
   check_output_dir("--report-html", f.report_html);
@@ -210,9 +214,10 @@ campaign::SwarmReport run_with_checkpoints(const FlagValues& v, const campaign::
   if (!checkpoint.empty()) save(r);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t ran = r.executions - resumed_executions;
-  std::fprintf(stderr, "%sswarm: %llu scenarios, %llu executions in %.1f s: %.2f scenarios/s, %.0f executions/s\n",
-               tty ? "\r" : "", (unsigned long long)(r.scenarios - resumed), (unsigned long long)ran, secs,
-               secs > 0 ? double(r.scenarios - resumed) / secs : 0.0, secs > 0 ? double(ran) / secs : 0.0);
+  std::fprintf(stderr, "%sswarm: %s, %s in %.1f s: %.2f scenarios/s, %.0f executions/s\n", tty ? "\r" : "",
+               support::count_of(r.scenarios - resumed, "scenario").c_str(),
+               support::count_of(ran, "execution").c_str(), secs, secs > 0 ? double(r.scenarios - resumed) / secs : 0.0,
+               secs > 0 ? double(ran) / secs : 0.0);
   return r;
 }
 
@@ -235,6 +240,7 @@ int cmd_swarm_merge(int argc, char** argv) {
   }
   note_given(vm, v);
   if (dirs.empty()) throw UsageError("missing SHARD-DIR (the --out folders of every shard)");
+  check_flag_pairs(v);
   const SwarmFiles f = check_swarm_outputs(v);
   campaign::SwarmMerge m;  // read before --out is created: refused shards leave nothing behind
   try {
@@ -280,6 +286,7 @@ int cmd_swarm(int argc, char** argv) {
     std::cout << harness::generate_scenario(v.count("generate")).dump(2) << "\n";
     return kExitOk;
   }
+  check_flag_pairs(v);
   const campaign::SwarmOptions o = to_swarm_options(v);
   const SwarmFiles f = check_swarm_outputs(v);
   campaign::SwarmReport start = resumed_report(v, o);

@@ -79,6 +79,9 @@ campaign::SweepConfig to_sweep_config(const FlagValues& v) {
   c.jobs = unsigned(v.count("jobs"));
   const Shard shard = parse_shard(v.value("shard"));
   c.shard_index = shard.index, c.shard_count = shard.count;
+  if (c.shard_count > 1 && v.was_given("corpus"))
+    throw UsageError(
+        "--corpus: not with --shard K/N (a sharded sweep replays no corpus; sweep unsharded to replay it)");
   if (const auto budget = v.count_if("time-budget")) c.time_budget_seconds = double(*budget);
   c.resume_path = v.value("resume");
   // Resuming keeps checkpointing into the same file unless told otherwise.
@@ -113,6 +116,7 @@ int cmd_sweep(int argc, char** argv) {
   }
   note_given(vm, v);
   if (inputs.empty()) throw UsageError("missing DIR|FILES (scenario files, or directories of them)");
+  check_flag_pairs(v);
   campaign::SweepConfig cfg = to_sweep_config(v);
   const SweepOutputs out = sweep_outputs(v);
   check_outputs(out);

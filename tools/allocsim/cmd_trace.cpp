@@ -21,7 +21,7 @@ namespace po = boost::program_options;
 namespace {
 
 const char* const kTraceExplainUsage = "allocsim trace explain TRACE.json [--write]";
-const char* const kTraceOrderUsage = "allocsim trace order TRACE.json [--full] [--budget N]";
+const char* const kTraceOrderUsage = "allocsim trace order TRACE.json [--full | --budget N]";
 
 }  // namespace
 
@@ -43,6 +43,7 @@ int cmd_trace_explain(int argc, char** argv) {
   }
   note_given(vm, v);
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  check_flag_pairs(v);
   campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
   const campaign::TraceReplay rr = campaign::replay_trace(t);
   if (rr.divergence) {
@@ -130,6 +131,7 @@ int cmd_trace(int argc, char** argv) {
     throw UsageError(fmt::format("trace: unknown action \"{}\"{} (expected: explain, order)", action,
                                  did_you_mean(action, {"explain", "order"})));
   if (input.empty()) throw UsageError("missing TRACE.json (a trace file written by allocsim run)");
+  check_flag_pairs(v);
   const uint64_t per_check = v.count("budget");
   const campaign::Trace t = campaign::load_trace(harness::backend_system(), input);
   if (!t.violation) {

@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include <iostream>
+#include <regex>
 
 #include "backend/invariants/invariant_table.h"
 #include "backend/model/mutants.h"
@@ -351,6 +352,20 @@ void check_output_dir(const char* flag, const std::string& path) {
   checked_outputs().emplace_back(flag, abs);
 }
 
+void check_not_a_finding_file(const char* flag, const std::string& path, const std::string& out) {
+  if (path.empty() || out.empty()) return;
+  std::error_code ec;
+  const auto folder = std::filesystem::weakly_canonical(std::filesystem::absolute(out), ec);
+  const auto file = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+  // A finding's files are INVARIANT-HASH8.json and INVARIANT-HASH8.trace.json (sim/campaign/swarm.h, its slug).
+  static const std::regex finding(R"([a-z][a-z0-9-]*-[0-9a-f]{8}(\.trace)?\.json)");
+  if (file.parent_path() == folder && std::regex_match(file.filename().string(), finding))
+    throw UsageError(
+        fmt::format("{} {}: is named as the swarm names a finding's file in --out {}, so one could "
+                    "overwrite the other; give another name",
+                    flag, path, out));
+}
+
 Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   Common c;
   po::options_description d = common_options(c, run);
@@ -381,11 +396,8 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
   c.record = c.flags.value("record");
   c.trace = trace_flags(c.flags);
   if (c.scenario.empty()) throw UsageError("missing SCENARIO (a scenario file, see scenarios/)");
-  // Flags that contradict each other are refused, never silently ignored.
-  if (c.trace.no_trace && !c.trace.trace_out.empty())
-    throw UsageError("--no-trace and --trace-out contradict each other: give one");
-  if (c.trace.no_corpus && !c.trace.corpus.empty())
-    throw UsageError("--no-corpus and --corpus contradict each other: give one");
+  check_flag_pairs(c.flags);
+  // Flags that contradict each other were refused by note_given (the rows' `conflicts`), never silently ignored.
   if (!run) {
     const bool seed_given = vm.count("seed") && !vm["seed"].defaulted();
     if ((seed_given || !c.trace.schedule.empty()) && campaign::looks_like_trace(c.scenario))

@@ -147,7 +147,13 @@ const std::vector<FlagRow>& flag_table() {
        0,
        0,
        {{Cmd::run, "write the violation's trace here (default: the minimal trace goes into the corpus)"}}},
-      {"no-trace", K::on_off, 0, 0, {{Cmd::run, "write no trace file (the corpus is still replayed)"}}},
+      {"no-trace",
+       K::on_off,
+       0,
+       0,
+       {{Cmd::run, "write no trace file (the corpus is still replayed)"}},
+       {},
+       {"trace-out"}},
       {"output",
        K::value,
        0,
@@ -167,9 +173,17 @@ const std::vector<FlagRow>& flag_table() {
        K::on_off,
        0,
        0,
-       {{Cmd::run, "neither replay nor store corpus entries"}, {Cmd::sweep, "do not replay corpus entries"}}},
+       {{Cmd::run, "neither replay nor store corpus entries"}, {Cmd::sweep, "do not replay corpus entries"}},
+       {},
+       {"corpus"}},
       // Shrinking.
-      {"no-shrink", K::on_off, 0, 0, {{Cmd::run, "print and write the violating execution as found"}}},
+      {"no-shrink",
+       K::on_off,
+       0,
+       0,
+       {{Cmd::run, "print and write the violating execution as found"}},
+       {},
+       {"shrink-runs", "shrink-budget"}},
       {"shrink-budget",
        K::value,
        0,
@@ -225,7 +239,8 @@ const std::vector<FlagRow>& flag_table() {
        K::value,
        0,
        kSeconds,
-       {{Cmd::sweep, "seconds between checkpoints within a long work unit (0: as often as a unit can)", "5"},
+       {{Cmd::sweep, "seconds between checkpoints within a long work unit (0: none within a unit, only at its end)",
+         "5"},
         {Cmd::swarm, "seconds between checkpoints (0: after every batch of --jobs scenarios)", "2"}},
        {"checkpoint", "resume"}},
       // Reports.
@@ -301,7 +316,13 @@ const std::vector<FlagRow>& flag_table() {
        0,
        0,
        {{Cmd::trace_explain, "also store the explanation in the trace file (its \"explanation\" and \"order\" keys)"}}},
-      {"full", K::on_off, 0, 0, {{Cmd::trace_order, "print the full pin (every switch between actors) unreduced"}}},
+      {"full",
+       K::on_off,
+       0,
+       0,
+       {{Cmd::trace_order, "print the full pin (every switch between actors) unreduced"}},
+       {},
+       {"budget"}},
       {"budget",
        K::value,
        1,
@@ -373,6 +394,9 @@ void declare_flags(po::options_description& d, FlagValues& v, Cmd cmd) {
 void note_given(const po::variables_map& vm, FlagValues& v) {
   for (const auto& [name, value] : vm)
     if (!value.defaulted()) v.given.insert(name);
+}
+
+void check_flag_pairs(const FlagValues& v) {
   // A flag that changes nothing without another is refused, never ignored (as --depth without pct).
   for (const FlagRow& row : flag_table()) {
     const std::string key = key_of(row.name);
@@ -388,6 +412,10 @@ void note_given(const po::variables_map& vm, FlagValues& v) {
     if (!alternatives.empty())
       throw UsageError(fmt::format("--{}: only with {} (without one it changes nothing)", key, alternatives));
   }
+  for (const FlagRow& row : flag_table())
+    for (const char* other : row.conflicts)
+      if (v.was_given(key_of(row.name)) && v.was_given(other))
+        throw UsageError(fmt::format("--{} and --{} contradict each other: give one", key_of(row.name), other));
 }
 
 }  // namespace allocsim::cli

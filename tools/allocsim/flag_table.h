@@ -68,6 +68,9 @@ struct FlagRow {
   /// Flags of which one must be given beside this one, which changes nothing alone (note_given refuses it); empty:
   /// none.
   std::vector<const char*> needs = {};
+  /// Flags that cannot be given beside this one: they contradict it, or it makes them change nothing (note_given
+  /// refuses the pair).
+  std::vector<const char*> conflicts = {};
 };
 
 /// Every flag but the exploration flags, in --help order.
@@ -100,11 +103,14 @@ struct FlagValues {
 };
 
 /// Declares the flags `cmd` takes, bound to `v`: "help", then its exploration flags (run, replay, sweep), then those
-/// of flag_table() in table order. Remembers `cmd` for count().
+/// of flag_table() in table order. Remembers `cmd` (FlagValues::cmd).
 void declare_flags(boost::program_options::options_description& d, FlagValues& v, Cmd cmd);
 
-/// Records in `v.given` every flag `vm` holds from the command line rather than by default. Throws UsageError for
-/// a flag given without any of its row's `needs`.
+/// Records in `v.given` every flag `vm` holds from the command line rather than by default.
 void note_given(const boost::program_options::variables_map& vm, FlagValues& v);
+
+/// Throws UsageError for a flag given without any of its row's `needs`, or beside one of its `conflicts`. Every
+/// command calls it once its own arguments are checked (a missing input is said first).
+void check_flag_pairs(const FlagValues& v);
 
 }  // namespace allocsim::cli
