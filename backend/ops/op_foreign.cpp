@@ -28,9 +28,6 @@ using Json = nlohmann::ordered_json;
 using support::child;
 using support::quote;
 
-constexpr int kMaxGeneration = 1'000'000'000;
-const std::vector<const char*> kWrittenMigStates = {"pending", "success", "failed"};
-
 // -- set_labels --------------------------------------------------------------------------------------------
 
 void parse_set_labels(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
@@ -80,9 +77,9 @@ void json_set_labels(const Op& op, Json& j) {
 
 void parse_set_mig_state(const ScenarioReader& r, const Json& v, const std::string& ptr, Op& op) {
   op.node = r.node_ref(r.require(v, ptr, "node"), child(ptr, "node"));
-  op.mig_state = r.choice(r.require(v, ptr, "state"), child(ptr, "state"), kWrittenMigStates);
+  op.mig_state = r.choice(r.require(v, ptr, "state"), child(ptr, "state"), mig_state_words());
   if (const Json* g = r.find(v, "generation"))
-    op.mig_state_generation = r.int_value(*g, child(ptr, "generation"), 0, kMaxGeneration);
+    op.mig_state_generation = r.int_value(*g, child(ptr, "generation"), 0, kMaxVersion);
 }
 
 void json_set_mig_state(const Op& op, Json& j) {

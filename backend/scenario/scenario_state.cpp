@@ -14,8 +14,6 @@ using Json = support::Json;
 using support::child;
 using support::quote;
 
-constexpr int kMaxVersion = 1'000'000'000;
-const std::vector<const char*> kMigStates = {"pending", "success", "failed"};  // the words the backend writes
 const std::vector<const char*> kSharedMapKeys = {"entries", "tombstone"};
 const std::vector<const char*> kClusterPolicyKeys = {"pointer", "restore"};
 
@@ -88,7 +86,7 @@ void read_node_start(const ScenarioReader& r, const Json& v, const std::string& 
                                           "and releases both together)",
                                           given, missing));
   }
-  if (const Json* x = r.find(v, "mig_state")) n.mig_state = r.choice(*x, child(ptr, "mig_state"), kMigStates);
+  if (const Json* x = r.find(v, "mig_state")) n.mig_state = r.choice(*x, child(ptr, "mig_state"), mig_state_words());
   if (const Json* x = r.find(v, "mig_state_generation")) {
     const std::string p = child(ptr, "mig_state_generation");
     n.mig_state_generation = r.int_value(*x, p, 0, kMaxVersion);
@@ -181,6 +179,11 @@ void start_state_json(const StartState& s, nlohmann::ordered_json& j) {
     if (s.pointer_restore) j["cluster_policy"]["restore"] = *s.pointer_restore;
   }
   start_claims_json(s, j);
+}
+
+const std::vector<const char*>& mig_state_words() {
+  static const std::vector<const char*> k = {"pending", "success", "failed"};
+  return k;
 }
 
 }  // namespace allocsim::harness

@@ -40,6 +40,11 @@
 
 namespace allocsim::harness {
 
+/// The nvidia.com/mig.config.state words the backend writes, which a start state and set_mig_state may give.
+const std::vector<const char*>& mig_state_words();
+/// The largest resourceVersion or state generation a scenario may give.
+inline constexpr int kMaxVersion = 1'000'000'000;
+
 /// The node keys of the start state, for the loader's key check (did-you-mean candidates).
 const std::vector<const char*>& node_start_keys();
 
