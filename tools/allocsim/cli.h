@@ -101,15 +101,13 @@ inline constexpr uint64_t kMaxShards = 100000;
 /// commands print for any malformed value.
 Shard parse_shard(const std::string& text);
 
-/// The commands that take exploration flags (the table in common.cpp says which takes which).
-enum class Command { run, replay, sweep };
-
 /// Declares the exploration flags `which` takes (names, help, defaults: the table in common.cpp), bound to `f`.
-/// declare_flags() (flag_table.h) calls it for run, replay and sweep.
-void explore_options(po::options_description& d, FlagValues& f, Command which);
+/// declare_flags() (flag_table.h) calls it. REQUIRES: `which` is Cmd::run, Cmd::replay or Cmd::sweep, the
+/// commands that take exploration flags.
+void explore_options(po::options_description& d, FlagValues& f, Cmd which);
 /// The exploration flags' values into `c` (fields `which` does not take keep theirs), with their range checks
-/// and c.validate(). Throws UsageError naming the flag.
-void to_explore_config(const FlagValues& f, Command which, campaign::ExploreConfig& c);
+/// and c.validate(). Throws UsageError naming the flag. REQUIRES: as explore_options.
+void to_explore_config(const FlagValues& f, Cmd which, campaign::ExploreConfig& c);
 
 /// Flags shared by run and replay.
 struct Common {

@@ -75,7 +75,7 @@ class ProgressLine {
 campaign::SweepConfig to_sweep_config(const FlagValues& v) {
   campaign::SweepConfig c;
   c.tool_version = ALLOCSIM_VERSION;
-  to_explore_config(v, Command::sweep, c);
+  to_explore_config(v, Cmd::sweep, c);
   c.jobs = unsigned(v.count("jobs"));
   const Shard shard = parse_shard(v.value("shard"));
   c.shard_index = shard.index, c.shard_count = shard.count;

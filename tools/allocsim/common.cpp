@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <stdexcept>
 
 #include <iostream>
 #include <regex>
@@ -62,10 +63,10 @@ struct ExploreFlag {
   const char* name;  // "long" or "long,s"
   FlagKind kind;
   int phase;  // 0: picks the strategy, read first (sweep then validates); 1: may depend on the strategy
-  std::array<std::string, 3> help;   // by Command (run, replay, sweep); "": the command does not take the flag
-  std::array<const char*, 3> value;  // by Command: the default --help shows and the flag starts from (nullptr: none)
+  std::array<std::string, 3> help;   // by Cmd (run, replay, sweep); "": the command does not take the flag
+  std::array<const char*, 3> value;  // by Cmd: the default --help shows and the flag starts from (nullptr: none)
   /// Reads the flag's raw value (f.text/on/list at `key`) into `c`. Throws UsageError naming the flag.
-  void (*read)(const FlagValues& f, const std::string& key, Command which, campaign::ExploreConfig& c);
+  void (*read)(const FlagValues& f, const std::string& key, Cmd which, campaign::ExploreConfig& c);
 };
 
 /// The exploration flags, in --help order. See the file comment for adding one.
@@ -79,7 +80,7 @@ const std::vector<ExploreFlag>& explore_table() {
        {"random, pct: run seed S: execution 0 uses S, execution i uses the i-th SplitMix64 output of S",
         "the execution seed to replay (as printed by run)", "random, pct: run seed (as allocsim run)"},
        {"0", nullptr, "0"},  // replay has no default: it replays the execution named by --seed or --schedule
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;  // replay by --schedule
          // An exhaustive strategy draws nothing: a seed given to it would be ignored, so it is refused.
          if (f.given.count(k) && !c.spec().caps.seeded)
@@ -94,10 +95,10 @@ const std::vector<ExploreFlag>& explore_table() {
         "sampling strategies: executions per scenario (default 1000); exhaustive ones: cap per work unit "
         "(default: none)"},
        {"1000", nullptr, nullptr},
-       [](const FlagValues& f, const std::string& k, Command which, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd which, campaign::ExploreConfig& c) {
          const std::string& t = f.text.at(k);
-         const bool tree = which == Command::sweep && c.spec().caps.exhaustive;  // sweep: validated by now
-         if (which == Command::sweep && t.empty())
+         const bool tree = which == Cmd::sweep && c.spec().caps.exhaustive;  // sweep: validated by now
+         if (which == Cmd::sweep && t.empty())
            c.executions = tree ? 0 : 1000;
          else
            c.executions = parse_u64("--" + k, t, tree ? 0 : 1, 1'000'000'000'000ull);
@@ -108,7 +109,7 @@ const std::vector<ExploreFlag>& explore_table() {
        {fmt::format("scheduling strategy: {} (see `allocsim list strategies`)", sim::strategy_names(" | ")), "",
         fmt::format("{} (see `allocsim list strategies`)", sim::strategy_names(" | "))},
        {run_strategy.c_str(), nullptr, sweep_strategy.c_str()},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          c.strategy = f.text.at(k);
          if (!sim::find_strategy(c.strategy)) {
            std::vector<std::string> names;
@@ -124,7 +125,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "since DPOR under a bound is unsound (Coons et al., OOPSLA 2013)",
         "", "dfs: schedules with at most K preemptions (plain DFS)"},
        {nullptr, nullptr, nullptr},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          if (!f.text.at(k).empty()) c.preemption_bound = uint32_t(parse_u64("--" + k, f.text.at(k), 0, 1000));
        }},
       {"reduction",
@@ -138,9 +139,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "interchangeable actors) | none (plain DFS; the only choice with "
         "--preemption-bound)"},
        {nullptr, nullptr, nullptr},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
-         c.reduction = f.text.at(k);
-       }},
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) { c.reduction = f.text.at(k); }},
       {"state-memory",
        FlagKind::value,
        1,
@@ -151,7 +150,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "default "
         "256MiB)"},
        {nullptr, nullptr, nullptr},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          if (f.text.at(k).empty()) return;
          if (c.reduction != "states" && c.reduction != "symmetry")
            throw UsageError(fmt::format("--{} applies to --reduction states or symmetry only", k));
@@ -163,7 +162,7 @@ const std::vector<ExploreFlag>& explore_table() {
        {"pct: bug depth d (d-1 priority change points over k steps, k from a calibration execution)", "",
         "pct: bug depth d"},
        {"3", nullptr, "3"},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          if (f.given.count(k) && !c.spec().caps.takes_depth)  // as --reduction and --preemption-bound (strategy table)
            throw UsageError(fmt::format("--{} applies to --strategy {} only (--strategy {} takes no depth)", k,
                                         sim::strategy_names_with(&sim::StrategyCaps::takes_depth), c.strategy));
@@ -174,7 +173,7 @@ const std::vector<ExploreFlag>& explore_table() {
        1,
        {"stop at the first violating execution", "", ""},
        {},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          c.stop_at_first_violation = f.on.at(k);
        }},
       {"check-determinism",
@@ -184,7 +183,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "difference exits 4 and names the first differing step",
         "", ""},
        {},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          c.check_determinism = f.on.at(k);
        }},
       {"max-steps",
@@ -196,7 +195,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "given, it overrides the scenario's)",
         "steps per execution (default: each scenario's max_steps, else 10000)"},
        {nullptr, nullptr, nullptr},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          if (!f.text.at(k).empty()) c.max_steps = parse_u64("--" + k, f.text.at(k), 1, 100'000'000);
        }},
       {"mutant",
@@ -205,9 +204,7 @@ const std::vector<ExploreFlag>& explore_table() {
        {"switch on a protocol mutant (repeatable; see `allocsim list mutants`)",
         "switch on a protocol mutant (repeatable; see `allocsim list mutants`)", ""},
        {},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
-         c.mutants = f.list.at(k);
-       }},
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) { c.mutants = f.list.at(k); }},
       {"order",
        FlagKind::repeatable,
        1,
@@ -215,7 +212,7 @@ const std::vector<ExploreFlag>& explore_table() {
         "'[[\"flowB:delete.before#1\", \"flowA:owner.update.after#1\"]]' (see README, Pinning an interleaving)",
         "constraints added to the scenario's `order`, as for run (repeatable)", ""},
        {},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig& c) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          c.order = f.list.at(k);
          for (const std::string& text : c.order) {
            if (text.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -245,7 +242,7 @@ const std::vector<ExploreFlag>& explore_table() {
        1,
        {kCheckInvariantsHelp, kCheckInvariantsHelp, kCheckInvariantsHelp},
        {"incremental", "incremental", "incremental"},
-       [](const FlagValues& f, const std::string& k, Command, campaign::ExploreConfig&) {
+       [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig&) {
          set_check_invariants(f.text.at(k));
        }},
   };
@@ -267,8 +264,12 @@ void validate(const campaign::ExploreConfig& c) {
 
 }  // namespace
 
-void explore_options(po::options_description& d, FlagValues& f, Command which) {
+// The rows' arrays are indexed by the three commands that take exploration flags, first in Cmd's order.
+static_assert(size_t(Cmd::run) == 0 && size_t(Cmd::replay) == 1 && size_t(Cmd::sweep) == 2);
+
+void explore_options(po::options_description& d, FlagValues& f, Cmd which) {
   const auto w = size_t(which);
+  if (w > size_t(Cmd::sweep)) throw std::logic_error("explore_options: a command without exploration flags");
   for (const ExploreFlag& row : explore_table()) {
     if (row.help[w].empty()) continue;
     const std::string key = key_of(row);
@@ -290,14 +291,14 @@ void explore_options(po::options_description& d, FlagValues& f, Command which) {
   }
 }
 
-void to_explore_config(const FlagValues& f, Command which, campaign::ExploreConfig& c) {
+void to_explore_config(const FlagValues& f, Cmd which, campaign::ExploreConfig& c) {
   const auto w = size_t(which);
   for (int phase : {0, 1}) {
     for (const ExploreFlag& row : explore_table())
       if (row.phase == phase && !row.help[w].empty()) row.read(f, key_of(row), which, c);
-    if (phase == 0 && which == Command::sweep) validate(c);  // sweep's --executions default depends on it
+    if (phase == 0 && which == Cmd::sweep) validate(c);  // sweep's --executions default depends on it
   }
-  if (which != Command::sweep) validate(c);
+  if (which != Cmd::sweep) validate(c);
 }
 
 po::options_description common_options(Common& c, bool run) {
@@ -425,7 +426,7 @@ Common parse_common(const std::string& cmd, int argc, char** argv, bool run) {
 campaign::ExploreConfig to_config(const Common& c, bool run) {
   campaign::ExploreConfig cfg;
   if (!run) cfg.executions = 1;  // replay runs the one execution
-  to_explore_config(c.flags, run ? Command::run : Command::replay, cfg);
+  to_explore_config(c.flags, run ? Cmd::run : Cmd::replay, cfg);
   return cfg;
 }
 

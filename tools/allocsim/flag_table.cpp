@@ -366,9 +366,7 @@ std::optional<uint64_t> FlagValues::count_if(const std::string& name) const {
 void declare_flags(po::options_description& d, FlagValues& v, Cmd cmd) {
   v.cmd = cmd;
   d.add_options()("help,h", "show this help");
-  if (cmd == Cmd::run) explore_options(d, v, Command::run);
-  if (cmd == Cmd::replay) explore_options(d, v, Command::replay);
-  if (cmd == Cmd::sweep) explore_options(d, v, Command::sweep);
+  if (cmd == Cmd::run || cmd == Cmd::replay || cmd == Cmd::sweep) explore_options(d, v, cmd);
   for (const FlagRow& row : flag_table())
     for (const FlagUse& u : row.uses) {
       if (u.cmd != cmd) continue;

@@ -21,7 +21,8 @@
 
 namespace allocsim::cli {
 
-/// The commands whose flags the tables declare (`list` takes only --help; `help`, none).
+/// The commands whose flags the tables declare (`list` takes only --help; `help`, none). run, replay and sweep come
+/// first: they take the exploration flags, whose rows (common.cpp) are indexed by them.
 enum class Cmd {
   run,
   replay,
