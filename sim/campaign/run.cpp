@@ -1,9 +1,7 @@
 #include "sim/campaign/run.h"
 
-#include "sim/coverage.h"
-#include "sim/order.h"
+#include "sim/campaign/observers.h"
 #include "sim/strategies/pct.h"
-#include "sim/trace_equivalence.h"
 
 namespace allocsim::campaign {
 
@@ -61,55 +59,23 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   RunReport r;
   r.notes = compiled->notes();
   r.reduction = resolved.reduction;
-  sim::TraceCounter traces;
-  sim::PairCoverage coverage;
-  sim::FaultCoverage faults;
-  const std::unique_ptr<Tally> tally = sc.tally();
+  ExecutionObservers seen(sc, make_world,
+                          {.traces = caps.exhaustive, .recheck = config.check_determinism, .max_steps = max_steps});
   sim::ExploreOptions opt{.seed = config.seed,
                           .executions = config.executions,
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
-  sim::Engine recheck_engine(sim::EngineOptions{.max_steps = max_steps});
-  // RunReport::order_inert: per constraint, whether some execution took its Y step; whether all were quiescent.
-  std::vector<bool> y_taken;
-  bool all_quiescent = true;
-  const auto note_order = [&](const sim::World& w, const sim::ExecutionResult& res) {
-    const sim::OrderSpec* o = w.order();
-    if (o == nullptr || o->empty()) return;
-    all_quiescent = all_quiescent && res.quiescent;
-    y_taken.resize(o->constraints.size());
-    for (size_t c = 0; c < o->constraints.size(); ++c) {
-      const sim::StepLabel& y = o->constraints[c].after;
-      uint32_t seen = 0;
-      for (size_t k = 0; k < res.steps.size() && !y_taken[c]; ++k)
-        if (res.steps[k].actor == y.actor && res.steps[k].what == y.point && ++seen == y.n) y_taken[c] = true;
-    }
-  };
   const auto observe = [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-    note_order(w, res);
-    tally->add(w);
-    if (caps.exhaustive) traces.add(res);
-    coverage.observe(res);
-    faults.observe(res);
+    seen.observe(index, seed, w, res);
     violating += res.violation.has_value();
     if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
     if (hooks.on_execution) hooks.on_execution(index, w, res);
-    if (config.check_determinism) {
-      // A separate engine: the second run must not share stack pools or step hints with the first.
-      ++r.rechecked_executions;
-      if (auto d = sim::recheck_execution(recheck_engine, make_world, res)) {
-        if (!r.divergence) r.divergence = RunReport::Divergence{index, seed, std::move(*d)};
-        ++r.divergent_executions;
-      }
-    }
     if (hooks.progress) hooks.progress(index + 1, violating);
   };
   r.summary = sim::explore(engine, make_world, *strategy, opt, observe);
-  if (all_quiescent)
-    for (size_t c = 0; c < y_taken.size(); ++c)
-      if (!y_taken[c]) r.order_inert.push_back(c);
+  r.order_inert = seen.order_inert();
   std::map<std::string, uint64_t> hits;
-  tally->drain(r.outcomes, hits, r.counters);
+  seen.drain(r.outcomes, hits, r.counters, r.pairs, r.faults);
   for (const std::string& b : sc.barriers())
     if (hits.count(b)) r.reached.push_back(b);
   r.exhausted = strategy->exhausted();
@@ -117,12 +83,13 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
     r.states = cache->stats();
   }
   if (caps.exhaustive) {
-    r.distinct_traces = traces.distinct();
-    r.distinct_traces_sample_level = traces.sample().level();
+    r.distinct_traces = seen.traces().distinct();
+    r.distinct_traces_sample_level = seen.traces().level();
   }
-  r.pair_coverage = coverage.pairs();
-  r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
-  r.faults.insert(faults.kinds().begin(), faults.kinds().end());
+  r.pair_coverage = seen.pair_coverage().pairs();
+  r.rechecked_executions = seen.rechecked();
+  r.divergent_executions = seen.divergent();
+  r.divergence = seen.first_divergence();
   if (caps.calibrated) r.pct = pct_section(pct_steps, actors, config.pct_depth, r.summary.executions);
   sc.judge(r);
   return r;

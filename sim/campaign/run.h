@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/campaign/config.h"
+#include "sim/campaign/observers.h"
 #include "sim/campaign/system.h"
 #include "sim/determinism.h"
 #include "sim/explorer.h"
@@ -63,11 +64,7 @@ struct RunReport {
   std::set<std::string> faults;
   bool met = false;  // every expectation held
   /// check_determinism: the first execution whose second run differed, and how many did.
-  struct Divergence {
-    uint64_t index = 0, seed = 0;
-    sim::Divergence where;
-  };
-  std::optional<Divergence> divergence;
+  std::optional<FirstDivergence> divergence;
   uint64_t divergent_executions = 0;
   uint64_t rechecked_executions = 0;  // executions actually run a second time (so a report can prove it)
   std::vector<std::string> unmet;     // why not, one line each

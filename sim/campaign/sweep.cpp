@@ -16,15 +16,14 @@
 #include <mutex>
 #include <string_view>
 
+#include "sim/campaign/observers.h"
 #include "sim/campaign/pool.h"
 #include "sim/campaign/sweep_checkpoint.h"
-#include "sim/coverage.h"
 #include "sim/interrupt.h"
 #include "sim/prng.h"
 #include "sim/schedule.h"
 #include "sim/strategies/dfs.h"
 #include "sim/strategies/pct.h"
-#include "sim/trace_equivalence.h"
 #include "sim/tree_estimate.h"
 
 namespace allocsim::campaign {
@@ -198,8 +197,8 @@ std::unique_ptr<sim::Strategy> unit_strategy(const ScenarioPlan& plan, uint64_t 
   return cfg.spec().make(params);
 }
 
-/// Adds one execution's counts and violation to `r` (its outcomes and barrier fires go to the unit's
-/// Tally). A violation becomes r.first (unit `u`, execution `index`, `seed`) when r has none yet.
+/// Adds one execution's counts and violation to `r` (its outcomes, traces and coverage go to the unit's
+/// ExecutionObservers). A violation becomes r.first (unit `u`, execution `index`, `seed`) when r has none yet.
 void observe_execution(const sim::ExecutionResult& res, uint64_t u, uint64_t index, uint64_t seed, UnitResult& r) {
   ++r.executions;
   r.steps += res.steps.size();
@@ -227,8 +226,9 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   if (unit.asleep) return UnitResult{};
   const std::unique_ptr<Compiled> compiled = sc.compile({});  // per unit: workers share nothing mutable
   const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
-  sim::Engine engine(sim::EngineOptions{.max_steps = sc.max_steps(cfg.max_steps), .record_footprints = tree});
-  const std::unique_ptr<Tally> tally = sc.tally();
+  const uint64_t max_steps = sc.max_steps(cfg.max_steps);
+  sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = tree});
+  ExecutionObservers seen(sc, make_world, {.traces = tree, .max_steps = max_steps});
   std::unique_ptr<sim::Strategy> strategy = unit_strategy(plan, u, cfg);
 
   UnitResult r;
@@ -249,13 +249,10 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const auto state = [&] {
     return tree ? nlohmann::json{{"strategy", strategy->save()}} : nlohmann::json{{"next", next}};
   };
-  sim::PairCoverage coverage;
-  sim::FaultCoverage faults;
-  // Brings `r` up to date (the outcomes and the coverage) before it is saved or returned.
+  // Brings `r` up to date (the outcomes, the traces and the coverage) before it is saved or returned.
   const auto flush = [&] {
-    tally->drain(r.outcomes, r.barrier_hits, r.counters);
-    r.pairs.insert(coverage.seen().begin(), coverage.seen().end());
-    r.faults.insert(faults.kinds().begin(), faults.kinds().end());
+    seen.drain(r.outcomes, r.barrier_hits, r.counters, r.pairs, r.faults);
+    r.traces.merge(seen.traces());
   };
   sim::ExploreOptions opt{.seed = cfg.seed};
   // A tree unit counts its executions from 0 (resumed: from those already run) up to the per-unit cap;
@@ -278,11 +275,8 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const sim::ExploreSummary sum =
       sim::explore(engine, make_world, *strategy, opt,
                    [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-                     tally->add(w);
+                     seen.observe(index, seed, w, res);
                      observe_execution(res, u, index, caps.seeded ? seed : 0, r);
-                     if (tree) r.traces.add(sim::trace_fingerprint(res));
-                     coverage.observe(res);
-                     faults.observe(res);
                      if (hooks.progress) {
                        hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
                        if (res.violation) hooks.progress->violating.fetch_add(1, std::memory_order_relaxed);
