@@ -64,7 +64,8 @@ nlohmann::json ExploreConfig::to_json() const {
   j["max_steps"] = max_steps ? nlohmann::json(*max_steps) : nlohmann::json(nullptr);
   if (!mutants.empty()) j["mutants"] = mutants;
   if (!order.empty()) j["order"] = order;
-  if (state_memory) j["state_memory"] = state_memory;  // only when given: reports without it stay as they were
+  if (state_memory) j["state_memory"] = state_memory;    // only when given: reports without it stay as they were
+  if (check_determinism) j["check_determinism"] = true;  // likewise
   return j;
 }
 
@@ -80,6 +81,7 @@ void ExploreConfig::read_json(const nlohmann::json& c) {
   if (c.contains("mutants")) mutants = c.at("mutants").get<std::vector<std::string>>();
   if (c.contains("order")) order = c.at("order").get<std::vector<std::string>>();
   if (c.contains("state_memory")) state_memory = c.at("state_memory").get<uint64_t>();
+  if (c.contains("check_determinism")) check_determinism = c.at("check_determinism").get<bool>();
 }
 
 std::string shell_quote(const std::string& s) {

@@ -52,7 +52,8 @@ struct ExploreConfig {
   std::optional<uint64_t> max_steps;
   std::vector<std::string> mutants;  // added to the scenario's (--mutant)
   bool stop_at_first_violation = false;
-  /// Run every execution a second time from its recorded schedule and compare (`run --check-determinism`).
+  /// Run every execution a second time from its recorded schedule and compare (`--check-determinism` of run
+  /// and sweep).
   bool check_determinism = false;
   /// `--order` blocks (sim/order.h), as given (JSON text), each appended to the scenario's own `order`.
   std::vector<std::string> order;
@@ -71,7 +72,8 @@ struct ExploreConfig {
   /// "allocsim " + to_argv(), every word shell-quoted where needed.
   std::string replay_line(const std::string& scenario, const ReplayTarget& target) const;
   /// {"strategy", "reduction" (resolved), "preemption_bound", "pct_depth" (null unless the strategy takes a
-  /// depth), "seed", "executions", "max_steps" (null: per scenario)}, "mutants" and "order" when there are any.
+  /// depth), "seed", "executions", "max_steps" (null: per scenario)}, "mutants" and "order" when there are any,
+  /// "state_memory" when given, "check_determinism" when on.
   /// REQUIRES: validate() passed.
   nlohmann::json to_json() const;
   /// Reads back what to_json() wrote (merge reads a shard report's "config"): every field it holds, "reduction"

@@ -24,6 +24,7 @@
 #include "sim/schedule.h"
 #include "sim/strategies/dfs.h"
 #include "sim/strategies/pct.h"
+#include "sim/support/words.h"
 #include "sim/tree_estimate.h"
 
 namespace allocsim::campaign {
@@ -228,7 +229,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
   const uint64_t max_steps = sc.max_steps(cfg.max_steps);
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = tree});
-  ExecutionObservers seen(sc, make_world, {.traces = tree, .max_steps = max_steps});
+  ExecutionObservers seen(sc, make_world, {.traces = tree, .recheck = cfg.check_determinism, .max_steps = max_steps});
   std::unique_ptr<sim::Strategy> strategy = unit_strategy(plan, u, cfg);
 
   UnitResult r;
@@ -250,9 +251,14 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
     return tree ? nlohmann::json{{"strategy", strategy->save()}} : nlohmann::json{{"next", next}};
   };
   // Brings `r` up to date (the outcomes, the traces and the coverage) before it is saved or returned.
+  const uint64_t rechecked_before = r.rechecked, divergent_before = r.divergent;  // a resumed unit's
   const auto flush = [&] {
     seen.drain(r.outcomes, r.barrier_hits, r.counters, r.pairs, r.faults);
     r.traces.merge(seen.traces());
+    r.rechecked = rechecked_before + seen.rechecked();
+    r.divergent = divergent_before + seen.divergent();
+    if (const auto& d = seen.first_divergence(); d && !r.first_divergence)
+      r.first_divergence = UnitDivergence{u, d->index, caps.seeded ? d->seed : 0, d->where.to_string()};
   };
   sim::ExploreOptions opt{.seed = cfg.seed};
   // A tree unit counts its executions from 0 (resumed: from those already run) up to the per-unit cap;
@@ -431,6 +437,19 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
                           ? fmt::format("interrupted ({}): not exhausted", sim::signal_name(res.interrupted_by))
                           : std::string("the time budget ran out"),
                       finished, in_shard));
+    if (const auto& d = o.result.first_divergence) {
+      // Nondeterminism voids every other count of the scenario; it is said first, and decides the scenario
+      // even in a shard's partial view.
+      std::string where = d->where;
+      for (size_t at; (at = where.find("\n  ")) != std::string::npos;) where.replace(at, 3, "; ");
+      o.unmet.insert(o.unmet.begin(),
+                     fmt::format("nondeterminism: {} of {} ran differently the second time, from the recorded "
+                                 "schedule; the first: execution #{} of unit {}{}: {}",
+                                 o.result.divergent, support::count_of(o.result.rechecked, "execution"), d->execution,
+                                 d->unit,
+                                 res.config.spec().caps.seeded ? fmt::format(" (execution seed {})", d->seed) : "",
+                                 where));
+    }
     if (p < res.corpus.size() && !res.corpus[p].empty()) o.corpus = &res.corpus[p];
     if (!partial_view && o.result.executions > 0 && o.result.order_blocked == o.result.executions)
       o.unmet.push_back("no execution satisfies `order`: " + o.result.first_order_block);
@@ -449,7 +468,7 @@ std::vector<ScenarioOutcome> outcomes(const SweepResults& res) {
       plan.scenario->judge(rep);
       for (auto& line : rep.unmet) o.unmet.push_back(std::move(line));
     }
-    if (!partial_view || budget_cut) o.met = o.unmet.empty();  // else undecided until merged
+    if (!partial_view || budget_cut || o.result.divergent) o.met = o.unmet.empty();  // else undecided until merged
     out.push_back(std::move(o));
   }
   return out;

@@ -104,6 +104,15 @@ struct FirstViolation {
   std::string invariant, message;
 };
 
+/// --check-determinism: the first execution of a unit (or of a scenario, after combining) whose second run,
+/// from its recorded schedule, differed (sim/determinism.h).
+struct UnitDivergence {
+  uint64_t unit = 0;       // the unit it came from (scenario-local index)
+  uint64_t execution = 0;  // execution index within the unit (random/pct: the global execution index)
+  uint64_t seed = 0;       // execution seed (random/pct; 0 for dfs)
+  std::string where;       // sim::Divergence::to_string(): the first differing step, both runs' versions
+};
+
 /// What one work unit (or a combination of units) found. Mergeable: see combine().
 struct UnitResult {
   uint64_t executions = 0, steps = 0, violating = 0;
@@ -123,6 +132,9 @@ struct UnitResult {
   /// The dpor reduction (of dfs or dpor): prefixes abandoned as sleep-set blocked (sim::ExploreSummary::abandoned);
   /// not among `executions`. A unit from a checkpoint or shard report of an earlier version counts 0.
   uint64_t abandoned = 0;
+  /// --check-determinism: executions run a second time, those whose second run differed, and the first.
+  uint64_t rechecked = 0, divergent = 0;
+  std::optional<UnitDivergence> first_divergence;
 };
 
 /// Adds `b` (a later unit) to `a`: sums, unions, and `a.first` kept unless it is empty.

@@ -58,6 +58,8 @@ nlohmann::json scenario_json(const SweepResults& res, const ScenarioOutcome& o) 
                   {"miss", fmt::format("{:.3g}", sim::pct_miss_probability(p, r.executions))}};
   }
   j["pair_coverage"] = r.pairs.size();
+  // --check-determinism only; the first divergence is the first of expectation.unmet.
+  if (r.rechecked) j["determinism"] = {{"rechecked", r.rechecked}, {"divergent", r.divergent}};
   if (r.first) {
     j["first_violation"] = {{"invariant", r.first->invariant},
                             {"message", r.first->message},
@@ -164,6 +166,8 @@ std::string junit_xml(const SweepResults& res, const std::vector<ScenarioOutcome
 int sweep_exit_code(const SweepResults& res, const std::vector<ScenarioOutcome>& outcomes) {
   for (const auto& p : res.plans)
     if (p.error) return 2;
+  for (const auto& o : outcomes)
+    if (o.result.divergent) return 4;  // as run --check-determinism: nondeterminism voids the verdicts
   for (const auto& o : outcomes)
     if (o.met && !*o.met) return 1;
   return 0;

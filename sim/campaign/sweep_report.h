@@ -39,7 +39,8 @@ nlohmann::json sweep_report_json(const SweepResults& results, const std::vector<
 std::string junit_xml(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes);
 
 /// Exit code of a sweep or merge: 2 when a scenario file did not load (the others still ran and are
-/// reported), else 1 when a scenario did not meet its expectation (budget cut included), else 0.
+/// reported), else 4 when an execution ran differently the second time (--check-determinism), else 1 when
+/// a scenario did not meet its expectation (budget cut included), else 0.
 int sweep_exit_code(const SweepResults& results, const std::vector<ScenarioOutcome>& outcomes);
 
 /// The command that replays a first violation: `--seed` for random, `--schedule v1:...` otherwise.

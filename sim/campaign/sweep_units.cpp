@@ -29,6 +29,9 @@ void combine(UnitResult& a, const UnitResult& b) {
   a.exhausted = a.exhausted && b.exhausted;
   a.complete = a.complete && b.complete;
   for (const auto& [k, n] : b.counters) a.counters[k] += n;
+  a.rechecked += b.rechecked;
+  a.divergent += b.divergent;
+  if (!a.first_divergence && b.first_divergence) a.first_divergence = b.first_divergence;
 }
 
 nlohmann::json unit_to_json(const UnitResult& r) {
@@ -61,6 +64,14 @@ nlohmann::json unit_to_json(const UnitResult& r) {
   if (r.order_blocked) j["order_blocked"] = {{"executions", r.order_blocked}, {"first", r.first_order_block}};
   if (r.abandoned) j["abandoned"] = r.abandoned;  // only the dpor reduction abandons
   if (!r.faults.empty()) j["faults"] = r.faults;  // only when a fault fired (coverage, docs/DESIGN.md §7)
+  if (r.rechecked) {                              // only under --check-determinism
+    j["determinism"] = {{"rechecked", r.rechecked}, {"divergent", r.divergent}, {"first", nullptr}};
+    if (const auto& d = r.first_divergence)
+      j["determinism"]["first"] = {{"unit", d->unit},
+                                   {"execution", d->execution},
+                                   {"seed", d->seed},
+                                   {"where", d->where}};
+  }
   return j;
 }
 
@@ -104,6 +115,16 @@ UnitResult unit_from_json(const nlohmann::json& j, const std::string& where) {
     r.complete = j.at("complete").get<bool>();
     if (j.contains("counters")) r.counters = j.at("counters").get<Counters>();
     if (j.contains("faults")) r.faults = j.at("faults").get<std::set<std::string>>();  // absent: none fired
+    if (j.contains("determinism")) {                                                   // absent: not rechecked
+      const auto& d = j.at("determinism");
+      r.rechecked = d.at("rechecked").get<uint64_t>();
+      r.divergent = d.at("divergent").get<uint64_t>();
+      if (const auto& f = d.at("first"); !f.is_null())
+        r.first_divergence = UnitDivergence{f.at("unit").get<uint64_t>(), f.at("execution").get<uint64_t>(),
+                                            f.at("seed").get<uint64_t>(), f.at("where").get<std::string>()};
+      if (r.divergent > r.rechecked || (r.divergent > 0) != r.first_divergence.has_value())
+        throw std::invalid_argument("determinism: divergent must be at most rechecked, with a first exactly when > 0");
+    }
     return r;
   } catch (const std::exception& e) {
     throw SweepInputError(fmt::format("{}: malformed unit result: {}", where, e.what()));

@@ -118,3 +118,35 @@ TEST_CASE("determinism: --fingerprints into a missing directory is a usage error
   CHECK(!fs::exists(target));
   CHECK(fs::is_empty(s.path));
 }
+
+TEST_CASE("determinism: sweep --check-determinism re-runs every execution, reports it, and merges only like shards",
+          "[cli][determinism][sweep]") {
+  Scratch s;
+  const std::string file = "scenarios/mutants/stale-last-out.json";
+  const std::string report = (s.path / "all.json").string();
+  const Result all = allocsim("sweep " + file + " --check-determinism --jobs 2 --report-json " + report);
+  INFO(all.text);
+  CHECK(all.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(all.text, m, std::regex(R"(: (\d+) executions, )")));
+  const std::string n = m[1].str();
+  CHECK_THAT(all.text, Catch::Contains("     determinism: " + n +
+                                       " executions re-run from their recorded schedules, "
+                                       "identical\n"));
+  const nlohmann::json j = cli_test::read_json(report);
+  CHECK(j.at("config").at("check_determinism") == true);
+  CHECK(j.at("scenarios").at(0).at("determinism") == nlohmann::json{{"rechecked", std::stoull(n)}, {"divergent", 0}});
+  // Without the flag: no line, no key, and the same counts otherwise.
+  const std::string plain_report = (s.path / "plain.json").string();
+  const Result plain = allocsim("sweep " + file + " --jobs 2 --report-json " + plain_report);
+  CHECK_THAT(plain.text, !Catch::Contains("determinism"));
+  CHECK_FALSE(cli_test::read_json(plain_report).at("scenarios").at(0).contains("determinism"));
+  CHECK_THAT(plain.text, Catch::Contains(": " + n + " executions, "));
+  // Shards of a rechecked and a plain sweep are different sweeps: merge refuses them.
+  const std::string a1 = (s.path / "a1.json").string(), b2 = (s.path / "b2.json").string();
+  REQUIRE(allocsim("sweep " + file + " --check-determinism --shard 1/2 --report-json " + a1).code == 0);
+  REQUIRE(allocsim("sweep " + file + " --shard 2/2 --report-json " + b2).code == 0);
+  const Result mixed = allocsim("merge " + a1 + " " + b2);
+  CHECK(mixed.code == 2);
+  CHECK_THAT(mixed.text, Catch::Contains("/config") && Catch::Contains("different sweeps"));
+}

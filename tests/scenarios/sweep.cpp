@@ -2,11 +2,14 @@
 // random sampling would report, and unit results survive their JSON round trip (checkpoints, shards).
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "backend/system/system.h"
 #include "sim/campaign/run.h"
 #include "sim/campaign/sweep.h"
+#include "sim/campaign/sweep_report.h"
 #include "tests/scenarios/scenario_files.h"
 
 using namespace allocsim::harness;
@@ -148,4 +151,58 @@ TEST_CASE("sweep: the system's counters reach the judge, as in a single run", "[
   CHECK(outs[0].result.counters == single.counters);
   CHECK(outs[0].unmet.empty());
   CHECK(outs[0].met);
+}
+
+TEST_CASE("sweep: --check-determinism re-runs every execution of every unit, and a divergence decides the scenario",
+          "[sweep][determinism]") {
+  const std::string f = source_path("scenarios/alloc-023-stale-inventory-retry.json");
+  SweepConfig c;
+  c.jobs = 2;
+  c.strategy = "dpor";
+  c.check_determinism = true;
+  const auto res = sweep({f}, c);
+  auto outs = outcomes(res);
+  REQUIRE(outs.size() == 1);
+  const UnitResult& total = outs[0].result;
+  REQUIRE(total.executions > 0);
+  CHECK(total.rechecked == total.executions);  // every execution, in every unit
+  CHECK(total.divergent == 0);
+  CHECK_FALSE(total.first_divergence.has_value());
+  CHECK(outs[0].met == true);
+  CHECK(sweep_exit_code(res, outs) == 0);
+  CHECK(config_json(res.config).at("check_determinism") == true);  // shards and resumes must agree on it
+  SweepConfig plain = c;
+  plain.check_determinism = false;
+  CHECK_FALSE(config_json(plain).contains("check_determinism"));
+  // Without the flag nothing is re-run and the unit JSON carries no determinism key.
+  const auto res_plain = sweep({f}, plain);
+  const auto outs_plain = outcomes(res_plain);
+  const UnitResult& p = outs_plain[0].result;
+  CHECK(p.rechecked == 0);
+  CHECK_FALSE(unit_to_json(p).contains("determinism"));
+  CHECK(p.executions == total.executions);
+  const uint64_t executions = total.executions;  // `total` refers into `outs`, which is judged again below
+
+  // A divergence (as a unit would record one) round-trips through JSON, is said first, and exits 4.
+  UnitResult diverged = res.units[0].begin()->second;
+  diverged.divergent = 2;
+  diverged.first_divergence = UnitDivergence{0, 3, 0, "step 4: first run: a\n  second run: b"};
+  const UnitResult back = unit_from_json(unit_to_json(diverged), "ck.json");
+  CHECK(unit_to_json(back) == unit_to_json(diverged));
+  REQUIRE(back.first_divergence.has_value());
+  CHECK(back.first_divergence->execution == 3);
+  SweepResults bad = res;
+  bad.units[0].begin()->second = back;
+  outs = outcomes(bad);
+  CHECK(outs[0].met == false);
+  REQUIRE_FALSE(outs[0].unmet.empty());
+  CHECK(outs[0].unmet.front() ==
+        fmt::format("nondeterminism: 2 of {} executions ran differently the second time, from the recorded "
+                    "schedule; the first: execution #3 of unit 0: step 4: first run: a; second run: b",
+                    executions));
+  CHECK(sweep_exit_code(bad, outs) == 4);
+  // A malformed determinism record is refused, naming the file.
+  nlohmann::json broken = unit_to_json(diverged);
+  broken["determinism"]["first"] = nullptr;
+  CHECK_THROWS_WITH(unit_from_json(broken, "ck.json"), Catch::Contains("ck.json: malformed unit result: determinism"));
 }

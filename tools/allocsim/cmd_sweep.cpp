@@ -4,7 +4,9 @@
 // Exit codes: 0 every scenario met its expectation; 1 one did not (or the time budget cut it short);
 // 2 usage or input error, including a scenario file that does not load: that file is reported (stdout,
 // the JSON "errors" list, a JUnit <error>) with its JSON pointer, the other scenarios still run and are
-// reported, and the exit code is 2 because the sweep could not judge everything it was given; 3 internal.
+// reported, and the exit code is 2 because the sweep could not judge everything it was given; 3 internal;
+// 4 under --check-determinism when an execution ran differently the second time (nondeterminism voids the
+// verdicts, as in run).
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -111,7 +113,8 @@ int cmd_sweep(int argc, char** argv) {
                  "  allocsim sweep scenarios/ --shard 2/3 --report-json shard-2.json   (then: allocsim merge "
                  "shard-*.json)\n"
                  "\nexit codes: 0 all expectations met; 1 one was not; 2 usage/input error (a bad scenario file is "
-                 "reported and the rest still run); 3 internal error.\n";
+                 "reported and the rest still run); 3 internal error; 4 an execution ran differently the second time "
+                 "(--check-determinism).\n";
     return kExitOk;
   }
   note_given(vm, v);

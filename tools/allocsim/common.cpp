@@ -181,7 +181,9 @@ const std::vector<ExploreFlag>& explore_table() {
        1,
        {"run every execution a second time from its recorded schedule and compare the steps; a "
         "difference exits 4 and names the first differing step",
-        "", ""},
+        "",
+        "run every execution a second time from its recorded schedule and compare the steps; a difference "
+        "fails its scenario, names the first differing step, and exits 4"},
        {},
        [](const FlagValues& f, const std::string& k, Cmd, campaign::ExploreConfig& c) {
          c.check_determinism = f.on.at(k);

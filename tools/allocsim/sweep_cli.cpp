@@ -41,6 +41,9 @@ int finish_sweep(const campaign::SweepResults& res, const SweepOutputs& out, con
     for (const auto& [inv, n] : r.by_invariant) line += fmt::format(" [{}: {}]", inv, n);
     std::cout << line << "\n";
     for (const auto& note : o.plan->notes) std::cout << "     note: " << note << "\n";
+    if (r.rechecked && !r.divergent)
+      std::cout << fmt::format("     determinism: {} re-run from their recorded schedules, identical\n",
+                               support::count_of(r.rechecked, "execution"));
     if (o.corpus)  // replayed before exploring: reported first
       std::cout << "     " << campaign::replay_summary(*o.corpus) << "\n"
                 << campaign::replay_lines(*o.corpus, "       ");
