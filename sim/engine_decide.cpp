@@ -9,6 +9,7 @@
 
 #include "sim/assert.h"
 #include "sim/engine_impl.h"
+#include "sim/support/words.h"
 
 namespace allocsim::sim {
 
@@ -16,9 +17,9 @@ namespace {
 
 Violation steps_bounded(uint64_t max_steps) {
   return Violation{"steps-bounded",
-                   fmt::format("the execution did not end within {} steps (--max-steps, or the scenario's max_steps); "
+                   fmt::format("the execution did not end within {} (--max-steps, or the scenario's max_steps); "
                                "likely an actor that polls or retries without bound, or a livelock between actors",
-                               max_steps),
+                               support::count_of(max_steps, "step")),
                    ""};
 }
 

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "sim/support/atomic_write.h"
 
 namespace allocsim::campaign {
@@ -35,6 +38,27 @@ void write_checkpoint(const std::string& path, const CheckpointKind& kind, const
 
 void write_checkpoint(const std::string& path, const CheckpointKind& kind, const nlohmann::ordered_json& doc) {
   write_text(path, doc.dump(kind.indent) + "\n");
+}
+
+std::string checkpoint_overwrite_refusal(const std::string& path, const std::string& campaign) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return "";
+  const std::string own = fmt::format("allocsim/{}-checkpoint/v1", campaign);
+  std::string schema;
+  try {
+    const std::string text = support::read_text(path, kCheckpointRules);
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    if (doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()) schema = doc.at("schema");
+  } catch (const std::exception&) {  // unreadable, too large or not JSON: not a checkpoint
+  }
+  if (schema == own) return "";
+  const std::string prefix = "allocsim/", suffix = "-checkpoint/v1";
+  if (schema.starts_with(prefix) && schema.ends_with(suffix) && schema.size() > prefix.size() + suffix.size())
+    return fmt::format("holds a {} checkpoint ({}), which this {} would overwrite: give another name, or remove it",
+                       schema.substr(prefix.size(), schema.size() - prefix.size() - suffix.size()), schema, campaign);
+  return fmt::format(
+      "exists and is not a {} checkpoint, so this {} would overwrite it: give another name, or remove it", campaign,
+      campaign);
 }
 
 support::Json read_checkpoint(const std::string& path, const CheckpointKind& kind, const std::string& tool_version) {

@@ -58,6 +58,12 @@ Json new_checkpoint(const CheckpointKind& kind, const std::string& tool_version)
 void write_checkpoint(const std::string& path, const CheckpointKind& kind, const nlohmann::json& doc);
 void write_checkpoint(const std::string& path, const CheckpointKind& kind, const nlohmann::ordered_json& doc);
 
+/// Why a fresh `campaign` ("sweep", "swarm", "selfcheck") must not write its checkpoint to `path`: the file exists
+/// and is not a checkpoint of that campaign (another campaign's, whose progress the write would destroy, or any
+/// other file). "" when it may be written: absent, or the campaign's own checkpoint, which a fresh run starts over
+/// (--resume continues it). Reads at most kCheckpointRules' size; never throws.
+std::string checkpoint_overwrite_refusal(const std::string& path, const std::string& campaign);
+
 /// The checkpoint at `path`, checked as a checkpoint of `kind` written by allocsim `tool_version` (see above);
 /// in file order, for the campaign's support::JsonReader. Throws support::InputError.
 support::Json read_checkpoint(const std::string& path, const CheckpointKind& kind, const std::string& tool_version);

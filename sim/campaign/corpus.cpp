@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -130,12 +131,48 @@ bool installed_example(const std::string& scenario_path) {
   return fs::is_regular_file(fs::path(scenario_path).parent_path() / kInstalledMarker, ec);
 }
 
-std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants) {
+namespace {
+
+constexpr std::string_view kBoundMark = "~max-steps-";
+
+}  // namespace
+
+std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants,
+                       std::optional<uint64_t> step_bound) {
   std::sort(extra_mutants.begin(), extra_mutants.end());
   extra_mutants.erase(std::unique(extra_mutants.begin(), extra_mutants.end()), extra_mutants.end());
   std::string key = fs::path(scenario_path).stem().string();
   for (const auto& m : extra_mutants) key += "+" + m;
+  if (step_bound) key += fmt::format("{}{}", kBoundMark, *step_bound);
   return key;
+}
+
+std::string entry_key(const std::string& scenario_path, const std::vector<std::string>& extra_mutants,
+                      const std::string& invariant, std::optional<uint64_t> explicit_max_steps) {
+  // The engine's own violation (sim/engine_decide.cpp): the one whose existence depends on the bound.
+  return corpus_key(scenario_path, extra_mutants, invariant == "steps-bounded" ? explicit_max_steps : std::nullopt);
+}
+
+std::optional<KeyParts> parse_key(const std::string& key, const std::string& stem) {
+  if (!key.starts_with(stem)) return std::nullopt;
+  std::string_view rest = std::string_view(key).substr(stem.size());
+  KeyParts out;
+  if (const size_t at = rest.rfind(kBoundMark); at != std::string_view::npos) {
+    const std::string_view digits = rest.substr(at + kBoundMark.size());
+    uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+    out.step_bound = n;
+    rest = rest.substr(0, at);
+  }
+  while (!rest.empty()) {
+    if (rest.front() != '+') return std::nullopt;  // another scenario whose stem begins with this one's
+    rest.remove_prefix(1);
+    const size_t plus = std::min(rest.find('+'), rest.size());
+    out.mutants.emplace_back(rest.substr(0, plus));
+    rest.remove_prefix(plus);
+  }
+  return out;
 }
 
 std::optional<EntryName> parse_entry_name(const std::string& file_name) {
@@ -259,11 +296,13 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
 }
 
 std::vector<EntryReplay> replay_corpus(const System& system, const std::string& dir, const Subject& current,
-                                       const std::vector<std::string>& extra, const OrderReplay& order) {
+                                       const std::vector<std::string>& extra,
+                                       std::optional<uint64_t> explicit_max_steps, const OrderReplay& order) {
   const std::string key = corpus_key(current.path(), extra);
+  const std::string bounded = explicit_max_steps ? corpus_key(current.path(), extra, explicit_max_steps) : key;
   std::vector<EntryReplay> out;
   for (const std::string& path : list_entries(dir))
-    if (parse_entry_name(fs::path(path).filename().string())->key == key)
+    if (const std::string k = parse_entry_name(fs::path(path).filename().string())->key; k == key || k == bounded)
       out.push_back(replay_entry(system, path, current, extra, order));
   return out;
 }
@@ -363,7 +402,8 @@ void replay_sweep_corpus(const System& system, SweepResults& results, const std:
   for (size_t p = 0; p < results.plans.size(); ++p) {
     const ScenarioPlan& plan = results.plans[p];
     if (plan.scenario)
-      results.corpus[p] = replay_corpus(system, corpus_dir(plan.path, dir), *plan.scenario, results.config.mutants);
+      results.corpus[p] = replay_corpus(system, corpus_dir(plan.path, dir), *plan.scenario, results.config.mutants,
+                                        results.config.max_steps);
   }
 }
 

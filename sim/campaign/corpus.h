@@ -5,8 +5,11 @@
 //
 // Where: `.allocsim/corpus/` beside the scenario file (like `.hypothesis/`), or a folder the caller names.
 // Shapes: an entry is one file named
-//     STEM[+MUTANT...].DIGEST12.INVARIANT.HASH8.trace.json
-// STEM is the scenario file's stem, +MUTANT the extra mutants the run added (--mutant, sorted), DIGEST12 the
+//     STEM[+MUTANT...][~max-steps-N].DIGEST12.INVARIANT.HASH8.trace.json
+// STEM is the scenario file's stem, +MUTANT the extra mutants the run added (--mutant, sorted), ~max-steps-N
+// the step bound a steps-bounded violation was found under when the run gave one (--max-steps N: the
+// violation exists only under that bound, where any other violation reaches its step under every larger one,
+// so only runs with that bound replay it), DIGEST12 the
 // first 12 hex digits of the scenario file's digest, INVARIANT the violated invariant, HASH8 eight hex digits
 // of XXH3-64 over the invariant and the shrunk schedule. So two violations of one scenario are two entries
 // and the same violation found twice is one (the second store writes nothing). The folder listed in name
@@ -58,8 +61,23 @@ inline constexpr const char* kInstalledMarker = ".allocsim-installed";
 /// "Installing"); --corpus DIR still names one.
 bool installed_example(const std::string& scenario_path);
 
-/// The file-name key of a scenario and its extra mutants: "STEM" or "STEM+m1+m2" (mutants sorted).
-std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants);
+/// The file-name key of a scenario and its extra mutants: "STEM" or "STEM+m1+m2" (mutants sorted, each once),
+/// then "~max-steps-N" when `step_bound` is given (see the header).
+std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants,
+                       std::optional<uint64_t> step_bound = std::nullopt);
+
+/// The key a run stores violation `invariant` under: corpus_key with the run's explicit step bound
+/// (ExploreConfig::max_steps) for a steps-bounded violation, without it for any other.
+std::string entry_key(const std::string& scenario_path, const std::vector<std::string>& extra_mutants,
+                      const std::string& invariant, std::optional<uint64_t> explicit_max_steps);
+
+/// A key's parts after the scenario's stem: the extra mutants and the step bound. nullopt when `key` is not
+/// `stem`'s.
+struct KeyParts {
+  std::vector<std::string> mutants;
+  std::optional<uint64_t> step_bound;
+};
+std::optional<KeyParts> parse_key(const std::string& key, const std::string& stem);
 
 /// The parts of an entry's file name (see above); nullopt for a name that is not an entry's.
 struct EntryName {
@@ -126,9 +144,11 @@ using OrderReplay = std::function<std::optional<sim::ExecutionResult>(
 EntryReplay replay_entry(const System& system, const std::string& path, const Subject& current,
                          const std::vector<std::string>& extra_mutants, const OrderReplay& order = {});
 
-/// Replays every entry of `dir` whose key is corpus_key(current.path(), extra_mutants), in file-name order.
+/// Replays every entry of `dir` whose key is corpus_key(current.path(), extra_mutants), or, with an explicit
+/// step bound (`--max-steps`), that key with the bound, in file-name order.
 std::vector<EntryReplay> replay_corpus(const System& system, const std::string& dir, const Subject& current,
-                                       const std::vector<std::string>& extra_mutants, const OrderReplay& order = {});
+                                       const std::vector<std::string>& extra_mutants,
+                                       std::optional<uint64_t> explicit_max_steps, const OrderReplay& order = {});
 
 /// "3 corpus traces replayed: 1 still violates" (+ ", 1 re-found", ", 1 stale", ", 1 unreadable" when there are
 /// any; "still violates" counts the strict replays only).

@@ -337,6 +337,48 @@ TEST_CASE("checkpoints: each campaign refuses another campaign's checkpoint, nam
   }
 }
 
+TEST_CASE(
+    "checkpoints: a fresh campaign's --checkpoint never overwrites another campaign's checkpoint or any other "
+    "file",
+    "[checkpoint]") {
+  struct Case {
+    std::string command, campaign, fixture, other;
+  };
+  const std::string sweep = "sweep " + kDir + "claim.json --no-corpus --checkpoint ";
+  const std::string swarm = "swarm --seed 7 --scenarios 2 --per-scenario 10 --checkpoint ";
+  const std::string selfcheck = "selfcheck --seed 5 --scenarios 2 --per-scenario 5 --checkpoint ";
+  for (const Case& c : {Case{sweep, "sweep", "swarm.checkpoint.json", "swarm"},
+                        Case{swarm, "swarm", "sweep-dfs.checkpoint.json", "sweep"},
+                        Case{selfcheck, "selfcheck", "swarm.checkpoint.json", "swarm"}}) {
+    TempDir dir;
+    const std::string ck = copy_fixture(dir, c.fixture);
+    const std::string before = slurp(ck);
+    const std::string out = c.campaign == "swarm" ? " --out " + (dir / "out") : "";
+    const auto r = allocsim(c.command + ck + out);
+    INFO(r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("allocsim: --checkpoint " + ck + ": holds a " + c.other +
+                                       " checkpoint (allocsim/" + c.other + "-checkpoint/v1), which this " +
+                                       c.campaign + " would overwrite: give another name, or remove it"));
+    CHECK(slurp(ck) == before);
+    // Any other file is kept too.
+    const std::string notes = dir / "notes.txt";
+    cli_test::spit(notes, "not a checkpoint\n");
+    const auto n = allocsim(c.command + notes + out);
+    CHECK(n.code == 2);
+    CHECK_THAT(n.text,
+               Catch::Contains("--checkpoint " + notes + ": exists and is not a " + c.campaign + " checkpoint"));
+    CHECK(slurp(notes) == "not a checkpoint\n");
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  }
+  // The campaign's own checkpoint is started over by a fresh run (--resume continues it).
+  TempDir dir;
+  const std::string ck = dir / "sweep.json";
+  REQUIRE(allocsim(sweep + ck).code == 0);
+  CHECK(allocsim(sweep + ck).code == 0);
+  CHECK(read_json(ck)["schema"] == "allocsim/sweep-checkpoint/v1");
+}
+
 namespace {
 
 /// Each campaign resuming from `text` (written to a file in `dir`) exits 2 with "--resume: FILE: `message`"

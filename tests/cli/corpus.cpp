@@ -342,3 +342,31 @@ TEST_CASE("corpus: list of a scenario file with no corpus yet says the folder do
   fs::create_directories(dir.path / ".allocsim" / "corpus");
   CHECK(allocsim("corpus list " + file).text == "corpus " + corpus + ": 0 entries for stale-last-out\n");
 }
+
+TEST_CASE("corpus: a steps-bounded violation found under --max-steps is replayed only under that bound",
+          "[cli][corpus]") {
+  TempDir dir;
+  const std::string sc = copy_scenario(dir, "alloc-004-one-plan-two-claimants.json");
+  const std::string corpus = dir / ".allocsim/corpus";
+  // Three steps end no execution of this scenario: every one is steps-bounded.
+  const auto bounded = allocsim("run " + sc + " -n 5 --max-steps 3");
+  REQUIRE(bounded.code == 1);
+  const auto stored = files_in(corpus);
+  REQUIRE(stored.size() == 1);
+  CHECK_THAT(stored[0], Catch::StartsWith("alloc-004-one-plan-two-claimants~max-steps-3."));
+  CHECK_THAT(stored[0], Catch::Contains(".steps-bounded."));
+  // The scenario's own bound: the entry is not this run's, nothing is replayed, and the scenario passes.
+  const auto plain = allocsim("run " + sc + " -n 50");
+  CHECK(plain.code == 0);
+  CHECK(plain.text.find("corpus trace") == std::string::npos);
+  // Another bound is another run: not replayed either.
+  CHECK(allocsim("run " + sc + " -n 50 --max-steps 1000").text.find("corpus trace") == std::string::npos);
+  // The same bound replays it first.
+  const auto again = allocsim("run " + sc + " -n 1 --max-steps 3");
+  CHECK(again.code == 1);
+  CHECK_THAT(again.text, Catch::StartsWith("1 corpus trace replayed: 1 still violates"));
+  // `corpus list` of the scenario counts the entry as the scenario's.
+  const auto list = allocsim("corpus list " + sc);
+  CHECK(list.code == 0);
+  CHECK_THAT(list.text, Catch::Contains(stored[0]));
+}

@@ -131,6 +131,17 @@ TEST_CASE("a flag beside one it contradicts, or one it makes change nothing, is 
       {"trace order x.trace.json --full --budget 5", "--full and --budget contradict each other"},
   });
   CHECK_FALSE(std::filesystem::exists(corpus));
+  // A repeatable flag given one value twice, on every command that takes it.
+  check_refused({
+      {"run " + kFlagsScenario + " --mutant client-side-claim --mutant client-side-claim",
+       "--mutant client-side-claim: given twice (once is enough)"},
+      {"replay " + kFlagsScenario +
+           " --seed 1 --mutant stale-last-out --mutant client-side-claim --mutant stale-last-out",
+       "--mutant stale-last-out: given twice"},
+      {"swarm --out " + (tmp.path / "s").string() + " --until single-ownership --until single-ownership",
+       "--until single-ownership: given twice"},
+  });
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "s"));
   // The default of a flag is not a flag given: --no-shrink alone is taken.
   CHECK(allocsim("run " + kFlagsScenario + " -n 5 --no-shrink").code == 0);
 }

@@ -37,6 +37,9 @@ struct UsageError : std::runtime_error {
 /// S.json --trace-out S.json` would overwrite the scenario it reads; and one that another output flag checked
 /// before it names (checked_outputs()): `--trace-out F --perfetto F` would keep only the last file written.
 void check_output_dir(const char* flag, const std::string& path);
+/// check_output_dir for `--checkpoint PATH` of `campaign`, and a refusal when PATH holds anything but that
+/// campaign's own checkpoint (campaign::checkpoint_overwrite_refusal).
+void check_checkpoint_output(const std::string& path, const std::string& campaign);
 
 /// Refuses (UsageError naming `flag`) an output `path` right inside a swarm's `out` folder whose name is one the
 /// swarm gives a finding's files (INVARIANT-HASH8.json, .trace.json): the swarm learns those names only as it runs,

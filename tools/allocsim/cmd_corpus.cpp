@@ -58,8 +58,7 @@ Target resolve(const std::string& path) {
 
 bool belongs(const Target& t, const std::string& entry) {
   if (t.stem.empty()) return true;
-  const std::string key = campaign::parse_entry_name(fs::path(entry).filename().string())->key;
-  return key == t.stem || key.starts_with(t.stem + "+");
+  return campaign::parse_key(campaign::parse_entry_name(fs::path(entry).filename().string())->key, t.stem).has_value();
 }
 
 /// An entry's scenario file: beside the corpus folder (DIR/../../NAME) when it is there, else the path the
@@ -171,16 +170,10 @@ std::string prune_reason(const Target& target, const std::string& path) {
   const Now now = scenario_now(target.dir, t);
   if (now.state == "gone") return fmt::format("its scenario file {} is gone", t.scenario_path);
   if (now.state != "changed") return "";
-  // The extra mutants the entry was found with are the rest of its key after the scenario's stem.
+  // The extra mutants the entry was found with are in its key after the scenario's stem.
   const std::string key = campaign::parse_entry_name(fs::path(path).filename().string())->key;
-  const std::string stem = fs::path(now.file).stem().string();
-  std::vector<std::string> extra;
-  if (key.size() > stem.size() + 1 && key.starts_with(stem + "+"))
-    for (size_t from = stem.size() + 1; from <= key.size();) {
-      const size_t plus = std::min(key.find('+', from), key.size());
-      extra.push_back(key.substr(from, plus - from));
-      from = plus + 1;
-    }
+  const auto parts = campaign::parse_key(key, fs::path(now.file).stem().string());
+  const std::vector<std::string> extra = parts ? parts->mutants : std::vector<std::string>{};
   campaign::EntryReplay r;
   try {
     r = campaign::replay_entry(harness::backend_system(), path, *now.subject, extra);

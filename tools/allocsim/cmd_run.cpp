@@ -227,7 +227,7 @@ int cmd_run(int argc, char** argv) {
   // The regression corpus first (trace_cli.cpp): a stored violation that still breaks counts as found on
   // execution 0 and is judged with the exploration's own (only the verdict changes; counts print as explored).
   const campaign::SubjectPtr plain = harness::subject_of(sc);
-  const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, *plain);
+  const std::vector<campaign::EntryReplay> corpus = replay_corpus_first(c, cfg, *plain);
   campaign::RunReport rep = campaign::run(*harness::subject_of(sc), cfg, hooks);
   campaign::judge_with_corpus(corpus, *plain, rep);
   // Interrupted (sim/interrupt.h): report what ran and write the files below, but do not start a shrink the

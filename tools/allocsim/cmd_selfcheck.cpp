@@ -59,7 +59,7 @@ harness::SelfcheckOptions to_selfcheck_options(const FlagValues& v, const std::v
 /// Usage errors before any work (and before a checkpoint is read): the report's and checkpoint's folders.
 void check_selfcheck_outputs(const FlagValues& v) {
   check_output_dir("--report-json", v.value("report-json"));
-  check_output_dir("--checkpoint", v.value("checkpoint"));
+  check_checkpoint_output(v.value("checkpoint"), "selfcheck");
 }
 
 /// Creates --out (if given), once the checkpoint has been read: a refused one leaves no folder behind.

@@ -83,7 +83,7 @@ SwarmFiles check_swarm_outputs(const FlagValues& v) {
   check_output_dir("--report-json", f.report_json);  // before --out is created: a refused command writes nothing
   check_output_dir("--junit", f.junit);
   check_output_dir("--report-html", f.report_html);
-  check_output_dir("--checkpoint", v.value("checkpoint"));
+  check_checkpoint_output(v.value("checkpoint"), "swarm");
   if (v.cmd == Cmd::swarm) v.count("checkpoint-interval");  // read again by the run; refused here, before --out
   return f;
 }

@@ -123,7 +123,11 @@ int cmd_sweep(int argc, char** argv) {
   campaign::SweepConfig cfg = to_sweep_config(v);
   const SweepOutputs out = sweep_outputs(v);
   check_outputs(out);
-  check_output_dir("--checkpoint", cfg.checkpoint_path);
+  // --resume F writes to F too; it was read (and its schema checked) as a checkpoint first.
+  if (v.value("checkpoint").empty())
+    check_output_dir("--checkpoint", cfg.checkpoint_path);
+  else
+    check_checkpoint_output(cfg.checkpoint_path, "sweep");
   const bool tty = isatty(STDERR_FILENO);
   cfg.estimate_trees = tty;
   campaign::SweepProgress progress;

@@ -24,6 +24,7 @@
 #include "backend/model/mutants.h"
 #include "backend/scenario/op_syntax.h"
 #include "backend/world/dirty.h"
+#include "sim/campaign/checkpoint.h"
 #include "sim/campaign/sweep.h"
 #include "sim/campaign/trace_file.h"
 #include "sim/support/json_reader.h"
@@ -324,6 +325,13 @@ bool inside(const std::string& path, const std::string& folder) {
 }
 
 }  // namespace
+
+void check_checkpoint_output(const std::string& path, const std::string& campaign) {
+  check_output_dir("--checkpoint", path);
+  if (path.empty()) return;
+  if (const std::string why = campaign::checkpoint_overwrite_refusal(path, campaign); !why.empty())
+    throw UsageError(fmt::format("--checkpoint {}: {}", path, why));
+}
 
 void check_output_dir(const char* flag, const std::string& path) {
   if (path.empty()) return;

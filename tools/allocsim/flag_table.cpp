@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/campaign/swarm.h"
@@ -414,6 +415,12 @@ void check_flag_pairs(const FlagValues& v) {
     for (const char* other : row.conflicts)
       if (v.was_given(key_of(row.name)) && v.was_given(other))
         throw UsageError(fmt::format("--{} and --{} contradict each other: give one", key_of(row.name), other));
+  // A repeatable flag given the same value twice (`--mutant m --mutant m`) means it once: refused, so that the
+  // run's header, key and reports never list it twice.
+  for (const auto& [key, values] : v.list)
+    for (size_t i = 1; i < values.size(); ++i)
+      if (std::find(values.begin(), values.begin() + ptrdiff_t(i), values[i]) != values.begin() + ptrdiff_t(i))
+        throw UsageError(fmt::format("--{} {}: given twice (once is enough)", key, values[i]));
 }
 
 }  // namespace allocsim::cli

@@ -110,8 +110,9 @@ void declare_flags(boost::program_options::options_description& d, FlagValues& v
 /// Records in `v.given` every flag `vm` holds from the command line rather than by default.
 void note_given(const boost::program_options::variables_map& vm, FlagValues& v);
 
-/// Throws UsageError for a flag given without any of its row's `needs`, or beside one of its `conflicts`. Every
-/// command calls it once its own arguments are checked (a missing input is said first).
+/// Throws UsageError for a flag given without any of its row's `needs`, beside one of its `conflicts`, or (a
+/// repeatable flag) with one value twice. Every command calls it once its own arguments are checked (a missing
+/// input is said first).
 void check_flag_pairs(const FlagValues& v);
 
 }  // namespace allocsim::cli

@@ -70,8 +70,10 @@ void write_outputs(const campaign::Trace& t, const std::string& trace_path, cons
 
 namespace {
 
-/// Where the trace of `run` goes: --trace-out, else (a minimal trace) the corpus. Prints what it did.
-void store_trace(const Common& c, const campaign::Trace& t) {
+/// Where the trace of `run` goes: --trace-out, else (a minimal trace) the corpus, under the key of the run's
+/// extra mutants and, for a steps-bounded violation, its explicit --max-steps (campaign::entry_key). Prints
+/// what it did.
+void store_trace(const Common& c, const campaign::ExploreConfig& cfg, const campaign::Trace& t) {
   const TraceFlags& tf = c.trace;
   const char* label = tf.no_shrink ? "replay trace" : "replay minimal";
   if (tf.no_trace) {
@@ -91,7 +93,9 @@ void store_trace(const Common& c, const campaign::Trace& t) {
     const std::string dir = corpus_for(c);
     campaign::Stored s;
     try {
-      s = campaign::store_entry(dir, t, campaign::corpus_key(c.scenario, c.flags.mutants()));
+      s = campaign::store_entry(dir, t,
+                                campaign::entry_key(c.scenario, c.flags.mutants(), t.violation->invariant,
+                                                    cfg.max_steps));
     } catch (const campaign::CorpusError& e) {
       throw campaign::OutputError(e.what());
     }
@@ -158,7 +162,7 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
   t.max_steps = max_steps;
   if (shown) *shown = t;
   try {
-    store_trace(c, t);
+    store_trace(c, cfg, t);
   } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
@@ -174,12 +178,13 @@ std::string corpus_for(const Common& c) {
   return campaign::corpus_dir(c.scenario, c.trace.corpus);
 }
 
-std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain) {
+std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::ExploreConfig& cfg,
+                                                       const campaign::Subject& plain) {
   const std::string dir = corpus_for(c);
   if (dir.empty()) return {};
   std::vector<campaign::EntryReplay> out;
   try {
-    out = campaign::replay_corpus(harness::backend_system(), dir, plain, c.flags.mutants());
+    out = campaign::replay_corpus(harness::backend_system(), dir, plain, c.flags.mutants(), cfg.max_steps);
   } catch (const campaign::CorpusError& e) {
     throw UsageError(fmt::format("--corpus: {}", e.what()));
   }

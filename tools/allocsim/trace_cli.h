@@ -62,7 +62,8 @@ std::string corpus_for(const Common& c);
 /// `run`: replays the scenario's corpus entries (none with --no-corpus) before exploring, prints them (nothing
 /// when there are none) and returns them. `plain` is the scenario as loaded (the run's --mutant flags are
 /// added to it).
-std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::Subject& plain);
+std::vector<campaign::EntryReplay> replay_corpus_first(const Common& c, const campaign::ExploreConfig& cfg,
+                                                       const campaign::Subject& plain);
 
 /// `allocsim replay TRACE.json`: exit 1 when the violation reproduces, 0 when the trace had none and none
 /// happened, 4 on divergence (printing the first differing step), 2 for an unreadable trace.
