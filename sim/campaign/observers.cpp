@@ -8,8 +8,9 @@
 
 namespace allocsim::campaign {
 
-ExecutionObservers::ExecutionObservers(const Subject& subject, const sim::WorldFactory& make_world, Options options)
-    : make_world_(make_world), options_(options), tally_(subject.tally()) {
+ExecutionObservers::ExecutionObservers(std::unique_ptr<Tally> tally, const sim::WorldFactory& make_world,
+                                       Options options)
+    : make_world_(make_world), options_(options), tally_(std::move(tally)) {
   if (options_.recheck)
     recheck_engine_ = std::make_unique<sim::Engine>(sim::EngineOptions{.max_steps = options_.max_steps});
 }

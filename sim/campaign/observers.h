@@ -1,9 +1,10 @@
-// The one list of what a campaign observes beside each execution (docs/DESIGN.md §7): `run` (and swarm,
+// The one list of what a campaign observes beside each execution (docs/DESIGN.md §3 "Fingerprints" for the
+// recheck, §7 for the reports that read the rest): `run` (and swarm,
 // which runs each generated scenario through it) and every sweep work unit build one ExecutionObservers and
 // hand it each finished execution, so a count or a check added here reaches every command at once.
 //
 // What it keeps, in the order observe() feeds them:
-//   1. the subject's Tally: op outcomes, barrier fires, the system's own counters;
+//   1. the subject's Tally (Subject::tally): op outcomes, barrier fires, the system's own counters;
 //   2. order constraints: per constraint, whether an execution took its Y step (RunReport::order_inert);
 //   3. distinct Mazurkiewicz traces (exhaustive strategies only: a fingerprint of the footprints);
 //   4. switch-pair and fault coverage (sim/coverage.h);
@@ -45,7 +46,7 @@ class ExecutionObservers {
     uint64_t max_steps = 0;  // the recheck engine's step bound: the same as the exploring engine's
   };
 
-  ExecutionObservers(const Subject& subject, const sim::WorldFactory& make_world, Options options);
+  ExecutionObservers(std::unique_ptr<Tally> tally, const sim::WorldFactory& make_world, Options options);
 
   /// Feeds one finished execution (`index` and `seed` as sim::explore passed them).
   void observe(uint64_t index, uint64_t seed, const sim::World& world, const sim::ExecutionResult& result);

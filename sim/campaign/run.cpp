@@ -59,23 +59,25 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
   RunReport r;
   r.notes = compiled->notes();
   r.reduction = resolved.reduction;
-  ExecutionObservers seen(sc, make_world,
-                          {.traces = caps.exhaustive, .recheck = config.check_determinism, .max_steps = max_steps});
+  ExecutionObservers observers(sc.tally(), make_world,
+                               {.traces = caps.exhaustive,
+                                .recheck = config.check_determinism,
+                                .max_steps = max_steps});
   sim::ExploreOptions opt{.seed = config.seed,
                           .executions = config.executions,
                           .stop_at_first_violation = config.stop_at_first_violation};
   uint64_t violating = 0;
   const auto observe = [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-    seen.observe(index, seed, w, res);
+    observers.observe(index, seed, w, res);
     violating += res.violation.has_value();
     if (hooks.on_fingerprint) hooks.on_fingerprint(index, seed, res.fingerprint());
     if (hooks.on_execution) hooks.on_execution(index, w, res);
     if (hooks.progress) hooks.progress(index + 1, violating);
   };
   r.summary = sim::explore(engine, make_world, *strategy, opt, observe);
-  r.order_inert = seen.order_inert();
+  r.order_inert = observers.order_inert();
   std::map<std::string, uint64_t> hits;
-  seen.drain(r.outcomes, hits, r.counters, r.pairs, r.faults);
+  observers.drain(r.outcomes, hits, r.counters, r.pairs, r.faults);
   for (const std::string& b : sc.barriers())
     if (hits.count(b)) r.reached.push_back(b);
   r.exhausted = strategy->exhausted();
@@ -83,13 +85,13 @@ RunReport run(const Subject& sc, const ExploreConfig& config, const RunHooks& ho
     r.states = cache->stats();
   }
   if (caps.exhaustive) {
-    r.distinct_traces = seen.traces().distinct();
-    r.distinct_traces_sample_level = seen.traces().level();
+    r.distinct_traces = observers.traces().distinct();
+    r.distinct_traces_sample_level = observers.traces().level();
   }
-  r.pair_coverage = seen.pair_coverage().pairs();
-  r.rechecked_executions = seen.rechecked();
-  r.divergent_executions = seen.divergent();
-  r.divergence = seen.first_divergence();
+  r.pair_coverage = observers.pair_coverage().pairs();
+  r.rechecked_executions = observers.rechecked();
+  r.divergent_executions = observers.divergent();
+  r.divergence = observers.first_divergence();
   if (caps.calibrated) r.pct = pct_section(pct_steps, actors, config.pct_depth, r.summary.executions);
   sc.judge(r);
   return r;

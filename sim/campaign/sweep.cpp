@@ -229,7 +229,8 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const sim::WorldFactory make_world = [&] { return compiled->make_world(); };
   const uint64_t max_steps = sc.max_steps(cfg.max_steps);
   sim::Engine engine(sim::EngineOptions{.max_steps = max_steps, .record_footprints = tree});
-  ExecutionObservers seen(sc, make_world, {.traces = tree, .recheck = cfg.check_determinism, .max_steps = max_steps});
+  ExecutionObservers observers(sc.tally(), make_world,
+                               {.traces = tree, .recheck = cfg.check_determinism, .max_steps = max_steps});
   std::unique_ptr<sim::Strategy> strategy = unit_strategy(plan, u, cfg);
 
   UnitResult r;
@@ -253,11 +254,11 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   // Brings `r` up to date (the outcomes, the traces and the coverage) before it is saved or returned.
   const uint64_t rechecked_before = r.rechecked, divergent_before = r.divergent;  // a resumed unit's
   const auto flush = [&] {
-    seen.drain(r.outcomes, r.barrier_hits, r.counters, r.pairs, r.faults);
-    r.traces.merge(seen.traces());
-    r.rechecked = rechecked_before + seen.rechecked();
-    r.divergent = divergent_before + seen.divergent();
-    if (const auto& d = seen.first_divergence(); d && !r.first_divergence)
+    observers.drain(r.outcomes, r.barrier_hits, r.counters, r.pairs, r.faults);
+    r.traces.merge(observers.traces());
+    r.rechecked = rechecked_before + observers.rechecked();
+    r.divergent = divergent_before + observers.divergent();
+    if (const auto& d = observers.first_divergence(); d && !r.first_divergence)
       r.first_divergence = UnitDivergence{u, d->index, caps.seeded ? d->seed : 0, d->where.to_string()};
   };
   sim::ExploreOptions opt{.seed = cfg.seed};
@@ -281,7 +282,7 @@ UnitResult run_unit(const ScenarioPlan& plan, uint64_t u, const SweepConfig& cfg
   const sim::ExploreSummary sum =
       sim::explore(engine, make_world, *strategy, opt,
                    [&](uint64_t index, uint64_t seed, sim::World& w, const sim::ExecutionResult& res) {
-                     seen.observe(index, seed, w, res);
+                     observers.observe(index, seed, w, res);
                      observe_execution(res, u, index, caps.seeded ? seed : 0, r);
                      if (hooks.progress) {
                        hooks.progress->executions.fetch_add(1, std::memory_order_relaxed);
