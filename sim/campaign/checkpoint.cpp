@@ -42,7 +42,10 @@ void write_checkpoint(const std::string& path, const CheckpointKind& kind, const
 
 std::string checkpoint_overwrite_refusal(const std::string& path, const std::string& campaign) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return "";
+  // Absent, or empty (as `mktemp` leaves it): nothing to lose.
+  if (!std::filesystem::exists(path, ec) ||
+      (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec))
+    return "";
   const std::string own = fmt::format("allocsim/{}-checkpoint/v1", campaign);
   std::string schema;
   try {

@@ -60,7 +60,7 @@ void write_checkpoint(const std::string& path, const CheckpointKind& kind, const
 
 /// Why a fresh `campaign` ("sweep", "swarm", "selfcheck") must not write its checkpoint to `path`: the file exists
 /// and is not a checkpoint of that campaign (another campaign's, whose progress the write would destroy, or any
-/// other file). "" when it may be written: absent, or the campaign's own checkpoint, which a fresh run starts over
+/// other file). "" when it may be written: absent, empty, or the campaign's own checkpoint, which a fresh run starts over
 /// (--resume continues it). Reads at most kCheckpointRules' size; never throws.
 std::string checkpoint_overwrite_refusal(const std::string& path, const std::string& campaign);
 

@@ -147,10 +147,21 @@ std::string corpus_key(const std::string& scenario_path, std::vector<std::string
   return key;
 }
 
+namespace {
+
+/// The engine's own violation (sim/engine_decide.cpp): the one whose existence depends on the step bound.
+bool bound_decides(std::string_view invariant) { return invariant == "steps-bounded"; }
+
+}  // namespace
+
+std::optional<uint64_t> foreign_bound(const Subject& subject, std::optional<uint64_t> flag) {
+  if (!flag || subject.max_steps(flag) == subject.max_steps(std::nullopt)) return std::nullopt;
+  return flag;
+}
+
 std::string entry_key(const std::string& scenario_path, const std::vector<std::string>& extra_mutants,
-                      const std::string& invariant, std::optional<uint64_t> explicit_max_steps) {
-  // The engine's own violation (sim/engine_decide.cpp): the one whose existence depends on the bound.
-  return corpus_key(scenario_path, extra_mutants, invariant == "steps-bounded" ? explicit_max_steps : std::nullopt);
+                      const std::string& invariant, std::optional<uint64_t> bound) {
+  return corpus_key(scenario_path, extra_mutants, bound_decides(invariant) ? bound : std::nullopt);
 }
 
 std::optional<KeyParts> parse_key(const std::string& key, const std::string& stem) {
@@ -161,7 +172,9 @@ std::optional<KeyParts> parse_key(const std::string& key, const std::string& ste
     const std::string_view digits = rest.substr(at + kBoundMark.size());
     uint64_t n = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty() ||
+        (digits.size() > 1 && digits.front() == '0'))  // as corpus_key writes it: no sign, no leading zero
+      return std::nullopt;
     out.step_bound = n;
     rest = rest.substr(0, at);
   }
@@ -169,6 +182,7 @@ std::optional<KeyParts> parse_key(const std::string& key, const std::string& ste
     if (rest.front() != '+') return std::nullopt;  // another scenario whose stem begins with this one's
     rest.remove_prefix(1);
     const size_t plus = std::min(rest.find('+'), rest.size());
+    if (plus == 0) return std::nullopt;  // an empty mutant name: corpus_key writes none
     out.mutants.emplace_back(rest.substr(0, plus));
     rest.remove_prefix(plus);
   }
@@ -298,12 +312,27 @@ EntryReplay replay_entry(const System& system, const std::string& path, const Su
 std::vector<EntryReplay> replay_corpus(const System& system, const std::string& dir, const Subject& current,
                                        const std::vector<std::string>& extra,
                                        std::optional<uint64_t> explicit_max_steps, const OrderReplay& order) {
+  const std::optional<uint64_t> bound = foreign_bound(current, explicit_max_steps);
   const std::string key = corpus_key(current.path(), extra);
-  const std::string bounded = explicit_max_steps ? corpus_key(current.path(), extra, explicit_max_steps) : key;
+  const std::string bounded = corpus_key(current.path(), extra, bound);
+  const uint64_t run_bound = current.max_steps(explicit_max_steps);
+  // A steps-bounded entry recorded under another bound than this run's is not this run's, whatever its key
+  // says (an entry an earlier version stored under the plain key); one that cannot be read is replayed, to be
+  // reported unreadable.
+  const auto recorded_under_another_bound = [&](const std::string& path) {
+    try {
+      return load_trace(system, path).max_steps != run_bound;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
   std::vector<EntryReplay> out;
-  for (const std::string& path : list_entries(dir))
-    if (const std::string k = parse_entry_name(fs::path(path).filename().string())->key; k == key || k == bounded)
-      out.push_back(replay_entry(system, path, current, extra, order));
+  for (const std::string& path : list_entries(dir)) {
+    const EntryName n = *parse_entry_name(fs::path(path).filename().string());
+    if (n.key != (bound_decides(n.invariant) ? bounded : key)) continue;
+    if (bound_decides(n.invariant) && recorded_under_another_bound(path)) continue;
+    out.push_back(replay_entry(system, path, current, extra, order));
+  }
   return out;
 }
 

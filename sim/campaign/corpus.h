@@ -7,15 +7,18 @@
 // Shapes: an entry is one file named
 //     STEM[+MUTANT...][~max-steps-N].DIGEST12.INVARIANT.HASH8.trace.json
 // STEM is the scenario file's stem, +MUTANT the extra mutants the run added (--mutant, sorted), ~max-steps-N
-// the step bound a steps-bounded violation was found under when the run gave one (--max-steps N: the
-// violation exists only under that bound, where any other violation reaches its step under every larger one,
-// so only runs with that bound replay it), DIGEST12 the
+// the step bound a steps-bounded violation was found under when the run gave one other than the scenario's
+// own (--max-steps N), DIGEST12 the
 // first 12 hex digits of the scenario file's digest, INVARIANT the violated invariant, HASH8 eight hex digits
 // of XXH3-64 over the invariant and the shrunk schedule. So two violations of one scenario are two entries
 // and the same violation found twice is one (the second store writes nothing). The folder listed in name
 // order is the corpus: there is no index.
 // Identity: within one folder a scenario is known by its file name (the stem) and the extra mutants; the
 // scenario's content by its digest (Subject::digest()). Generic: no backend type appears here.
+// Step bounds: a steps-bounded violation exists only under the bound it was found under, where any other
+// violation reaches its step under every larger bound too. So a run replays a steps-bounded entry only under
+// its bound: a run under its scenario's own bound the entries without ~max-steps, a run under --max-steps N
+// (not the scenario's own) those with ~max-steps-N; other entries every run of the scenario and mutants.
 // Replay: an entry whose digest is the scenario's current one is replayed strictly (replay_trace: the
 // embedded scenario, step for step). An entry whose scenario changed (or whose strict replay diverges: the
 // program changed) is re-run against the scenario as it is now: from its `order` block when it has one (the
@@ -66,10 +69,14 @@ bool installed_example(const std::string& scenario_path);
 std::string corpus_key(const std::string& scenario_path, std::vector<std::string> extra_mutants,
                        std::optional<uint64_t> step_bound = std::nullopt);
 
-/// The key a run stores violation `invariant` under: corpus_key with the run's explicit step bound
-/// (ExploreConfig::max_steps) for a steps-bounded violation, without it for any other.
+/// The step bound of a run of `subject` under --max-steps `flag` when it is not the scenario's own (see the
+/// header), else nullopt.
+std::optional<uint64_t> foreign_bound(const Subject& subject, std::optional<uint64_t> flag);
+
+/// The key a run stores violation `invariant` under: corpus_key with `bound` (foreign_bound) for a
+/// steps-bounded violation, without it for any other.
 std::string entry_key(const std::string& scenario_path, const std::vector<std::string>& extra_mutants,
-                      const std::string& invariant, std::optional<uint64_t> explicit_max_steps);
+                      const std::string& invariant, std::optional<uint64_t> bound);
 
 /// A key's parts after the scenario's stem: the extra mutants and the step bound. nullopt when `key` is not
 /// `stem`'s.
@@ -144,8 +151,9 @@ using OrderReplay = std::function<std::optional<sim::ExecutionResult>(
 EntryReplay replay_entry(const System& system, const std::string& path, const Subject& current,
                          const std::vector<std::string>& extra_mutants, const OrderReplay& order = {});
 
-/// Replays every entry of `dir` whose key is corpus_key(current.path(), extra_mutants), or, with an explicit
-/// step bound (`--max-steps`), that key with the bound, in file-name order.
+/// Replays, in file-name order, the entries of `dir` a run of `current` with `extra_mutants` under --max-steps
+/// `explicit_max_steps` replays (see the header): those whose key is corpus_key(current.path(), extra_mutants),
+/// with the run's foreign bound for steps-bounded ones.
 std::vector<EntryReplay> replay_corpus(const System& system, const std::string& dir, const Subject& current,
                                        const std::vector<std::string>& extra_mutants,
                                        std::optional<uint64_t> explicit_max_steps, const OrderReplay& order = {});

@@ -95,6 +95,14 @@ struct SweepConfig : campaign::ExploreConfig {
 /// The config fields that define the results (ExploreConfig::to_json()): what merge and resume compare.
 nlohmann::json config_json(const SweepConfig& config);
 
+/// Where two config_json() documents differ, for a message that names it: the first member in key order whose
+/// values differ ("absent" for a member only the other has), with both values as JSON text; key "" and the
+/// whole documents when either is not an object. REQUIRES: a != b.
+struct ConfigDifference {
+  std::string key, a, b;
+};
+ConfigDifference config_difference(const nlohmann::json& a, const nlohmann::json& b);
+
 /// The first violating execution of a unit (or of a scenario, after combining).
 struct FirstViolation {
   uint64_t unit = 0;       // the unit it came from (scenario-local index)

@@ -71,9 +71,11 @@ ResumeState read_resume_state(const std::string& path, const SweepConfig& config
   const support::Json doc = read_checkpoint(path, kSweepCheckpoint, config.tool_version);
   const support::JsonReader rd(path);
   const nlohmann::json written(rd.require(doc, "", "config")), expected = config_json(config);
-  if (written != expected)
-    rd.fail("/config",
-            fmt::format("written by a sweep with other flags ({}), this one has {}", written.dump(), expected.dump()));
+  if (written != expected) {
+    const ConfigDifference d = config_difference(written, expected);
+    rd.fail("/config" + (d.key.empty() ? "" : "/" + d.key),
+            fmt::format("written by a sweep with other flags ({} there, {} in this one)", d.a, d.b));
+  }
   const std::string shard = rd.string_value(rd.require(doc, "", "shard"), "/shard");
   if (shard != shard_text(config))
     rd.fail("/shard", fmt::format("written by shard {}, this is shard {}", shard, shard_text(config)));

@@ -220,10 +220,15 @@ uint32_t check_shards(const Reports& reports) {
                    "not a shard report: only a sweep with --shard K/N and N > 1 writes one (a sweep without "
                    "--shard, or with --shard 1/1, is already the whole report; there is nothing to merge)");
       for (const char* key : {"tool_version", "config", "errors"})
-        if (j.at(key) != first.at(key))
-          throw fail(name, std::string("/") + key,
-                     fmt::format("differs from {} ({} vs {}): the reports come from different sweeps", first_name,
-                                 j.at(key).dump(), first.at(key).dump()));
+        if (j.at(key) != first.at(key)) {
+          // The config names its first differing flag (both values); the others are small.
+          const ConfigDifference d = std::string_view(key) == "config"
+                                         ? config_difference(j.at(key), first.at(key))
+                                         : ConfigDifference{"", j.at(key).dump(), first.at(key).dump()};
+          throw fail(name, std::string("/") + key + (d.key.empty() ? "" : "/" + d.key),
+                     fmt::format("differs from {} ({} vs {}): the reports come from different sweeps", first_name, d.a,
+                                 d.b));
+        }
       const std::string shard = j["shards"]["shard"].get<std::string>();
       unsigned k = 0, of = 0;
       if (std::sscanf(shard.c_str(), "%u/%u", &k, &of) != 2 || k < 1 || k > of)

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "sim/campaign/sweep.h"
 #include "sim/schedule.h"
@@ -9,6 +10,19 @@
 namespace allocsim::campaign {
 
 nlohmann::json config_json(const SweepConfig& c) { return c.to_json(); }
+
+ConfigDifference config_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_object() || !b.is_object()) return {"", a.dump(), b.dump()};
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  const auto text = [](const nlohmann::json& j, const std::string& k) {
+    return j.contains(k) ? j.at(k).dump() : std::string("absent");
+  };
+  for (const std::string& k : keys)
+    if (!a.contains(k) || !b.contains(k) || a.at(k) != b.at(k)) return {k, text(a, k), text(b, k)};
+  return {"", a.dump(), b.dump()};
+}
 
 void combine(UnitResult& a, const UnitResult& b) {
   a.executions += b.executions;

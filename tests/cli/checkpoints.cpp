@@ -371,10 +371,13 @@ TEST_CASE(
     CHECK(slurp(notes) == "not a checkpoint\n");
     CHECK_FALSE(std::filesystem::exists(dir / "out"));
   }
-  // The campaign's own checkpoint is started over by a fresh run (--resume continues it).
+  // The campaign's own checkpoint is started over by a fresh run (--resume continues it), and an empty file (as
+  // `mktemp` leaves it) is taken.
   TempDir dir;
   const std::string ck = dir / "sweep.json";
+  cli_test::spit(ck, "");
   REQUIRE(allocsim(sweep + ck).code == 0);
+  CHECK(read_json(ck)["schema"] == "allocsim/sweep-checkpoint/v1");
   CHECK(allocsim(sweep + ck).code == 0);
   CHECK(read_json(ck)["schema"] == "allocsim/sweep-checkpoint/v1");
 }

@@ -370,3 +370,28 @@ TEST_CASE("corpus: a steps-bounded violation found under --max-steps is replayed
   CHECK(list.code == 0);
   CHECK_THAT(list.text, Catch::Contains(stored[0]));
 }
+
+TEST_CASE("corpus: a steps-bounded violation found under the scenario's own max_steps is replayed only under it",
+          "[cli][corpus]") {
+  TempDir dir;
+  const std::string sc = dir / "tight.json";
+  nlohmann::json doc = nlohmann::json::parse(
+      slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/scenarios/alloc-004-one-plan-two-claimants.json"));
+  doc["max_steps"] = 3;
+  spit(sc, doc.dump(2));
+  const std::string corpus = dir / ".allocsim/corpus";
+  REQUIRE(allocsim("run " + sc + " -n 5").code == 1);
+  const auto stored = files_in(corpus);
+  REQUIRE(stored.size() == 1);
+  CHECK_THAT(stored[0], Catch::StartsWith("tight.") && Catch::Contains(".steps-bounded."));  // the plain key
+  // Under the scenario's bound it is replayed; --max-steps 3 is that bound too.
+  CHECK_THAT(allocsim("run " + sc + " -n 1").text, Catch::StartsWith("1 corpus trace replayed: 1 still violates"));
+  CHECK_THAT(allocsim("run " + sc + " -n 1 --max-steps 3").text, Catch::StartsWith("1 corpus trace replayed"));
+  // Under a larger bound the executions end: the entry is not replayed, and the scenario passes.
+  const auto larger = allocsim("run " + sc + " -n 50 --max-steps 10000");
+  CHECK(larger.code == 0);
+  CHECK(larger.text.find("corpus trace") == std::string::npos);
+  const auto sweep = allocsim("sweep " + sc + " --max-steps 10000");
+  CHECK(sweep.code == 0);
+  CHECK(sweep.text.find("corpus trace") == std::string::npos);
+}

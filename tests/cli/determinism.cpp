@@ -148,5 +148,13 @@ TEST_CASE("determinism: sweep --check-determinism re-runs every execution, repor
   REQUIRE(allocsim("sweep " + file + " --shard 2/2 --report-json " + b2).code == 0);
   const Result mixed = allocsim("merge " + a1 + " " + b2);
   CHECK(mixed.code == 2);
-  CHECK_THAT(mixed.text, Catch::Contains("/config") && Catch::Contains("different sweeps"));
+  CHECK_THAT(mixed.text, Catch::Contains(b2 + ": /config/check_determinism: differs from " + a1 +
+                                         " (absent vs true): the reports come from different sweeps"));
+  // A checkpoint of a rechecked sweep resumes only a rechecked sweep, and says which flag differs.
+  const std::string ck = (s.path / "ck.json").string();
+  REQUIRE(allocsim("sweep " + file + " --check-determinism --checkpoint " + ck).code == 0);
+  const Result resumed = allocsim("sweep " + file + " --resume " + ck);
+  CHECK(resumed.code == 2);
+  CHECK_THAT(resumed.text, Catch::Contains(ck + ": /config/check_determinism: written by a sweep with other flags "
+                                                "(true there, absent in this one)"));
 }

@@ -31,4 +31,13 @@ TEST_CASE("corpus key: parse_key gives back the mutants and the bound, and refus
   CHECK_FALSE(parse_key("a~max-steps-x", "a"));  // not a number
   CHECK_FALSE(parse_key("a~max-steps-", "a"));   // no number
   CHECK_FALSE(parse_key("b+m1", "a"));
+  CHECK_FALSE(parse_key("a+", "a"));  // an empty mutant name
+  CHECK_FALSE(parse_key("a++m1", "a"));
+  CHECK_FALSE(parse_key("a+~max-steps-3", "a"));
+  CHECK_FALSE(parse_key("a~max-steps-03", "a"));                    // not as corpus_key writes 3
+  CHECK_FALSE(parse_key("a~max-steps-99999999999999999999", "a"));  // past 64 bits
+  const auto both = parse_key("a+m1~max-steps-7", "a");
+  REQUIRE(both);
+  CHECK(both->mutants == std::vector<std::string>{"m1"});
+  CHECK(both->step_bound == 7u);
 }

@@ -123,7 +123,7 @@ int cmd_sweep(int argc, char** argv) {
   campaign::SweepConfig cfg = to_sweep_config(v);
   const SweepOutputs out = sweep_outputs(v);
   check_outputs(out);
-  // --resume F writes to F too; it was read (and its schema checked) as a checkpoint first.
+  // --resume F writes to F too; run_sweep reads it (and checks its schema) as a checkpoint before anything runs.
   if (v.value("checkpoint").empty())
     check_output_dir("--checkpoint", cfg.checkpoint_path);
   else

@@ -1,7 +1,8 @@
 // allocsim: the command line (docs/DESIGN.md §7). Dispatches to one file per command.
 //
 // Exit codes: run: 0 when the scenario met its expectation, 1 when not. replay: 1 when the execution
-// violates an invariant, 0 when not. All: 2 usage or input error, 3 internal error, 4 replay diverged.
+// violates an invariant, 0 when not. All: 2 usage or input error, 3 internal error, 4 replay diverged (run, sweep:
+// --check-determinism found an execution that ran differently the second time).
 // Interrupted by SIGINT or SIGTERM (sim/interrupt.h): the command stops at its next execution boundary,
 // reports what ran, writes its pending files and exits 128 + the signal (130, 143).
 #include <algorithm>
@@ -48,8 +49,9 @@ findings, selfcheck, list) for its options.
 
 exit codes: 0 ok / expectation met; 1 expectation not met (run, sweep, merge), a finding (swarm), a
             contradiction (selfcheck) or a violation (replay, shrink: the minimal trace still violates); 2 usage
-            or input error; 3 internal error; 4 replay diverged; 130 / 143 interrupted by SIGINT / SIGTERM (run,
-            sweep: the summary so far is printed and pending files are written).
+            or input error; 3 internal error; 4 replay diverged (run, sweep: --check-determinism found a
+            difference); 130 / 143 interrupted by SIGINT / SIGTERM (run, sweep: the summary so far is printed and
+            pending files are written).
 )";
 
 /// The commands: what the user types, what runs it, and whether a SIGINT/SIGTERM stops it at an execution

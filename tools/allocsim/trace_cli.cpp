@@ -71,9 +71,10 @@ void write_outputs(const campaign::Trace& t, const std::string& trace_path, cons
 namespace {
 
 /// Where the trace of `run` goes: --trace-out, else (a minimal trace) the corpus, under the key of the run's
-/// extra mutants and, for a steps-bounded violation, its explicit --max-steps (campaign::entry_key). Prints
-/// what it did.
-void store_trace(const Common& c, const campaign::ExploreConfig& cfg, const campaign::Trace& t) {
+/// extra mutants and, for a steps-bounded violation, its --max-steps when that is not the scenario's own
+/// (campaign::entry_key, foreign_bound). Prints what it did.
+void store_trace(const Common& c, const campaign::Subject& full, const campaign::ExploreConfig& cfg,
+                 const campaign::Trace& t) {
   const TraceFlags& tf = c.trace;
   const char* label = tf.no_shrink ? "replay trace" : "replay minimal";
   if (tf.no_trace) {
@@ -95,7 +96,7 @@ void store_trace(const Common& c, const campaign::ExploreConfig& cfg, const camp
     try {
       s = campaign::store_entry(dir, t,
                                 campaign::entry_key(c.scenario, c.flags.mutants(), t.violation->invariant,
-                                                    cfg.max_steps));
+                                                    campaign::foreign_bound(full, cfg.max_steps)));
     } catch (const campaign::CorpusError& e) {
       throw campaign::OutputError(e.what());
     }
@@ -162,7 +163,7 @@ int report_finding(const Common& c, const campaign::ExploreConfig& cfg, const ha
   t.max_steps = max_steps;
   if (shown) *shown = t;
   try {
-    store_trace(c, cfg, t);
+    store_trace(c, *full, cfg, t);
   } catch (const campaign::OutputError& e) {
     std::cerr << "allocsim: " << e.what() << "\n";
     return kExitUsage;
