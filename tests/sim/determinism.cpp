@@ -18,18 +18,6 @@ std::unique_ptr<World> two_steppers() {
   return w;
 }
 
-/// Nondeterministic on purpose: the third call's detail depends on how many worlds were built before.
-int g_built = 0;
-std::unique_ptr<World> leaky() {
-  auto w = std::make_unique<TestWorld>();
-  const int generation = ++g_built;
-  w->actors = {stepper("a", 2), {"b", [generation](TestWorld&, ActorContext& ctx) {
-                                   ctx.point(PointKind::Call, "call", "0");
-                                   ctx.point(PointKind::Call, "call", std::to_string(generation));
-                                 }}};
-  return w;
-}
-
 ExecutionResult run_once(Engine& engine, const WorldFactory& make, uint64_t seed) {
   RandomStrategy random;
   random.begin_execution(seed);
@@ -50,8 +38,8 @@ TEST_CASE("recheck: a deterministic world re-runs identically from its schedule"
 
 TEST_CASE("recheck: state leaking between executions is found at its first differing step", "[sim][determinism]") {
   Engine engine;
-  const ExecutionResult first = run_once(engine, leaky, 3);
-  const auto d = recheck_execution(engine, leaky, first);
+  const ExecutionResult first = run_once(engine, leaking_world, 3);
+  const auto d = recheck_execution(engine, leaking_world, first);
   REQUIRE(d.has_value());
   // b's second call carries the world's generation; it is b's second step in the schedule.
   size_t expected = 0, b_steps = 0;

@@ -32,18 +32,6 @@ std::unique_ptr<World> steady_world() {
   return w;
 }
 
-/// Nondeterministic on purpose: b's second call carries how many worlds this factory built before.
-int g_observed_built = 0;
-std::unique_ptr<World> leaking_world() {
-  auto w = std::make_unique<TestWorld>();
-  const int generation = ++g_observed_built;
-  w->actors = {stepper("a", 2), {"b", [generation](TestWorld&, ActorContext& ctx) {
-                                   ctx.point(PointKind::Call, "call", "0");
-                                   ctx.point(PointKind::Call, "call", std::to_string(generation));
-                                 }}};
-  return w;
-}
-
 /// Runs `executions` random executions of `make` (seed 11) through one ExecutionObservers.
 struct Observed {
   uint64_t executions = 0, rechecked = 0, divergent = 0;

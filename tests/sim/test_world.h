@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,20 @@ inline TestWorld::Actor stepper(std::string name, int calls) {
               w.log.push_back(name + std::to_string(i));
             }
           }};
+}
+
+/// A world that is nondeterministic on purpose (for the determinism recheck): actor a makes two calls; actor b
+/// makes two, and its second carries how many worlds this factory built before, so a world built later runs
+/// differently from the same schedule.
+inline std::unique_ptr<World> leaking_world() {
+  static int built = 0;
+  auto w = std::make_unique<TestWorld>();
+  const int generation = ++built;
+  w->actors = {stepper("a", 2), {"b", [generation](TestWorld&, ActorContext& ctx) {
+                                   ctx.point(PointKind::Call, "call", "0");
+                                   ctx.point(PointKind::Call, "call", std::to_string(generation));
+                                 }}};
+  return w;
 }
 
 }  // namespace allocsim::sim::testing
